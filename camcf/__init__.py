@@ -1,0 +1,26 @@
+"""camcf: Ca-MCF (category-level multi-label causal feature selection) with a full decision trace."""
+
+from .algorithm import DEFAULTS, CamcfWarning, run
+from .dataset import Dataset
+from .result import Result
+from .errors import (
+    CamcfError,
+    DataFormatError,
+    InvalidDataError,
+    LabelSpecError,
+    ParameterError,
+)
+
+__all__ = [
+    "DEFAULTS",
+    "CamcfWarning",
+    "Result",
+    "run",
+    "CamcfError",
+    "DataFormatError",
+    "Dataset",
+    "InvalidDataError",
+    "LabelSpecError",
+    "ParameterError",
+]
+__version__ = "0.1.0"

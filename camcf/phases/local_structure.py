@@ -1,0 +1,90 @@
+"""Phase 2 — parents/children (PC) and spouses (SP) of a target category (Algorithm 3).
+
+1. Score every feature, s_f = SCSMI(X_f; t) = I(t; X_f). Candidates: s_f > δ1, sorted by s_f
+   (stable, descending); keep the first ⌈k1 × #candidates⌉.
+2. Backward elimination over the kept candidates in that order: with S = (PC − f) ∪ R,
+   v = I(t; X_f | S) (s_f when S is empty); v ≤ δ1 removes f from PC at once, so later tests
+   condition on the smaller PC.
+3. Spouses: for x in PC and z ∉ PC, v1 = I(t; X_z | R) (s_z when R is empty). If v1 ≤ δ1,
+   v2 = I(t; X_z | {X_x} ∪ R); v2 > δ1 makes z a spouse induced by x (every x is recorded).
+
+Note the estimator: conditioning on many variables splits n samples into many small strata, so
+I(·;·|S) falls towards 0 as S grows and backward elimination can prune hard. That is the
+published algorithm; it is shown, not corrected.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..info import rounded
+from ..trace import TARGET, TraceBuilder
+
+
+def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: float,
+                     k1: float, tb: TraceBuilder) -> tuple[list[int], list[int], list[int]]:
+    """Return (all candidates sorted, kept candidates, PC) as feature indices.
+
+    ``s`` holds s_f for every feature (bits).
+    """
+    m = engine.m
+    rs = rounded(s)
+    cand = np.nonzero(rs > delta1)[0]
+    order = cand[np.argsort(-rs[cand], kind="stable")]
+    # ⌈k1·n⌉ in floating point, as the authors' code computes it
+    n_keep = math.ceil(k1 * order.size)
+    kept = [int(f) for f in order[:n_keep]]
+    cut = order[n_keep:]
+    below = np.nonzero(~(rs > delta1))[0]
+    tb.add("feature-mi", TARGET, np.asarray(kept, dtype=np.int64), [], s[kept], delta1, "kept")
+    tb.add("feature-mi", TARGET, cut, [], s[cut], delta1, "cut-k1")
+    tb.add("feature-mi", TARGET, below, [], s[below], delta1, "below-delta1")
+    engine.n_tests += m
+    engine.n_hits += m  # read from the MI table
+
+    R_pool = [q + m for q in R]
+    pc = list(kept)
+    for f in kept:
+        cond = [g for g in pc if g != f] + R_pool
+        v = float(engine.cmi_leave_one_out(target, pc, R_pool, [f])[0])
+        removed = rounded(v) <= delta1
+        tb.add("backward", TARGET, f, cond, v, delta1, "removed" if removed else "stays")
+        if removed:
+            pc.remove(f)
+    return [int(f) for f in order], kept, pc
+
+
+def spouses(engine, target: int, s: np.ndarray, pc: list[int], R: list[int], delta1: float,
+            tb: TraceBuilder) -> dict[int, list[int]]:
+    """Return {spouse z: [inducing PC members x, in PC order]}, z ascending."""
+    m = engine.m
+    if not pc:
+        return {}
+    R_pool = [q + m for q in R]
+    in_pc = np.zeros(m, dtype=bool)
+    in_pc[pc] = True
+    non_pc = np.nonzero(~in_pc)[0]
+    if R_pool:
+        v1 = engine.cmi_many(target, non_pc, R_pool)
+    else:
+        v1 = s[non_pc]
+        engine.n_tests += non_pc.size
+        engine.n_hits += non_pc.size
+    screened_mask = rounded(v1) <= delta1
+    tb.add("spouse-screen", TARGET, non_pc, R_pool, v1, delta1,
+           np.where(screened_mask, "tested", "not-tested"))
+    screened = non_pc[screened_mask]
+    found: dict[int, list[int]] = {}
+    if screened.size == 0:
+        return found
+    for x in pc:
+        cond = [x] + R_pool
+        v2 = engine.cmi_many(target, screened, cond)
+        hit = rounded(v2) > delta1
+        tb.add("spouse", TARGET, screened, cond, v2, delta1,
+               np.where(hit, "spouse", "not-spouse"), aux=x)
+        for z in screened[hit]:
+            found.setdefault(int(z), []).append(int(x))
+    return dict(sorted(found.items()))

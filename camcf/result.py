@@ -1,0 +1,362 @@
+"""What a Ca-MCF run returns: per target category, every set each phase produced, and the trace."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .trace import DECISIONS, STEP_NAMES, STEPS, TARGET, Test, iter_tests
+
+PHASE_SETS = ("phase2", "phase3", "phase4")
+
+
+@dataclass(frozen=True)
+class Category:
+    """One flattened label category: the indicator [Y_label == value]."""
+
+    id: int
+    label_index: int
+    label: str
+    value: int
+    name: str
+    size: int
+
+    @property
+    def display(self) -> str:
+        return f"{self.label}={self.name}"
+
+
+@dataclass(frozen=True)
+class TargetResult:
+    """Everything Ca-MCF decided for one target category (feature lists are column indices)."""
+
+    category: Category
+    skipped: bool = False
+    skip_reason: str | None = None
+    mirror_of: int | None = None  # id of the complementary category whose run was reused
+    skeleton: tuple[int, ...] = ()  # R: category ids, acceptance order
+    skeleton_candidates: tuple[int, ...] = ()  # sorted by DCSMI
+    candidates_all: tuple[int, ...] = ()  # s_f > δ1, sorted by s_f
+    candidates: tuple[int, ...] = ()  # the first ⌈k1·n⌉ of them
+    pc: tuple[int, ...] = ()
+    spouses: dict[int, tuple[int, ...]] = field(default_factory=dict)  # z -> inducing x's
+    recovered: tuple[tuple[int, int], ...] = ()  # (feature, blocking category id)
+    cmb: tuple[int, ...] = ()  # Phase 4 input: sorted(PC ∪ SP) + recovered
+    after_cut: tuple[int, ...] = ()  # kept by k2, in s_f order
+    cut: tuple[int, ...] = ()
+    symmetry_removed: tuple[int, ...] = ()
+    after_symmetry: tuple[int, ...] = ()
+    redundancy_removed: tuple[tuple[int, int, float, float], ...] = ()  # (f, d, I(X_f;C_d), s_f)
+    blanket: tuple[int, ...] = ()
+    trace: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    @property
+    def id(self) -> int:
+        return self.category.id
+
+    @property
+    def after_phase2(self) -> tuple[int, ...]:
+        return tuple(sorted(set(self.pc) | set(self.spouses)))
+
+    @property
+    def after_phase3(self) -> tuple[int, ...]:
+        return self.cmb
+
+    def features_after(self, phase: str) -> tuple[int, ...]:
+        if phase == "phase2":
+            return self.after_phase2
+        if phase == "phase3":
+            return tuple(sorted(self.cmb))
+        if phase == "phase4":
+            return self.blanket
+        raise ValueError(f"phase must be one of {PHASE_SETS}, got {phase!r}")
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """The outcome of :func:`camcf.run`.
+
+    Attributes
+    ----------
+    selected_indices : ndarray of int
+        Sorted union of every category's final blanket (0-based feature columns).
+    targets : list of TargetResult
+        One per flattened category, skipped ones included (with the reason).
+    categories : list of Category
+        The flattened categories (pool index of category ``c`` is ``n_features + c``).
+    mi_table : ndarray (n_features × n_categories)
+        I(X_f; C_c) in bits, for every feature and category.
+    category_mi : ndarray (n_categories × n_categories)
+        I(C_a; C_b) in bits.
+    """
+
+    params: dict
+    feature_names: list[str]
+    label_names: list[str]
+    categories: list[Category]
+    targets: list[TargetResult]
+    selected_indices: np.ndarray
+    mi_table: np.ndarray
+    category_mi: np.ndarray
+    cond_sets: list[tuple[int, ...]]
+    n_samples: int
+    stats: dict
+
+    # -- names ---------------------------------------------------------------------------------
+    @property
+    def n_features(self) -> int:
+        return len(self.feature_names)
+
+    @property
+    def selected_features(self) -> list[str]:
+        return [self.feature_names[i] for i in self.selected_indices]
+
+    def var_name(self, p: int, target: int | None = None) -> str:
+        """Display name of a pool index (feature, category, or the target category itself)."""
+        if p == TARGET:
+            return self.categories[target].display if target is not None else "t"
+        if p < self.n_features:
+            return self.feature_names[p]
+        return self.categories[p - self.n_features].display
+
+    def target(self, key) -> TargetResult:
+        """A target by flattened id, by (label index or name, category value), or "label=name"."""
+        if isinstance(key, int | np.integer):
+            return self.targets[int(key)]
+        if isinstance(key, str):
+            for t in self.targets:
+                if t.category.display == key:
+                    return t
+            raise KeyError(f"no target category {key!r}")
+        label, value = key
+        for t in self.targets:
+            c = t.category
+            if (c.label_index == label or c.label == label) and c.value == value:
+                return t
+        raise KeyError(f"no target category {key!r}")
+
+    @property
+    def skipped(self) -> list[TargetResult]:
+        return [t for t in self.targets if t.skipped]
+
+    def selected_after(self, phase: str) -> np.ndarray:
+        """Union over categories of the features present after ``phase`` (phase2/3/4)."""
+        sel: set[int] = set()
+        for t in self.targets:
+            if not t.skipped:
+                sel.update(t.features_after(phase))
+        return np.array(sorted(sel), dtype=np.int64)
+
+    # -- the trace -----------------------------------------------------------------------------
+    def tests(self, target) -> list[Test]:
+        """Every decision for one target category, in the order the algorithm took them."""
+        t = self.target(target)
+        return list(iter_tests(t.trace, t.id, self.cond_sets))
+
+    @property
+    def n_tests(self) -> int:
+        return int(sum(t.trace["step"].size for t in self.targets if t.trace))
+
+    def to_frame(self, target=None, *, names: bool = True) -> pd.DataFrame:
+        """The decision record as a table, one row a test.
+
+        Columns: target, label, category, seq, phase, step, quantity, a, b, cond (tuple of pool
+        indices), value, threshold, decision, aux; with ``names`` also a_name, b_name,
+        cond_names and aux_name.
+        """
+        sel = self.targets if target is None else [self.target(target)]
+        frames = []
+        for t in sel:
+            cols = t.trace
+            if not cols or cols["step"].size == 0:
+                continue
+            k = cols["step"].size
+            steps = np.asarray(STEP_NAMES, dtype=object)[cols["step"]]
+            df = pd.DataFrame({
+                "target": np.full(k, t.id),
+                "label": t.category.label,
+                "category": t.category.name,
+                "seq": np.arange(k),
+                "phase": np.array([STEPS[s][0] for s in STEP_NAMES])[cols["step"]],
+                "step": steps,
+                "quantity": np.array([STEPS[s][1] for s in STEP_NAMES], dtype=object)[
+                    cols["step"]],
+                "a": cols["a"],
+                "b": cols["b"],
+                "cond_id": cols["cond"],
+                "value": cols["value"],
+                "threshold": cols["threshold"],
+                "decision": np.asarray(DECISIONS, dtype=object)[cols["decision"]],
+                "aux": cols["aux"],
+            })
+            frames.append(df)
+        if not frames:
+            return pd.DataFrame(columns=["target", "label", "category", "seq", "phase", "step",
+                                         "quantity", "a", "b", "cond", "value", "threshold",
+                                         "decision", "aux"])
+        out = pd.concat(frames, ignore_index=True)
+        conds = np.empty(len(self.cond_sets), dtype=object)
+        conds[:] = self.cond_sets
+        out.insert(9, "cond", conds[out.pop("cond_id").to_numpy()])
+        if names:
+            out = self._name_frame(out)
+        return out
+
+    def _name_frame(self, df: pd.DataFrame) -> pd.DataFrame:
+        m = self.n_features
+        names = np.array(self.feature_names + [c.display for c in self.categories] + ["t"],
+                         dtype=object)  # index −1 → "t"
+
+        def lookup(col: pd.Series) -> np.ndarray:
+            idx = col.to_numpy()
+            out = names[idx]
+            out[idx == TARGET] = ""
+            return out
+
+        tgt_names = np.array([t.category.display for t in self.targets], dtype=object)
+        a_names = lookup(df["a"])
+        a_names[df["a"].to_numpy() == TARGET] = tgt_names[df["target"].to_numpy()[
+            df["a"].to_numpy() == TARGET]]
+        df["a_name"] = a_names
+        df["b_name"] = lookup(df["b"])
+        df["aux_name"] = lookup(df["aux"])
+        cache: dict = {}
+
+        def cond_name(c):
+            if c not in cache:
+                cache[c] = ", ".join(names[list(c)]) if c else ""
+            return cache[c]
+
+        df["cond_names"] = [cond_name(c) for c in df["cond"]]
+        df["cond_size_features"] = [sum(1 for p in c if p < m) for c in df["cond"]]
+        df["cond_size_labels"] = [sum(1 for p in c if p >= m) for c in df["cond"]]
+        return df
+
+    def to_networkx(self, target):
+        """The target's local graph: t, PC, spouses (edge to their inducing x), recovered
+        features (edge from their blocker), skeleton categories; pruned features marked.
+
+        Node attributes: ``kind`` (target, label-category, pc, spouse, recovered) and ``status``
+        (blanket, cut-k2, symmetry, redundancy, removed-backward); edge attribute ``kind``.
+        """
+        import networkx as nx
+
+        t = self.target(target)
+        g = nx.DiGraph(target=t.category.display)
+        m = self.n_features
+        tname = t.category.display
+        g.add_node(tname, kind="target", pool=TARGET)
+        for q in t.skeleton:
+            g.add_node(self.categories[q].display, kind="label-category", pool=m + q)
+            g.add_edge(self.categories[q].display, tname, kind="skeleton")
+        final = set(t.blanket)
+        sym = set(t.symmetry_removed)
+        red = {f for f, *_ in t.redundancy_removed}
+        cut = set(t.cut)
+
+        def status(f):
+            if f in final:
+                return "blanket"
+            if f in cut:
+                return "cut-k2"
+            if f in sym:
+                return "symmetry"
+            if f in red:
+                return "redundancy"
+            return "removed"
+
+        for f in t.pc:
+            g.add_node(self.feature_names[f], kind="pc", pool=f, status=status(f))
+            g.add_edge(self.feature_names[f], tname, kind="pc")
+        for z, xs in t.spouses.items():
+            g.add_node(self.feature_names[z], kind="spouse", pool=z, status=status(z))
+            for x in xs:
+                g.add_edge(self.feature_names[z], self.feature_names[x], kind="spouse")
+        for f, r in t.recovered:
+            g.add_node(self.feature_names[f], kind="recovered", pool=f, status=status(f))
+            g.add_edge(self.feature_names[f], tname, kind="recovered")
+            rn = self.categories[r].display
+            if rn in g:
+                g.add_edge(rn, self.feature_names[f], kind="blocked-by")
+        return g
+
+    # -- export -------------------------------------------------------------------------------
+    def target_dict(self, t: TargetResult) -> dict:
+        c = t.category
+        cat_ref = [{"label_index": self.categories[q].label_index,
+                    "label": self.categories[q].label,
+                    "category": self.categories[q].value} for q in t.skeleton]
+        return {
+            "label": c.label,
+            "label_index": c.label_index,
+            "category": c.value,
+            "category_name": c.name,
+            "size": c.size,
+            "skipped": t.skipped,
+            "skip_reason": t.skip_reason,
+            "mirror_of": t.mirror_of,
+            "skeleton": cat_ref,
+            "candidates": list(t.candidates),
+            "candidates_all": list(t.candidates_all),
+            "pc": list(t.pc),
+            "spouses": sorted(t.spouses),
+            "spouse_inducers": {str(z): list(xs) for z, xs in t.spouses.items()},
+            "recovered": [f for f, _ in t.recovered],
+            "recovered_blockers": [
+                {"feature": f, "label_index": self.categories[r].label_index,
+                 "category": self.categories[r].value} for f, r in t.recovered],
+            "after_phase2": list(t.after_phase2),
+            "after_phase3": list(t.cmb),
+            "after_cut": list(t.after_cut),
+            "cut": list(t.cut),
+            "symmetry_removed": list(t.symmetry_removed),
+            "after_symmetry": list(t.after_symmetry),
+            "redundancy_removed": [
+                {"feature": f, "label_index": self.categories[d].label_index,
+                 "category": self.categories[d].value, "mi_with_category": round(v, 12),
+                 "s_f": round(sf, 12)} for f, d, v, sf in t.redundancy_removed],
+            "blanket": list(t.blanket),
+        }
+
+    def to_dict(self, *, include_trace: bool = False) -> dict:
+        d = {
+            "selected_indices": [int(i) for i in self.selected_indices],
+            "selected_features": self.selected_features,
+            "params": dict(self.params),
+            "n_samples": self.n_samples,
+            "n_features": self.n_features,
+            "labels": list(self.label_names),
+            "categories": [
+                {"id": c.id, "label_index": c.label_index, "label": c.label, "category": c.value,
+                 "name": c.name, "size": c.size} for c in self.categories],
+            "targets": [self.target_dict(t) for t in self.targets],
+            "n_tests": self.n_tests,
+        }
+        if include_trace:
+            d["trace"] = self.trace_records()
+        return d
+
+    def trace_records(self) -> list[dict]:
+        """The whole decision record as plain dicts (for JSON)."""
+        df = self.to_frame(names=False)
+        out = []
+        for row in df.itertuples(index=False):
+            out.append({
+                "target": int(row.target), "seq": int(row.seq), "phase": int(row.phase),
+                "step": row.step, "quantity": row.quantity, "a": int(row.a), "b": int(row.b),
+                "cond": list(row.cond), "value": _num(row.value),
+                "threshold": _num(row.threshold), "decision": row.decision, "aux": int(row.aux),
+            })
+        return out
+
+    def to_json(self, *, include_trace: bool = False, indent: int | None = 1) -> str:
+        """JSON text; the same input and parameters give the same text byte for byte."""
+        return json.dumps(self.to_dict(include_trace=include_trace), indent=indent,
+                          ensure_ascii=False, sort_keys=False)
+
+
+def _num(v: float):
+    return None if v != v else round(float(v), 12)  # NaN → null

@@ -1,0 +1,154 @@
+"""The decision record: every test Ca-MCF performs, as data.
+
+A row says which phase and step asked, for which target category, which quantity was computed
+between which two variables given which conditioning set, its value (bits), the threshold it was
+compared with, and the decision taken. Rows are stored column-wise (numpy arrays) because a run
+on a wide data set performs hundreds of thousands of tests; :class:`Test` is the frozen,
+row-wise view of one of them.
+
+Variables are *pool indices*: ``0..m−1`` are features, ``m..m+C−1`` are label categories in
+flattened order, and ``TARGET`` (−1) stands for the target category itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+TARGET = -1
+
+# step name -> (phase, quantity, what the value is compared with)
+STEPS: dict[str, tuple[int, str, str]] = {
+    "label-mi": (1, "DCSMI", "I(t; C') > δ2 makes C' a skeleton candidate"),
+    "label-cmi": (1, "DCSMI", "I(t; C' | accepted) > δ2 accepts C' into R"),
+    "feature-mi": (2, "SCSMI", "s_f = I(t; X_f) > δ1 makes f a candidate; the first ⌈k1·n⌉ stay"),
+    "backward": (2, "SCSMI", "I(t; X_f | PC−f ∪ R) ≤ δ1 removes f from PC"),
+    "spouse-screen": (2, "SCSMI", "I(t; X_z | R) ≤ δ1 lets z be tested as a spouse"),
+    "spouse": (2, "SCSMI", "I(t; X_z | X_x ∪ R) > δ1 makes z a spouse induced by x"),
+    "recovery-skip": (3, "SCSMI", "s_f < δ1/2: f is not tried for recovery"),
+    "blocker": (3, "DCSMI", "I(t; r | S_base): the blocker's strength"),
+    "recovery": (3, "SCSMI", "I(t; X_f | S_base) > I(t; r | S_base) recovers f, consuming r"),
+    "k2-cut": (4, "SCSMI", "rank of s_f within the blanket; the first ⌈k2·|CMB|⌉ stay"),
+    "symmetry": (4, "SCSMI", "s_f ≤ δ1 removes f"),
+    "redundancy": (4, "SCSMI", "I(X_f; C_d) > γ·s_f removes f (another label explains it)"),
+}
+STEP_NAMES = list(STEPS)
+STEP_CODE = {s: i for i, s in enumerate(STEP_NAMES)}
+
+DECISIONS = [
+    "candidate", "not-candidate",  # label-mi
+    "accepted", "rejected",  # label-cmi
+    "kept", "cut-k1", "below-delta1",  # feature-mi
+    "stays", "removed",  # backward, symmetry
+    "tested", "not-tested",  # spouse-screen
+    "spouse", "not-spouse",  # spouse
+    "skipped",  # recovery-skip
+    "measured",  # blocker
+    "recovered", "lost",  # recovery
+    "cut-k2",  # k2-cut ("kept" too)
+    "dominates", "does-not-dominate",  # redundancy
+]
+DECISION_CODE = {d: i for i, d in enumerate(DECISIONS)}
+
+_COLUMNS = ("step", "a", "b", "cond", "value", "threshold", "decision", "aux")
+_DTYPES = (np.int8, np.int32, np.int32, np.int32, np.float64, np.float64, np.int8, np.int32)
+
+
+@dataclass(frozen=True)
+class Test:
+    """One decision. ``a``/``b``/``aux`` are pool indices (−1 = the target category)."""
+
+    seq: int
+    phase: int
+    step: str
+    quantity: str
+    target: int
+    a: int
+    b: int
+    cond: tuple[int, ...]
+    value: float
+    threshold: float
+    decision: str
+    aux: int
+
+
+class TraceBuilder:
+    """Collects one target's rows in bulk, then freezes them into column arrays."""
+
+    def __init__(self, cond_sets: CondSets) -> None:
+        self._chunks: list[tuple] = []
+        self._conds = cond_sets
+
+    def add(self, step: str, a, b, cond, value, threshold, decision, aux=-1) -> None:
+        """Add rows; every argument may be a scalar or an array of one common length.
+
+        ``cond`` is a sequence of pool indices (the same for all rows added) and ``decision``
+        a decision name or an array of them.
+        """
+        value = np.atleast_1d(np.asarray(value, dtype=np.float64))
+        k = value.size
+        if k == 0:
+            return
+        cid = self._conds.id(cond)
+        if isinstance(decision, str):
+            dec = np.full(k, DECISION_CODE[decision], dtype=np.int8)
+        else:
+            dec = np.array([DECISION_CODE[d] for d in decision], dtype=np.int8)
+        row = (
+            np.full(k, STEP_CODE[step], dtype=np.int8),
+            np.broadcast_to(np.asarray(a, dtype=np.int32), (k,)),
+            np.broadcast_to(np.asarray(b, dtype=np.int32), (k,)),
+            np.full(k, cid, dtype=np.int32),
+            value,
+            np.broadcast_to(np.asarray(threshold, dtype=np.float64), (k,)),
+            dec,
+            np.broadcast_to(np.asarray(aux, dtype=np.int32), (k,)),
+        )
+        self._chunks.append(row)
+
+    def freeze(self) -> dict[str, np.ndarray]:
+        if not self._chunks:
+            return {c: np.empty(0, dtype=d) for c, d in zip(_COLUMNS, _DTYPES, strict=True)}
+        return {
+            c: np.concatenate([ch[i] for ch in self._chunks]).astype(d, copy=False)
+            for i, (c, d) in enumerate(zip(_COLUMNS, _DTYPES, strict=True))
+        }
+
+
+class CondSets:
+    """Interns conditioning sets (kept as ordered tuples of pool indices) run-wide."""
+
+    def __init__(self) -> None:
+        self.sets: list[tuple[int, ...]] = []
+        self._ids: dict[tuple[int, ...], int] = {}
+
+    def id(self, cond) -> int:
+        key = tuple(int(c) for c in cond)
+        i = self._ids.get(key)
+        if i is None:
+            i = len(self.sets)
+            self.sets.append(key)
+            self._ids[key] = i
+        return i
+
+
+def iter_tests(cols: dict[str, np.ndarray], target: int, cond_sets: list[tuple[int, ...]]):
+    """Yield :class:`Test` rows of one target's column arrays, in the order they were taken."""
+    for i in range(cols["step"].size):
+        step = STEP_NAMES[int(cols["step"][i])]
+        phase, quantity, _ = STEPS[step]
+        yield Test(
+            seq=i,
+            phase=phase,
+            step=step,
+            quantity=quantity,
+            target=target,
+            a=int(cols["a"][i]),
+            b=int(cols["b"][i]),
+            cond=cond_sets[int(cols["cond"][i])],
+            value=float(cols["value"][i]),
+            threshold=float(cols["threshold"][i]),
+            decision=DECISIONS[int(cols["decision"][i])],
+            aux=int(cols["aux"][i]),
+        )
