@@ -1,0 +1,18 @@
+"""Readers for multi-label data files: ARFF (dense/sparse, MULAN/MEKA), MATLAB, CSV."""
+
+from .arff import load_arff
+from .csv import load_csv
+from .load import load, load_bytes, load_train_test
+from .matlab import load_matlab
+from .mulan import parse_mulan_xml, read_mulan_xml
+
+__all__ = [
+    "load",
+    "load_arff",
+    "load_bytes",
+    "load_csv",
+    "load_matlab",
+    "load_train_test",
+    "parse_mulan_xml",
+    "read_mulan_xml",
+]

@@ -1,0 +1,259 @@
+"""ARFF reader (dense and sparse, MULAN and MEKA conventions), built on liac-arff."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import arff as liac
+import numpy as np
+
+from ..dataset import Dataset
+from ..errors import DataFormatError
+from ._common import (
+    LabelSpec,
+    check_readable,
+    encode_labels,
+    encode_text_labels,
+    meka_c_option,
+    read_text,
+    resolve_labels,
+    source_name,
+)
+from .mulan import parse_mulan_xml, read_mulan_xml
+
+_EXPECTED = "an ARFF file (@relation, @attribute lines, then @data rows)"
+_DATA_LINE = re.compile(r"^[ \t]*@data\b", re.IGNORECASE | re.MULTILINE)
+_HEADER_WORD = re.compile(r"^[ \t]*@(relation|attribute)\b", re.IGNORECASE | re.MULTILINE)
+_NUMERIC_TYPES = {"NUMERIC", "REAL", "INTEGER"}
+
+
+def _data_rows(text: str, shown: str) -> tuple[int, bool]:
+    """Number of data rows and whether the first one is sparse (``{index value, …}``)."""
+    m = _DATA_LINE.search(text)
+    if m is None:
+        if _HEADER_WORD.search(text) is None:
+            first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+            raise DataFormatError(
+                f"{shown}: expected {_EXPECTED}, found no ARFF header; the file starts with "
+                f"{first[:60]!r}"
+            )
+        raise DataFormatError(
+            f"{shown}: expected {_EXPECTED}, found a header without an @data section "
+            "(the file looks truncated)"
+        )
+    rows = [
+        ln
+        for ln in (s.strip() for s in text[m.end():].splitlines())
+        if ln and not ln.startswith("%")
+    ]
+    if not rows:
+        raise DataFormatError(
+            f"{shown}: expected {_EXPECTED}, found an @data section with no rows"
+        )
+    return len(rows), rows[0].startswith("{")
+
+
+def _decode(text: str, sparse: bool, shown: str) -> tuple[dict, bool]:
+    """Decode with liac-arff; sparse files as COO, falling back to dense for mixed rows."""
+    if sparse:
+        try:
+            return liac.loads(text, encode_nominal=True, return_type=liac.COO), True
+        except liac.BadLayout:
+            pass  # sparse and dense rows mixed, or a broken row: the dense reader decides
+        except liac.ArffException as exc:
+            raise DataFormatError(f"{shown}: expected {_EXPECTED}, but {exc}") from None
+    try:
+        return liac.loads(text, encode_nominal=True, return_type=liac.DENSE), False
+    except liac.BadDataFormat as exc:
+        raise DataFormatError(
+            f"{shown}: expected {_EXPECTED}, but {exc} (a row whose values do not match the "
+            "@attribute lines; is the file truncated or edited by hand?)"
+        ) from None
+    except liac.ArffException as exc:
+        raise DataFormatError(f"{shown}: expected {_EXPECTED}, but {exc}") from None
+
+
+def parse_arff_text(
+    text: str,
+    *,
+    labels: LabelSpec = None,
+    xml_names: list[str] | None = None,
+    xml_shown: str | None = None,
+    shown: str = "data.arff",
+) -> Dataset:
+    """Build a :class:`Dataset` from ARFF text (see :func:`load_arff`)."""
+    n_rows, sparse = _data_rows(text, shown)
+    decoded, sparse = _decode(text, sparse, shown)
+    attributes: list[tuple[str, object]] = decoded["attributes"]
+    relation: str = decoded.get("relation") or ""
+    columns = [a[0] for a in attributes]
+    if not columns:
+        raise DataFormatError(f"{shown}: expected {_EXPECTED}, found no @attribute lines")
+
+    idx, labels_from, how = resolve_labels(
+        columns,
+        labels,
+        shown=shown,
+        xml_names=xml_names,
+        xml_shown=xml_shown,
+        meka_k=meka_c_option(relation),
+    )
+    label_set = set(idx)
+    string_cols = [j for j, (_, t) in enumerate(attributes) if isinstance(t, str) and t.upper() == "STRING"]
+    other_bad = [
+        (columns[j], t)
+        for j, (_, t) in enumerate(attributes)
+        if isinstance(t, str) and t.upper() not in _NUMERIC_TYPES | {"STRING"}
+    ]
+    if other_bad:
+        raise DataFormatError(
+            f"{shown}: attribute type(s) that cannot be read: "
+            + ", ".join(f"{c} ({t})" for c, t in other_bad)
+        )
+    bad_features = [columns[j] for j in string_cols if j not in label_set]
+    if bad_features:
+        raise DataFormatError(
+            f"{shown}: feature attribute(s) of type string cannot be used: "
+            f"{', '.join(bad_features[:10])}; expected numeric or nominal features "
+            "(remove them or declare them nominal {a, b, ...})"
+        )
+    if sparse and string_cols:
+        raise DataFormatError(
+            f"{shown}: string attributes in a sparse ARFF file are not supported "
+            f"({', '.join(columns[j] for j in string_cols)}); declare them nominal"
+        )
+
+    m = len(columns)
+    text_labels: dict[int, list[object]] = {}
+    if sparse:
+        values, rows, cols = decoded["data"]
+        rows_a = np.asarray(rows, dtype=np.int64)
+        cols_a = np.asarray(cols, dtype=np.int64)
+        if rows_a.size and rows_a.max() >= n_rows:
+            raise DataFormatError(f"{shown}: sparse rows could not be counted consistently")
+        M = np.zeros((n_rows, m), dtype=float)
+        M[rows_a, cols_a] = np.asarray(values, dtype=float) if rows_a.size else 0.0
+        fmt = "arff-sparse"
+    else:
+        data = decoded["data"]
+        if len(data) != n_rows:
+            raise DataFormatError(
+                f"{shown}: counted {n_rows} data lines but could read {len(data)} rows"
+            )
+        if string_cols:
+            obj = np.asarray(data, dtype=object)
+            for j in string_cols:
+                text_labels[j] = obj[:, j].tolist()
+                obj[:, j] = 0.0
+            M = obj.astype(float)
+        else:
+            M = np.asarray(data, dtype=float)
+        fmt = "arff-dense"
+
+    feat_idx = [j for j in range(m) if j not in label_set]
+    nominal = [t if isinstance(t, list) else None for _, t in attributes]
+    label_names = [columns[j] for j in idx]
+    Y = np.zeros((n_rows, len(idx)), dtype=np.int64)
+    cats: list[dict[int, str]] = [{} for _ in idx]
+    notes: list[str] = []
+    plain = [k for k, j in enumerate(idx) if j not in text_labels]
+    if plain:
+        Yp, cp, notes = encode_labels(
+            M[:, [idx[k] for k in plain]],
+            [label_names[k] for k in plain],
+            [nominal[idx[k]] for k in plain],
+            shown,
+        )
+        for pos, k in enumerate(plain):
+            Y[:, k] = Yp[:, pos]
+            cats[k] = cp[pos]
+    for k, j in enumerate(idx):
+        if j in text_labels:
+            Y[:, k], cats[k] = encode_text_labels(text_labels[j], columns[j], shown)
+            notes.append(f"label {columns[j]}: text values mapped to codes in sorted order")
+
+    X = M[:, feat_idx]
+    nominal_features = {columns[j]: list(nominal[j]) for j in feat_idx if nominal[j] is not None}
+    n_missing = int(np.isnan(X).sum())
+    meta = {
+        "format": fmt,
+        "file": shown,
+        "relation": relation,
+        "labels_from": labels_from,
+        "nominal_features": nominal_features,
+        "n_missing": n_missing,
+        "notes": notes,
+    }
+    kind = "sparse" if sparse else "dense"
+    source = f"{shown} ({kind} ARFF, relation {relation!r}; {how})"
+    return Dataset(
+        X=X,
+        Y=Y,
+        feature_names=[columns[j] for j in feat_idx],
+        label_names=label_names,
+        source=source,
+        category_names=cats,
+        meta=meta,
+    )
+
+
+def load_arff(
+    path: str | Path,
+    *,
+    labels: LabelSpec = None,
+    xml: str | Path | None = None,
+    name: str | None = None,
+) -> Dataset:
+    """Read a dense or sparse ARFF file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ARFF file.
+    labels : str or sequence of str, optional
+        Which attributes are labels: a list of names, a comma-separated string of names,
+        or ``"last:K"`` / ``"first:K"``. Takes priority over ``xml`` and MEKA's ``-C``.
+    xml : str or Path, optional
+        A MULAN label XML file. When omitted and ``labels`` is not given, a file with the same
+        stem and the extension ``.xml`` next to ``path`` is used if it exists; otherwise MEKA's
+        ``-C ±k`` in the relation name decides.
+    name : str, optional
+        Name shown in messages and in ``Dataset.source`` (defaults to the file name).
+
+    Returns
+    -------
+    Dataset
+        Numeric features as floats (NaN for ``?``), nominal features as codes 0..k−1 in the
+        declared order; labels as non-negative integer codes (−1/+1 read as 0/1).
+
+    Raises
+    ------
+    DataFormatError
+        When the file is not a readable ARFF file (empty, truncated, string features, ...).
+    LabelSpecError
+        When the label columns are unknown or do not fit the attributes.
+    """
+    shown = source_name(path, name)
+    p = check_readable(path, shown)
+    text = read_text(p, shown, _EXPECTED)
+    xml_names: list[str] | None = None
+    xml_shown: str | None = None
+    if labels is None:
+        if xml is not None:
+            xml_shown = Path(xml).name
+            xml_names = read_mulan_xml(xml)
+        else:
+            sibling = p.with_suffix(".xml")
+            if sibling.is_file():
+                xml_shown = sibling.name
+                xml_names = read_mulan_xml(sibling)
+    ds = parse_arff_text(
+        text, labels=labels, xml_names=xml_names, xml_shown=xml_shown, shown=shown
+    )
+    if xml_shown is not None and xml is None:
+        ds.meta["xml_found_next_to_file"] = True
+    return ds
+
+
+__all__ = ["load_arff", "parse_arff_text", "parse_mulan_xml"]

@@ -1,0 +1,246 @@
+"""One entry point for every file format: pick the reader by the file's extension."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from ..dataset import Dataset
+from ..errors import DataFormatError, LabelSpecError
+from ._common import LabelSpec
+from .arff import load_arff
+from .csv import load_csv
+from .matlab import load_matlab
+
+EXTENSIONS: dict[str, str] = {
+    ".arff": "arff",
+    ".mat": "matlab",
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".txt": "csv",
+}
+
+
+def load(
+    path: str | Path,
+    *,
+    labels: LabelSpec = None,
+    xml: str | Path | None = None,
+    name: str | None = None,
+) -> Dataset:
+    """Read a multi-label data set, choosing the reader by extension.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.arff`` (dense or sparse), ``.mat`` (MATLAB) or ``.csv`` / ``.tsv`` / ``.txt``.
+    labels : str or sequence of str, optional
+        The label columns: names, or ``"last:K"`` / ``"first:K"``.
+    xml : str or Path, optional
+        A MULAN label XML file (ARFF and CSV only).
+    name : str, optional
+        Name shown in messages and in ``Dataset.source`` (defaults to the file name).
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    DataFormatError
+        Unknown extension, or a file the reader cannot make sense of.
+    LabelSpecError
+        The label columns are unknown or do not fit the file.
+    """
+    shown = name or Path(path).name
+    kind = EXTENSIONS.get(Path(path).suffix.lower())
+    if kind is None:
+        raise DataFormatError(
+            f"{shown}: unknown file type {Path(path).suffix or '(no extension)'!r}; expected "
+            "one of .arff, .mat, .csv, .tsv, .txt"
+        )
+    if kind == "arff":
+        return load_arff(path, labels=labels, xml=xml, name=name)
+    if kind == "matlab":
+        if xml is not None:
+            raise LabelSpecError(
+                f"{shown}: a label XML file names ARFF/CSV columns; a .mat file has no column "
+                "names (use labels='last:K' or a target variable)"
+            )
+        return load_matlab(path, labels=labels, name=name)
+    return load_csv(path, labels=labels, xml=xml, name=name)
+
+
+def _align_labels(train: Dataset, test: Dataset) -> Dataset:
+    """Re-code ``test``'s label categories so that a category name has the same code in both."""
+    Y = test.Y.copy()
+    cats = [dict(c) for c in test.category_names]
+    changed = False
+    for i in range(test.n_labels):
+        tr, te = train.category_names[i], test.category_names[i]
+        name_to_code = {v: k for k, v in tr.items()}
+        if all(name_to_code.get(v, k) == k for k, v in te.items()) and all(
+            tr.get(k, v) == v for k, v in te.items()
+        ):
+            merged = dict(tr)
+            merged.update(te)
+            cats[i] = merged
+            continue
+        changed = True
+        next_code = max(list(tr) + [-1]) + 1
+        remap: dict[int, int] = {}
+        merged = dict(tr)
+        for k, v in sorted(te.items()):
+            if v in name_to_code:
+                remap[k] = name_to_code[v]
+            else:
+                remap[k] = next_code
+                merged[next_code] = v
+                next_code += 1
+        Y[:, i] = np.asarray([remap[int(c)] for c in test.Y[:, i]], dtype=np.int64)
+        cats[i] = merged
+    if not changed:
+        return Dataset(
+            X=test.X, Y=test.Y, feature_names=test.feature_names, label_names=test.label_names,
+            source=test.source, category_names=cats, meta=test.meta,
+        )
+    meta = dict(test.meta)
+    meta.setdefault("notes", [])
+    meta["notes"] = list(meta["notes"]) + ["label codes re-aligned to the training file"]
+    return Dataset(
+        X=test.X, Y=Y, feature_names=test.feature_names, label_names=test.label_names,
+        source=test.source, category_names=cats, meta=meta,
+    )
+
+
+def _align_features(train: Dataset, test: Dataset) -> Dataset:
+    """Re-code text feature columns of a CSV test file onto the training file's codes."""
+    enc_tr = train.meta.get("encoded_features") or {}
+    enc_te = test.meta.get("encoded_features") or {}
+    if not enc_te and not enc_tr:
+        return test
+    X = test.X.copy()
+    for name, te_cats in enc_te.items():
+        tr_cats = list(enc_tr.get(name, []))
+        if tr_cats == te_cats:
+            continue
+        j = test.feature_names.index(name)
+        lookup = {v: k for k, v in enumerate(tr_cats)}
+        for v in te_cats:
+            if v not in lookup:
+                lookup[v] = len(tr_cats)
+                tr_cats.append(v)
+        col = test.X[:, j]
+        new = np.full_like(col, np.nan)
+        ok = ~np.isnan(col)
+        new[ok] = [lookup[te_cats[int(c)]] for c in col[ok]]
+        X[:, j] = new
+    meta = dict(test.meta)
+    meta["encoded_features"] = {
+        k: list(enc_tr.get(k, [])) + [v for v in vals if v not in enc_tr.get(k, [])]
+        for k, vals in enc_te.items()
+    }
+    return Dataset(
+        X=X, Y=test.Y, feature_names=test.feature_names, label_names=test.label_names,
+        source=test.source, category_names=test.category_names, meta=meta,
+    )
+
+
+def load_train_test(
+    train_path: str | Path, test_path: str | Path, **kw: object
+) -> tuple[Dataset, Dataset]:
+    """Read a fixed train/test split given as two files.
+
+    Parameters
+    ----------
+    train_path, test_path : str or Path
+        The two files (each may be of any supported format).
+    **kw
+        Passed to :func:`load` for both files (``labels``, ``xml``).
+
+    Returns
+    -------
+    (Dataset, Dataset)
+        Train and test. Label category codes (and text-feature codes of CSV files) of the test
+        set are aligned to the training set's, so a category has one code in both.
+
+    Raises
+    ------
+    DataFormatError
+        When the two files do not have the same features and labels.
+    """
+    kw.pop("name", None)
+    train = load(train_path, **kw)  # type: ignore[arg-type]
+    test = load(test_path, **kw)  # type: ignore[arg-type]
+    a, b = Path(train_path).name, Path(test_path).name
+    if train.n_features != test.n_features:
+        raise DataFormatError(
+            f"{a} has {train.n_features} features but {b} has {test.n_features}; train and "
+            "test files must have the same columns"
+        )
+    if train.n_labels != test.n_labels:
+        raise DataFormatError(
+            f"{a} has {train.n_labels} labels but {b} has {test.n_labels}; train and test "
+            "files must have the same label columns"
+        )
+    if train.feature_names != test.feature_names or train.label_names != test.label_names:
+        diff = [
+            f"{x!r} vs {y!r}"
+            for x, y in zip(
+                train.feature_names + train.label_names, test.feature_names + test.label_names,
+                strict=True,
+            )
+            if x != y
+        ]
+        raise DataFormatError(
+            f"{a} and {b} name their columns differently ({', '.join(diff[:5])}); train and test "
+            "files must have the same columns in the same order"
+        )
+    test = _align_features(train, _align_labels(train, test))
+    return train, test
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def load_bytes(
+    data: bytes,
+    filename: str,
+    *,
+    labels: LabelSpec = None,
+    xml_bytes: bytes | None = None,
+) -> Dataset:
+    """Read an uploaded file from memory.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content.
+    filename : str
+        The uploaded file's name; its extension chooses the reader and it is shown in messages.
+    labels : str or sequence of str, optional
+        As for :func:`load`.
+    xml_bytes : bytes, optional
+        Content of a MULAN label XML file.
+
+    Returns
+    -------
+    Dataset
+    """
+    shown = Path(filename).name or "upload"
+    safe = _SAFE.sub("_", shown) or "upload"
+    with tempfile.TemporaryDirectory(prefix="camcf-upload-") as tmp:
+        path = Path(tmp) / safe
+        path.write_bytes(data)
+        xml_path = None
+        if xml_bytes is not None:
+            xml_path = Path(tmp) / "uploaded-labels.xml"
+            xml_path.write_bytes(xml_bytes)
+        ds = load(path, labels=labels, xml=xml_path, name=shown)
+    return ds
+
+
+__all__ = ["EXTENSIONS", "load", "load_bytes", "load_train_test"]

@@ -1,0 +1,237 @@
+"""MATLAB ``.mat`` reader (``scipy.io.loadmat``; v4 to v7.2 files)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import scipy.io
+import scipy.sparse
+
+from ..dataset import Dataset
+from ..errors import DataFormatError, LabelSpecError
+from ._common import (
+    LabelSpec,
+    check_readable,
+    encode_labels,
+    parse_positional,
+    resolve_labels,
+    source_name,
+)
+
+#: (features, labels) variable-name pairs, tried in this order (case-insensitive).
+PAIRS: tuple[tuple[str, str], ...] = (
+    ("data", "target"),
+    ("data", "targets"),
+    ("x", "y"),
+    ("features", "labels"),
+    ("features", "targets"),
+    ("train_data", "train_target"),
+    ("test_data", "test_target"),
+)
+#: Single matrices holding features and labels side by side (labels via ``last:K``).
+COMBINED: tuple[str, ...] = ("train", "test", "data", "dataset", "x")
+
+_EXPECTED = (
+    "a .mat file with a feature matrix and a label matrix (data/target(s), X/Y, "
+    "features/labels) or one matrix train/test whose last K columns are labels"
+)
+
+
+def _numeric_vars(raw: dict) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {}
+    for key, val in raw.items():
+        if key.startswith("__"):
+            continue
+        if scipy.sparse.issparse(val):
+            val = val.toarray()
+        if isinstance(val, np.ndarray) and val.dtype.kind in "biuf" and val.size > 0:
+            out[key] = val
+    return out
+
+
+def _describe(raw: dict) -> str:
+    parts = []
+    for key, val in raw.items():
+        if key.startswith("__"):
+            continue
+        shape = "×".join(str(s) for s in getattr(val, "shape", ())) or "?"
+        kind = "sparse" if scipy.sparse.issparse(val) else getattr(getattr(val, "dtype", None), "name", type(val).__name__)
+        parts.append(f"{key} ({shape}, {kind})")
+    return ", ".join(parts) if parts else "none"
+
+
+def _as_matrix(a: np.ndarray, what: str, shown: str) -> np.ndarray:
+    a = np.asarray(a)
+    if a.ndim == 1:
+        a = a[:, None]
+    if a.ndim != 2:
+        raise DataFormatError(f"{shown}: variable {what} has {a.ndim} dimensions; expected a matrix")
+    return a.astype(float)
+
+
+def load_matlab(
+    path: str | Path,
+    *,
+    labels: LabelSpec = None,
+    variable: str | None = None,
+    name: str | None = None,
+) -> Dataset:
+    """Read a MATLAB ``.mat`` file.
+
+    Recognised layouts (variable names compared case-insensitively, other variables such as
+    ``indices`` or ``foldnum`` ignored):
+
+    * a feature matrix and a label matrix: ``data``/``target``, ``data``/``targets``,
+      ``X``/``Y``, ``features``/``labels``, ``train_data``/``train_target``, … The label matrix
+      may be samples × labels or labels × samples (it is transposed when its second dimension
+      equals the number of samples and its first does not);
+    * one matrix (``train``, ``test``, ``data``) whose first or last K columns are labels; K is
+      never guessed, give ``labels="last:K"`` or ``"first:K"``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.mat`` file.
+    labels : str, optional
+        ``"last:K"`` / ``"first:K"`` for a single combined matrix. Not allowed when the file has a
+        label variable.
+    variable : str, optional
+        The variable to read when the file holds several candidates (e.g. ``"train"``), or the
+        feature variable of a pair.
+    name : str, optional
+        Name shown in messages and in ``Dataset.source``.
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    DataFormatError
+        Not a MATLAB file, a v7.3 (HDF5) file, or no usable variables.
+    LabelSpecError
+        The labels of a combined matrix were not given, or given in a way that does not fit.
+    """
+    shown = source_name(path, name)
+    p = check_readable(path, shown)
+    try:
+        raw = scipy.io.loadmat(str(p))
+    except NotImplementedError:
+        raise DataFormatError(
+            f"{shown}: this is a MATLAB v7.3 (HDF5) file, which cannot be read here; save it "
+            "again in MATLAB with save(..., '-v7') or export it as CSV"
+        ) from None
+    except Exception as exc:  # scipy raises ValueError, TypeError, OSError … for non-.mat bytes
+        raise DataFormatError(f"{shown}: expected a MATLAB .mat file, but it could not be read ({exc})") from None
+    found = _describe(raw)
+    num = _numeric_vars(raw)
+    lower: dict[str, str] = {}
+    for key in num:
+        lower.setdefault(key.lower(), key)
+
+    pairs = [(lower[f], lower[t]) for f, t in PAIRS if f in lower and t in lower]
+    if variable is not None:
+        if variable not in num and variable.lower() not in lower:
+            raise DataFormatError(
+                f"{shown}: no numeric variable {variable!r}; variables found: {found}"
+            )
+        var = variable if variable in num else lower[variable.lower()]
+        pairs = [pr for pr in pairs if pr[0] == var]
+        combined = [] if pairs else [var]
+    else:
+        combined = [lower[c] for c in COMBINED if c in lower]
+    if len(pairs) > 1:
+        pairs = pairs[:1] if len({f for f, _ in pairs}) == 1 else pairs
+    if len(pairs) > 1:
+        options = ", ".join(f"{f}/{t}" for f, t in pairs)
+        raise DataFormatError(
+            f"{shown}: several feature/label pairs found ({options}); choose one with "
+            f"variable='{pairs[0][0]}'"
+        )
+
+    if pairs:
+        fvar, tvar = pairs[0]
+        if labels is not None:
+            raise LabelSpecError(
+                f"{shown}: the labels are stored in variable {tvar!r}; do not pass a label "
+                f"specification (got {labels!r}) for this file"
+            )
+        X = _as_matrix(num[fvar], fvar, shown)
+        L = np.asarray(num[tvar])
+        if L.ndim == 1:
+            L = L[:, None]
+        n = X.shape[0]
+        transposed = False
+        if L.ndim != 2:
+            raise DataFormatError(f"{shown}: label variable {tvar} is not a matrix")
+        if L.shape[0] != n and L.shape[1] == n:
+            L = L.T
+            transposed = True
+        elif L.shape[0] != n:
+            raise DataFormatError(
+                f"{shown}: feature variable {fvar} has {n} rows (samples) but label variable "
+                f"{tvar} has shape {L.shape[0]}×{L.shape[1]}; neither dimension matches"
+            )
+        L = L.astype(float)
+        q = L.shape[1]
+        feature_names = [f"x{j + 1}" for j in range(X.shape[1])]
+        label_names = [f"y{i + 1}" for i in range(q)]
+        Y, cats, notes = encode_labels(L, label_names, [None] * q, shown)
+        how = f"labels: variable {tvar!r}" + (" (stored labels × samples, transposed)" if transposed else "")
+        labels_from = f"variable {tvar}"
+        layout = f"{fvar}/{tvar}"
+    elif combined:
+        if len(combined) > 1 and variable is None:
+            raise DataFormatError(
+                f"{shown}: several matrices could hold the data ({', '.join(combined)}); "
+                f"choose one with variable='{combined[0]}'"
+            )
+        var = combined[0]
+        M = _as_matrix(num[var], var, shown)
+        if labels is None:
+            raise LabelSpecError(
+                f"{shown}: found variable(s) {found}; the matrix {var!r} "
+                f"({M.shape[0]}×{M.shape[1]}) holds features and labels together, and which "
+                "columns are labels cannot be inferred; pass labels='last:K' "
+                "(--labels last:K) or 'first:K'"
+            )
+        if parse_positional(labels) is None:
+            raise LabelSpecError(
+                f"{shown}: the columns of {var!r} have no names, so labels={labels!r} cannot "
+                "be matched; pass labels='last:K' or 'first:K'"
+            )
+        cols = [f"c{j + 1}" for j in range(M.shape[1])]
+        idx, labels_from, how = resolve_labels(cols, labels, shown=shown)
+        feat = [j for j in range(M.shape[1]) if j not in set(idx)]
+        X = M[:, feat]
+        q = len(idx)
+        feature_names = [f"x{j + 1}" for j in range(len(feat))]
+        label_names = [f"y{i + 1}" for i in range(q)]
+        Y, cats, notes = encode_labels(M[:, idx], label_names, [None] * q, shown)
+        layout = var
+    else:
+        raise DataFormatError(f"{shown}: expected {_EXPECTED}; variables found: {found}")
+    if X.shape[0] == 0:
+        raise DataFormatError(f"{shown}: the data matrix has no rows")
+
+    meta = {
+        "format": "matlab",
+        "file": shown,
+        "variables": layout,
+        "labels_from": labels_from,
+        "n_missing": int(np.isnan(X).sum()),
+        "notes": notes,
+    }
+    return Dataset(
+        X=X,
+        Y=Y,
+        feature_names=feature_names,
+        label_names=label_names,
+        source=f"{shown} (MATLAB, variables {layout}; {how})",
+        category_names=cats,
+        meta=meta,
+    )
+
+
+__all__ = ["load_matlab"]
