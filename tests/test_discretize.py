@@ -1,0 +1,138 @@
+"""Discretisation (SPEC "Discretisation")."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from camcf.discretize import discretize
+from camcf.errors import InvalidDataError, ParameterError
+from camcf.io import load
+
+
+def test_small_integer_column_used_as_is():
+    col = np.array([7, 0, 3, 3, 7, 0], dtype=float)
+    codes, info = discretize(col[:, None])
+    np.testing.assert_array_equal(codes[:, 0], [2, 0, 1, 1, 2, 0])
+    assert codes.dtype == np.int64
+    assert info == [
+        {"column": 0, "kind": "as-is", "n_codes": 3, "edges": None, "values": [0, 3, 7]}
+    ]
+
+
+def test_ten_distinct_integers_stay_eleven_are_binned():
+    ten = np.arange(10, dtype=float)
+    codes, info = discretize(ten[:, None])
+    assert info[0]["kind"] == "as-is"
+    np.testing.assert_array_equal(codes[:, 0], np.arange(10))
+
+    eleven = np.arange(11, dtype=float)  # 0..10: three equal-width bins of width 10/3
+    codes, info = discretize(eleven[:, None])
+    assert info[0]["kind"] == "binned"
+    assert info[0]["n_codes"] == 3
+    np.testing.assert_allclose(info[0]["edges"], [0.0, 10 / 3, 20 / 3, 10.0])
+    np.testing.assert_array_equal(codes[:, 0], [0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2])
+
+
+def test_float_column_binned_uniform():
+    col = np.array([0.0, 0.25, 0.5, 0.75, 1.0, 0.1])
+    codes, info = discretize(col[:, None])
+    np.testing.assert_allclose(info[0]["edges"], [0.0, 1 / 3, 2 / 3, 1.0])
+    np.testing.assert_array_equal(codes[:, 0], [0, 0, 1, 2, 2, 0])
+    codes4, info4 = discretize(col[:, None], bins=4)
+    np.testing.assert_allclose(info4[0]["edges"], [0.0, 0.25, 0.5, 0.75, 1.0])
+    np.testing.assert_array_equal(codes4[:, 0], [0, 1, 2, 3, 3, 0])
+
+
+def test_quantile_strategy():
+    col = np.array([1, 2, 3, 4, 5, 6, 100, 200, 300, 400, 500, 600], dtype=float)
+    uniform, _ = discretize(col[:, None])
+    np.testing.assert_array_equal(uniform[:, 0], [0] * 8 + [1, 1, 2, 2])
+    quantile, info = discretize(col[:, None], strategy="quantile")
+    np.testing.assert_array_equal(quantile[:, 0], [0] * 4 + [1] * 4 + [2] * 4)
+    assert info[0]["kind"] == "binned" and info[0]["n_codes"] == 3
+
+
+def test_quantile_with_tied_edges_is_quiet():
+    col = np.array([0.0] * 10 + [1.5, 2.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        codes, info = discretize(col[:, None], strategy="quantile")
+    assert info[0]["n_codes"] == len(info[0]["edges"]) - 1
+    assert codes[:10, 0].tolist() == [0] * 10
+    assert codes[11, 0] == info[0]["n_codes"] - 1
+
+
+def test_constant_column():
+    X = np.column_stack([np.full(5, 2.5), np.array([0, 1, 0, 1, 1.0])])
+    codes, info = discretize(X)
+    np.testing.assert_array_equal(codes[:, 0], 0)
+    assert info[0] == {"column": 0, "kind": "constant", "n_codes": 1, "edges": None, "values": [2.5]}
+    assert info[1]["kind"] == "as-is"
+
+
+def test_mode_none_maps_integers():
+    X = np.array([[5, -1], [2, -1], [9, 4], [2, 0]], dtype=float)
+    codes, info = discretize(X, mode="none")
+    np.testing.assert_array_equal(codes, [[1, 0], [0, 0], [2, 2], [0, 1]])
+    assert [i["values"] for i in info] == [[2, 5, 9], [-1, 0, 4]]
+    many = np.arange(30, dtype=float)[:, None]  # no binning even with many values
+    codes, info = discretize(many, mode="none")
+    assert info[0]["n_codes"] == 30 and info[0]["kind"] == "as-is"
+
+
+def test_mode_none_rejects_non_integers():
+    X = np.array([[0, 1.5], [1, 2.0]])
+    with pytest.raises(InvalidDataError, match=r"column\(s\) 1 .*non-integer"):
+        discretize(X, mode="none")
+
+
+def test_nan_rejected_naming_columns():
+    X = np.array([[0.0, 1.0, np.nan], [1.0, np.nan, 2.0], [0.0, 1.0, 3.0]])
+    with pytest.raises(InvalidDataError, match=r"2 column\(s\): 1, 2.*impute"):
+        discretize(X)
+
+
+def test_missing_arff_value_reaches_the_discretiser(tmp_path):
+    p = tmp_path / "m.arff"
+    p.write_text("@relation m\n@attribute f numeric\n@attribute y {0,1}\n@data\n1,0\n?,1\n2,1\n")
+    ds = load(p, labels="last:1")
+    assert np.isnan(ds.X[1, 0])
+    with pytest.raises(InvalidDataError, match="NaN"):
+        discretize(ds.X)
+
+
+def test_infinite_rejected():
+    with pytest.raises(InvalidDataError, match="infinite"):
+        discretize(np.array([[0.0], [np.inf]]))
+
+
+@pytest.mark.parametrize("bins", [1, 0, -3, 2.5, True, "3"])
+def test_bad_bins(bins):
+    with pytest.raises(ParameterError, match=r"bins=" + repr(bins).replace(".", r"\.")):
+        discretize(np.zeros((3, 1)), bins=bins)
+
+
+def test_bad_strategy_and_mode():
+    with pytest.raises(ParameterError, match="strategy='kmeans'"):
+        discretize(np.zeros((3, 1)), strategy="kmeans")
+    with pytest.raises(ParameterError, match="mode='bin'"):
+        discretize(np.zeros((3, 1)), mode="bin")
+
+
+def test_not_two_dimensional_or_not_numeric():
+    with pytest.raises(InvalidDataError, match="2-D"):
+        discretize(np.arange(4.0))
+    with pytest.raises(InvalidDataError, match="numbers"):
+        discretize(np.array([["a", "b"]], dtype=object))
+
+
+def test_mixed_matrix_codes_are_in_range():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=50), rng.integers(0, 4, 50), rng.integers(0, 40, 50)])
+    codes, info = discretize(X, bins=5)
+    assert [i["kind"] for i in info] == ["binned", "as-is", "binned"]
+    for j, i in enumerate(info):
+        assert codes[:, j].min() >= 0 and codes[:, j].max() < i["n_codes"]
