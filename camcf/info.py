@@ -127,18 +127,10 @@ class _EngineBase:
         """I(t; V_j | S) for every pool column j in ``variables``; t is category ``target``."""
         raise NotImplementedError
 
-    def cmi_leave_one_out(self, target: int, members: Sequence[int], fixed: Sequence[int],
-                          which: Sequence[int]) -> np.ndarray:
-        """For each f in ``which`` (a subset of ``members``): I(t; V_f | (members − f) ∪ fixed).
-
-        Backward elimination asks this one variable at a time because removals change the set;
-        engines may still share work between the calls.
-        """
-        out = np.empty(len(which))
-        for i, f in enumerate(which):
-            cond = [g for g in members if g != f] + list(fixed)
-            out[i] = self.cmi_many(target, [f], cond)[0]
-        return out
+    def leave_one_out(self, target: int, members: Sequence[int], fixed: Sequence[int]):
+        """A session for backward elimination: ``value(f)`` is I(t; V_f | (members − f) ∪ fixed)
+        and ``remove(f)`` drops f from the members for later calls."""
+        return _LeaveOneOut(self, target, members, fixed)
 
     def _target_col(self, target: int) -> int:
         return self.m + target
@@ -191,6 +183,14 @@ class FastEngine(_EngineBase):
         self._mi_table: np.ndarray | None = None
         self._cat_table: np.ndarray | None = None
         self._xlogx_tab = _xlogx(np.arange(self.n + 1))
+        # the pool's non-zero entries, column by column (CSC order), for counting
+        cols_nz, rows_nz = np.nonzero(self.pool.T)
+        self._nz_row = rows_nz.astype(np.int64)
+        self._nz_col = cols_nz.astype(np.int64)
+        self._nz_val = self.pool[rows_nz, cols_nz].astype(np.int64)
+        self._colptr = np.concatenate(
+            [[0], np.cumsum(np.bincount(cols_nz, minlength=self.pool.shape[1]))]
+        ).astype(np.int64)
 
     # -- joint codes -------------------------------------------------------------------------
     def _joint_from_hash(self, h: np.ndarray) -> tuple[np.ndarray, int]:
@@ -266,28 +266,81 @@ class FastEngine(_EngineBase):
         return self._cat_table
 
     # -- conditional, batched -----------------------------------------------------------------
+    def _entries(self, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Non-zero entries (row, position of the column in ``cols``, code) of pool columns."""
+        if len(cols) <= 64:
+            starts, ends = self._colptr[cols], self._colptr[cols + 1]
+            lens = ends - starts
+            if lens.sum() == 0:
+                e = np.empty(0, dtype=np.int64)
+                return e, e, e
+            idx = np.concatenate([np.arange(a, b) for a, b in zip(starts, ends, strict=True)])
+            local = np.repeat(np.arange(len(cols)), lens)
+            return self._nz_row[idx], local, self._nz_val[idx]
+        pos = np.full(self.pool.shape[1], -1, dtype=np.int64)
+        pos[cols] = np.arange(len(cols))
+        lo, hi = self._colptr[cols.min()], self._colptr[cols.max() + 1]
+        local = pos[self._nz_col[lo:hi]]
+        keep = local >= 0
+        return self._nz_row[lo:hi][keep], local[keep], self._nz_val[lo:hi][keep]
+
     def _cmi_given_codes(self, t: np.ndarray, cols: np.ndarray, s: np.ndarray, ns: int
                          ) -> np.ndarray:
+        """I(t; V_j | S) for pool columns ``cols`` given the joint code ``s`` of S (ns states).
+
+        Counts come from the non-zero entries of the columns only (code 0 is the remainder of
+        each (t, s) cell), so sparse data costs what it stores. I(t; V | S) = Σ_s p(s)·I(t; V |
+        S = s), and a stratum in which t is constant (a singleton, say) contributes exactly 0:
+        those strata are dropped before counting, which matters when S has nearly as many
+        states as there are samples. The sum keeps the full n in the denominator, so the value
+        is unchanged.
+        """
         n = self.n
         tab = self._xlogx_tab
-        ts = t * ns + s
-        s_ts = tab[np.bincount(ts, minlength=2 * ns)].sum()
-        s_s = tab[np.bincount(s, minlength=ns)].sum()
-        out = np.empty(len(cols))
+        out = np.zeros(len(cols))
         if len(cols) == 0:
             return out
+        size = np.bincount(s, minlength=ns)
+        pos = np.bincount(s, weights=t, minlength=ns)
+        live = (pos > 0) & (pos < size)
+        n_live = int(live.sum())
+        if n_live == 0:
+            return out
+        remap = np.where(live, np.cumsum(live) - 1, -1)
+        s = remap[s]  # −1 for rows in dead strata
+        ns = n_live
+        ok = s >= 0
+        ts_counts = np.bincount(t[ok] * ns + s[ok], minlength=2 * ns)
+        s_ts = tab[ts_counts].sum()
+        s_s = tab[np.bincount(s[ok], minlength=ns)].sum()
         K = int(self.card[cols].max())
-        per = 2 * K * ns
+        per = K * 2 * ns
         chunk = max(1, _CELL_BUDGET // per)
+        # cell of each row within a (column, code) block; −1 for rows of dead strata
+        ts_row = np.where(ok, t * ns + s, -1)
+        nnz = self._colptr[cols + 1] - self._colptr[cols]
+        sparse = nnz.sum() < 0.3 * n * len(cols)
+        live_rows = np.nonzero(ok)[0] if not sparse else None
         for start in range(0, len(cols), chunk):
             part = cols[start:start + chunk]
-            V = self.pool[:, part]
-            idx = (V * 2 + t[:, None]) * ns + s[:, None]
-            idx += (np.arange(len(part)) * per)[None, :]
-            counts = np.bincount(idx.ravel(), minlength=len(part) * per)
-            counts = counts.reshape(len(part), K, 2, ns)
-            s_vts = tab[counts].sum(axis=(1, 2, 3))
-            s_vs = tab[counts.sum(axis=2)].sum(axis=(1, 2))
+            if sparse:
+                # counts of codes ≥ 1 from the stored non-zero entries; code 0 is the remainder
+                r, c, v = self._entries(part)
+                cell = ts_row[r]
+                keep = cell >= 0
+                idx = (c[keep] * K + v[keep]) * (2 * ns) + cell[keep]
+                counts = np.bincount(idx, minlength=len(part) * per)
+                counts = counts.reshape(len(part), K, 2 * ns)
+                counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
+            else:
+                V = self.pool[np.ix_(live_rows, part)]
+                idx = V * (2 * ns) + ts_row[live_rows][:, None]
+                idx += (np.arange(len(part)) * per)[None, :]
+                counts = np.bincount(idx.ravel(), minlength=len(part) * per)
+                counts = counts.reshape(len(part), K, 2 * ns)
+            s_vts = tab[counts].sum(axis=(1, 2))
+            c4 = counts.reshape(len(part), K, 2, ns)
+            s_vs = tab[c4[:, :, 0, :] + c4[:, :, 1, :]].sum(axis=(1, 2))
             out[start:start + len(part)] = (s_vts + s_s - s_ts - s_vs) / n
         return out
 
@@ -326,32 +379,60 @@ class FastEngine(_EngineBase):
                 self._value_cache[(target, int(c), key_cond)] = float(v)
         return out
 
-    def cmi_leave_one_out(self, target, members, fixed, which):
-        members = [int(g) for g in members]
-        fixed = [int(g) for g in fixed]
-        total = self._hashed[:, members + fixed].sum(axis=1, dtype=np.uint64)
-        t = self.pool[:, self._target_col(target)]
-        out = np.empty(len(which))
-        for i, f in enumerate(which):
-            self.n_tests += 1
-            cond_set = frozenset(g for g in members + fixed if g != f)
-            key = (target, int(f), cond_set)
-            v = self._value_cache.get(key)
-            if v is not None:
-                self.n_hits += 1
-                out[i] = v
-                continue
-            if not cond_set:
-                self.n_hits += 1
-                v = float(self.mi_table()[f, target]) if f < self.m else float(
-                    self.category_mi_table()[f - self.m, target])
-            else:
-                s, ns = _compact(total - self._hashed[:, f])
-                v = float(self._cmi_given_codes(t, np.array([f]), s, ns)[0])
-            self._value_cache[key] = v
-            out[i] = v
-        return out
+    def leave_one_out(self, target, members, fixed):
+        return _FastLeaveOneOut(self, target, members, fixed)
 
     def reset_target_cache(self) -> None:
         """Drop cached values (they are keyed by target; call between targets to bound memory)."""
         self._value_cache.clear()
+
+
+class _LeaveOneOut:
+    """Backward elimination, one test at a time (reference: recompute the joint each time)."""
+
+    def __init__(self, engine, target, members, fixed) -> None:
+        self.engine = engine
+        self.target = target
+        self.members = [int(g) for g in members]
+        self.fixed = [int(g) for g in fixed]
+
+    def value(self, f: int) -> float:
+        cond = [g for g in self.members if g != f] + self.fixed
+        return float(self.engine.cmi_many(self.target, [f], cond)[0])
+
+    def remove(self, f: int) -> None:
+        self.members.remove(int(f))
+
+
+class _FastLeaveOneOut(_LeaveOneOut):
+    """Keeps the row hash of members ∪ fixed; "without f" is one subtraction."""
+
+    def __init__(self, engine, target, members, fixed) -> None:
+        super().__init__(engine, target, members, fixed)
+        cols = self.members + self.fixed
+        self.total = engine._hashed[:, cols].sum(axis=1, dtype=np.uint64)
+
+    def value(self, f: int) -> float:
+        eng = self.engine
+        eng.n_tests += 1
+        f = int(f)
+        cond_set = frozenset(self.members + self.fixed) - {f}
+        key = (self.target, f, cond_set)
+        v = eng._value_cache.get(key)
+        if v is not None:
+            eng.n_hits += 1
+            return v
+        if not cond_set:
+            eng.n_hits += 1
+            v = float(eng.mi_table()[f, self.target]) if f < eng.m else float(
+                eng.category_mi_table()[f - eng.m, self.target])
+        else:
+            s, ns = _compact(self.total - eng._hashed[:, f])
+            t = eng.pool[:, eng._target_col(self.target)]
+            v = float(eng._cmi_given_codes(t, np.array([f]), s, ns)[0])
+        eng._value_cache[key] = v
+        return v
+
+    def remove(self, f: int) -> None:
+        super().remove(f)
+        self.total = self.total - self.engine._hashed[:, int(f)]

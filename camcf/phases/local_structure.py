@@ -46,13 +46,15 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
 
     R_pool = [q + m for q in R]
     pc = list(kept)
+    loo = engine.leave_one_out(target, pc, R_pool)
     for f in kept:
         cond = [g for g in pc if g != f] + R_pool
-        v = float(engine.cmi_leave_one_out(target, pc, R_pool, [f])[0])
+        v = loo.value(f)
         removed = rounded(v) <= delta1
-        tb.add("backward", TARGET, f, cond, v, delta1, "removed" if removed else "stays")
+        tb.add_one("backward", TARGET, f, cond, v, delta1, "removed" if removed else "stays")
         if removed:
             pc.remove(f)
+            loo.remove(f)
     return [int(f) for f in order], kept, pc
 
 

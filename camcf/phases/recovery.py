@@ -43,7 +43,7 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
     def vb(r: int) -> float:
         if r not in vb_cache:
             vb_cache[r] = float(engine.cmi_many(target, [r + m], base[r])[0])
-            tb.add("blocker", TARGET, r + m, base[r], vb_cache[r], np.nan, "measured")
+            tb.add_one("blocker", TARGET, r + m, base[r], vb_cache[r], np.nan, "measured")
         return vb_cache[r]
 
     consumed: set[int] = set()
@@ -53,7 +53,7 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
         if len(consumed) == len(R):
             break
         if rs[f] < delta1 / 2:
-            tb.add("recovery-skip", TARGET, f, [], s[f], delta1 / 2, "skipped")
+            tb.add_one("recovery-skip", TARGET, f, (), float(s[f]), delta1 / 2, "skipped")
             continue
         for r in R:
             if r in consumed:
@@ -61,7 +61,8 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
             b = vb(r)
             v = vf(r, f)
             won = rounded(v) > rounded(b)
-            tb.add("recovery", TARGET, f, base[r], v, b, "recovered" if won else "lost", aux=r + m)
+            tb.add_one("recovery", TARGET, f, base[r], v, b, "recovered" if won else "lost",
+                       r + m)
             if won:
                 recovered.append((f, r))
                 consumed.add(r)
