@@ -2,6 +2,7 @@
 
 from .algorithm import DEFAULTS, CamcfWarning, run
 from .dataset import Dataset
+from .estimator import CaMCF
 from .result import Result
 from .errors import (
     CamcfError,
@@ -13,6 +14,7 @@ from .errors import (
 
 __all__ = [
     "DEFAULTS",
+    "CaMCF",
     "CamcfWarning",
     "Result",
     "run",
