@@ -2,8 +2,6 @@
 
 from .algorithm import DEFAULTS, CamcfWarning, run
 from .dataset import Dataset
-from .estimator import CaMCF
-from .result import Result
 from .errors import (
     CamcfError,
     DataFormatError,
@@ -11,6 +9,8 @@ from .errors import (
     LabelSpecError,
     ParameterError,
 )
+from .estimator import CaMCF
+from .result import Result
 
 __all__ = [
     "DEFAULTS",

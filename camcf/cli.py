@@ -108,7 +108,7 @@ def cmd_select(args) -> int:
     _write(args.output, payload)
     print(f"{ds.source}: {ds.n_samples} samples × {ds.n_features} features, "
           f"{ds.n_labels} labels, {len(res.categories)} label categories")
-    print(f"parameters: " + ", ".join(f"{k}={v}" for k, v in res.params.items()))
+    print("parameters: " + ", ".join(f"{k}={v}" for k, v in res.params.items()))
     for t in res.targets:
         c = t.category
         if t.skipped:
