@@ -1,4 +1,5 @@
-"""Evaluation of selected feature sets: ML-kNN, the paper's seven metrics, and protocols."""
+"""Evaluation of selected feature sets: ML-kNN, the paper's seven metrics, protocols, and the
+ablation and sensitivity studies (:mod:`camcf.evaluation.study`)."""
 
 from .metrics import (
     METRICS,
@@ -26,28 +27,56 @@ from .protocols import (
     repeated_holdout_splits,
     summarise,
 )
+from .study import (
+    ABLATION_SETS,
+    Discretizer,
+    Fold,
+    KnnCache,
+    ablation,
+    evaluate_feature_sets,
+    evaluate_per_fold,
+    make_folds,
+    make_splits,
+    select_on_folds,
+    sensitivity,
+    sensitivity_matrix,
+    sensitivity_summary,
+)
 
 __all__ = [
+    "ABLATION_SETS",
     "COLUMNS",
     "METRICS",
     "CamcfSelector",
+    "Discretizer",
+    "Fold",
+    "KnnCache",
     "MLkNN",
+    "ablation",
     "average_precision",
     "binarize_labels",
     "camcf_selector",
     "coverage",
     "evaluate_all",
+    "evaluate_feature_sets",
+    "evaluate_per_fold",
     "hamming_loss",
     "holdout",
     "kfold",
     "kfold_splits",
     "macro_f1",
+    "make_folds",
+    "make_splits",
     "micro_f1",
     "parameter_grid",
     "ranking_loss",
     "ranks",
     "repeated_holdout",
     "repeated_holdout_splits",
+    "select_on_folds",
+    "sensitivity",
+    "sensitivity_matrix",
+    "sensitivity_summary",
     "subset_accuracy",
     "summarise",
 ]
