@@ -187,7 +187,8 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
         "first" stops Phase 3 after the first recovered feature (the authors' code), "all"
         tries every feature (the paper's Algorithm 4).
     engine : {"fast", "reference"}
-        "reference" computes every quantity separately (slow; for checking and benchmarks).
+        "reference" computes every quantity separately and both categories of a binary label
+        (the straightforward implementation; slow, for checking and benchmarks).
     progress : callable(done, total, message), optional
 
     Returns
@@ -232,9 +233,9 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
     t0 = time.perf_counter()
     cats = flatten_labels(Y, label_names, category_names)
     C = np.column_stack([(Y[:, c.label_index] == c.value) for c in cats]).astype(np.int64)
-    eng = (ReferenceEngine if engine == "reference" else FastEngine)(X, C)
     if engine not in ("fast", "reference"):
         raise ParameterError(f"engine must be 'fast' or 'reference', got {engine!r}")
+    eng = (ReferenceEngine if engine == "reference" else FastEngine)(X, C)
 
     constant = [i for i in range(Y.shape[1]) if np.unique(Y[:, i]).size < 2]
     if len(constant) == Y.shape[1]:
@@ -271,7 +272,7 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
                 skip_reason=f"{c.size} positive samples < min_category_size = "
                             f"{params['min_category_size']}")
             continue
-        if len(label_cats) == 2:
+        if len(label_cats) == 2 and engine == "fast":
             other = label_cats[1] if label_cats[0].id == c.id else label_cats[0]
             prev = targets[other.id]
             if prev is not None and not prev.skipped and prev.mirror_of is None:
