@@ -1,0 +1,208 @@
+"""Tables the pages show: the data set, the flow of features through the phases, found vs true."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+FLOW_COLUMNS = [
+    "candidates", "cut by k1", "kept by k1", "removed (backward)", "PC", "spouses",
+    "recovered", "CMB", "cut by k2", "symmetry", "redundancy", "blanket",
+]
+
+
+def flow_row(t) -> dict[str, int]:
+    """Counts of one target's features at every stage (see :data:`FLOW_COLUMNS`).
+
+    They add up: kept = candidates − cut by k1; PC = kept − removed; CMB = PC + spouses +
+    recovered; blanket = CMB − cut by k2 − symmetry − redundancy.
+    """
+    return {
+        "candidates": len(t.candidates_all),
+        "cut by k1": len(t.candidates_all) - len(t.candidates),
+        "kept by k1": len(t.candidates),
+        "removed (backward)": len(t.candidates) - len(t.pc),
+        "PC": len(t.pc),
+        "spouses": len(t.spouses),
+        "recovered": len(t.recovered),
+        "CMB": len(t.cmb),
+        "cut by k2": len(t.cut),
+        "symmetry": len(t.symmetry_removed),
+        "redundancy": len(t.redundancy_removed),
+        "blanket": len(t.blanket),
+    }
+
+
+def flow_counts(result, *, overall: bool = True) -> pd.DataFrame:
+    """One row per target category (index: ``label=category``), plus an ``overall`` row (sums
+    over the categories that ran: feature–category pairs). Skipped categories have zeros and
+    ``skipped`` = True."""
+    rows, index = [], []
+    for t in result.targets:
+        r = flow_row(t)
+        r["R size"] = len(t.skeleton)
+        r["skipped"] = bool(t.skipped)
+        rows.append(r)
+        index.append(t.category.display)
+    df = pd.DataFrame(rows, index=pd.Index(index, name="category"))
+    if overall and len(df):
+        tot = df[~df["skipped"]].drop(columns=["skipped"]).sum()
+        tot["skipped"] = False
+        df.loc["overall"] = tot
+    return df
+
+
+def _imbalance(col: np.ndarray) -> float:
+    _, counts = np.unique(col, return_counts=True)
+    return float(counts.max() / counts.min()) if counts.size > 1 else float("inf")
+
+
+def describe_data(dataset, result=None) -> pd.DataFrame:
+    """The data set in a few numbers: n, m, labels, categories, cardinality, density, imbalance."""
+    Y = dataset.Y
+    q = Y.shape[1]
+    n_cat = sum(np.unique(Y[:, i]).size for i in range(q))
+    card = dataset.label_cardinality
+    ir = [_imbalance(Y[:, i]) for i in range(q)]
+    finite = [v for v in ir if np.isfinite(v)]
+    rows = [
+        ("samples (n)", f"{dataset.n_samples:,}"),
+        ("features (m)", f"{dataset.n_features:,}"),
+        ("labels (q)", f"{q}"),
+        ("label categories", f"{n_cat}"),
+        ("label cardinality", "n/a" if card != card else f"{card:.3f}"),
+        ("label density", "n/a" if card != card else f"{card / q:.3f}"),
+        ("imbalance (mean / max majority:minority)",
+         f"{np.mean(finite):.2f} / {np.max(finite):.2f}" if finite else "n/a"),
+    ]
+    if result is not None:
+        rows.append(("categories skipped (too small)", f"{len(result.skipped)}"))
+        rows.append(("tests performed", f"{result.n_tests:,}"))
+        rows.append(("run time", f"{result.stats.get('seconds', float('nan')):.2f} s"))
+    return pd.DataFrame(rows, columns=["", "value"]).set_index("")
+
+
+def label_table(dataset) -> pd.DataFrame:
+    """Per label: its categories with their sizes, and the majority:minority ratio."""
+    rows = []
+    for i, name in enumerate(dataset.label_names):
+        vals, counts = np.unique(dataset.Y[:, i], return_counts=True)
+        names = dataset.category_names[i] if dataset.category_names else {}
+        cats = ", ".join(f"{names.get(int(v), v)}: {c}" for v, c in zip(vals, counts,
+                                                                        strict=True))
+        rows.append({"label": name, "categories (size)": cats,
+                     "imbalance": round(_imbalance(dataset.Y[:, i]), 2)})
+    return pd.DataFrame(rows)
+
+
+def truth_table(result, true_blankets: dict) -> pd.DataFrame:
+    """Found vs true blanket per category and overall (union over categories).
+
+    ``true_blankets`` maps (label index, category value) to a set of feature indices, as
+    :func:`camcf.datasets.make_causal_multilabel` gives it.
+    """
+    from ..datasets import compare_blanket
+
+    names = result.feature_names
+    rows = []
+    all_true: set[int] = set()
+    for t in result.targets:
+        c = t.category
+        true = set(true_blankets.get((c.label_index, c.value), set()))
+        all_true |= true
+        found = set() if t.skipped else set(t.blanket)
+        cmp = compare_blanket(found, true)
+        rows.append(_truth_row(c.display, t.skipped, found, true, cmp, names))
+    cmp = compare_blanket(set(result.selected_indices.tolist()), all_true)
+    rows.append(_truth_row("overall", False, set(result.selected_indices.tolist()), all_true,
+                           cmp, names))
+    return pd.DataFrame(rows).set_index("category")
+
+
+def _truth_row(name, skipped, found, true, cmp, names) -> dict:
+    j = lambda s: ", ".join(names[i] for i in sorted(s))  # noqa: E731
+    return {
+        "category": name, "skipped": skipped, "found": j(found), "true": j(true),
+        "tp": len(cmp["tp"]), "missed": len(cmp["missed"]), "extra": len(cmp["extra"]),
+        "true positives": j(cmp["tp"]), "missed features": j(cmp["missed"]),
+        "extra features": j(cmp["extra"]),
+        "precision": round(cmp["precision"], 3), "recall": round(cmp["recall"], 3),
+        "f1": round(cmp["f1"], 3),
+    }
+
+
+def blankets_frame(result) -> pd.DataFrame:
+    """One row per (category, blanket feature): with the role it entered by."""
+    rows = []
+    for t in result.targets:
+        if t.skipped:
+            continue
+        rec = {f: r for f, r in t.recovered}
+        for f in t.blanket:
+            role = ("PC" if f in t.pc else "spouse" if f in t.spouses else
+                    "recovered" if f in rec else "?")
+            rows.append({"label": t.category.label, "category": t.category.name,
+                         "target": t.category.display, "feature_index": f,
+                         "feature": result.feature_names[f], "role": role,
+                         "s_f_bits": round(float(result.mi_table[f, t.id]), 6)})
+    return pd.DataFrame(rows, columns=["label", "category", "target", "feature_index",
+                                       "feature", "role", "s_f_bits"])
+
+
+def selected_frame(result) -> pd.DataFrame:
+    """The selected features (the union of the blankets) and the categories that chose them."""
+    chosen: dict[int, list[str]] = {}
+    for t in result.targets:
+        if not t.skipped:
+            for f in t.blanket:
+                chosen.setdefault(f, []).append(t.category.display)
+    return pd.DataFrame([{"feature_index": int(f), "feature": result.feature_names[f],
+                          "categories": ", ".join(chosen.get(int(f), []))}
+                         for f in result.selected_indices],
+                        columns=["feature_index", "feature", "categories"])
+
+
+def recovery_frame(result, target) -> pd.DataFrame:
+    """Phase 3 competitions of one target: one row per (feature, blocker) comparison."""
+    df = result.to_frame(target)
+    rec = df[df["step"] == "recovery"]
+    return pd.DataFrame({
+        "feature": rec["b_name"].to_numpy(),
+        "blocker": rec["aux_name"].to_numpy(),
+        "I(f; t | S_base)": rec["value"].round(6).to_numpy(),
+        "I(blocker; t | S_base)": rec["threshold"].round(6).to_numpy(),
+        "decision": rec["decision"].to_numpy(),
+        "S_base": rec["cond_names"].to_numpy(),
+    })
+
+
+def pruning_frame(result, target) -> pd.DataFrame:
+    """Every feature that reached Phase 4 for one target, with its fate and the numbers."""
+    t = result.target(target)
+    s = result.mi_table[:, t.id]
+    others = [c.id for c in result.categories if c.label_index != t.category.label_index]
+    red = {f: (d, v) for f, d, v, _ in t.redundancy_removed}
+    cut, sym = set(t.cut), set(t.symmetry_removed)
+    rec = {f: r for f, r in t.recovered}
+    g = result.params["gamma"]
+    rows = []
+    for f in t.cmb:
+        best = int(np.argmax(result.mi_table[f, others])) if others else -1
+        bv = float(result.mi_table[f, others][best]) if others else float("nan")
+        fate = ("cut-k2" if f in cut else "symmetry" if f in sym else
+                "redundancy" if f in red else "blanket")
+        d = red[f][0] if f in red else (others[best] if others else None)
+        rows.append({
+            "feature_index": int(f), "feature": result.feature_names[f],
+            "entered as": "PC" if f in t.pc else "spouse" if f in t.spouses else
+            "recovered" if f in rec else "?",
+            "s_f": float(s[f]), "fate": fate,
+            "explaining category": result.categories[d].display if d is not None else "",
+            "I(f; C_d)": float(result.mi_table[f, d]) if d is not None else float("nan"),
+            "ratio I(f;C_d)/s_f": (float(result.mi_table[f, d]) / float(s[f])
+                                   if d is not None and s[f] > 0 else float("inf")),
+            "gamma": g, "best other I": bv,
+        })
+    return pd.DataFrame(rows, columns=["feature_index", "feature", "entered as", "s_f", "fate",
+                                       "explaining category", "I(f; C_d)",
+                                       "ratio I(f;C_d)/s_f", "gamma", "best other I"])
