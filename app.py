@@ -1,0 +1,434 @@
+"""Ca-MCF explorer: the frame of the multi-page app.
+
+The sidebar holds the data source (built-in demo, an uploaded file, or the shared data folder),
+the discretisation and the Ca-MCF parameters (inside a form with a Run button, or applied at
+once with auto-run on small data). The run is cached on the data's fingerprint, the
+discretisation and the parameters. Each page in ``pages/`` only draws the :class:`camcf.Result`
+that this frame stores in ``st.session_state["run"]``.
+
+A bad file or a bad choice shows a message and keeps the previous data and results.
+
+The functions above ``main()`` hold no Streamlit state, so tests can import them
+(``main()`` only runs when Streamlit executes this file).
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import warnings
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from threading import Lock
+
+ROOT = Path(__file__).resolve().parent
+if str(ROOT) not in sys.path:  # pages import pages/_common.py
+    sys.path.insert(0, str(ROOT))
+
+import pandas as pd  # noqa: E402
+import streamlit as st  # noqa: E402
+
+import camcf  # noqa: E402
+from camcf import catalog  # noqa: E402
+from camcf.discretize import discretize  # noqa: E402
+from camcf.errors import CamcfError  # noqa: E402
+
+#: cells (n × m) up to which a data set counts as small: run on load, auto-run offered
+SMALL = 400_000
+#: cells above which a run shows a progress box
+SHOW_PROGRESS = 50_000
+RUN_CACHE_ENTRIES = 8
+
+PARAM_DEFAULTS = dict(camcf.DEFAULTS)
+DISC_DEFAULTS = {"mode": "auto", "bins": 3, "strategy": "uniform"}
+DEMO_DEFAULTS = {"n": 1000, "seed": 0}
+
+
+# ------------------------------------------------------------------------------------------------
+# Plain data and functions (no Streamlit state)
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class DataBundle:
+    """A loaded data set with where it came from and, for the demo, the truth."""
+
+    dataset: camcf.Dataset
+    description: str
+    source: dict  # kind, path, labels, xml, description (for the CLI configuration)
+    truth: dict | None = None  # (label index, category value) -> frozenset of features
+    graph: object = None  # the demo's true DAG
+    fingerprint: str = ""
+
+    @property
+    def cells(self) -> int:
+        return self.dataset.n_samples * self.dataset.n_features
+
+
+@dataclass(frozen=True, eq=False)
+class RunRecord:
+    """One finished run and what it ran on."""
+
+    key: tuple
+    data: DataBundle
+    disc: dict
+    params: dict
+    result: camcf.Result
+    disc_info: dict = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+
+def demo_bundle(n: int = 1000, seed: int = 0) -> DataBundle:
+    from camcf.datasets import make_causal_multilabel
+
+    demo = make_causal_multilabel(int(n), seed=int(seed))
+    ds = demo.dataset
+    return DataBundle(
+        dataset=ds, description=f"Built-in demo (n = {int(n)}, seed {int(seed)})",
+        source={"kind": "demo", "path": "demo.csv", "labels": f"last:{ds.n_labels}",
+                "xml": None, "description": ds.source},
+        truth=dict(demo.true_blankets), graph=demo.graph, fingerprint=ds.fingerprint())
+
+
+def shared_bundle(name: str, folder: str | None = None) -> DataBundle:
+    folder_p = Path(folder) if folder else catalog.data_dir()
+    ds = catalog.load_shared(name, folder_p)
+    e = catalog.CATALOG[name]
+    return DataBundle(
+        dataset=ds, description=f"{name} (shared data folder)",
+        source={"kind": "shared", "path": str(folder_p / e.path), "labels": e.labels,
+                "xml": str(folder_p / e.xml) if e.xml else None, "description": e.note},
+        fingerprint=ds.fingerprint())
+
+
+def upload_bundle(data: bytes, filename: str, labels=None, xml_bytes: bytes | None = None,
+                  xml_name: str | None = None) -> DataBundle:
+    from camcf.io import load_bytes
+
+    if not data:
+        raise camcf.DataFormatError(f"{filename}: the file is empty")
+    if isinstance(labels, str):
+        labels = labels.strip() or None
+    elif labels is not None:
+        labels = list(labels) or None
+    ds = load_bytes(data, filename, labels=labels, xml_bytes=xml_bytes)
+    spec = labels if isinstance(labels, str) or labels is None else ",".join(labels)
+    return DataBundle(
+        dataset=ds, description=f"{filename} (uploaded)",
+        source={"kind": "upload", "path": filename, "labels": spec,
+                "xml": xml_name if xml_bytes else None, "description": ds.source},
+        fingerprint=ds.fingerprint())
+
+
+def load_request(req: dict) -> DataBundle:
+    """Turn a load request into data; every data source goes through here.
+
+    ``req["kind"]``: ``"demo"`` (n, seed), ``"shared"`` (name, folder) or ``"upload"``
+    (data, filename, labels, xml, xml_name). Raises :class:`camcf.CamcfError` for bad input.
+    """
+    kind = req.get("kind")
+    if kind == "demo":
+        return _demo_cached(int(req.get("n", 1000)), int(req.get("seed", 0)))
+    if kind == "shared":
+        return _shared_cached(req["name"], req.get("folder") or str(catalog.data_dir()))
+    if kind == "upload":
+        return upload_bundle(req["data"], req["filename"], req.get("labels"), req.get("xml"),
+                             req.get("xml_name"))
+    raise CamcfError(f"unknown data source {kind!r}")
+
+
+def run_key(data: DataBundle, disc: dict, params: dict) -> tuple:
+    return (data.fingerprint, tuple(sorted(disc.items())), tuple(sorted(params.items())))
+
+
+def execute(data: DataBundle, disc: dict, params: dict, progress=None) -> RunRecord:
+    """Discretise and run Ca-MCF (no caching here). Raises CamcfError on bad choices."""
+    ds = data.dataset
+    codes, info = discretize(ds.X, bins=int(disc["bins"]), strategy=disc["strategy"],
+                             mode=disc["mode"])
+    kinds: dict[str, int] = {}
+    for col in info:
+        kinds[col["kind"]] = kinds.get(col["kind"], 0) + 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", camcf.CamcfWarning)
+        res = camcf.run(codes, ds.Y, feature_names=list(ds.feature_names),
+                        label_names=list(ds.label_names), category_names=ds.category_names,
+                        progress=progress, **params)
+    msgs = tuple(str(w.message) for w in caught if issubclass(w.category, camcf.CamcfWarning))
+    return RunRecord(key=run_key(data, disc, params), data=data, disc=dict(disc),
+                     params=dict(params), result=res, disc_info=kinds, warnings=msgs)
+
+
+class RunStore:
+    """A bounded LRU of finished runs, shared by the sessions of this server process."""
+
+    def __init__(self, max_entries: int) -> None:
+        self.max = max_entries
+        self._d: OrderedDict = OrderedDict()
+        self._lock = Lock()
+
+    def get(self, key):
+        with self._lock:
+            rec = self._d.get(key)
+            if rec is not None:
+                self._d.move_to_end(key)
+            return rec
+
+    def put(self, key, rec) -> None:
+        with self._lock:
+            self._d[key] = rec
+            self._d.move_to_end(key)
+            while len(self._d) > self.max:
+                self._d.popitem(last=False)
+
+
+def csv_columns(data: bytes) -> list[str]:
+    """Column names of a CSV/TSV upload (for the label-column chooser)."""
+    try:
+        head = data[:65536].decode("utf-8", errors="replace").splitlines()[0]
+        return list(pd.read_csv(io.StringIO(head), sep=None, engine="python", nrows=0).columns)
+    except Exception:  # noqa: BLE001 - only offers choices; the reader reports real problems
+        return []
+
+
+# ------------------------------------------------------------------------------------------------
+# Caches (Streamlit)
+# ------------------------------------------------------------------------------------------------
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _demo_cached(n: int, seed: int) -> DataBundle:
+    return demo_bundle(n, seed)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _shared_cached(name: str, folder: str) -> DataBundle:
+    return shared_bundle(name, folder)
+
+
+@st.cache_resource(show_spinner=False)
+def _run_store() -> RunStore:
+    # Runs are looked up here by (fingerprint, discretisation, parameters); the computation
+    # itself happens outside any cached function so that its progress bar can be drawn.
+    return RunStore(RUN_CACHE_ENTRIES)
+
+
+def cached_run(data: DataBundle, disc: dict, params: dict) -> RunRecord:
+    store = _run_store()
+    key = run_key(data, disc, params)
+    rec = store.get(key)
+    if rec is not None:
+        return rec
+    if data.cells > SHOW_PROGRESS:
+        with st.status(f"Running Ca-MCF on {data.description}…", expanded=True) as status:
+            bar = st.progress(0.0, text="discretising")
+
+            def progress(done: int, total: int, msg: str) -> None:
+                bar.progress(min(1.0, done / total) if total else 1.0,
+                             text=f"{done}/{total} categories — {msg}")
+
+            rec = execute(data, disc, params, progress)
+            status.update(label=f"Ca-MCF finished in {rec.result.stats['seconds']:.2f} s",
+                          state="complete", expanded=False)
+    else:
+        rec = execute(data, disc, params)
+    store.put(key, rec)
+    return rec
+
+
+# ------------------------------------------------------------------------------------------------
+# The sidebar
+# ------------------------------------------------------------------------------------------------
+def _sidebar_source(state) -> None:
+    st.sidebar.header("Data")
+    kind = st.sidebar.radio("Source", ["Built-in demo", "Upload a file", "Shared data folder"],
+                            key="src_kind", horizontal=False)
+    if kind == "Built-in demo":
+        c1, c2 = st.sidebar.columns(2)
+        n = c1.number_input("samples", 100, 20000, DEMO_DEFAULTS["n"], 100, key="demo_n")
+        seed = c2.number_input("seed", 0, 10_000, DEMO_DEFAULTS["seed"], 1, key="demo_seed")
+        if st.sidebar.button("Load demo", key="load_demo"):
+            state["load_request"] = {"kind": "demo", "n": int(n), "seed": int(seed)}
+    elif kind == "Upload a file":
+        up = st.sidebar.file_uploader("Data file (ARFF, MATLAB .mat, CSV/TSV)",
+                                      type=["arff", "mat", "csv", "tsv", "txt"],
+                                      key="upload_file")
+        xml = st.sidebar.file_uploader("MULAN label XML (optional, ARFF/CSV)", type=["xml"],
+                                       key="upload_xml")
+        labels = None
+        if up is not None and Path(up.name).suffix.lower() in (".csv", ".tsv", ".txt"):
+            cols = csv_columns(up.getvalue())
+            labels = st.sidebar.multiselect("Label columns", cols, key="upload_label_cols",
+                                            help="The columns that hold the labels.")
+        else:
+            labels = st.sidebar.text_input(
+                "Label columns", key="upload_labels",
+                placeholder="last:6, or names a,b,c; empty: XML / MEKA -C header",
+                help="Names separated by commas, or last:K / first:K. Leave empty when a MULAN "
+                     "XML is given or the ARFF header has MEKA's -C option.")
+            if labels and not labels.strip().startswith(("last:", "first:")):
+                labels = [s.strip() for s in labels.split(",") if s.strip()]
+        if st.sidebar.button("Load file", key="load_upload", disabled=up is None):
+            state["load_request"] = {
+                "kind": "upload", "data": up.getvalue(), "filename": up.name,
+                "labels": labels or None, "xml": xml.getvalue() if xml is not None else None,
+                "xml_name": xml.name if xml is not None else None}
+    else:
+        folder = catalog.data_dir()
+        names = catalog.available(folder)
+        st.sidebar.caption(f"Folder: `{folder}` (set `{catalog.ENV_VAR}` to change it)")
+        if not names:
+            st.sidebar.warning(f"No shared data sets found in {folder}.")
+        else:
+            name = st.sidebar.selectbox("Data set", names, key="shared_name",
+                                        format_func=lambda s: f"{s} — {catalog.CATALOG[s].note}"
+                                        if catalog.CATALOG[s].note else s)
+            if st.sidebar.button("Load data set", key="load_shared"):
+                state["load_request"] = {"kind": "shared", "name": name, "folder": str(folder)}
+
+
+def process_load(state) -> None:
+    """Apply a pending load request; on failure keep the previous data and say why."""
+    req = state.pop("load_request", None)
+    if req is None:
+        return
+    try:
+        bundle = load_request(req)
+    except CamcfError as e:
+        state["load_error"] = str(e)
+        return
+    except Exception as e:  # noqa: BLE001 - a reader bug must not show a traceback
+        state["load_error"] = f"could not read the data ({type(e).__name__}: {e})"
+        return
+    state["data"] = bundle
+    state.pop("load_error", None)
+
+
+def _sidebar_params(state, data: DataBundle) -> tuple[dict, dict, bool]:
+    st.sidebar.header("Parameters")
+    small = data.cells <= SMALL
+    auto = st.sidebar.toggle("Auto-run on every change", key="auto_run", disabled=not small,
+                             help="Only for small data sets (n × m ≤ 400,000).") and small
+    box = st.sidebar.container(border=True) if auto else st.sidebar.form("params")
+    with box:
+        d1 = st.slider("δ1 (feature–category, bits)", 0.0, 0.3, PARAM_DEFAULTS["delta1"], 0.005,
+                       key="p_delta1", format="%.3f")
+        d2 = st.slider("δ2 (category–category, bits)", 0.0, 0.5, PARAM_DEFAULTS["delta2"], 0.01,
+                       key="p_delta2", format="%.2f")
+        k1 = st.slider("k1 (share of PC candidates kept)", 0.05, 1.0, PARAM_DEFAULTS["k1"],
+                       0.05, key="p_k1", format="%.2f")
+        k2 = st.slider("k2 (share of the blanket kept)", 0.05, 1.0, PARAM_DEFAULTS["k2"], 0.05,
+                       key="p_k2", format="%.2f")
+        with st.expander("Discretisation"):
+            mode = st.selectbox("Mode", ["auto", "none"], key="d_mode",
+                                help="auto: integer columns with ≤ 10 values as they are, "
+                                     "others binned; none: no binning (integers only).")
+            bins = st.number_input("Bins", 2, 20, DISC_DEFAULTS["bins"], 1, key="d_bins")
+            strategy = st.selectbox("Strategy", ["uniform", "quantile"], key="d_strategy",
+                                    format_func={"uniform": "equal width",
+                                                 "quantile": "equal frequency"}.get)
+        with st.expander("Advanced"):
+            gamma = st.number_input("γ (redundancy margin)", 0.1, 5.0,
+                                    float(PARAM_DEFAULTS["gamma"]), 0.05, key="p_gamma")
+            min_cat = st.number_input("Minimum category size", 1, 10_000,
+                                      int(PARAM_DEFAULTS["min_category_size"]), 1,
+                                      key="p_min_cat")
+            recovery = st.radio("Recovery", ["first", "all"], key="p_recovery", horizontal=True,
+                                help="first: stop Phase 3 after the first recovered feature "
+                                     "(authors' code); all: try every feature (paper).")
+        submitted = False
+        if not auto:
+            submitted = st.form_submit_button("Run", type="primary", width="stretch")
+    params = {"delta1": float(d1), "delta2": float(d2), "k1": float(k1), "k2": float(k2),
+              "gamma": float(gamma), "min_category_size": int(min_cat),
+              "recovery": str(recovery)}
+    disc = {"mode": str(mode), "bins": int(bins), "strategy": str(strategy)}
+    return params, disc, submitted or auto
+
+
+def maybe_run(state, data: DataBundle, params: dict, disc: dict, pressed: bool) -> None:
+    key = run_key(data, disc, params)
+    last: RunRecord | None = state.get("run")
+    if last is not None and last.key == key:
+        return
+    fresh = last is None or last.data.fingerprint != data.fingerprint
+    first_try = state.get("_tried_key") != key
+    if not (pressed or (fresh and data.cells <= SMALL)) or (not pressed and not first_try):
+        return
+    state["_tried_key"] = key
+    try:
+        state["run"] = cached_run(data, disc, params)
+        state.pop("run_error", None)
+    except CamcfError as e:
+        state["run_error"] = str(e)
+    except Exception as e:  # noqa: BLE001 - never a traceback in the app
+        state["run_error"] = f"the run failed ({type(e).__name__}: {e})"
+
+
+def stale_reason(state, data: DataBundle, params: dict, disc: dict) -> str | None:
+    last: RunRecord | None = state.get("run")
+    if last is None:
+        return "no results yet: press Run"
+    if last.data.fingerprint != data.fingerprint:
+        return (f"results are stale: they are for {last.data.description}; press Run for "
+                f"{data.description}")
+    if last.key != run_key(data, disc, params):
+        return "results are stale: the parameters changed since the last run; press Run"
+    return None
+
+
+def pages() -> list:
+    p = [
+        st.Page("pages/overview.py", title="Overview", icon=":material/insights:", default=True),
+        st.Page("pages/skeleton.py", title="Label skeleton", icon=":material/hub:"),
+        st.Page("pages/local_structure.py", title="Local structure",
+                icon=":material/account_tree:"),
+        st.Page("pages/recovery.py", title="Recovery", icon=":material/restore:"),
+        st.Page("pages/pruning.py", title="Pruning", icon=":material/content_cut:"),
+        st.Page("pages/step_through.py", title="Step through", icon=":material/footprint:"),
+    ]
+    if (ROOT / "pages" / "evaluation.py").is_file():
+        p.append(st.Page("pages/evaluation.py", title="Evaluation", icon=":material/speed:"))
+    p.append(st.Page("pages/export.py", title="Export", icon=":material/download:"))
+    return p
+
+
+def main() -> None:
+    st.set_page_config(page_title="Ca-MCF explorer", page_icon=str(ROOT / "assets" / "logo.svg"),
+                       layout="wide")
+    st.logo(str(ROOT / "assets" / "logo.svg"), size="large")
+    st.html(f"<style>{(ROOT / 'assets' / 'style.css').read_text()}</style>")
+    state = st.session_state
+    if "data" not in state:
+        state["data"] = load_request({"kind": "demo", **DEMO_DEFAULTS})
+
+    _sidebar_source(state)
+    process_load(state)
+    if state.get("load_error"):
+        st.sidebar.error(state["load_error"], icon=":material/error:")
+    data: DataBundle = state["data"]
+    ds = data.dataset
+    st.sidebar.caption(f"**{data.description}** — {ds.n_samples:,} samples, "
+                       f"{ds.n_features:,} features, {ds.n_labels} labels")
+
+    params, disc, pressed = _sidebar_params(state, data)
+    maybe_run(state, data, params, disc, pressed)
+
+    if state.get("load_error"):
+        st.error(f"The data could not be loaded: {state['load_error']}. The previous data and "
+                 f"results are kept.", icon=":material/error:")
+    if state.get("run_error"):
+        st.error(f"Ca-MCF could not run: {state['run_error']}. The previous results are kept.",
+                 icon=":material/error:")
+    reason = stale_reason(state, data, params, disc)
+    if reason:
+        st.html(f'<div class="camcf-stale" data-testid="camcf-stale">⚠ {reason}</div>')
+        st.sidebar.warning(reason, icon=":material/update:")
+    rec: RunRecord | None = state.get("run")
+    if rec is not None:
+        for w in rec.warnings:
+            st.warning(w, icon=":material/warning:")
+
+    pg = st.navigation(pages())
+    pg.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""Overview: the data, the parameters, the selected features, the flow through the phases and,
+on the demo, found vs true."""
+
+import streamlit as st
+
+from camcf.viz import figures, summary
+from camcf.viz.style import COLORS
+from pages._common import current_run, pick_target
+
+rec = current_run()
+res = rec.result
+ds = rec.data.dataset
+
+st.title("Ca-MCF explorer")
+st.caption("Category-level multi-label causal feature selection: which features matter for "
+           "which label category, and why. Every decision is recorded; the pages on the left "
+           "show each phase.")
+
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("Selected features", f"{res.selected_indices.size} of {res.n_features}")
+c2.metric("Label categories run", f"{len(res.targets) - len(res.skipped)} of {len(res.targets)}")
+c3.metric("Tests recorded", f"{res.n_tests:,}")
+c4.metric("Run time", f"{res.stats.get('seconds', 0):.2f} s")
+
+left, right = st.columns([1, 1])
+with left:
+    st.subheader("Data")
+    st.markdown(f"**{rec.data.description}**")
+    st.dataframe(summary.describe_data(ds, res), width="stretch")
+    with st.expander("Labels and their categories"):
+        st.dataframe(summary.label_table(ds), hide_index=True, width="stretch")
+with right:
+    st.subheader("Parameters")
+    p = rec.params
+    st.dataframe(
+        {"parameter": ["δ1", "δ2", "k1", "k2", "γ", "minimum category size", "recovery",
+                       "discretisation"],
+         "value": [f"{p['delta1']:g} bits", f"{p['delta2']:g} bits", f"{p['k1']:g}",
+                   f"{p['k2']:g}", f"{p['gamma']:g}", str(p["min_category_size"]),
+                   p["recovery"], f"{rec.disc['mode']}, {rec.disc['bins']} bins "
+                   f"({rec.disc['strategy']}); columns: "
+                   + ", ".join(f"{v} {k}" for k, v in rec.disc_info.items())]},
+        hide_index=True, width="stretch")
+    st.subheader("Selected features")
+    sel = summary.selected_frame(res)
+    if sel.empty:
+        st.warning("No feature was selected with these parameters: try a lower δ1 or a "
+                   "higher k1/k2.")
+    else:
+        st.dataframe(sel, hide_index=True, width="stretch", height=min(320, 38 + 35 * len(sel)))
+
+st.subheader("How features flow through the phases")
+mode = st.radio("Show", ["All categories", "One category"], horizontal=True, key="ov_flow_mode")
+if mode == "One category":
+    tid = pick_target(res, "ov_target")
+    st.plotly_chart(figures.flow_sankey(res, tid), key="ov_sankey")
+else:
+    st.plotly_chart(figures.flow_sankey(res), key="ov_sankey")
+st.plotly_chart(figures.flow_bars(res), key="ov_bars")
+with st.expander("Flow counts per category"):
+    st.dataframe(summary.flow_counts(res), width="stretch")
+
+if rec.data.truth is not None:
+    st.subheader("Found vs true")
+    tt = summary.truth_table(res, rec.data.truth)
+    ov = tt.loc["overall"]
+    m1, m2, m3, m4, m5 = st.columns(5)
+    m1.metric("True positives", int(ov["tp"]))
+    m2.metric("Missed", int(ov["missed"]))
+    m3.metric("Extra", int(ov["extra"]))
+    m4.metric("Precision / recall", f"{ov['precision']:.2f} / {ov['recall']:.2f}")
+    m5.metric("F1 (selected vs union of true)", f"{ov['f1']:.2f}")
+
+    def colour(col):
+        key = {"tp": "tp", "missed": "missed", "extra": "extra"}.get(col.name)
+        if key is None:
+            return [""] * len(col)
+        return [f"background-color: {COLORS[key]}40" if v else "" for v in col]
+
+    show = tt[["true", "found", "tp", "missed", "extra", "true positives", "missed features",
+               "extra features", "precision", "recall", "f1"]]
+    st.dataframe(show.style.apply(colour, subset=["tp", "missed", "extra"]).format(
+        {"precision": "{:.2f}", "recall": "{:.2f}", "f1": "{:.2f}"}), width="stretch")
+    with st.expander("About the demo data", expanded=False):
+        from pathlib import Path
+
+        st.markdown((Path(__file__).resolve().parents[1] / "assets" / "demo.md").read_text())

@@ -1,0 +1,93 @@
+"""Step through: every decision for one target, in order, in plain words, with the graph."""
+
+import streamlit as st
+
+from camcf.viz import explain_row
+from pages._common import (
+    current_run,
+    legend,
+    local_html,
+    pick_target,
+    run_id,
+    show_graph,
+    trace_frame,
+)
+
+ROUTINE = {"below-delta1", "not-candidate", "not-tested", "skipped", "does-not-dominate",
+           "not-spouse"}
+PHASES = {1: "1 · label skeleton", 2: "2 · PC and spouses", 3: "3 · recovery", 4: "4 · pruning"}
+
+rec = current_run()
+res = rec.result
+st.title("Step through")
+st.caption("Every test Ca-MCF performed for one target category, in the order it took them.")
+
+c1, c2, c3 = st.columns([2, 2, 1])
+with c1:
+    tid = pick_target(res, "st_target")
+phases = c2.multiselect("Phases", list(PHASES), default=list(PHASES),
+                        format_func=PHASES.get, key="st_phases")
+hide = c3.toggle("Hide routine rows", value=True, key="st_hide",
+                 help="Hide the many 'nothing happened' rows: below δ1, not a candidate, not "
+                      "screened in as a spouse, not a spouse, skipped for recovery, not "
+                      "dominating.")
+df = trace_frame(run_id(rec), tid, res)
+view = df[df["phase"].isin(phases)]
+if hide:
+    view = view[~view["decision"].isin(ROUTINE)]
+n = len(view)
+st.caption(f"{n} of {len(df)} decisions shown.")
+if n == 0:
+    st.info("No decision matches the filter.")
+    st.stop()
+
+pos_key = f"st_pos_{tid}"
+if st.session_state.get(pos_key, 1) > n:
+    st.session_state[pos_key] = n
+
+
+def _move(delta: int) -> None:
+    st.session_state[pos_key] = min(n, max(1, st.session_state.get(pos_key, 1) + delta))
+
+
+b1, b2, b3 = st.columns([1, 6, 1])
+b1.button("◀ Previous", key="st_prev", on_click=_move, args=(-1,), width="stretch")
+b3.button("Next ▶", key="st_next", on_click=_move, args=(1,), width="stretch")
+pos = b2.slider("Position", 1, max(n, 2) if n > 1 else 2, key=pos_key,
+                label_visibility="collapsed", disabled=n == 1)
+pos = min(pos, n)
+row = view.iloc[pos - 1]
+sentence = explain_row(row, res)
+st.html(f'<div class="camcf-sentence" data-testid="camcf-sentence"><b>{pos}/{n}</b> · phase '
+        f'{int(row["phase"])} · <code>{row["step"]}</code><br>{sentence}</div>')
+
+involved = [int(row["b"])]
+if int(row["a"]) >= 0:
+    involved.append(int(row["a"]))
+if int(row["aux"]) >= 0:
+    involved.append(int(row["aux"]))
+cond = tuple(row["cond"])
+if len(cond) <= 12:
+    involved += list(cond)
+left, right = st.columns([3, 2])
+with left:
+    legend(["target", "label-category", "pc", "spouse", "recovered", "pruned", "removed"])
+    height = 460
+    show_graph(local_html(run_id(rec), tid, tuple(sorted(set(involved))), True, None, height, res),
+               height)
+    st.caption("Black border: the variables this decision involves (the tested variable, the "
+               "conditioning set" + (" — too large to draw" if len(cond) > 12 else "") + ").")
+with right:
+    st.markdown("**This decision**")
+    st.dataframe({"": ["step", "quantity", "variable", "given", "value (bits)", "threshold",
+                       "decision"],
+                  "value": [row["step"], row["quantity"], row["b_name"],
+                            row["cond_names"] or "∅", f"{row['value']:.6f}",
+                            f"{row['threshold']:.6f}", row["decision"]]},
+                 hide_index=True, width="stretch")
+    st.markdown("**Around it**")
+    lo = max(0, pos - 4)
+    around = view.iloc[lo:pos + 3]
+    st.dataframe({"#": list(range(lo + 1, lo + 1 + len(around))), "step": around["step"],
+                  "variable": around["b_name"], "value": around["value"].round(4),
+                  "decision": around["decision"]}, hide_index=True, width="stretch")
