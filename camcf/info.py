@@ -300,41 +300,53 @@ class FastEngine(_EngineBase):
         out = np.zeros(len(cols))
         if len(cols) == 0:
             return out
-        size = np.bincount(s, minlength=ns)
-        pos = np.bincount(s, weights=t, minlength=ns)
-        live = (pos > 0) & (pos < size)
+        ts0 = np.bincount(t * ns + s, minlength=2 * ns)
+        pos = ts0[ns:]
+        live = (pos > 0) & (ts0[:ns] > 0)  # both t = 0 and t = 1 occur in the stratum
         n_live = int(live.sum())
         if n_live == 0:
             return out
-        remap = np.where(live, np.cumsum(live) - 1, -1)
-        s = remap[s]  # −1 for rows in dead strata
-        ns = n_live
-        ok = s >= 0
-        ts_counts = np.bincount(t[ok] * ns + s[ok], minlength=2 * ns)
+        if n_live == ns:
+            ok = None  # every stratum informative: no row is dropped
+            ts_counts = ts0
+            ts_row = t * ns + s
+        else:
+            remap = np.where(live, np.cumsum(live) - 1, -1)
+            s = remap[s]  # −1 for rows in dead strata
+            ns = n_live
+            ok = s >= 0
+            ts_counts = np.bincount(t[ok] * ns + s[ok], minlength=2 * ns)
+            # cell of each row within a (column, code) block; −1 for rows of dead strata
+            ts_row = np.where(ok, t * ns + s, -1)
         s_ts = tab[ts_counts].sum()
-        s_s = tab[np.bincount(s[ok], minlength=ns)].sum()
+        s_s = tab[ts_counts[:ns] + ts_counts[ns:]].sum()
         K = int(self.card[cols].max())
         per = K * 2 * ns
         chunk = max(1, _CELL_BUDGET // per)
-        # cell of each row within a (column, code) block; −1 for rows of dead strata
-        ts_row = np.where(ok, t * ns + s, -1)
         nnz = self._colptr[cols + 1] - self._colptr[cols]
         sparse = nnz.sum() < 0.3 * n * len(cols)
-        live_rows = np.nonzero(ok)[0] if not sparse else None
+        live_rows = np.nonzero(ok)[0] if (not sparse and ok is not None) else None
         for start in range(0, len(cols), chunk):
             part = cols[start:start + chunk]
             if sparse:
                 # counts of codes ≥ 1 from the stored non-zero entries; code 0 is the remainder
                 r, c, v = self._entries(part)
                 cell = ts_row[r]
-                keep = cell >= 0
-                idx = (c[keep] * K + v[keep]) * (2 * ns) + cell[keep]
+                if ok is None:
+                    idx = (c * K + v) * (2 * ns) + cell
+                else:
+                    keep = cell >= 0
+                    idx = (c[keep] * K + v[keep]) * (2 * ns) + cell[keep]
                 counts = np.bincount(idx, minlength=len(part) * per)
                 counts = counts.reshape(len(part), K, 2 * ns)
                 counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
             else:
-                V = self.pool[np.ix_(live_rows, part)]
-                idx = V * (2 * ns) + ts_row[live_rows][:, None]
+                if live_rows is None:
+                    V = self.pool[:, part]
+                    idx = V * (2 * ns) + ts_row[:, None]
+                else:
+                    V = self.pool[np.ix_(live_rows, part)]
+                    idx = V * (2 * ns) + ts_row[live_rows][:, None]
                 idx += (np.arange(len(part)) * per)[None, :]
                 counts = np.bincount(idx.ravel(), minlength=len(part) * per)
                 counts = counts.reshape(len(part), K, 2 * ns)
