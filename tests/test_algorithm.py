@@ -356,3 +356,30 @@ def test_nothing_selected_warns():
         res = camcf.run(X, Y, delta1=0.9, delta2=0.1, k1=1.0, k2=1.0)
     assert res.selected_indices.size == 0
     assert any("selected no feature" in str(x.message) for x in w)
+
+
+# ---------------------------------------------------------------------------------------------
+# recovery="first" (authors' code) stops after one feature; "all" (paper) goes on
+# ---------------------------------------------------------------------------------------------
+def two_blockers():
+    rows = np.array(list(itertools.product([0, 1], repeat=2)) * 250)
+    f1, f2 = rows.T
+    T = f1 | f2
+    A1, A2 = f1.copy(), f2.copy()
+    A1[[0, 1, 2, 3, 4]] ^= 1  # noisy copies: each masks its feature given the other labels
+    A2[[10, 11, 12, 13, 14]] ^= 1
+    noise = (np.arange(len(T)) // 4) % 2
+    return np.column_stack([noise, f1, f2]), np.column_stack([T, A1, A2])
+
+
+def test_recovery_first_stops_after_one_feature_and_all_goes_on():
+    X, Y = two_blockers()
+    first = camcf.run(X, Y, **AUTHORS, recovery="first").target((0, 1))
+    every = camcf.run(X, Y, **AUTHORS, recovery="all").target((0, 1))
+    # R = [A2 = 0, A1 = 0] (A2 is slightly more informative); f1 first loses against A2,
+    # then beats A1 (its own mask); f2 then beats A2, the member left
+    a2, a1 = first.skeleton
+    assert first.pc == ()
+    assert first.recovered == ((1, a1),)
+    assert every.recovered == ((1, a1), (2, a2))  # each blocker consumed once
+    assert first.cmb == (1,) and every.cmb == (1, 2)
