@@ -127,6 +127,11 @@ class _EngineBase:
         """I(t; V_j | S) for every pool column j in ``variables``; t is category ``target``."""
         raise NotImplementedError
 
+    def cmi_each_extra(self, target: int, variables: Sequence[int], extras: Sequence[int],
+                       fixed: Sequence[int]) -> list[np.ndarray]:
+        """For each x in ``extras``: I(t; V_j | {x} ∪ fixed) for every j in ``variables``."""
+        return [self.cmi_many(target, variables, [x] + list(fixed)) for x in extras]
+
     def leave_one_out(self, target: int, members: Sequence[int], fixed: Sequence[int]):
         """A session for backward elimination: ``value(f)`` is I(t; V_f | (members − f) ∪ fixed)
         and ``remove(f)`` drops f from the members for later calls."""
@@ -389,6 +394,18 @@ class FastEngine(_EngineBase):
             out[todo] = vals
             for c, v in zip(sub, vals, strict=True):
                 self._value_cache[(target, int(c), key_cond)] = float(v)
+        return out
+
+    def cmi_each_extra(self, target, variables, extras, fixed):
+        # the joint code of ``fixed`` is built once; adding x is one multiply-add per row
+        cols = np.asarray(list(variables), dtype=np.int64)
+        r, nr = self.joint(fixed)
+        t = self.pool[:, self._target_col(target)]
+        out = []
+        for x in extras:
+            self.n_tests += len(cols)
+            kx = int(self.card[x])
+            out.append(self._cmi_given_codes(t, cols, r * kx + self.pool[:, x], nr * kx))
         return out
 
     def leave_one_out(self, target, members, fixed):

@@ -10,7 +10,7 @@ import networkx as nx
 import numpy as np
 
 from camcf.algorithm import _run_target, check_params
-from camcf.info import _LeaveOneOut
+from camcf.info import _EngineBase, _LeaveOneOut
 from camcf.result import Category
 from camcf.trace import CondSets
 
@@ -44,6 +44,8 @@ class OracleEngine:
 
     def leave_one_out(self, target, members, fixed):
         return _LeaveOneOut(self, target, members, fixed)
+
+    cmi_each_extra = _EngineBase.cmi_each_extra
 
 
 def test_phases_recover_the_markov_blanket_of_a_known_dag():

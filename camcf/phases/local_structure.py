@@ -81,9 +81,8 @@ def spouses(engine, target: int, s: np.ndarray, pc: list[int], R: list[int], del
     found: dict[int, list[int]] = {}
     if screened.size == 0:
         return found
-    for x in pc:
+    for x, v2 in zip(pc, engine.cmi_each_extra(target, screened, pc, R_pool), strict=True):
         cond = [x] + R_pool
-        v2 = engine.cmi_many(target, screened, cond)
         hit = rounded(v2) > delta1
         tb.add("spouse", TARGET, screened, cond, v2, delta1,
                np.where(hit, "spouse", "not-spouse"), aux=x)
