@@ -383,3 +383,19 @@ def test_recovery_first_stops_after_one_feature_and_all_goes_on():
     assert first.recovered == ((1, a1),)
     assert every.recovered == ((1, a1), (2, a2))  # each blocker consumed once
     assert first.cmb == (1,) and every.cmb == (1, 2)
+
+
+@pytest.mark.parametrize("name", ["flags", "flags-mat"])
+def test_fast_engine_agrees_with_reference_on_real_data(data_dir, name):
+    from camcf.catalog import load_shared
+    from camcf.discretize import discretize
+
+    ds = load_shared(name, data_dir)
+    X, _ = discretize(ds.X)
+    params = dict(delta1=0.02, delta2=0.05, k1=1.0, k2=0.8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CamcfWarning)
+        fast = camcf.run(X, ds.Y, **params)
+        ref = camcf.run(X, ds.Y, **params, engine="reference")
+    assert _decisions(fast) == _decisions(ref)
+    assert fast.n_tests == ref.n_tests
