@@ -374,20 +374,30 @@ def stale_reason(state, data: DataBundle, params: dict, disc: dict) -> str | Non
     return None
 
 
+#: (file, title, icon, url path). The url paths differ from the file names on purpose: with a
+#: ``pages/`` folder beside app.py Streamlit 1.67 also registers every file there as a v1 page
+#: (url = file name) and would run such a page *without* this frame on a rerun. Distinct url
+#: paths make every request fall through to app.py, whose st.navigation picks the page.
+PAGES = [
+    ("pages/overview.py", "Overview", ":material/insights:", "overview-page"),
+    ("pages/skeleton.py", "Label skeleton", ":material/hub:", "label-skeleton"),
+    ("pages/local_structure.py", "Local structure", ":material/account_tree:",
+     "local-structure"),
+    ("pages/recovery.py", "Recovery", ":material/restore:", "phase-3-recovery"),
+    ("pages/pruning.py", "Pruning", ":material/content_cut:", "phase-4-pruning"),
+    ("pages/step_through.py", "Step through", ":material/footprint:", "step-through"),
+    ("pages/evaluation.py", "Evaluation", ":material/speed:", "evaluation-page"),
+    ("pages/export.py", "Export", ":material/download:", "export-results"),
+]
+
+
 def pages() -> list:
-    p = [
-        st.Page("pages/overview.py", title="Overview", icon=":material/insights:", default=True),
-        st.Page("pages/skeleton.py", title="Label skeleton", icon=":material/hub:"),
-        st.Page("pages/local_structure.py", title="Local structure",
-                icon=":material/account_tree:"),
-        st.Page("pages/recovery.py", title="Recovery", icon=":material/restore:"),
-        st.Page("pages/pruning.py", title="Pruning", icon=":material/content_cut:"),
-        st.Page("pages/step_through.py", title="Step through", icon=":material/footprint:"),
-    ]
-    if (ROOT / "pages" / "evaluation.py").is_file():
-        p.append(st.Page("pages/evaluation.py", title="Evaluation", icon=":material/speed:"))
-    p.append(st.Page("pages/export.py", title="Export", icon=":material/download:"))
-    return p
+    """The pages; the Evaluation page only when its file exists."""
+    out = []
+    for i, (path, title, icon, url) in enumerate(PAGES):
+        if (ROOT / path).is_file():
+            out.append(st.Page(path, title=title, icon=icon, url_path=url, default=i == 0))
+    return out
 
 
 def main() -> None:

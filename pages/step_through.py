@@ -25,8 +25,9 @@ st.caption("Every test Ca-MCF performed for one target category, in the order it
 c1, c2, c3 = st.columns([2, 2, 1])
 with c1:
     tid = pick_target(res, "st_target")
-phases = c2.multiselect("Phases", list(PHASES), default=list(PHASES),
-                        format_func=PHASES.get, key="st_phases")
+with c2:
+    phases = st.pills("Phases", list(PHASES), default=list(PHASES), format_func=PHASES.get,
+                      selection_mode="multi", key="st_phases") or []
 hide = c3.toggle("Hide routine rows", value=True, key="st_hide",
                  help="Hide the many 'nothing happened' rows: below δ1, not a candidate, not "
                       "screened in as a spouse, not a spouse, skipped for recovery, not "
@@ -61,9 +62,7 @@ sentence = explain_row(row, res)
 st.html(f'<div class="camcf-sentence" data-testid="camcf-sentence"><b>{pos}/{n}</b> · phase '
         f'{int(row["phase"])} · <code>{row["step"]}</code><br>{sentence}</div>')
 
-involved = [int(row["b"])]
-if int(row["a"]) >= 0:
-    involved.append(int(row["a"]))
+involved = [-1, int(row["b"]), int(row["a"])]  # -1: the target itself
 if int(row["aux"]) >= 0:
     involved.append(int(row["aux"]))
 cond = tuple(row["cond"])

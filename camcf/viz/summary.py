@@ -46,9 +46,8 @@ def flow_counts(result, *, overall: bool = True) -> pd.DataFrame:
         index.append(t.category.display)
     df = pd.DataFrame(rows, index=pd.Index(index, name="category"))
     if overall and len(df):
-        tot = df[~df["skipped"]].drop(columns=["skipped"]).sum()
-        tot["skipped"] = False
-        df.loc["overall"] = tot
+        tot = df[~df["skipped"]].drop(columns=["skipped"]).sum().to_dict()
+        df.loc["overall"] = {**tot, "skipped": False}
     return df
 
 

@@ -1,0 +1,401 @@
+"""Evaluation: ML-kNN with the paper's seven metrics — all features vs Ca-MCF, the ablation by
+phase, and parameter sensitivity heatmaps.
+
+What this page reads from ``st.session_state`` (written by ``app.py``):
+
+``run`` — the frame's ``RunRecord``: ``run.data.dataset`` (the raw :class:`camcf.Dataset`),
+``run.data.fingerprint``, ``run.data.description``, ``run.disc`` (``mode``, ``bins``,
+``strategy``), ``run.params`` (Ca-MCF's parameters) and ``run.result`` (the
+:class:`camcf.Result`).
+
+What it writes: ``eval_key`` / ``sens_key`` — the keys of the last evaluation and sensitivity
+study shown. Their results live in a bounded per-process store (see ``_store``).
+
+Nothing here computes an algorithm: the page calls :mod:`camcf.evaluation` (``make_splits``,
+``make_folds``, ``ablation``, ``evaluate_per_fold``, ``sensitivity``, ``summarise``,
+``sensitivity_matrix``) and draws. Each fold is discretised on its training rows with the
+frame's discretisation settings; Ca-MCF re-selects on each training part with the frame's
+parameters, so the test rows never influence the selection.
+
+Caching: results are kept per (data fingerprint, discretisation, parameters, evaluation
+settings). They are stored in an ``st.cache_resource`` LRU rather than computed inside
+``st.cache_data``, because ``st.cache_data`` replays the Streamlit calls a cached function made
+and cannot update a progress bar created outside it; app.py stores its runs the same way.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from threading import Lock
+
+import numpy as np
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+import streamlit as st
+
+from camcf.evaluation import (
+    METRICS,
+    ablation,
+    evaluate_per_fold,
+    make_folds,
+    make_splits,
+    sensitivity,
+    sensitivity_matrix,
+    sensitivity_summary,
+    summarise,
+)
+from camcf.evaluation.study import KnnCache
+from pages._common import current_run
+
+SET_NAMES = {
+    "all": "All features",
+    "phase2": "After Phase 2",
+    "phase3": "After Phase 3",
+    "phase4": "After Phase 4",
+    "camcf": "Ca-MCF (re-selected per split)",
+    "current": "Current selection as is",
+}
+PROTOCOLS = {
+    "repeated": "Repeated hold-out",
+    "kfold": "k-fold cross-validation",
+    "holdout": "One random hold-out",
+}
+STORE_ENTRIES = 8
+
+
+class _Store:
+    """A bounded LRU of finished evaluations, shared by the sessions of this server process."""
+
+    def __init__(self, max_entries: int) -> None:
+        self.max = max_entries
+        self._d: OrderedDict = OrderedDict()
+        self._lock = Lock()
+
+    def get(self, key):
+        with self._lock:
+            value = self._d.get(key)
+            if value is not None:
+                self._d.move_to_end(key)
+            return value
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            self._d[key] = value
+            self._d.move_to_end(key)
+            while len(self._d) > self.max:
+                self._d.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _store() -> _Store:
+    return _Store(STORE_ENTRIES)
+
+
+@st.cache_resource(show_spinner=False)
+def _knn_cache() -> dict:
+    """One ML-kNN cache per (fingerprint, discretisation, splits): shared by both studies."""
+    return {}
+
+
+def _csv(frame: pd.DataFrame) -> bytes:
+    return frame.to_csv(index=False).encode("utf-8")
+
+
+def _download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
+    st.download_button(label, _csv(frame), file_name=name, mime="text/csv", key=key,
+                       on_click="ignore", icon=":material/download:")
+
+
+def _floats(text: str, lo: float, hi: float, name: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
+    except ValueError:
+        raise ValueError(f"{name}: give numbers separated by commas, e.g. 0.01, 0.05") from None
+    if not values:
+        raise ValueError(f"{name}: give at least one value")
+    bad = [v for v in values if not lo <= v <= hi or math.isnan(v)]
+    if bad:
+        raise ValueError(f"{name}: {bad[0]:g} is outside [{lo:g}, {hi:g}]")
+    return sorted(set(values))
+
+
+def _progress_box(title: str):
+    status = st.status(title, expanded=True)
+    bar = status.progress(0.0, text="starting")
+
+    def progress(done: int, total: int, message: str) -> None:
+        bar.progress(min(1.0, done / total) if total else 1.0, text=f"{done}/{total} — {message}")
+
+    return status, progress
+
+
+def _folds(rec, settings: dict):
+    ds = rec.data.dataset
+    splits = make_splits(ds.n_samples, settings["protocol"], n_repeats=settings["repeats"],
+                         test_size=settings["test_size"], n_folds=settings["folds"],
+                         seed=settings["seed"])
+    return make_folds(ds.X, ds.Y, splits, protocol=settings["protocol"],
+                      discretize=rec.disc["mode"], bins=int(rec.disc["bins"]),
+                      strategy=rec.disc["strategy"])
+
+
+def _cache_for(rec, settings: dict) -> KnnCache:
+    caches = _knn_cache()
+    key = (rec.data.fingerprint, tuple(sorted(rec.disc.items())),
+           tuple(sorted((k, v) for k, v in settings.items() if k not in ("k", "neighbours"))))
+    if key not in caches:
+        if len(caches) >= STORE_ENTRIES:
+            caches.pop(next(iter(caches)))
+        caches[key] = KnnCache()
+    return caches[key]
+
+
+def _evaluate(rec, settings: dict) -> dict:
+    """Ablation (all, phases, Ca-MCF per split) and the current selection as is."""
+    knn = {"k": settings["k"], "neighbours": settings["neighbours"]}
+    status, progress = _progress_box("Evaluating with ML-kNN…")
+    with status:
+        t0 = time.perf_counter()
+        progress(0, 1, "discretising each split on its training rows")
+        folds = _folds(rec, settings)
+        cache = _cache_for(rec, settings)
+        frame = ablation(folds, rec.params, cache=cache, progress=progress, **knn)
+        current = tuple(int(i) for i in rec.result.selected_indices)
+        if current:
+            extra = evaluate_per_fold(folds, [{"current": current}] * len(folds), cache=cache,
+                                      **knn)
+            frame = pd.concat([frame, extra], ignore_index=True)
+        seconds = time.perf_counter() - t0
+        status.update(label=f"Evaluation finished in {seconds:.1f} s", state="complete",
+                      expanded=False)
+    return {"frame": frame, "summary": summarise(frame), "seconds": seconds,
+            "n_splits": len(folds), "n_test": int(np.mean([f.test.size for f in folds]))}
+
+
+def _sensitivity(rec, settings: dict, grids: dict) -> dict:
+    knn = {"k": settings["k"], "neighbours": settings["neighbours"]}
+    status, progress = _progress_box("Parameter sensitivity…")
+    out = {}
+    with status:
+        t0 = time.perf_counter()
+        folds = _folds(rec, settings)
+        cache = _cache_for(rec, settings)
+        for name, grid in grids.items():
+            fixed = {k: v for k, v in rec.params.items() if k not in grid}
+            status.write(f"grid {name}: " + " × ".join(f"{len(v)} {k}" for k, v in grid.items()))
+            out[name] = sensitivity(folds, grid, fixed, cache=cache, progress=progress, **knn)
+        seconds = time.perf_counter() - t0
+        status.update(label=f"Sensitivity finished in {seconds:.1f} s", state="complete",
+                      expanded=False)
+    out["seconds"] = seconds
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+rec = current_run()
+ds = rec.data.dataset
+res = rec.result
+
+st.title("Evaluation")
+st.caption(
+    "ML-kNN (Zhang & Zhou) on the selected features, scored with the paper's seven metrics. "
+    "Each split is discretised on its training rows, and Ca-MCF re-selects on each training "
+    "part with the sidebar's parameters, so the test rows never influence the selection.")
+
+with st.form("eval_form"):
+    c1, c2, c3, c4 = st.columns(4)
+    protocol = c1.selectbox("Protocol", list(PROTOCOLS), format_func=PROTOCOLS.get,
+                            key="ev_protocol")
+    repeats = c2.number_input("Repeats (repeated hold-out)", 1, 20, 5, 1, key="ev_repeats")
+    folds_n = c2.number_input("Folds (k-fold)", 2, 20, 5, 1, key="ev_folds")
+    test_size = c3.slider("Test share", 0.1, 0.5, 0.3, 0.05, key="ev_test_size")
+    seed = c3.number_input("Seed", 0, 10_000, 0, 1, key="ev_seed")
+    k = c4.number_input("ML-kNN k", 1, 50, 10, 1, key="ev_k")
+    neighbours = c4.selectbox(
+        "Training neighbours", ["strict", "authors"], key="ev_neighbours",
+        help="strict: a row is never its own neighbour (Zhang & Zhou); authors: the paper's "
+             "code (k + 1 nearest, first dropped; duplicates can keep a row as its own "
+             "neighbour).")
+    pressed = st.form_submit_button("Evaluate", type="primary", key="ev_run")
+
+settings = {"protocol": protocol, "repeats": int(repeats), "folds": int(folds_n),
+            "test_size": float(test_size), "seed": int(seed), "k": int(k),
+            "neighbours": str(neighbours)}
+base_key = (rec.data.fingerprint, tuple(sorted(rec.disc.items())),
+            tuple(sorted(rec.params.items())), tuple(res.selected_indices.tolist()))
+eval_key = ("eval", *base_key, tuple(sorted(settings.items())))
+store = _store()
+if pressed:
+    found = store.get(eval_key)
+    if found is None:
+        try:
+            found = _evaluate(rec, settings)
+            store.put(eval_key, found)
+        except Exception as e:  # noqa: BLE001 - a message, never a traceback
+            st.error(f"The evaluation failed: {e}", icon=":material/error:")
+    if found is not None:
+        st.session_state["eval_key"] = eval_key
+
+shown_key = st.session_state.get("eval_key")
+ev = store.get(shown_key) if shown_key is not None else None
+if ev is None:
+    st.info("Press **Evaluate** to classify with ML-kNN on every split "
+            f"({ds.n_samples:,} rows, {ds.n_features:,} features).")
+else:
+    if shown_key != eval_key:
+        st.warning("These results are for other settings (data, parameters or protocol); "
+                   "press **Evaluate** to update them.", icon=":material/update:")
+    summary = ev["summary"]
+    by = summary.set_index(["feature_set", "metric"])
+    sets = list(dict.fromkeys(summary["feature_set"]))
+
+    st.subheader("All features vs the selection")
+    cols = st.columns(4)
+    camcf_n = by.loc[("camcf", "hamming_loss"), "n_features"]
+    cols[0].metric("Features (Ca-MCF, mean)", f"{camcf_n:.1f} of {ds.n_features}")
+    cols[1].metric("Ca-MCF time per split", f"{by.loc[('camcf', 'hamming_loss'), 'seconds']:.2f} s")
+    cols[2].metric("Splits", f"{ev['n_splits']} ({ev['n_test']} test rows each)")
+    cols[3].metric("Evaluation time", f"{ev['seconds']:.1f} s")
+
+    shown_sets = [s for s in ("all", "camcf", "current") if s in sets]
+    rows = []
+    for metric, info in METRICS.items():
+        row = {"metric": f"{info['name']} {'↑' if info['higher_is_better'] else '↓'}"}
+        for s in shown_sets:
+            mean, sd = by.loc[(s, metric), "mean"], by.loc[(s, metric), "sd"]
+            row[SET_NAMES[s]] = "–" if np.isnan(mean) else (
+                f"{mean:.4f}" + ("" if np.isnan(sd) else f" ± {sd:.4f}"))
+        rows.append(row)
+    rows.append({"metric": "Number of features",
+                 **{SET_NAMES[s]: f"{by.loc[(s, 'hamming_loss'), 'n_features']:.1f}"
+                    for s in shown_sets}})
+    metrics_table = pd.DataFrame(rows)
+    st.dataframe(metrics_table, hide_index=True, width="stretch", key="ev_metrics_table")
+    st.caption("Mean ± sample SD over splits. *Current selection as is* uses the features the "
+               "sidebar run selected on **all** rows, test rows included: it is optimistic and "
+               "shown only for comparison.")
+
+    radar = go.Figure()
+    names = [info["short"] for info in METRICS.values()]
+    for s in shown_sets:
+        values = [by.loc[(s, m), "mean"] for m in METRICS]
+        # losses are drawn as 1 − value so that a larger area is better everywhere (as the paper)
+        drawn = [v if info["higher_is_better"] else 1 - v
+                 for v, info in zip(values, METRICS.values(), strict=True)]
+        radar.add_trace(go.Scatterpolar(r=drawn + drawn[:1], theta=names + names[:1],
+                                        name=SET_NAMES[s], fill="toself", opacity=0.6))
+    radar.update_layout(polar={"radialaxis": {"range": [0, 1]}}, height=420,
+                        margin={"t": 30, "b": 30}, legend={"orientation": "h"})
+    left, right = st.columns([1, 1])
+    with left:
+        st.plotly_chart(radar, key="ev_radar")
+        st.caption("Radar: HL, Cov and RL are drawn as 1 − value, so outward is better.")
+    with right:
+        st.markdown("**Downloads**")
+        _download("Metrics table (CSV)", metrics_table, "metrics.csv", "dl_metrics")
+        _download("Summary over splits (CSV)", summary, "evaluation_summary.csv", "dl_summary")
+        _download("Every split (tidy CSV)", ev["frame"], "evaluation_splits.csv", "dl_splits")
+
+    st.subheader("Ablation by phase")
+    st.caption("The union over categories of the features present after each phase, each "
+               "classified on the same splits (the paper's ablation figure). Phase 1 builds "
+               "the label skeleton and selects no feature; *All features* is the start.")
+    order = [s for s in ("all", "phase2", "phase3", "phase4", "camcf") if s in sets]
+    ab = summary[summary["feature_set"].isin(order)].copy()
+    ab["set"] = ab["feature_set"].map(SET_NAMES)
+    ab["metric name"] = ab["metric"].map(lambda m: METRICS[m]["name"])
+    fig = px.line(ab, x="set", y="mean", error_y="sd", facet_col="metric name",
+                  facet_col_wrap=4, markers=True,
+                  category_orders={"set": [SET_NAMES[s] for s in order],
+                                   "metric name": [i["name"] for i in METRICS.values()]},
+                  hover_data={"n_features": ":.1f"}, height=560)
+    fig.update_yaxes(matches=None, showticklabels=True)
+    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=")[-1]))
+    fig.update_xaxes(title=None, tickangle=30)
+    st.plotly_chart(fig, key="ev_ablation")
+    ab_table = ab.pivot_table(index="set", columns="metric", values="mean", sort=False)
+    ab_table = ab_table[[m for m in METRICS if m in ab_table.columns]]
+    ab_table.insert(0, "features", ab.groupby("set", sort=False)["n_features"].mean())
+    st.dataframe(ab_table.reset_index(), hide_index=True, width="stretch",
+                 key="ev_ablation_table")
+    _download("Ablation table (CSV)", ab_table.reset_index(), "ablation.csv", "dl_ablation")
+
+# ------------------------------------------------------------------------------------------------
+st.subheader("Parameter sensitivity")
+st.caption("Two grids on the same splits, the other parameters fixed at the sidebar's values: "
+           "δ1 × k1 and δ2 × k2 (the paper's sensitivity figure). Each grid point re-selects "
+           "on every training part; identical feature sets are classified once.")
+p = rec.params
+with st.form("sens_form"):
+    c1, c2 = st.columns(2)
+    d1_text = c1.text_input("δ1 values (bits)", f"0.01, 0.02, {p['delta1']:g}, 0.1",
+                            key="sens_d1")
+    k1_text = c1.text_input("k1 values", "0.1, 0.3, 0.5, 0.7, 1.0", key="sens_k1")
+    d2_text = c2.text_input("δ2 values (bits)", f"0.05, {p['delta2']:g}, 0.2", key="sens_d2")
+    k2_text = c2.text_input("k2 values", "0.3, 0.6, 1.0", key="sens_k2")
+    sens_pressed = st.form_submit_button("Run sensitivity", key="sens_run")
+
+sens_key = None
+try:
+    grids = {
+        "δ1 × k1": {"delta1": _floats(d1_text, 0.0, 10.0, "δ1"),
+                    "k1": _floats(k1_text, 1e-9, 1.0, "k1")},
+        "δ2 × k2": {"delta2": _floats(d2_text, 0.0, 10.0, "δ2"),
+                    "k2": _floats(k2_text, 1e-9, 1.0, "k2")},
+    }
+    sens_key = ("sens", *base_key, tuple(sorted(settings.items())),
+                tuple((n, tuple((k, tuple(v)) for k, v in g.items())) for n, g in grids.items()))
+except ValueError as e:
+    st.error(str(e), icon=":material/error:")
+    grids = None
+
+if sens_pressed and grids is not None:
+    found = store.get(sens_key)
+    if found is None:
+        try:
+            found = _sensitivity(rec, settings, grids)
+            store.put(sens_key, found)
+        except Exception as e:  # noqa: BLE001
+            st.error(f"The sensitivity study failed: {e}", icon=":material/error:")
+    if found is not None:
+        st.session_state["sens_key"] = sens_key
+
+shown_sens = st.session_state.get("sens_key")
+sens = store.get(shown_sens) if shown_sens is not None else None
+if sens is None:
+    st.info("Press **Run sensitivity** to compute both grids "
+            "(Protocol and ML-kNN settings are those of the form above).")
+else:
+    if shown_sens != sens_key:
+        st.warning("These heatmaps are for other settings; press **Run sensitivity** to update "
+                   "them.", icon=":material/update:")
+    c1, c2 = st.columns([1, 1])
+    metric = c1.selectbox("Metric", list(METRICS), format_func=lambda m: METRICS[m]["name"],
+                          key="sens_metric")
+    show = c2.radio("Show", ["metric", "number of features"], horizontal=True, key="sens_show")
+    hib = METRICS[metric]["higher_is_better"]
+    cols = st.columns(2)
+    for col, (name, axes) in zip(cols, [("δ1 × k1", ("delta1", "k1")),
+                                        ("δ2 × k2", ("delta2", "k2"))], strict=True):
+        frame = sens[name]
+        value = "mean" if show == "metric" else "n_features"
+        mat = sensitivity_matrix(frame, metric, axes[0], axes[1], value=value)
+        title = METRICS[metric]["name"] if show == "metric" else "features selected"
+        heat = px.imshow(mat.to_numpy(), x=[f"{v:g}" for v in mat.columns],
+                         y=[f"{v:g}" for v in mat.index], text_auto=".3f" if value == "mean"
+                         else ".1f", aspect="auto",
+                         color_continuous_scale="Viridis" if (hib or value != "mean")
+                         else "Viridis_r",
+                         labels={"x": axes[1], "y": axes[0], "color": title})
+        heat.update_layout(title=f"{name}: {title}", height=380, margin={"t": 50})
+        with col:
+            st.plotly_chart(heat, key=f"sens_heat_{axes[0]}")
+            _download(f"{name} grid (tidy CSV)", frame, f"sensitivity_{axes[0]}_{axes[1]}.csv",
+                      f"dl_sens_{axes[0]}")
+            _download(f"{name} summary (CSV)", sensitivity_summary(frame),
+                      f"sensitivity_{axes[0]}_{axes[1]}_summary.csv", f"dl_sens_sum_{axes[0]}")
+    st.caption(f"Mean over splits; brighter is better for the metric. Sensitivity took "
+               f"{sens['seconds']:.1f} s. Empty cells: no feature selected.")

@@ -1,0 +1,223 @@
+"""The app through Streamlit's AppTest: every page draws on the demo, Run changes the result, bad
+files and bad choices show a message and keep the previous data and results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGES = ["pages/overview.py", "pages/skeleton.py", "pages/local_structure.py",
+         "pages/recovery.py", "pages/pruning.py", "pages/step_through.py", "pages/export.py"]
+
+
+def new_app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.fixture(scope="module")
+def shared_app() -> AppTest:
+    """One app for the read-only page checks (each page test switches to its page)."""
+    return new_app()
+
+
+def texts(at) -> str:
+    parts = [e.value for e in at.title] + [e.value for e in at.subheader]
+    parts += [e.value for e in at.markdown] + [e.value for e in at.caption]
+    parts += [h.proto.body for h in at.get("html")]
+    return "\n".join(str(p) for p in parts)
+
+
+def run_button(at):
+    return next(b for b in at.button if b.label == "Run")
+
+
+def goto(at, page: str) -> AppTest:
+    at.switch_page(page)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_opens_on_the_demo_with_results(shared_app):
+    at = goto(shared_app, "pages/overview.py")
+    rec = at.session_state["run"]
+    assert rec.data.source["kind"] == "demo"
+    assert rec.result.selected_indices.size > 0
+    assert at.title[0].value == "Ca-MCF explorer"
+    labels = [m.label for m in at.metric]
+    assert "Selected features" in labels and "True positives" in labels
+    assert {"Found vs true", "How features flow through the phases",
+            "Selected features"} <= {s.value for s in at.subheader}
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert any(d.get("type") == "sankey" for s in specs for d in s["data"])
+    assert not at.error
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_draws_without_exception(shared_app, page):
+    at = goto(shared_app, page)
+    assert at.title, page
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_skeleton_page(shared_app):
+    at = goto(shared_app, "pages/skeleton.py")
+    frames = at.get("iframe")
+    assert len(frames) == 1
+    html = frames[0].proto.srcdoc
+    assert "vis-network" in html and '"A=0"' in html and "cdn.jsdelivr" not in html
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert any(d.get("type") == "heatmap" for s in specs for d in s["data"])
+    assert "Greedy acceptance" in texts(at)
+    assert len(at.dataframe) >= 3
+
+
+def test_local_structure_page(shared_app):
+    at = goto(shared_app, "pages/local_structure.py")
+    res = at.session_state["run"].result
+    tid = at.session_state["chosen_target"]
+    t = res.targets[tid]
+    html = at.get("iframe")[0].proto.srcdoc
+    for f in t.pc:
+        assert f'"{res.feature_names[f]}"' in html
+    assert {"Backward elimination", "Spouses"} <= {s.value for s in at.subheader}
+    # choose another target: the graph follows
+    at.selectbox(key="ls_target").set_value(res.target("C=0").id).run()
+    html2 = at.get("iframe")[0].proto.srcdoc
+    assert '"C=0"' in html2 and '"f11"' in html2  # C's spouse f11
+    # the truth overlay (demo only)
+    at.toggle(key="ls_truth").set_value(True).run()
+    assert not at.exception
+    assert "#009E73" in at.get("iframe")[0].proto.srcdoc  # green border: true positive
+
+
+def test_recovery_page(shared_app):
+    at = goto(shared_app, "pages/recovery.py")
+    res = at.session_state["run"].result
+    at.selectbox(key="rc_target").set_value(res.target("B=0").id).run()
+    assert not at.exception
+    assert "The competition" in {s.value for s in at.subheader}
+    tables = [d.value for d in at.dataframe]
+    assert any("blocker" in t.columns and (t["decision"] == "recovered").any() for t in tables)
+
+
+def test_pruning_page_explains_a_feature(shared_app):
+    at = goto(shared_app, "pages/pruning.py")
+    res = at.session_state["run"].result
+    tid = res.target("B=0").id
+    at.selectbox(key="pr_target").set_value(tid).run()
+    chart = at.get("plotly_chart")[0]
+    assert json.loads(chart.proto.spec)["data"][0]["type"] == "scatter"
+    f00 = res.feature_names.index("f00")
+    at.selectbox(key=f"pr_pick_{tid}").set_value(f00).run()
+    assert "removed as redundant" in texts(at)
+
+
+def test_step_through_next_and_filter(shared_app):
+    at = goto(shared_app, "pages/step_through.py")
+
+    def sentence():
+        return next(h.proto.body for h in at.get("html") if "camcf-sentence" in h.proto.body)
+
+    first = sentence()
+    assert "1/" in first
+    at.button(key="st_next").click().run()
+    second = sentence()
+    assert second != first and "2/" in second
+    at.button(key="st_prev").click().run()
+    assert sentence() == first
+    shown = [c.value for c in at.caption if "decisions shown" in c.value][0]
+    at.toggle(key="st_hide").set_value(False).run()
+    shown_all = [c.value for c in at.caption if "decisions shown" in c.value][0]
+    assert int(shown_all.split()[0]) > int(shown.split()[0])
+    assert at.get("iframe")
+
+
+def test_export_page(shared_app):
+    at = goto(shared_app, "pages/export.py")
+    buttons = at.get("download_button")
+    assert len(buttons) >= 9
+    code = at.code[0].value
+    assert code.startswith("camcf select demo.csv --labels last:5")
+    assert "--delta1 0.05" in code and "--output" in code
+
+
+def test_slider_and_run_change_the_result():
+    at = new_app()
+    before = at.session_state["run"]
+    at.slider(key="p_delta1").set_value(0.12)
+    run_button(at).click().run()
+    assert not at.exception
+    after = at.session_state["run"]
+    assert after.params["delta1"] == pytest.approx(0.12)
+    assert after.key != before.key
+    assert not np.array_equal(after.result.selected_indices, before.result.selected_indices)
+    assert "results are stale" not in texts(at)
+
+
+def test_invalid_upload_shows_a_message_and_keeps_the_state():
+    at = new_app()
+    data, run = at.session_state["data"], at.session_state["run"]
+    # the same path the sidebar's "Load file" button takes
+    at.session_state["load_request"] = {"kind": "upload", "data": b"@relation x\n@data\n1,2,\n",
+                                        "filename": "broken.arff", "labels": None}
+    at.run()
+    assert not at.exception
+    assert at.error and "broken.arff" in at.error[0].value
+    assert at.session_state["data"] is data
+    assert at.session_state["run"] is run
+    for page in PAGES[1:]:  # the pages still draw the previous results
+        goto(at, page)
+
+
+def test_upload_then_bad_choice_keeps_results():
+    at = new_app()
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(120, 4))
+    y = (x[:, :2] > 0).astype(int)
+    lines = ["a,b,c,d,L1,L2"] + [",".join(f"{v:.3f}" for v in r) + f",{l1},{l2}"
+                                 for r, (l1, l2) in zip(x, y, strict=True)]
+    at.session_state["load_request"] = {"kind": "upload", "data": "\n".join(lines).encode(),
+                                        "filename": "small.csv", "labels": ["L1", "L2"]}
+    at.run()
+    assert not at.exception and not at.error
+    rec = at.session_state["run"]
+    assert rec.data.description.startswith("small.csv")  # small data runs on load
+    assert rec.result.label_names == ["L1", "L2"]
+    # continuous columns cannot be used without binning: a clear message, results kept
+    at.selectbox(key="d_mode").set_value("none")
+    run_button(at).click().run()
+    assert not at.exception
+    assert any("Ca-MCF could not run" in e.value for e in at.error)
+    assert at.session_state["run"] is rec
+    assert "results are stale" in texts(at)
+
+
+def test_demo_reload_with_another_seed():
+    at = new_app()
+    at.number_input(key="demo_seed").set_value(3)
+    at.button(key="load_demo").click().run()
+    assert not at.exception
+    rec = at.session_state["run"]
+    assert "seed 3" in rec.data.description and rec.data.truth is not None
+
+
+def test_shared_folder_error_is_a_message(monkeypatch, tmp_path):
+    at = new_app()
+    data = at.session_state["data"]
+    at.session_state["load_request"] = {"kind": "shared", "name": "yeast",
+                                        "folder": str(tmp_path)}
+    at.run()
+    assert not at.exception
+    assert at.error and "not found" in at.error[0].value
+    assert at.session_state["data"] is data

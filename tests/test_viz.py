@@ -1,0 +1,261 @@
+"""camcf.viz: graph HTML works offline, every step kind has a sentence, flow counts add up."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+import camcf
+from camcf.datasets import make_causal_multilabel
+from camcf.discretize import discretize
+from camcf.trace import STEPS
+from camcf.viz import explain, explain_row, figures, graphs, summary
+from camcf.viz.export import cli_command, dataset_csv, run_config
+from camcf.viz.style import COLORS, LEGEND, legend_html
+
+# a tag that would load something from the internet (plotly.js merely *mentions* URLs inside)
+CDN = re.compile(r"""<(?:script|link|img|iframe)\b[^>]*(?:src|href)\s*=\s*["']?(?:https?:)?//""",
+                 re.I)
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return make_causal_multilabel(1000, seed=0)
+
+
+@pytest.fixture(scope="module")
+def res(demo):
+    ds = demo.dataset
+    codes, _ = discretize(ds.X)
+    return camcf.run(codes, ds.Y, feature_names=ds.feature_names, label_names=ds.label_names,
+                     category_names=ds.category_names)
+
+
+@pytest.fixture(scope="module")
+def res_all(demo):
+    """recovery="all" and a low δ1: every kind of step and decision appears somewhere."""
+    ds = demo.dataset
+    codes, _ = discretize(ds.X)
+    return camcf.run(codes, ds.Y, feature_names=ds.feature_names, label_names=ds.label_names,
+                     category_names=ds.category_names, delta1=0.02, k1=0.7, k2=0.8,
+                     recovery="all")
+
+
+def _no_cdn(page: str) -> None:
+    assert not CDN.search(page), CDN.search(page)
+    assert "bootstrap" not in page.lower() or "cdn.jsdelivr" not in page
+    assert "node_modules" not in page
+
+
+def test_local_graph_html_offline_with_node_ids(res):
+    t = res.target("B=0")
+    page = graphs.local_graph_html(res, t.id)
+    _no_cdn(page)
+    assert "vis-network" in page and "new vis.Network" in page
+    ids = graphs.node_ids(page)
+    assert "B=0" in ids
+    for f in t.pc + tuple(t.spouses) + tuple(f for f, _ in t.recovered):
+        assert res.feature_names[f] in ids
+    for q in t.skeleton:
+        assert res.categories[q].display in ids
+
+
+def test_local_graph_layout_is_stable_and_highlight_adds_ring_nodes(res):
+    a = graphs.local_graph_html(res, "C=0")
+    b = graphs.local_graph_html(res, "C=0")
+    assert a == b  # same input, same picture (fixed seeded layout)
+    g = graphs.local_graph(res, "C=0")
+    pos = graphs.layout(g, center="C=0")
+    assert pos["C=0"] == (0.0, 0.0)
+    # f20 is not in C's graph: highlighting it adds it without moving the others
+    page = graphs.local_graph_html(res, "C=0", highlight=[res.feature_names.index("f20")])
+    nodes = json.loads(re.search(r"nodes = new vis\.DataSet\((\[.*?\])\);", page, re.S).group(1))
+    by_id = {n["id"]: n for n in nodes}
+    assert "f20" in by_id
+    for name, (x, y) in pos.items():
+        assert by_id[name]["x"] == pytest.approx(x) and by_id[name]["y"] == pytest.approx(y)
+
+
+def test_local_graph_spouse_edges_go_to_the_inducing_pc_member(res):
+    t = res.target("C=0")
+    g = graphs.local_graph(res, t.id)
+    for z, xs in t.spouses.items():
+        for x in xs:
+            assert g.has_edge(res.feature_names[z], res.feature_names[x])
+            assert g.edges[res.feature_names[z], res.feature_names[x]]["kind"] == "spouse"
+
+
+def test_local_graph_with_truth_adds_missed(res, demo):
+    t = res.target("B=0")
+    truth = set(demo.true_blankets[(t.category.label_index, t.category.value)])
+    g = graphs.local_graph(res, t.id, truth=truth)
+    missed = truth - set(t.blanket)
+    for f in missed:
+        assert res.feature_names[f] in g
+    _no_cdn(graphs.local_graph_html(res, t.id, truth=truth))
+
+
+def test_skeleton_graph_html(res):
+    page = graphs.skeleton_graph_html(res, highlight="A=0")
+    _no_cdn(page)
+    assert "vis-network" in page
+    assert set(graphs.node_ids(page)) == {c.display for c in res.categories}
+    g = graphs.skeleton_graph(res)
+    for t in res.targets:
+        for q in t.skeleton:
+            assert g.has_edge(t.category.display, res.categories[q].display)
+
+
+def test_explain_covers_every_step_and_decision(res, res_all):
+    seen: dict[tuple[str, str], str] = {}
+    for r in (res, res_all):
+        for t in r.targets:
+            if t.skipped:
+                continue
+            for test in r.tests(t.id):
+                key = (test.step, test.decision)
+                if key not in seen:
+                    s = explain(test, r)
+                    assert isinstance(s, str) and s.endswith(".")
+                    assert "n/a" not in s or test.step == "blocker"
+                    seen[key] = s
+    steps = {k[0] for k in seen}
+    assert steps == set(STEPS), set(STEPS) - steps
+    # the sentences say what happened, with the numbers
+    assert any("stays in PC" in s and "> δ1" in s for s in seen.values())
+    assert any("is recovered, displacing" in s for s in seen.values())
+    assert any("removed as redundant" in s and "γ·s" in s for s in seen.values())
+    assert any("spouse induced by" in s for s in seen.values())
+
+
+def test_explain_example_sentence(res):
+    t = res.target("A=0")
+    test = next(x for x in res.tests(t.id) if x.step == "backward" and x.decision == "stays")
+    s = explain(test, res)
+    name = res.feature_names[test.b]
+    assert s.startswith(f"{name} stays in PC: I({name}; A=0 | ")
+    assert f"= {test.value:.3f} bits > δ1 = 0.050" in s
+
+
+def test_explain_counts_large_conditioning_sets():
+    from camcf.viz.explain import describe_cond
+
+    class R:
+        n_features = 10
+
+        def var_name(self, p, target=None):
+            return f"f{p}" if p < 10 else f"C{p - 10}"
+
+    assert describe_cond((1, 2, 3, 11), R(), 0) == "3 features, 1 label category"
+    assert describe_cond((1, 12), R(), 0) == "f1, C2"
+    assert describe_cond((), R(), 0) == ""
+
+
+def test_explain_row_matches_explain(res):
+    df = res.to_frame(0, names=False)
+    tests = res.tests(0)
+    for i in (0, len(df) // 2, len(df) - 1):
+        assert explain_row(df.iloc[i], res) == explain(tests[i], res)
+
+
+def test_flow_counts_add_up(res, res_all):
+    for r in (res, res_all):
+        df = summary.flow_counts(r)
+        assert "overall" in df.index
+        ran = df.drop(index="overall")
+        assert (ran["kept by k1"] == ran["candidates"] - ran["cut by k1"]).all()
+        assert (ran["PC"] == ran["kept by k1"] - ran["removed (backward)"]).all()
+        assert (ran["CMB"] == ran["PC"] + ran["spouses"] + ran["recovered"]).all()
+        assert (ran["blanket"] == ran["CMB"] - ran["cut by k2"] - ran["symmetry"]
+                - ran["redundancy"]).all()
+        assert df.loc["overall", "blanket"] == sum(len(t.blanket) for t in r.targets)
+
+
+def test_truth_table(res, demo):
+    tt = summary.truth_table(res, demo.true_blankets)
+    assert "overall" in tt.index
+    for t in res.targets:
+        row = tt.loc[t.category.display]
+        true = demo.true_blankets[(t.category.label_index, t.category.value)]
+        assert row["tp"] + row["missed"] == len(true)
+        assert row["tp"] + row["extra"] == len(t.blanket)
+    assert tt.loc["overall", "tp"] + tt.loc["overall", "extra"] == res.selected_indices.size
+
+
+def test_describe_and_frames(res, demo):
+    d = summary.describe_data(demo.dataset, res)
+    assert d.loc["samples (n)", "value"] == "1,000"
+    assert d.loc["labels (q)", "value"] == "5"
+    sel = summary.selected_frame(res)
+    assert sel["feature_index"].tolist() == res.selected_indices.tolist()
+    bl = summary.blankets_frame(res)
+    assert len(bl) == sum(len(t.blanket) for t in res.targets)
+    pf = summary.pruning_frame(res, "B=0")
+    assert set(pf["fate"]) <= {"blanket", "cut-k2", "symmetry", "redundancy"}
+    red = pf[pf["fate"] == "redundancy"].iloc[0]
+    assert red["explaining category"] == "A=0" and red["ratio I(f;C_d)/s_f"] > 1.2
+    rf = summary.recovery_frame(res, "B=0")
+    assert (rf["decision"] == "recovered").sum() == len(res.target("B=0").recovered)
+
+
+def test_figures_build_and_serialise(res):
+    figs = [figures.flow_sankey(res), figures.flow_sankey(res, "B=0"), figures.flow_bars(res),
+            figures.skeleton_heatmap(res), figures.mi_ranks(res, "B=0"),
+            figures.competition(res, "B=0"), figures.competition(res, "M=low"),
+            figures.pruning_scatter(res, "C=0"), figures.skeleton_steps(res, "A=0")]
+    for f in figs:
+        json.loads(f.to_json())
+    sank = figures.flow_sankey(res, "B=0").data[0]
+    t = res.target("B=0")
+    # what flows into "blanket" is the blanket
+    into_blanket = sum(v for tgt, v in zip(sank.link.target, sank.link.value, strict=True)
+                       if tgt == 11)
+    assert into_blanket == len(t.blanket)
+    scatter = figures.pruning_scatter(res, "C=0")
+    idx = {int(c[0]) for tr in scatter.data if tr.customdata is not None for c in tr.customdata}
+    assert idx == set(t.cmb) if (t := res.target("C=0")) else False
+
+
+def test_standalone_figure_html_is_offline(res):
+    page = figures.to_standalone_html(figures.flow_sankey(res))
+    assert not CDN.search(page)
+    assert "plotly" in page.lower() and len(page) > 1_000_000  # plotly.js inlined
+
+
+def test_style_and_legend():
+    for k in LEGEND:
+        assert re.fullmatch(r"#[0-9A-Fa-f]{6}", COLORS[k])
+    h = legend_html(["pc", "spouse"])
+    assert COLORS["pc"] in h and "spouse" in h
+
+
+def test_export_config_and_cli(res, demo):
+    src = {"kind": "demo", "path": "demo.csv", "labels": "last:5", "xml": None}
+    cfg = run_config(src, {"mode": "auto", "bins": 3, "strategy": "uniform"}, res.params)
+    cmd = cfg["cli"]
+    assert cmd.startswith("camcf select demo.csv --labels last:5 --discretize auto --bins 3 "
+                          "--strategy uniform --delta1 0.05 --delta2 0.1 --k1 0.7 --k2 1")
+    assert "--gamma 1.2 --min-category-size 5 --recovery first --output result.json" in cmd
+    assert "--xml" not in cmd
+    cmd2 = cli_command("y.arff", labels=None, xml="y.xml", discretize={}, params=res.params)
+    assert "--xml y.xml" in cmd2 and "--labels" not in cmd2
+    text = dataset_csv(demo.dataset)
+    head = text.splitlines()[0].split(",")
+    assert head[-5:] == list(demo.dataset.label_names)
+    assert "." not in text.splitlines()[1]  # integer codes, not floats
+
+
+def test_csv_round_trip_reproduces_the_demo_run(res, demo, tmp_path):
+    """The demo CSV + the exported parameters give the same selection (what the CLI does)."""
+    from camcf.io import load
+
+    p = tmp_path / "demo.csv"
+    p.write_text(dataset_csv(demo.dataset))
+    ds = load(p, labels="last:5")
+    codes, _ = discretize(ds.X)
+    again = camcf.run(codes, ds.Y, feature_names=ds.feature_names, label_names=ds.label_names,
+                      **res.params)
+    assert np.array_equal(again.selected_indices, res.selected_indices)
