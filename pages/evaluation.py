@@ -58,6 +58,9 @@ SET_NAMES = {
     "camcf": "Ca-MCF (re-selected per split)",
     "current": "Current selection as is",
 }
+#: Short names on the ablation chart's x axis.
+SHORT_NAMES = {"all": "All", "phase2": "Phase 2", "phase3": "Phase 3", "phase4": "Phase 4",
+               "camcf": "Ca-MCF"}
 PROTOCOLS = {
     "repeated": "Repeated hold-out",
     "kfold": "k-fold cross-validation",
@@ -257,7 +260,7 @@ else:
     camcf_n = by.loc[("camcf", "hamming_loss"), "n_features"]
     cols[0].metric("Features (Ca-MCF, mean)", f"{camcf_n:.1f} of {ds.n_features}")
     cols[1].metric("Ca-MCF time per split", f"{by.loc[('camcf', 'hamming_loss'), 'seconds']:.2f} s")
-    cols[2].metric("Splits", f"{ev['n_splits']} ({ev['n_test']} test rows each)")
+    cols[2].metric(f"Splits ({ev['n_test']} test rows each)", f"{ev['n_splits']}")
     cols[3].metric("Evaluation time", f"{ev['seconds']:.1f} s")
 
     shown_sets = [s for s in ("all", "camcf", "current") if s in sets]
@@ -306,18 +309,20 @@ else:
     order = [s for s in ("all", "phase2", "phase3", "phase4", "camcf") if s in sets]
     ab = summary[summary["feature_set"].isin(order)].copy()
     ab["set"] = ab["feature_set"].map(SET_NAMES)
+    ab["stage"] = ab["feature_set"].map(SHORT_NAMES)
     ab["metric name"] = ab["metric"].map(lambda m: METRICS[m]["name"])
-    fig = px.line(ab, x="set", y="mean", error_y="sd", facet_col="metric name",
+    fig = px.line(ab, x="stage", y="mean", error_y="sd", facet_col="metric name",
                   facet_col_wrap=4, markers=True,
-                  category_orders={"set": [SET_NAMES[s] for s in order],
+                  category_orders={"stage": [SHORT_NAMES[s] for s in order],
                                    "metric name": [i["name"] for i in METRICS.values()]},
                   hover_data={"n_features": ":.1f"}, height=560)
     fig.update_yaxes(matches=None, showticklabels=True)
     fig.for_each_annotation(lambda a: a.update(text=a.text.split("=")[-1]))
-    fig.update_xaxes(title=None, tickangle=30)
+    fig.update_xaxes(title=None)
     st.plotly_chart(fig, key="ev_ablation")
     ab_table = ab.pivot_table(index="set", columns="metric", values="mean", sort=False)
     ab_table = ab_table[[m for m in METRICS if m in ab_table.columns]]
+    ab_table.columns = [METRICS[m]["name"] for m in ab_table.columns]
     ab_table.insert(0, "features", ab.groupby("set", sort=False)["n_features"].mean())
     st.dataframe(ab_table.reset_index(), hide_index=True, width="stretch",
                  key="ev_ablation_table")
@@ -391,6 +396,9 @@ else:
                          else "Viridis_r",
                          labels={"x": axes[1], "y": axes[0], "color": title})
         heat.update_layout(title=f"{name}: {title}", height=380, margin={"t": 50})
+        # the tick labels are numbers: keep every grid value one equal cell
+        heat.update_xaxes(type="category")
+        heat.update_yaxes(type="category")
         with col:
             st.plotly_chart(heat, key=f"sens_heat_{axes[0]}")
             _download(f"{name} grid (tidy CSV)", frame, f"sensitivity_{axes[0]}_{axes[1]}.csv",
