@@ -400,7 +400,24 @@ def pages() -> list:
     return out
 
 
+def _leave_v1_pages_mode() -> None:
+    """Streamlit 1.67 runs the first script run of a server process in its v1 multipage mode
+    when a ``pages/`` folder exists (st.navigation switches that off from then on). Widgets
+    drawn in that first run get other ids, so the user's first click would be lost. Switch
+    the mode off and rerun at once. (AppTest resets the mode before every run; there the
+    distinct url paths in PAGES are enough.)"""
+    try:
+        from streamlit import config
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - another Streamlit layout
+        return
+    if PagesManager.uses_pages_directory and not config.get_option("global.appTest"):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def main() -> None:
+    _leave_v1_pages_mode()
     st.set_page_config(page_title="Ca-MCF explorer", page_icon=str(ROOT / "assets" / "logo.svg"),
                        layout="wide")
     st.logo(str(ROOT / "assets" / "logo.svg"), size="large")

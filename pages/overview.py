@@ -34,12 +34,12 @@ with right:
     p = rec.params
     st.dataframe(
         {"parameter": ["δ1", "δ2", "k1", "k2", "γ", "minimum category size", "recovery",
-                       "discretisation"],
+                       "discretisation", "columns"],
          "value": [f"{p['delta1']:g} bits", f"{p['delta2']:g} bits", f"{p['k1']:g}",
                    f"{p['k2']:g}", f"{p['gamma']:g}", str(p["min_category_size"]),
                    p["recovery"], f"{rec.disc['mode']}, {rec.disc['bins']} bins "
-                   f"({rec.disc['strategy']}); columns: "
-                   + ", ".join(f"{v} {k}" for k, v in rec.disc_info.items())]},
+                   f"({rec.disc['strategy']})",
+                   ", ".join(f"{v} {k}" for k, v in rec.disc_info.items())]},
         hide_index=True, width="stretch")
     st.subheader("Selected features")
     sel = summary.selected_frame(res)

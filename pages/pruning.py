@@ -35,15 +35,17 @@ with right:
               else []) or []
     df = trace_frame(run_id(rec), tid, res)
     frame = summary.pruning_frame(res, tid)
-    if points:
-        chosen = [int(pt["customdata"][0]) for pt in points if pt.get("customdata")]
-    else:
-        chosen = []
+    options = frame["feature_index"].tolist()
+    chosen = [int(pt["customdata"][0]) for pt in points if pt.get("customdata")]
+    if not chosen:
         st.caption("Click a point in the chart (or pick a feature below).")
-    pick = st.selectbox("Feature", frame["feature_index"].tolist(), key=f"pr_pick_{tid}",
-                        format_func=lambda i: res.feature_names[i],
-                        index=None if not chosen else
-                        frame["feature_index"].tolist().index(chosen[0]))
+        pruned = frame[frame["fate"] != "blanket"]["feature_index"].tolist()
+        chosen = pruned[:1] or options[:1]
+    pick_key = f"pr_pick_{tid}"
+    if points or st.session_state.get(pick_key) not in options:
+        st.session_state[pick_key] = chosen[0]  # a click decides; the selectbox follows it
+    pick = st.selectbox("Feature", options, key=pick_key,
+                        format_func=lambda i: res.feature_names[i])
     if pick is not None:
         rows = df[(df["phase"] == 4) & ((df["b"] == pick) | (df["a"] == pick))]
         for _, row in rows.iterrows():

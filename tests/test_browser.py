@@ -130,6 +130,7 @@ def test_every_page_draws(browser_app):
         wait_idle(page)
         page.get_by_text(text).first.wait_for(timeout=15_000)
         assert page.locator('[data-testid="stException"]').count() == 0, path
+        assert page.get_by_text("Page not found").count() == 0, path
         if n_graphs:
             ids = graph_node_ids(page)
             assert ids, f"no node drawn on {path or 'overview'}"
@@ -157,7 +158,7 @@ def test_slider_and_run_change_the_result(browser_app):
     slider.focus()
     for _ in range(10):  # 0.05 → 0.10 (step 0.005); applied on Run (inside the form)
         page.keyboard.press("ArrowRight")
-    page.get_by_role("button", name="Run").click()
+    page.get_by_role("button", name="Run", exact=True).click()
     wait_idle(page)
     page.wait_for_timeout(300)
     wait_idle(page)

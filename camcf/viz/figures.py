@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from .style import COLORS, FATE_COLORS, FONT
 from .summary import flow_counts, flow_row, pruning_frame, recovery_frame
 
-_LAYOUT = dict(font=dict(family=FONT, size=13), margin=dict(l=10, r=10, t=40, b=10),
+_LAYOUT = dict(font=dict(family=FONT, size=13), margin=dict(l=10, r=10, t=50, b=10),
                paper_bgcolor="white", plot_bgcolor="white")
 
 # Sankey stages: node label, colour key
@@ -138,7 +138,7 @@ def mi_ranks(result, target, *, height: int = 340) -> go.Figure:
                       annotation_text=f"k1 cut: {len(t.candidates)} of {len(t.candidates_all)}",
                       annotation_position="top left")
     fig.update_layout(height=height, bargap=0.05, xaxis_title="rank of s_f",
-                      yaxis_title="I(X_f; t) (bits)", legend=dict(orientation="h", y=1.12),
+                      yaxis_title="I(X_f; t) (bits)", legend=dict(orientation="h", y=-0.22),
                       title=dict(text=f"MI with {t.category.display}", x=0, font=dict(size=14)),
                       **_LAYOUT)
     return fig
@@ -162,7 +162,7 @@ def competition(result, target, *, height: int = 320) -> go.Figure:
     fig.add_bar(x=x, y=df["I(blocker; t | S_base)"], name="blocker: I(r; t | S_base)",
                 marker_color=COLORS["label-category"])
     fig.update_layout(barmode="group", height=height, yaxis_title="bits",
-                      legend=dict(orientation="h", y=1.12), **_LAYOUT)
+                      legend=dict(orientation="h", y=-0.2), **_LAYOUT)
     return fig
 
 
@@ -191,11 +191,11 @@ def pruning_scatter(result, target, *, height: int = 420) -> go.Figure:
     fig.add_scatter(x=[0, top / g], y=[0, top], mode="lines", name=f"y = γ·s_f (γ = {g:g})",
                     line=dict(color=COLORS["extra"], dash="dash"), hoverinfo="skip")
     fig.add_vline(x=d1, line=dict(color=COLORS["target"], dash="dot"),
-                  annotation_text=f"δ1 = {d1:g}")
+                  annotation_text=f"δ1 = {d1:g}", annotation_position="bottom right")
     fig.update_layout(height=height, xaxis=dict(title="s_f = I(X_f; t) (bits)", range=[0, top]),
-                      yaxis=dict(title="max over other labels' categories I(X_f; C_d) (bits)",
+                      yaxis=dict(title="max I(X_f; C_d), other labels (bits)",
                                  range=[0, top]),
-                      legend=dict(orientation="h", y=1.1), clickmode="event+select",
+                      legend=dict(orientation="h", y=-0.18), clickmode="event+select",
                       title=dict(text=f"Phase 4 for {t.category.display} — click a feature",
                                  x=0, font=dict(size=14)), **_LAYOUT)
     return fig
@@ -218,7 +218,7 @@ def skeleton_steps(result, target, *, height: int = 300) -> go.Figure:
     fig.add_hline(y=d2, line=dict(color=COLORS["target"], dash="dash"),
                   annotation_text=f"δ2 = {d2:g}")
     fig.update_layout(barmode="group", height=height, yaxis_title="bits",
-                      legend=dict(orientation="h", y=1.15), **_LAYOUT)
+                      legend=dict(orientation="h", y=-0.2), **_LAYOUT)
     return fig
 
 

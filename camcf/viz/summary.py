@@ -71,7 +71,7 @@ def describe_data(dataset, result=None) -> pd.DataFrame:
         ("label categories", f"{n_cat}"),
         ("label cardinality", "n/a" if card != card else f"{card:.3f}"),
         ("label density", "n/a" if card != card else f"{card / q:.3f}"),
-        ("imbalance (mean / max majority:minority)",
+        ("imbalance (mean / max)",
          f"{np.mean(finite):.2f} / {np.max(finite):.2f}" if finite else "n/a"),
     ]
     if result is not None:
