@@ -4,7 +4,7 @@ that reproduces the run through the CLI, and the graphs as standalone HTML."""
 import streamlit as st
 
 from camcf.viz import export, figures, graphs, summary
-from pages._common import current_run, pick_target, run_id, truth_for
+from pages._common import current_run, pick_target, truth_for
 
 rec = current_run()
 res = rec.result
@@ -32,7 +32,7 @@ d2.download_button("Result with decision record (JSON)",
 st.subheader("Configuration")
 cfg = export.run_config(rec.data.source, rec.disc, rec.params, fingerprint=rec.data.fingerprint)
 st.markdown("This command reproduces the run:")
-st.code(cfg["cli"], language="bash")
+st.code(cfg["cli"], language="bash", wrap_lines=True)
 if rec.data.source.get("kind") == "demo":
     st.caption("The demo has no file: download it as `demo.csv` (features, then the labels as "
                "integer codes) and run the command beside it.")
@@ -54,4 +54,4 @@ g2.download_button("Label skeleton graph", lambda: graphs.skeleton_graph_html(re
 g3.download_button("Flow Sankey (plotly)",
                    lambda: figures.to_standalone_html(figures.flow_sankey(res)),
                    "camcf-flow.html", "text/html", on_click="ignore", key="ex_g_flow")
-st.caption(f"Run id: `{run_id(rec)[:120]}`")
+st.caption(f"Data fingerprint: `{rec.data.fingerprint}`")

@@ -45,4 +45,8 @@ st.plotly_chart(figures.competition(res, tid), key="rc_comp")
 st.markdown("**Winners**")
 st.dataframe(won, hide_index=True, width="stretch")
 st.markdown("**Features that competed and lost**")
-st.dataframe(comp[comp["decision"] == "lost"], hide_index=True, width="stretch")
+lost = comp[comp["decision"] == "lost"]
+if lost.empty:
+    st.caption("None: the first feature tried won (or no feature was eligible).")
+else:
+    st.dataframe(lost, hide_index=True, width="stretch")

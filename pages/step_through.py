@@ -22,7 +22,7 @@ res = rec.result
 st.title("Step through")
 st.caption("Every test Ca-MCF performed for one target category, in the order it took them.")
 
-c1, c2, c3 = st.columns([2, 2, 1])
+c1, c2, c3 = st.columns([3, 4, 2])
 with c1:
     tid = pick_target(res, "st_target")
 with c2:

@@ -259,3 +259,18 @@ def test_csv_round_trip_reproduces_the_demo_run(res, demo, tmp_path):
     again = camcf.run(codes, ds.Y, feature_names=ds.feature_names, label_names=ds.label_names,
                       **res.params)
     assert np.array_equal(again.selected_indices, res.selected_indices)
+
+
+def test_exported_command_reproduces_the_run_through_the_cli(res, demo, tmp_path, monkeypatch):
+    """The Export page's command, run by the real CLI beside demo.csv, selects the same."""
+    import shlex
+
+    cli = pytest.importorskip("camcf.cli")
+    (tmp_path / "demo.csv").write_text(dataset_csv(demo.dataset))
+    src = {"kind": "demo", "path": "demo.csv", "labels": "last:5", "xml": None}
+    cfg = run_config(src, {"mode": "auto", "bins": 3, "strategy": "uniform"}, res.params)
+    argv = shlex.split(cfg["cli"])[1:]
+    monkeypatch.chdir(tmp_path)
+    cli.main(argv)
+    out = json.loads((tmp_path / "result.json").read_text())
+    assert out["selected_indices"] == res.selected_indices.tolist()

@@ -162,7 +162,8 @@ def competition(result, target, *, height: int = 320) -> go.Figure:
     fig.add_bar(x=x, y=df["I(blocker; t | S_base)"], name="blocker: I(r; t | S_base)",
                 marker_color=COLORS["label-category"])
     fig.update_layout(barmode="group", height=height, yaxis_title="bits",
-                      legend=dict(orientation="h", y=-0.2), **_LAYOUT)
+                      bargap=0.2 if len(x) > 4 else 0.6, legend=dict(orientation="h", y=-0.2),
+                      **_LAYOUT)
     return fig
 
 
