@@ -221,3 +221,33 @@ def test_shared_folder_error_is_a_message(monkeypatch, tmp_path):
     assert not at.exception
     assert at.error and "not found" in at.error[0].value
     assert at.session_state["data"] is data
+
+
+def test_auto_run_applies_slider_changes_at_once():
+    at = new_app()
+    before = at.session_state["run"]
+    at.toggle(key="auto_run").set_value(True).run()
+    assert not any(b.label == "Run" for b in at.button)  # no form: changes apply at once
+    at.slider(key="p_k1").set_value(0.3).run()
+    assert not at.exception
+    after = at.session_state["run"]
+    assert after.params["k1"] == pytest.approx(0.3) and after.key != before.key
+    assert "results are stale" not in texts(at)
+
+
+def test_navigation_lists_evaluation_only_when_its_file_exists():
+    import sys
+
+    sys.path.insert(0, str(Path(APP).parent))
+    import app
+
+    entries = {path for path, *_ in app.PAGES}
+    assert "pages/evaluation.py" in entries
+    at = new_app()
+    has_eval = (Path(APP).parent / "pages" / "evaluation.py").is_file()
+    # AppTest knows the registered pages: switching to a missing one fails
+    if has_eval:
+        at.switch_page("pages/evaluation.py")
+    else:
+        with pytest.raises(ValueError):
+            at.switch_page("pages/evaluation.py")

@@ -111,6 +111,11 @@ def browser_app():
                     outside.append(u)
 
             page.on("request", on_request)
+            # The first request of a fresh server goes to "/": Streamlit's first run of a
+            # process still treats pages/ as v1 pages and would answer a deep link with
+            # "Page not found" (st.navigation turns that mode off from then on).
+            page.goto(url)
+            wait_idle(page)
             page.on("requestfailed", lambda r: failed.append(f"{r.url} {r.failure}"))
             yield page, url, failed, outside
             browser.close()
@@ -167,3 +172,27 @@ def test_slider_and_run_change_the_result(browser_app):
     assert page.locator('[data-testid="stException"]').count() == 0
     assert after != before, "moving δ1 from 0.05 to 0.10 should change the selection"
     assert not outside, outside[:5]
+
+
+def test_clicking_a_pruning_point_explains_it(browser_app):
+    """The plotly scatter sends the click back (on_select): the page explains that feature."""
+    page, url, failed, outside = browser_app
+    page.goto(f"{url}/phase-4-pruning")
+    wait_idle(page)
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    chart.wait_for(timeout=15_000)
+    points = chart.locator(".scatterlayer .trace .points path")
+    points.first.wait_for(timeout=15_000)
+    # without a click the page explains the first pruned feature; the first trace holds the
+    # features that stayed in the blanket, so clicking one must change the explanation
+    assert "Fate: blanket" not in page.locator('[data-testid="stMain"]').inner_text()
+    box = points.first.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    wait_idle(page)
+    page.wait_for_timeout(300)
+    wait_idle(page)
+    main = page.locator('[data-testid="stMain"]')
+    text = main.inner_text()
+    assert "Fate: blanket" in text and "passes the symmetry check" in text
+    page.screenshot(path=str(SHOTS / "pruning-clicked.png"), full_page=True)
+    assert page.locator('[data-testid="stException"]').count() == 0
