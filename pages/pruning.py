@@ -48,11 +48,14 @@ with right:
                         format_func=lambda i: res.feature_names[i])
     if pick is not None:
         rows = df[(df["phase"] == 4) & ((df["b"] == pick) | (df["a"] == pick))]
-        for _, row in rows.iterrows():
-            if row["step"] == "redundancy" and row["decision"] == "does-not-dominate" \
-                    and len(rows) > 8:
-                continue
+        quiet = rows[(rows["step"] == "redundancy") & (rows["decision"] == "does-not-dominate")]
+        for _, row in rows.drop(index=quiet.index if len(quiet) > 3 else []).iterrows():
             st.markdown(f"- {explain_row(row, res)}")
+        if len(quiet) > 3:
+            top = quiet.loc[quiet["value"].idxmax()]
+            st.markdown(f"- {len(quiet)} categories of other labels do not explain it better; "
+                        f"the closest, {top['b_name']}, has I = {top['value']:.3f} bits ≤ "
+                        f"γ·s = {top['threshold']:.3f} bits.")
         fate = frame.set_index("feature_index").loc[pick, "fate"]
         st.markdown(f"**Fate:** {fate}")
 
