@@ -35,7 +35,7 @@ tid = pick_target(res, "sk_target")
 left, right = st.columns([1, 1])
 with left:
     st.subheader("Skeleton graph")
-    legend(["target", "label-category", "removed"])
+    legend(["target", "label-category"])
     height = 460
     show_graph(skeleton_html(run_id(rec), tid, height, res), height)
     st.caption("An edge joins a category and each member of its R (thicker: higher DCSMI). "

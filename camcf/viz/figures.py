@@ -136,7 +136,7 @@ def mi_ranks(result, target, *, height: int = 340) -> go.Figure:
     if t.candidates:
         fig.add_vline(x=len(t.candidates) + 0.5, line=dict(color="#333", dash="dot"),
                       annotation_text=f"k1 cut: {len(t.candidates)} of {len(t.candidates_all)}",
-                      annotation_position="top left")
+                      annotation_position="top right")
     fig.update_layout(height=height, bargap=0.05, xaxis_title="rank of s_f",
                       yaxis_title="I(X_f; t) (bits)", legend=dict(orientation="h", y=-0.22),
                       title=dict(text=f"MI with {t.category.display}", x=0, font=dict(size=14)),

@@ -157,11 +157,12 @@ def layout(g: nx.Graph, center: str | None = None, seed: int = 7) -> dict[str, t
 
 
 def _network_html(g: nx.Graph, pos: dict, height: int, highlight: set[str],
-                  truth=None, result=None) -> str:
+                  truth=None, result=None, dim_share: float = 0.75,
+                  scale: float = 1.0) -> str:
     from pyvis.network import Network
 
     net = Network(height=f"{height}px", width="100%", directed=False, cdn_resources="in_line",
-                  bgcolor="#ffffff", font_color="#222222")
+                  bgcolor="#ffffff")  # no font_color: it would replace each node's font
     dim = bool(highlight)
     for n, a in g.nodes(data=True):
         role = a.get("role", "other")
@@ -179,15 +180,15 @@ def _network_html(g: nx.Graph, pos: dict, height: int, highlight: set[str],
                 border = COLORS["tp"] if pool in truth else COLORS["extra"]
                 width = 4
         if dim and n not in highlight:
-            fill, border = lighten(fill, 0.75), lighten(border, 0.75)
+            fill, border = lighten(fill, dim_share), lighten(border, dim_share)
         if n in highlight:
             border, width = COLORS["highlight"], 4
         shape = {"target": "star", "label-category": "box"}.get(role, "dot")
-        size = {"target": 30, "label-category": 18}.get(role, 16)
+        size = {"target": 30, "label-category": 18}.get(role, 16) * scale
         if n in highlight:
-            size += 6
+            size += 6 * scale
         x, y = pos[n]
-        font = {"size": 16, "face": FONT, "color": "#222222" if not dim or n in highlight
+        font = {"size": round(16 * scale), "face": FONT, "color": "#222222" if not dim or n in highlight
                 else "#9a9a9a"}
         if shape == "box":
             font["color"] = "#ffffff" if not dim or n in highlight else "#f4f4f4"
@@ -203,7 +204,7 @@ def _network_html(g: nx.Graph, pos: dict, height: int, highlight: set[str],
                  "removed": COLORS["removed"], "missed": COLORS["missed"],
                  "pc": COLORS["pc"]}.get(kind, "#999999")
         if dim and not (u in highlight and v in highlight):
-            color = lighten(color, 0.75)
+            color = lighten(color, dim_share)
         net.add_edge(u, v, color=color, width=a.get("width", 2),
                      dashes=kind in ("skeleton", "removed", "blocked-by", "missed"),
                      title=a.get("title", kind))
@@ -282,13 +283,14 @@ def skeleton_graph_html(result, *, highlight=None, height: int = 480) -> str:
     """
     g = skeleton_graph(result)
     order = [c.display for c in result.categories]
-    pos = {n: (x * _SCALE, y * _SCALE) for n, (x, y) in _ring(order, 1.0, -math.pi / 2).items()}
+    radius = _SCALE * max(1.0, len(order) / 14)  # room for the labels of many categories
+    pos = {n: (x * radius, y * radius) for n, (x, y) in _ring(order, 1.0, -math.pi / 2).items()}
     names: set[str] = set()
     if highlight is not None:
         t = result.target(highlight)
         g.nodes[t.category.display]["role"] = "target"
         names = {t.category.display} | {result.categories[q].display for q in t.skeleton}
-    return _network_html(g, pos, height, names)
+    return _network_html(g, pos, height, names, dim_share=0.45, scale=radius / _SCALE)
 
 
 def node_ids(page: str) -> list[str]:
