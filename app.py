@@ -1,8 +1,9 @@
 """Ca-MCF explorer: the frame of the multi-page app.
 
 The sidebar holds the data source (built-in demo, an uploaded file, or the shared data folder),
-the discretisation and the Ca-MCF parameters (inside a form with a Run button, or applied at
-once with auto-run on small data). The run is cached on the data's fingerprint, the
+the discretisation and the Ca-MCF parameters (in a fragment with a Run button: a moved slider
+marks the results stale at once without redrawing the page; or applied at once with auto-run on
+small data). The run is cached on the data's fingerprint, the
 discretisation and the parameters. Each page in ``pages/`` only draws the :class:`camcf.Result`
 that this frame stores in ``st.session_state["run"]``.
 
@@ -301,46 +302,83 @@ def process_load(state) -> None:
     state.pop("load_error", None)
 
 
-def _sidebar_params(state, data: DataBundle) -> tuple[dict, dict, bool]:
+def _param_widgets() -> None:
+    """The parameter widgets; their values live in st.session_state under their keys."""
+    st.slider("δ1 (feature–category, bits)", 0.0, 0.3, PARAM_DEFAULTS["delta1"], 0.005,
+              key="p_delta1", format="%.3f")
+    st.slider("δ2 (category–category, bits)", 0.0, 0.5, PARAM_DEFAULTS["delta2"], 0.01,
+              key="p_delta2", format="%.2f")
+    st.slider("k1 (share of PC candidates kept)", 0.05, 1.0, PARAM_DEFAULTS["k1"], 0.05,
+              key="p_k1", format="%.2f")
+    st.slider("k2 (share of the blanket kept)", 0.05, 1.0, PARAM_DEFAULTS["k2"], 0.05,
+              key="p_k2", format="%.2f")
+    with st.expander("Discretisation"):
+        st.selectbox("Mode", ["auto", "none"], key="d_mode",
+                     help="auto: integer columns with ≤ 10 values as they are, others binned; "
+                          "none: no binning (integers only).")
+        st.number_input("Bins", 2, 20, DISC_DEFAULTS["bins"], 1, key="d_bins")
+        st.selectbox("Strategy", ["uniform", "quantile"], key="d_strategy",
+                     format_func={"uniform": "equal width", "quantile": "equal frequency"}.get)
+    with st.expander("Advanced"):
+        st.number_input("γ (redundancy margin)", 0.1, 5.0, float(PARAM_DEFAULTS["gamma"]), 0.05,
+                        key="p_gamma")
+        st.number_input("Minimum category size", 1, 10_000,
+                        int(PARAM_DEFAULTS["min_category_size"]), 1, key="p_min_cat")
+        st.radio("Recovery", ["first", "all"], key="p_recovery", horizontal=True,
+                 help="first: stop Phase 3 after the first recovered feature (authors' code); "
+                      "all: try every feature (paper).")
+
+
+def params_from_state(state) -> tuple[dict, dict]:
+    """(Ca-MCF parameters, discretisation) as the widgets currently hold them."""
+    p, d = PARAM_DEFAULTS, DISC_DEFAULTS
+    params = {"delta1": float(state.get("p_delta1", p["delta1"])),
+              "delta2": float(state.get("p_delta2", p["delta2"])),
+              "k1": float(state.get("p_k1", p["k1"])), "k2": float(state.get("p_k2", p["k2"])),
+              "gamma": float(state.get("p_gamma", p["gamma"])),
+              "min_category_size": int(state.get("p_min_cat", p["min_category_size"])),
+              "recovery": str(state.get("p_recovery", p["recovery"]))}
+    disc = {"mode": str(state.get("d_mode", d["mode"])), "bins": int(state.get("d_bins",
+                                                                               d["bins"])),
+            "strategy": str(state.get("d_strategy", d["strategy"]))}
+    return params, disc
+
+
+@st.fragment
+def _params_panel() -> None:
+    """Parameters with a Run button. A fragment: moving a slider reruns only this panel, which
+    marks the results stale at once; Run reruns the app with the new values."""
+    state = st.session_state
+    _param_widgets()
+    params, disc = params_from_state(state)
+    reason = stale_reason(state, state["data"], params, disc)
+    if st.button("Run", type="primary", key="run_button", width="stretch"):
+        state["run_pressed"] = True
+        st.rerun()
+    if reason:
+        st.warning(reason, icon=":material/update:")
+
+
+def _sidebar_params(state, data: DataBundle) -> None:
+    """Draw the parameter widgets (after the run, so the stale mark describes its outcome)."""
     st.sidebar.header("Parameters")
     small = data.cells <= SMALL
     auto = st.sidebar.toggle("Auto-run on every change", key="auto_run", disabled=not small,
                              help="Only for small data sets (n × m ≤ 400,000).") and small
-    box = st.sidebar.container(border=True) if auto else st.sidebar.form("params")
-    with box:
-        d1 = st.slider("δ1 (feature–category, bits)", 0.0, 0.3, PARAM_DEFAULTS["delta1"], 0.005,
-                       key="p_delta1", format="%.3f")
-        d2 = st.slider("δ2 (category–category, bits)", 0.0, 0.5, PARAM_DEFAULTS["delta2"], 0.01,
-                       key="p_delta2", format="%.2f")
-        k1 = st.slider("k1 (share of PC candidates kept)", 0.05, 1.0, PARAM_DEFAULTS["k1"],
-                       0.05, key="p_k1", format="%.2f")
-        k2 = st.slider("k2 (share of the blanket kept)", 0.05, 1.0, PARAM_DEFAULTS["k2"], 0.05,
-                       key="p_k2", format="%.2f")
-        with st.expander("Discretisation"):
-            mode = st.selectbox("Mode", ["auto", "none"], key="d_mode",
-                                help="auto: integer columns with ≤ 10 values as they are, "
-                                     "others binned; none: no binning (integers only).")
-            bins = st.number_input("Bins", 2, 20, DISC_DEFAULTS["bins"], 1, key="d_bins")
-            strategy = st.selectbox("Strategy", ["uniform", "quantile"], key="d_strategy",
-                                    format_func={"uniform": "equal width",
-                                                 "quantile": "equal frequency"}.get)
-        with st.expander("Advanced"):
-            gamma = st.number_input("γ (redundancy margin)", 0.1, 5.0,
-                                    float(PARAM_DEFAULTS["gamma"]), 0.05, key="p_gamma")
-            min_cat = st.number_input("Minimum category size", 1, 10_000,
-                                      int(PARAM_DEFAULTS["min_category_size"]), 1,
-                                      key="p_min_cat")
-            recovery = st.radio("Recovery", ["first", "all"], key="p_recovery", horizontal=True,
-                                help="first: stop Phase 3 after the first recovered feature "
-                                     "(authors' code); all: try every feature (paper).")
-        submitted = False
-        if not auto:
-            submitted = st.form_submit_button("Run", type="primary", width="stretch")
-    params = {"delta1": float(d1), "delta2": float(d2), "k1": float(k1), "k2": float(k2),
-              "gamma": float(gamma), "min_category_size": int(min_cat),
-              "recovery": str(recovery)}
-    disc = {"mode": str(mode), "bins": int(bins), "strategy": str(strategy)}
-    return params, disc, submitted or auto
+    with st.sidebar:
+        if auto:  # every change reruns the app and applies at once
+            with st.container(border=True):
+                _param_widgets()
+        else:
+            _params_panel()
+
+
+def requested_run(state, data: DataBundle) -> tuple[dict, dict, bool]:
+    """The parameters the widgets hold (from the last interaction) and whether to apply them:
+    Run was pressed, or auto-run is on for small data."""
+    params, disc = params_from_state(state)
+    auto = bool(state.get("auto_run")) and data.cells <= SMALL
+    return params, disc, bool(state.pop("run_pressed", False)) or auto
 
 
 def maybe_run(state, data: DataBundle, params: dict, disc: dict, pressed: bool) -> None:
@@ -435,8 +473,9 @@ def main() -> None:
     st.sidebar.caption(f"**{data.description}** — {ds.n_samples:,} samples, "
                        f"{ds.n_features:,} features, {ds.n_labels} labels")
 
-    params, disc, pressed = _sidebar_params(state, data)
+    params, disc, pressed = requested_run(state, data)
     maybe_run(state, data, params, disc, pressed)
+    _sidebar_params(state, data)
 
     if state.get("load_error"):
         st.error(f"The data could not be loaded: {state['load_error']}. The previous data and "
@@ -447,7 +486,6 @@ def main() -> None:
     reason = stale_reason(state, data, params, disc)
     if reason:
         st.html(f'<div class="camcf-stale" data-testid="camcf-stale">⚠ {reason}</div>')
-        st.sidebar.warning(reason, icon=":material/update:")
     rec: RunRecord | None = state.get("run")
     if rec is not None:
         for w in rec.warnings:

@@ -165,6 +165,19 @@ def test_slider_and_run_change_the_result():
     assert "results are stale" not in texts(at)
 
 
+def test_moving_a_slider_marks_the_results_stale_until_run():
+    at = new_app()
+    before = at.session_state["run"]
+    assert "results are stale" not in texts(at) + " ".join(w.value for w in at.warning)
+    at.slider(key="p_k2").set_value(0.5).run()
+    assert not at.exception
+    assert at.session_state["run"] is before  # not applied before Run
+    assert any("results are stale" in w.value for w in at.warning)
+    run_button(at).click().run()
+    assert at.session_state["run"].params["k2"] == pytest.approx(0.5)
+    assert not any("results are stale" in w.value for w in at.warning)
+
+
 def test_invalid_upload_shows_a_message_and_keeps_the_state():
     at = new_app()
     data, run = at.session_state["data"], at.session_state["run"]

@@ -31,6 +31,7 @@ PAGES = [  # url path, a text the page shows, graphs expected
     ("phase-3-recovery", "Recovery", 0),
     ("phase-4-pruning", "Pruning", 0),
     ("step-through", "Step through", 1),
+    ("evaluation-page", "Evaluation", 0),
     ("export-results", "Export", 0),
 ]
 
@@ -161,14 +162,19 @@ def test_slider_and_run_change_the_result(browser_app):
     slider = page.locator(
         '[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first  # δ1
     slider.focus()
-    for _ in range(10):  # 0.05 → 0.10 (step 0.005); applied on Run (inside the form)
+    for _ in range(10):  # 0.05 → 0.10 (step 0.005); applied on Run
         page.keyboard.press("ArrowRight")
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("results are stale").wait_for(timeout=10_000)  # marked before Run
+    page.screenshot(path=str(SHOTS / "stale.png"), full_page=True)
+    assert page.locator('[data-testid="stMetricValue"]').first.inner_text() == before
     page.get_by_role("button", name="Run", exact=True).click()
     wait_idle(page)
     page.wait_for_timeout(300)
     wait_idle(page)
     after = page.locator('[data-testid="stMetricValue"]').first.inner_text()
     page.screenshot(path=str(SHOTS / "after-run.png"), full_page=True)
+    assert sidebar.get_by_text("results are stale").count() == 0
     assert page.locator('[data-testid="stException"]').count() == 0
     assert after != before, "moving δ1 from 0.05 to 0.10 should change the selection"
     assert not outside, outside[:5]
