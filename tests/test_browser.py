@@ -202,3 +202,22 @@ def test_clicking_a_pruning_point_explains_it(browser_app):
     assert "Fate: blanket" in text and "passes the symmetry check" in text
     page.screenshot(path=str(SHOTS / "pruning-clicked.png"), full_page=True)
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_evaluation_page_classifies_on_demand(browser_app):
+    """The heavy work waits for its button; then the metrics table and the radar chart show."""
+    page, url, failed, outside = browser_app
+    page.goto(f"{url}/evaluation-page")
+    wait_idle(page)
+    main = page.locator('[data-testid="stMain"]')
+    assert "All features vs the selection" not in main.inner_text()
+    page.get_by_role("button", name="Evaluate", exact=True).click()
+    page.get_by_text("All features vs the selection").wait_for(timeout=60_000)
+    wait_idle(page, timeout=60_000)
+    page.wait_for_timeout(400)
+    text = main.inner_text()
+    assert "Hamming loss" in text and "Ablation by phase" in text
+    assert page.locator('[data-testid="stPlotlyChart"]').count() >= 2  # radar + ablation
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(SHOTS / "evaluation-results.png"), full_page=True)
+    assert not outside, outside[:5]
