@@ -18,10 +18,8 @@ from __future__ import annotations
 import io
 import sys
 import warnings
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from threading import Lock
 
 ROOT = Path(__file__).resolve().parent
 if str(ROOT) not in sys.path:  # pages import pages/_common.py
@@ -34,6 +32,7 @@ import camcf  # noqa: E402
 from camcf import catalog  # noqa: E402
 from camcf.discretize import discretize  # noqa: E402
 from camcf.errors import CamcfError  # noqa: E402
+from camcf.lru import BoundedLRU  # noqa: E402
 
 #: cells (n × m) up to which a data set counts as small: run on load, auto-run offered
 SMALL = 400_000
@@ -159,29 +158,6 @@ def execute(data: DataBundle, disc: dict, params: dict, progress=None) -> RunRec
                      params=dict(params), result=res, disc_info=kinds, warnings=msgs)
 
 
-class RunStore:
-    """A bounded LRU of finished runs, shared by the sessions of this server process."""
-
-    def __init__(self, max_entries: int) -> None:
-        self.max = max_entries
-        self._d: OrderedDict = OrderedDict()
-        self._lock = Lock()
-
-    def get(self, key):
-        with self._lock:
-            rec = self._d.get(key)
-            if rec is not None:
-                self._d.move_to_end(key)
-            return rec
-
-    def put(self, key, rec) -> None:
-        with self._lock:
-            self._d[key] = rec
-            self._d.move_to_end(key)
-            while len(self._d) > self.max:
-                self._d.popitem(last=False)
-
-
 def csv_columns(data: bytes) -> list[str]:
     """Column names of a CSV/TSV upload (for the label-column chooser)."""
     try:
@@ -205,10 +181,10 @@ def _shared_cached(name: str, folder: str) -> DataBundle:
 
 
 @st.cache_resource(show_spinner=False)
-def _run_store() -> RunStore:
+def _run_store() -> BoundedLRU:
     # Runs are looked up here by (fingerprint, discretisation, parameters); the computation
     # itself happens outside any cached function so that its progress bar can be drawn.
-    return RunStore(RUN_CACHE_ENTRIES)
+    return BoundedLRU(RUN_CACHE_ENTRIES)
 
 
 def cached_run(data: DataBundle, disc: dict, params: dict) -> RunRecord:

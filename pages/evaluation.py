@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections import OrderedDict
-from threading import Lock
 
 import numpy as np
 import pandas as pd
@@ -48,6 +46,7 @@ from camcf.evaluation import (
     summarise,
 )
 from camcf.evaluation.study import KnnCache
+from camcf.lru import BoundedLRU
 from pages._common import current_run
 
 SET_NAMES = {
@@ -69,32 +68,9 @@ PROTOCOLS = {
 STORE_ENTRIES = 8
 
 
-class _Store:
-    """A bounded LRU of finished evaluations, shared by the sessions of this server process."""
-
-    def __init__(self, max_entries: int) -> None:
-        self.max = max_entries
-        self._d: OrderedDict = OrderedDict()
-        self._lock = Lock()
-
-    def get(self, key):
-        with self._lock:
-            value = self._d.get(key)
-            if value is not None:
-                self._d.move_to_end(key)
-            return value
-
-    def put(self, key, value) -> None:
-        with self._lock:
-            self._d[key] = value
-            self._d.move_to_end(key)
-            while len(self._d) > self.max:
-                self._d.popitem(last=False)
-
-
 @st.cache_resource(show_spinner=False)
-def _store() -> _Store:
-    return _Store(STORE_ENTRIES)
+def _store() -> BoundedLRU:
+    return BoundedLRU(STORE_ENTRIES)
 
 
 @st.cache_resource(show_spinner=False)

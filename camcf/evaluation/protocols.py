@@ -539,6 +539,22 @@ def kfold(
     return _run_splits("kfold", X, Y, splits, select, knn, progress, n_jobs)
 
 
+def mean_sd(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Mean, sample SD and count of ``value`` and the means of ``n_features`` and ``seconds``
+    per group of ``keys`` (groups in order of appearance)."""
+    return (
+        frame.groupby(keys, sort=False)
+        .agg(
+            mean=("value", "mean"),
+            sd=("value", "std"),
+            n=("value", "count"),
+            n_features=("n_features", "mean"),
+            seconds=("seconds", "mean"),
+        )
+        .reset_index()
+    )
+
+
 def summarise(frame: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard deviation over splits per (feature set, metric).
 
@@ -559,17 +575,7 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
     missing = set(COLUMNS) - set(frame.columns)
     if missing:
         raise InvalidDataError(f"not a protocol frame: missing columns {sorted(missing)}")
-    out = (
-        frame.groupby(["feature_set", "metric"], sort=False)
-        .agg(
-            mean=("value", "mean"),
-            sd=("value", "std"),
-            n=("value", "count"),
-            n_features=("n_features", "mean"),
-            seconds=("seconds", "mean"),
-        )
-        .reset_index()
-    )
+    out = mean_sd(frame, ["feature_set", "metric"])
     set_order = {name: i for i, name in enumerate(dict.fromkeys(frame["feature_set"]))}
     metric_order = {name: i for i, name in enumerate(METRICS)}
     out = out.sort_values(

@@ -41,7 +41,13 @@ import pandas as pd
 from ..errors import InvalidDataError, ParameterError
 from .metrics import METRICS, evaluate_all
 from .mlknn import MLkNN
-from .protocols import COLUMNS, binarize_labels, kfold_splits, repeated_holdout_splits
+from .protocols import (
+    COLUMNS,
+    binarize_labels,
+    kfold_splits,
+    mean_sd,
+    repeated_holdout_splits,
+)
 
 __all__ = [
     "ABLATION_COLUMNS",
@@ -850,18 +856,7 @@ def sensitivity_summary(frame: pd.DataFrame) -> pd.DataFrame:
         value; ``n_features`` and ``seconds``: means over folds). Grid order is kept.
     """
     keys = _grid_keys(frame)
-    out = (
-        frame.groupby([*keys, "metric"], sort=False)
-        .agg(
-            mean=("value", "mean"),
-            sd=("value", "std"),
-            n=("value", "count"),
-            n_features=("n_features", "mean"),
-            seconds=("seconds", "mean"),
-        )
-        .reset_index()
-    )
-    return out
+    return mean_sd(frame, [*keys, "metric"])
 
 
 def sensitivity_matrix(
