@@ -30,8 +30,6 @@ import time
 
 import numpy as np
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 
 from camcf.evaluation import (
@@ -47,6 +45,7 @@ from camcf.evaluation import (
 )
 from camcf.evaluation.study import KnnCache
 from camcf.lru import BoundedLRU
+from camcf.viz.evaluation_figures import ablation_lines, metrics_radar, sensitivity_heatmap
 from pages._common import current_run
 
 SET_NAMES = {
@@ -257,17 +256,7 @@ else:
                "sidebar run selected on **all** rows, test rows included: it is optimistic and "
                "shown only for comparison.")
 
-    radar = go.Figure()
-    names = [info["short"] for info in METRICS.values()]
-    for s in shown_sets:
-        values = [by.loc[(s, m), "mean"] for m in METRICS]
-        # losses are drawn as 1 − value so that a larger area is better everywhere (as the paper)
-        drawn = [v if info["higher_is_better"] else 1 - v
-                 for v, info in zip(values, METRICS.values(), strict=True)]
-        radar.add_trace(go.Scatterpolar(r=drawn + drawn[:1], theta=names + names[:1],
-                                        name=SET_NAMES[s], fill="toself", opacity=0.6))
-    radar.update_layout(polar={"radialaxis": {"range": [0, 1]}}, height=420,
-                        margin={"t": 30, "b": 30}, legend={"orientation": "h"})
+    radar = metrics_radar(by, shown_sets, SET_NAMES)
     left, right = st.columns([1, 1])
     with left:
         st.plotly_chart(radar, key="ev_radar")
@@ -287,14 +276,7 @@ else:
     ab["set"] = ab["feature_set"].map(SET_NAMES)
     ab["stage"] = ab["feature_set"].map(SHORT_NAMES)
     ab["metric name"] = ab["metric"].map(lambda m: METRICS[m]["name"])
-    fig = px.line(ab, x="stage", y="mean", error_y="sd", facet_col="metric name",
-                  facet_col_wrap=4, markers=True,
-                  category_orders={"stage": [SHORT_NAMES[s] for s in order],
-                                   "metric name": [i["name"] for i in METRICS.values()]},
-                  hover_data={"n_features": ":.1f"}, height=560)
-    fig.update_yaxes(matches=None, showticklabels=True)
-    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=")[-1]))
-    fig.update_xaxes(title=None)
+    fig = ablation_lines(ab, [SHORT_NAMES[s] for s in order])
     st.plotly_chart(fig, key="ev_ablation")
     ab_table = ab.pivot_table(index="set", columns="metric", values="mean", sort=False)
     ab_table = ab_table[[m for m in METRICS if m in ab_table.columns]]
@@ -365,16 +347,8 @@ else:
         value = "mean" if show == "metric" else "n_features"
         mat = sensitivity_matrix(frame, metric, axes[0], axes[1], value=value)
         title = METRICS[metric]["name"] if show == "metric" else "features selected"
-        heat = px.imshow(mat.to_numpy(), x=[f"{v:g}" for v in mat.columns],
-                         y=[f"{v:g}" for v in mat.index], text_auto=".3f" if value == "mean"
-                         else ".1f", aspect="auto",
-                         color_continuous_scale="Viridis" if (hib or value != "mean")
-                         else "Viridis_r",
-                         labels={"x": axes[1], "y": axes[0], "color": title})
-        heat.update_layout(title=f"{name}: {title}", height=380, margin={"t": 50})
-        # the tick labels are numbers: keep every grid value one equal cell
-        heat.update_xaxes(type="category")
-        heat.update_yaxes(type="category")
+        heat = sensitivity_heatmap(mat, name, title, axes[0], axes[1],
+                                   higher_is_better=hib, is_metric=value == "mean")
         with col:
             st.plotly_chart(heat, key=f"sens_heat_{axes[0]}")
             _download(f"{name} grid (tidy CSV)", frame, f"sensitivity_{axes[0]}_{axes[1]}.csv",
