@@ -15,14 +15,14 @@ from pages._common import (
 
 ROUTINE = {"below-delta1", "not-candidate", "not-tested", "skipped", "does-not-dominate",
            "not-spouse"}
-PHASES = {1: "1 · label skeleton", 2: "2 · PC and spouses", 3: "3 · recovery", 4: "4 · pruning"}
+PHASES = {1: "1 · skeleton", 2: "2 · PC/spouses", 3: "3 · recovery", 4: "4 · pruning"}
 
 rec = current_run()
 res = rec.result
 st.title("Step through")
 st.caption("Every test Ca-MCF performed for one target category, in the order it took them.")
 
-c1, c2, c3 = st.columns([3, 4, 2])
+c1, c2, c3 = st.columns([3, 5, 2])
 with c1:
     tid = pick_target(res, "st_target")
 with c2:
