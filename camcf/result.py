@@ -235,6 +235,25 @@ class Result:
         df["cond_size_labels"] = [sum(1 for p in c if p >= m) for c in df["cond"]]
         return df
 
+    def feature_fates(self, target) -> dict[int, str]:
+        """Fate of every feature the target's run touched: ``blanket``, ``cut-k2``,
+        ``symmetry``, ``redundancy``, ``removed`` (backward elimination) or ``cut-k1``."""
+        t = self.target(target)
+        fate: dict[int, str] = {}
+        for f in t.candidates_all:
+            fate[f] = "cut-k1"
+        for f in t.candidates:
+            fate[f] = "removed"
+        for f in t.cmb:
+            fate[f] = "blanket"
+        for f in t.cut:
+            fate[f] = "cut-k2"
+        for f in t.symmetry_removed:
+            fate[f] = "symmetry"
+        for f, *_ in t.redundancy_removed:
+            fate[f] = "redundancy"
+        return fate
+
     def to_networkx(self, target):
         """The target's local graph: t, PC, spouses (edge to their inducing x), recovered
         features (edge from their blocker), skeleton categories; pruned features marked.
@@ -252,31 +271,16 @@ class Result:
         for q in t.skeleton:
             g.add_node(self.categories[q].display, kind="label-category", pool=m + q)
             g.add_edge(self.categories[q].display, tname, kind="skeleton")
-        final = set(t.blanket)
-        sym = set(t.symmetry_removed)
-        red = {f for f, *_ in t.redundancy_removed}
-        cut = set(t.cut)
-
-        def status(f):
-            if f in final:
-                return "blanket"
-            if f in cut:
-                return "cut-k2"
-            if f in sym:
-                return "symmetry"
-            if f in red:
-                return "redundancy"
-            return "removed"
-
+        status = self.feature_fates(t.id)
         for f in t.pc:
-            g.add_node(self.feature_names[f], kind="pc", pool=f, status=status(f))
+            g.add_node(self.feature_names[f], kind="pc", pool=f, status=status[f])
             g.add_edge(self.feature_names[f], tname, kind="pc")
         for z, xs in t.spouses.items():
-            g.add_node(self.feature_names[z], kind="spouse", pool=z, status=status(z))
+            g.add_node(self.feature_names[z], kind="spouse", pool=z, status=status[z])
             for x in xs:
                 g.add_edge(self.feature_names[z], self.feature_names[x], kind="spouse")
         for f, r in t.recovered:
-            g.add_node(self.feature_names[f], kind="recovered", pool=f, status=status(f))
+            g.add_node(self.feature_names[f], kind="recovered", pool=f, status=status[f])
             g.add_edge(self.feature_names[f], tname, kind="recovered")
             rn = self.categories[r].display
             if rn in g:

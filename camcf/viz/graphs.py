@@ -34,38 +34,18 @@ def _fmt(v: float) -> str:
     return "n/a" if v != v else f"{v:.3f}"
 
 
-def feature_fates(result, target) -> dict[int, str]:
-    """Fate of every feature the target's run touched: blanket, cut-k2, symmetry, redundancy,
-    removed (backward elimination), cut-k1."""
-    t = result.target(target)
-    fate: dict[int, str] = {}
-    for f in t.candidates_all:
-        fate[f] = "cut-k1"
-    for f in t.candidates:
-        fate[f] = "removed"
-    for f in t.cmb:
-        fate[f] = "blanket"
-    for f in t.cut:
-        fate[f] = "cut-k2"
-    for f in t.symmetry_removed:
-        fate[f] = "symmetry"
-    for f, *_ in t.redundancy_removed:
-        fate[f] = "redundancy"
-    return fate
-
-
 def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.Graph:
     """The target's local structure as an undirected networkx graph with drawing attributes.
 
     Node attributes: ``role`` (target, label-category, pc, spouse, recovered, removed, missed,
-    other), ``fate`` (see :func:`feature_fates`), ``pool`` (pool index), ``title`` (tooltip).
+    other), ``fate`` (see :meth:`camcf.Result.feature_fates`), ``pool`` (pool index), ``title`` (tooltip).
     Edge attribute ``kind``: pc, spouse, recovered, blocked-by, skeleton, removed.
     ``truth`` is an optional set of true blanket feature indices: missed features are added.
     """
     t = result.target(target)
     m = result.n_features
     s = result.mi_table[:, t.id]
-    fates = feature_fates(result, t.id)
+    fates = result.feature_fates(t.id)
     red = {f: (d, v, sf) for f, d, v, sf in t.redundancy_removed}
     g = nx.Graph(target=t.category.display)
     tname = t.category.display
