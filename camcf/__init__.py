@@ -7,7 +7,9 @@ from .errors import (
     DataFormatError,
     InvalidDataError,
     LabelSpecError,
+    NotFittedError,
     ParameterError,
+    ResourceLimitError,
 )
 from .estimator import CaMCF
 from .result import Result
@@ -23,6 +25,8 @@ __all__ = [
     "Dataset",
     "InvalidDataError",
     "LabelSpecError",
+    "NotFittedError",
     "ParameterError",
+    "ResourceLimitError",
 ]
 __version__ = "0.1.0"

@@ -21,3 +21,21 @@ class InvalidDataError(CamcfError, ValueError):
 
 class ParameterError(CamcfError, ValueError):
     """A parameter is out of its range; the message names the parameter and the value received."""
+
+
+class ResourceLimitError(CamcfError, MemoryError):
+    """A data set or a run would need more memory than the limit allows (see camcf.limits).
+
+    Raised before anything large is allocated; the message says how much would be needed, what
+    the limit is and how to raise it.
+    """
+
+
+try:  # scikit-learn is a dependency; subclassing its error keeps sklearn.utils checks working
+    from sklearn.exceptions import NotFittedError as _SkNotFitted
+except ImportError:  # pragma: no cover
+    _SkNotFitted = ValueError  # type: ignore[misc,assignment]
+
+
+class NotFittedError(CamcfError, _SkNotFitted):
+    """A selector was used before ``fit``; the message says which and to call fit first."""
