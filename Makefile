@@ -1,19 +1,27 @@
 # One command to run the app, one to run the tests; each builds .venv on first use.
+# The install is reproducible: pip installs with constraints.txt, the exact versions the test
+# suite last passed with. `make upgrade` re-resolves to the newest versions, reruns the tests and
+# rewrites constraints.txt only when they pass.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+CONSTRAINTS := constraints.txt
+# The app listens on this machine only; see README "Serving the app on a network".
+ADDRESS ?= 127.0.0.1
+PORT    ?= 8501
 
-.PHONY: run test lint bench browser-deps clean
+.PHONY: run test lint bench fuzz upgrade browser-deps clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -c $(CONSTRAINTS) -e '.[test]'
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/streamlit run app.py --server.headless true --browser.gatherUsageStats false
+	$(BIN)/streamlit run app.py --server.headless true --browser.gatherUsageStats false \
+		--server.address $(ADDRESS) --server.port $(PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -24,5 +32,23 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_engine.py
 
+fuzz: $(STAMP)
+	$(BIN)/python benchmarks/fuzz_long.py
+
+# Re-resolve every dependency to its newest version in a fresh environment, run the tests there,
+# and only if they pass write the resolved versions to constraints.txt and switch to them.
+upgrade:
+	rm -rf $(VENV).upgrade
+	$(PYTHON) -m venv $(VENV).upgrade
+	$(VENV).upgrade/bin/pip install --quiet --upgrade pip
+	$(VENV).upgrade/bin/pip install --quiet --upgrade -e '.[test]'
+	$(VENV).upgrade/bin/python -m pytest -q -p no:cacheprovider
+	$(VENV).upgrade/bin/pip freeze --exclude-editable --all \
+		| grep -v -i -E '^(pip|setuptools|wheel)==' > $(CONSTRAINTS).new
+	mv $(CONSTRAINTS).new $(CONSTRAINTS)
+	rm -rf $(VENV).upgrade $(VENV)
+	$(MAKE) $(STAMP)
+	@echo "constraints.txt updated (the tests passed with it); commit it"
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) $(VENV).upgrade .pytest_cache

@@ -7,7 +7,13 @@ small data). The run is cached on the data's fingerprint, the
 discretisation and the parameters. Each page in ``pages/`` only draws the :class:`camcf.Result`
 that this frame stores in ``st.session_state["run"]``.
 
-A bad file or a bad choice shows a message and keeps the previous data and results.
+Loading is a small state machine: a request is turned into a candidate data set, the candidate
+is validated fully (it is read, and it can be run with the current discretisation:
+:func:`camcf.io.check_runnable`), and only then does it replace the current data. Any failure
+leaves the previous data, parameters and results as they were and shows a message. Messages are
+events: a load message lasts until the next load or the next new result; a run message belongs to
+the (data, discretisation, parameters) it failed for and is never drawn over other results.
+User-controlled names (file names, column names) are escaped before they go into HTML.
 
 The functions above ``main()`` hold no Streamlit state, so tests can import them
 (``main()`` only runs when Streamlit executes this file).
@@ -15,6 +21,7 @@ The functions above ``main()`` hold no Streamlit state, so tests can import them
 
 from __future__ import annotations
 
+import html
 import io
 import sys
 import warnings
@@ -136,6 +143,17 @@ def load_request(req: dict) -> DataBundle:
     raise CamcfError(f"unknown data source {kind!r}")
 
 
+def load_checked(req: dict, disc: dict) -> DataBundle:
+    """Load the requested data and check that it can be run with ``disc``; raises
+    :class:`camcf.CamcfError` (nothing in the caller's state is touched)."""
+    from camcf.io import check_runnable
+
+    bundle = load_request(req)
+    check_runnable(bundle.dataset, bins=int(disc["bins"]), strategy=disc["strategy"],
+                   mode=disc["mode"])
+    return bundle
+
+
 def run_key(data: DataBundle, disc: dict, params: dict) -> tuple:
     return (data.fingerprint, tuple(sorted(disc.items())), tuple(sorted(params.items())))
 
@@ -161,7 +179,7 @@ def execute(data: DataBundle, disc: dict, params: dict, progress=None) -> RunRec
 def csv_columns(data: bytes) -> list[str]:
     """Column names of a CSV/TSV upload (for the label-column chooser)."""
     try:
-        head = data[:65536].decode("utf-8", errors="replace").splitlines()[0]
+        head = data[:65536].decode("utf-8-sig", errors="replace").splitlines()[0]
         return list(pd.read_csv(io.StringIO(head), sep=None, engine="python", nrows=0).columns)
     except Exception:  # noqa: BLE001 - only offers choices; the reader reports real problems
         return []
@@ -266,16 +284,22 @@ def process_load(state) -> None:
     req = state.pop("load_request", None)
     if req is None:
         return
+    _, disc = params_from_state(state)
     try:
-        bundle = load_request(req)
+        bundle = load_checked(req, disc)
     except CamcfError as e:
         state["load_error"] = str(e)
+        return
+    except MemoryError:
+        state["load_error"] = ("the machine ran out of memory reading the data; use a smaller "
+                               "data set")
         return
     except Exception as e:  # noqa: BLE001 - a reader bug must not show a traceback
         state["load_error"] = f"could not read the data ({type(e).__name__}: {e})"
         return
     state["data"] = bundle
     state.pop("load_error", None)
+    state.pop("run_error", None)
 
 
 def _param_widgets() -> None:
@@ -361,6 +385,7 @@ def maybe_run(state, data: DataBundle, params: dict, disc: dict, pressed: bool) 
     key = run_key(data, disc, params)
     last: RunRecord | None = state.get("run")
     if last is not None and last.key == key:
+        state.pop("run_error", None)  # the results shown are for exactly these choices
         return
     fresh = last is None or last.data.fingerprint != data.fingerprint
     first_try = state.get("_tried_key") != key
@@ -370,10 +395,22 @@ def maybe_run(state, data: DataBundle, params: dict, disc: dict, pressed: bool) 
     try:
         state["run"] = cached_run(data, disc, params)
         state.pop("run_error", None)
+        state.pop("load_error", None)  # new results: an older message would mislead
     except CamcfError as e:
-        state["run_error"] = str(e)
+        state["run_error"] = {"key": key, "message": str(e)}
+    except MemoryError:
+        state["run_error"] = {"key": key, "message": "the machine ran out of memory; use a "
+                              "smaller data set or fewer categories"}
     except Exception as e:  # noqa: BLE001 - never a traceback in the app
-        state["run_error"] = f"the run failed ({type(e).__name__}: {e})"
+        state["run_error"] = {"key": key, "message": f"the run failed ({type(e).__name__}: {e})"}
+
+
+def run_error_message(state, data: DataBundle, params: dict, disc: dict) -> str | None:
+    """The run error to show: only one raised for the choices the widgets hold now."""
+    err = state.get("run_error")
+    if not err or err.get("key") != run_key(data, disc, params):
+        return None
+    return err["message"]
 
 
 def stale_reason(state, data: DataBundle, params: dict, disc: dict) -> str | None:
@@ -456,12 +493,14 @@ def main() -> None:
     if state.get("load_error"):
         st.error(f"The data could not be loaded: {state['load_error']}. The previous data and "
                  f"results are kept.", icon=":material/error:")
-    if state.get("run_error"):
-        st.error(f"Ca-MCF could not run: {state['run_error']}. The previous results are kept.",
+    run_error = run_error_message(state, data, params, disc)
+    if run_error:
+        st.error(f"Ca-MCF could not run: {run_error}. The previous results are kept.",
                  icon=":material/error:")
     reason = stale_reason(state, data, params, disc)
     if reason:
-        st.html(f'<div class="camcf-stale" data-testid="camcf-stale">⚠ {reason}</div>')
+        st.html(f'<div class="camcf-stale" data-testid="camcf-stale">⚠ '
+                f'{html.escape(reason)}</div>')
     rec: RunRecord | None = state.get("run")
     if rec is not None:
         for w in rec.warnings:

@@ -5,6 +5,7 @@ from .dataset import Dataset
 from .errors import (
     CamcfError,
     DataFormatError,
+    FileAccessError,
     InvalidDataError,
     LabelSpecError,
     NotFittedError,
@@ -23,6 +24,7 @@ __all__ = [
     "CamcfError",
     "DataFormatError",
     "Dataset",
+    "FileAccessError",
     "InvalidDataError",
     "LabelSpecError",
     "NotFittedError",

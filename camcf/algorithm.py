@@ -113,6 +113,9 @@ def _as_codes(X, what: str = "X") -> np.ndarray:
         cols = np.nonzero(np.isnan(A).any(axis=0))[0][:5].tolist()
         raise InvalidDataError(f"{what} has missing values (NaN) in column(s) {cols}; impute or "
                                f"drop them first")
+    if A.size and float(np.abs(A).max()) > 2.0**53:  # int64 would overflow or merge codes
+        raise InvalidDataError(f"{what} holds values beyond ±2**53 ({float(np.abs(A).max()):.6g}); "
+                               f"codes must be small integers: recode them as 0..k-1")
     if not np.all(A == np.round(A)):
         cols = np.nonzero((A != np.round(A)).any(axis=0))[0][:5].tolist()
         raise InvalidDataError(
@@ -210,6 +213,8 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
     if Y is None:
         raise InvalidDataError("Y (the label matrix) is required when X is an array")
     X = _recode_features(_as_codes(X, "X"))
+    if X.shape[0] == 0 or np.shape(Y)[:1] == (0,):  # before the labels are inspected
+        raise InvalidDataError("the data has no rows; give at least one sample")
     Y = _prepare_labels(Y)
     if Y.ndim == 1:
         Y = Y[:, None]

@@ -1,20 +1,39 @@
 """The ``camcf`` command line: ``select``, ``info`` and ``evaluate``.
 
-Bad arguments and bad files end with a one-line message on stderr and exit code 2, never a
-traceback.
+Every failure ends with one line on stderr and a documented exit code, never a traceback:
+
+* 0 — success;
+* 2 — bad input: bad arguments, a file that is not a readable data set, labels that do not fit,
+  parameters out of range (:class:`camcf.CamcfError`);
+* 3 — environment failure: a file that cannot be read or written (permissions, missing folder),
+  not enough memory (:class:`camcf.ResourceLimitError`, ``MemoryError``), the disk is full;
+* 4 — an internal error (a bug in camcf; set ``CAMCF_DEBUG=1`` to see the traceback);
+* 130 — interrupted (Ctrl-C).
+
+Outputs are written atomically (:mod:`camcf.output`): a failed or killed run leaves an existing
+output file as it was.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import errno
+import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from .algorithm import DEFAULTS
-from .errors import CamcfError
+from .errors import CamcfError, FileAccessError, ResourceLimitError
+from .output import write_json
+
+#: exit codes (documented in the module docstring, ``camcf --help`` and the README)
+EXIT_OK, EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 2, 3, 4, 130
+EPILOG = ("exit codes: 0 success; 2 bad input (arguments, data file, labels, parameters); "
+          "3 environment failure (file unreadable or unwritable, out of memory, disk full); "
+          "4 internal error (set CAMCF_DEBUG=1 for the traceback); 130 interrupted. "
+          "Outputs are written atomically: a failed run leaves an existing output untouched.")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,7 +46,12 @@ def add_data_args(p: argparse.ArgumentParser, *, data_required: bool = True) -> 
     """DATA and the options that say how to read and discretise it (shared by subcommands)."""
     if data_required:
         p.add_argument("data", metavar="DATA", help="data file: .arff, .mat or .csv")
-    p.add_argument("--labels", help="label columns: comma-separated names, last:K or first:K")
+    p.add_argument("--labels", help="label columns: comma-separated names, last:K or first:K, "
+                                     "or a JSON list of names (for names with commas: "
+                                     "'[\"a,b\", \"c\"]')")
+    p.add_argument("--label", action="append", metavar="NAME", dest="label_list",
+                   help="one label column by its exact name (repeat for several; for names "
+                        "containing commas)")
     p.add_argument("--xml", help="MULAN XML file naming the label attributes")
     p.add_argument("--discretize", choices=["auto", "none"], default="auto",
                    help="auto: bin continuous columns (SPEC.md); none: data is already coded")
@@ -63,6 +87,15 @@ def params_from_args(args) -> dict:
     }
 
 
+def label_spec(args):
+    """The label specification from ``--labels`` / repeated ``--label`` (not both)."""
+    many = getattr(args, "label_list", None)
+    if many and args.labels is not None:
+        raise CamcfError("give the label columns either with --labels or with repeated --label, "
+                         "not both")
+    return list(many) if many else args.labels
+
+
 def read_data(args, path: str | None = None):
     """Load DATA with the label options in ``args``."""
     from .io import load
@@ -70,7 +103,7 @@ def read_data(args, path: str | None = None):
     path = path or args.data
     if not Path(path).exists():
         raise CamcfError(f"{path}: no such file")
-    return load(path, labels=args.labels, xml=args.xml)
+    return load(path, labels=label_spec(args), xml=args.xml)
 
 
 def codes_of(ds, args) -> np.ndarray:
@@ -80,13 +113,8 @@ def codes_of(ds, args) -> np.ndarray:
     return codes
 
 
-def _write(path: str, payload: dict | str) -> None:
-    text = payload if isinstance(payload, str) else json.dumps(payload, indent=1,
-                                                               ensure_ascii=False)
-    try:
-        Path(path).write_text(text + ("\n" if not text.endswith("\n") else ""), encoding="utf-8")
-    except OSError as e:
-        raise CamcfError(f"cannot write {path}: {e.strerror}") from None
+def _write(path: str, payload: dict) -> None:
+    write_json(path, payload)  # strict JSON (NaN → null), atomic
 
 
 def cmd_select(args) -> int:
@@ -102,7 +130,7 @@ def cmd_select(args) -> int:
                   category_names=ds.category_names, **params_from_args(args))
     payload = res.to_dict(include_trace=args.trace)
     payload["data"] = {"path": str(args.data), "source": ds.source,
-                       "labels": args.labels, "xml": args.xml,
+                       "labels": label_spec(args), "xml": args.xml,
                        "discretize": args.discretize, "bins": args.bins,
                        "strategy": args.strategy}
     _write(args.output, payload)
@@ -147,8 +175,9 @@ def cmd_info(args) -> int:
         "feature_names": list(ds.feature_names),
     }
     _write(args.output, payload)
+    card = ds.label_cardinality
     print(f"{ds.source}: {ds.n_samples} samples × {ds.n_features} features, {ds.n_labels} "
-          f"labels, cardinality {ds.label_cardinality:.3f}")
+          f"labels, cardinality " + (f"{card:.3f}" if card == card else "n/a (no binary label)"))
     for lab in labels:
         cats = ", ".join(f"{n}:{k}" for n, k in zip(lab["category_names"], lab["counts"],
                                                      strict=True))
@@ -158,7 +187,8 @@ def cmd_info(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="camcf", description="Ca-MCF: category-level multi-label causal feature "
-                                          "selection, with every decision recorded.")
+                                          "selection, with every decision recorded.",
+                epilog=EPILOG)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
@@ -174,25 +204,61 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--output", "-o", required=True, help="where to write the JSON description")
     i.set_defaults(func=cmd_info)
 
-    try:
-        from .evaluation import command as evaluation_command
-    except ImportError:  # the evaluate command is optional while it is being written
-        evaluation_command = None
-    if evaluation_command is not None and hasattr(evaluation_command, "add_parser"):
-        evaluation_command.add_parser(sub)
+    from .evaluation import command as evaluation_command  # a broken import must fail loudly
+
+    evaluation_command.add_parser(sub)
     return p
 
 
+def error_exit(exc: BaseException, prog: str = "camcf") -> int:
+    """Print one line for ``exc`` on stderr and return its exit code (see the module docstring).
+
+    Environment failures (3): :class:`FileAccessError`, :class:`ResourceLimitError`,
+    ``MemoryError``, ``OSError`` (permissions, missing files, disk full). Bad input (2): any other
+    :class:`CamcfError`. Anything else is a bug (4).
+    """
+    if isinstance(exc, KeyboardInterrupt):
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if isinstance(exc, FileAccessError | ResourceLimitError):
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return EXIT_ENVIRONMENT
+    if isinstance(exc, CamcfError):
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    if isinstance(exc, MemoryError):
+        print(f"{prog}: error: out of memory ({exc or 'an allocation failed'}); use a smaller "
+              f"data set or a machine with more memory", file=sys.stderr)
+        return EXIT_ENVIRONMENT
+    if isinstance(exc, OSError):
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        if exc.errno == errno.ENOSPC:
+            why = "the disk is full; free some space"
+        elif isinstance(exc, PermissionError):
+            why = "permission denied; check the file's permissions"
+        else:
+            why = (exc.strerror or str(exc) or type(exc).__name__) + "; check the path"
+        print(f"{prog}: error: cannot access{where}: {why}", file=sys.stderr)
+        return EXIT_ENVIRONMENT
+    line = str(exc).splitlines()[0] if str(exc) else ""
+    print(f"{prog}: internal error: {type(exc).__name__}: {line} (a bug in camcf; set "
+          f"CAMCF_DEBUG=1 to see the traceback)", file=sys.stderr)
+    return EXIT_INTERNAL
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; every failure is one line on stderr and an exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except CamcfError as e:
-        print(f"camcf: error: {e}", file=sys.stderr)
-        return 2
     except BrokenPipeError:  # e.g. piped into head
-        return 0
-    except KeyboardInterrupt:
-        print("camcf: interrupted", file=sys.stderr)
-        return 130
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:
+            pass
+        return EXIT_OK
+    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - one line, never a traceback
+        if os.environ.get("CAMCF_DEBUG") and not isinstance(e, CamcfError | KeyboardInterrupt):
+            raise
+        return error_exit(e)

@@ -38,6 +38,13 @@ def _value(v: float) -> int | float:
 
 
 def _bin(col: np.ndarray, bins: int, strategy: str) -> tuple[np.ndarray, np.ndarray]:
+    # A column spanning more than the largest float (e.g. ±1.7e308) would get an infinite width
+    # and NaN/inf edges: bin it scaled by a power of two (exact) and scale the edges back.
+    with np.errstate(over="ignore"):
+        span = float(col.max()) - float(col.min())
+    if not np.isfinite(span):
+        codes, edges = _bin(col * 0.25, bins, strategy)
+        return codes, edges * 4.0
     kw: dict[str, object] = {"n_bins": bins, "encode": "ordinal", "strategy": strategy}
     if "subsample" in _KBD_PARAMS:
         kw["subsample"] = None

@@ -39,3 +39,9 @@ except ImportError:  # pragma: no cover
 
 class NotFittedError(CamcfError, _SkNotFitted):
     """A selector was used before ``fit``; the message says which and to call fit first."""
+
+
+class FileAccessError(CamcfError, OSError):
+    """A file could not be read or written for a reason outside the data: it is unreadable
+    (permissions), its folder is missing, or the disk is full. The message names the file and
+    the way out. The CLI exits with code 3 (an environment failure) for it."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .errors import ParameterError
 from .trace import DECISIONS, STEP_NAMES, STEPS, TARGET, Test, iter_tests
 
 PHASE_SETS = ("phase2", "phase3", "phase4")
@@ -124,19 +125,24 @@ class Result:
 
     def target(self, key) -> TargetResult:
         """A target by flattened id, by (label index or name, category value), or "label=name"."""
-        if isinstance(key, int | np.integer):
+        if isinstance(key, int | np.integer) and not isinstance(key, bool):
+            if not -len(self.targets) <= int(key) < len(self.targets):
+                raise _no_target(self, key)
             return self.targets[int(key)]
         if isinstance(key, str):
             for t in self.targets:
                 if t.category.display == key:
                     return t
-            raise KeyError(f"no target category {key!r}")
-        label, value = key
+            raise _no_target(self, key)
+        try:
+            label, value = key
+        except (TypeError, ValueError):
+            raise _no_target(self, key) from None
         for t in self.targets:
             c = t.category
             if (c.label_index == label or c.label == label) and c.value == value:
                 return t
-        raise KeyError(f"no target category {key!r}")
+        raise _no_target(self, key)
 
     @property
     def skipped(self) -> list[TargetResult]:
@@ -358,8 +364,18 @@ class Result:
 
     def to_json(self, *, include_trace: bool = False, indent: int | None = 1) -> str:
         """JSON text; the same input and parameters give the same text byte for byte."""
-        return json.dumps(self.to_dict(include_trace=include_trace), indent=indent,
-                          ensure_ascii=False, sort_keys=False)
+        from .output import json_safe
+
+        return json.dumps(json_safe(self.to_dict(include_trace=include_trace)), indent=indent,
+                          ensure_ascii=False, sort_keys=False, allow_nan=False)
+
+
+def _no_target(result: Result, key) -> ParameterError:
+    shown = ", ".join(t.category.display for t in result.targets[:8])
+    more = ", …" if len(result.targets) > 8 else ""
+    return ParameterError(
+        f"no target category {key!r}; give an id 0..{len(result.targets) - 1}, a "
+        f"(label, value) pair or a name such as {shown}{more}")
 
 
 def _num(v: float):

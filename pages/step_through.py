@@ -1,4 +1,9 @@
-"""Step through: every decision for one target, in order, in plain words, with the graph."""
+"""Step through: every decision for one target, in order, in plain words, with the graph.
+
+Names in the sentence come from the user's file: they are HTML-escaped before ``st.html``.
+"""
+
+import html
 
 import streamlit as st
 
@@ -58,9 +63,9 @@ pos = b2.slider("Position", 1, max(n, 2) if n > 1 else 2, key=pos_key,
                 label_visibility="collapsed", disabled=n == 1)
 pos = min(pos, n)
 row = view.iloc[pos - 1]
-sentence = explain_row(row, res)
+sentence = html.escape(explain_row(row, res))
 st.html(f'<div class="camcf-sentence" data-testid="camcf-sentence"><b>{pos}/{n}</b> · phase '
-        f'{int(row["phase"])} · <code>{row["step"]}</code><br>{sentence}</div>')
+        f'{int(row["phase"])} · <code>{html.escape(str(row["step"]))}</code><br>{sentence}</div>')
 
 involved = [-1, int(row["b"]), int(row["a"])]  # -1: the target itself
 if int(row["aux"]) >= 0:

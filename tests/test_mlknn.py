@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from camcf.errors import InvalidDataError, ParameterError
+from camcf.errors import InvalidDataError, NotFittedError, ParameterError
 from camcf.evaluation import MLkNN
 from camcf.evaluation import mlknn as mlknn_module
 
@@ -220,7 +220,7 @@ def test_data_errors() -> None:
     model = MLkNN(k=2).fit(X_TRAIN, Y_TRAIN)
     with pytest.raises(InvalidDataError, match="3 features"):
         model.predict(np.zeros((2, 3)))
-    with pytest.raises(ParameterError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         MLkNN().predict(X_TEST)
 
 

@@ -33,7 +33,6 @@ values) and the settings. Errors: one line on stderr, exit code 2.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -401,13 +400,9 @@ def _summary(payload: dict[str, Any], output: str) -> str:
 
 
 def _write(path: str, payload: dict[str, Any]) -> None:
-    try:
-        Path(path).write_text(
-            json.dumps(payload, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
-            encoding="utf-8",
-        )
-    except OSError as e:
-        raise CamcfError(f"cannot write {path}: {e.strerror}") from None
+    from ..output import write_json
+
+    write_json(path, payload)  # strict JSON, atomic: a failed run leaves an old file as it was
 
 
 def run(args: argparse.Namespace) -> int:
@@ -415,12 +410,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         payload = evaluate(args)
         _write(args.output, payload)
-    except CamcfError as e:
-        print(f"camcf evaluate: error: {e}", file=sys.stderr)
-        return 2
-    except (OSError, ValueError) as e:  # e.g. an unreadable file the readers did not catch
-        print(f"camcf evaluate: error: {type(e).__name__}: {e}", file=sys.stderr)
-        return 2
+    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - one line and an exit code
+        from ..cli import error_exit
+
+        return error_exit(e, "camcf evaluate")
     print(_summary(payload, args.output))
     return 0
 

@@ -33,7 +33,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..errors import InvalidDataError, ParameterError
+from ..errors import InvalidDataError, NotFittedError, ParameterError
 
 __all__ = ["MLkNN"]
 
@@ -131,7 +131,7 @@ class MLkNN:
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "prior_"):
-            raise ParameterError("this MLkNN is not fitted yet; call fit(X, Y) first")
+            raise NotFittedError("this MLkNN is not fitted yet; call fit(X, Y) first")
 
     # ------------------------------------------------------------------ distances
     def _encode(self, X: np.ndarray) -> np.ndarray:

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InvalidDataError, ParameterError
+from ..errors import InvalidDataError, NotFittedError, ParameterError
 from .metrics import METRICS, evaluate_all
 from .mlknn import MLkNN
 from .protocols import (
@@ -121,7 +121,7 @@ class Discretizer:
 
     def transform(self, X: np.ndarray) -> np.ndarray:
         if not hasattr(self, "info_"):
-            raise ParameterError("this Discretizer is not fitted yet; call fit(X_train) first")
+            raise NotFittedError("this Discretizer is not fitted yet; call fit(X_train) first")
         try:
             A = np.asarray(X, dtype=float)
         except (TypeError, ValueError):

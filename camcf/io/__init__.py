@@ -2,11 +2,12 @@
 
 from .arff import load_arff
 from .csv import load_csv
-from .load import load, load_bytes, load_train_test
+from .load import check_runnable, load, load_bytes, load_train_test
 from .matlab import load_matlab
 from .mulan import parse_mulan_xml, read_mulan_xml
 
 __all__ = [
+    "check_runnable",
     "load",
     "load_arff",
     "load_bytes",

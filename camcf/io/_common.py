@@ -1,14 +1,29 @@
-"""Helpers shared by the readers: label specifications and label encoding."""
+"""Helpers shared by the readers: file access, label specifications and label encoding.
+
+The guards where data enters camcf live here: a file that cannot be read is a
+:class:`~camcf.errors.FileAccessError` (never a bare ``OSError``), a UTF-8 byte-order mark is
+dropped, label values must be category codes that a 64-bit integer holds exactly (|v| ≤ 2**53,
+else a :class:`~camcf.errors.DataFormatError` rather than a silent overflow), and a label list may
+be a JSON list so that names containing commas can be given.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import DataFormatError, LabelSpecError
+from ..errors import DataFormatError, FileAccessError, LabelSpecError
+from ..limits import check_memory
+
+#: Largest magnitude of a numeric label value that is kept exactly (floats hold every integer
+#: up to 2**53; beyond it distinct codes merge and int64 overflows).
+MAX_LABEL_VALUE = 2**53
 
 LabelSpec = str | Sequence[str | int] | None
 
@@ -16,7 +31,8 @@ _POSITIONAL = re.compile(r"^\s*(last|first)\s*:\s*([+-]?\d+)\s*$", re.IGNORECASE
 _MEKA_C = re.compile(r"(?:^|\s)-C\s+([+-]?\d+)(?=\s|$|')")
 
 HOW_TO_GIVE_LABELS = (
-    "give them with labels=['name', ...] / --labels NAMES (comma-separated attribute names), "
+    "give them with labels=['name', ...] / --labels NAMES (comma-separated attribute names, or a "
+    "JSON list such as '[\"a,b\", \"c\"]' for names with commas; or repeated --label NAME), "
     "labels='last:K' / --labels last:K (or first:K), or a MULAN XML file listing the labels"
 )
 
@@ -29,18 +45,46 @@ def source_name(path: str | Path, name: str | None) -> str:
 def check_readable(path: str | Path, shown: str) -> Path:
     """Return ``path`` as a Path after checking that it exists and is not empty."""
     p = Path(path)
-    if not p.exists():
-        raise DataFormatError(f"{shown}: file not found (looked for {str(p)!r})")
-    if p.is_dir():
-        raise DataFormatError(f"{shown}: expected a data file, found a directory")
-    if p.stat().st_size == 0:
+    try:
+        if not p.exists():
+            raise DataFormatError(f"{shown}: file not found (looked for {str(p)!r})")
+        if p.is_dir():
+            raise DataFormatError(f"{shown}: expected a data file, found a directory")
+        size = p.stat().st_size
+    except OSError as e:
+        raise FileAccessError(f"{shown}: cannot access the file ({access_reason(e)})") from None
+    if size == 0:
         raise DataFormatError(f"{shown}: the file is empty (0 bytes); expected a data set")
+    if not os.access(p, os.R_OK):
+        raise FileAccessError(
+            f"{shown}: cannot read the file (permission denied); check its permissions"
+        )
     return p
 
 
+def access_reason(e: OSError) -> str:
+    """A short reason and way out for an OSError met while reading a file."""
+    if isinstance(e, PermissionError):
+        return "permission denied; check its permissions"
+    return (e.strerror or type(e).__name__) + "; check the path"
+
+
+def read_bytes(p: Path, shown: str) -> bytes:
+    """The file's bytes; an OS failure becomes :class:`FileAccessError`, a file too large for
+    the memory limit a :class:`~camcf.errors.ResourceLimitError`."""
+    try:
+        size = p.stat().st_size
+        check_memory(size, f"{shown}: reading the {size:,}-byte file")
+        return p.read_bytes()
+    except OSError as e:
+        raise FileAccessError(f"{shown}: cannot read the file ({access_reason(e)})") from None
+
+
 def read_text(p: Path, shown: str, expected: str) -> str:
-    """Read a text file (UTF-8, falling back to Latin-1); reject binary content."""
-    raw = p.read_bytes()
+    """Read a text file (UTF-8, falling back to Latin-1); reject binary content. A UTF-8
+    byte-order mark is dropped in both cases."""
+    raw = read_bytes(p, shown)
+    raw = raw.removeprefix(b"\xef\xbb\xbf")
     if b"\x00" in raw[:65536]:
         raise DataFormatError(
             f"{shown}: expected {expected}, found binary content (NUL bytes); "
@@ -63,6 +107,25 @@ def parse_positional(spec: object) -> tuple[str, int] | None:
     if not m:
         return None
     return m.group(1).lower(), int(m.group(2))
+
+
+def parse_json_labels(text: str, shown: str) -> list[str | int]:
+    """``'["a,b", "c"]'`` → ``["a,b", "c"]`` (label names given as a JSON list)."""
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        raise LabelSpecError(
+            f"{shown}: the label specification starts with '[' but is not a JSON list of names "
+            f"({e.msg} at character {e.pos}); write e.g. '[\"a,b\", \"c\"]'"
+        ) from None
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)) for v in value
+    ):
+        raise LabelSpecError(
+            f"{shown}: the JSON label specification must be a list of column names (strings); "
+            f"got {text[:80]!r}"
+        )
+    return value
 
 
 def meka_c_option(relation: str) -> int | None:
@@ -111,7 +174,7 @@ def _names_to_indices(
             f"{shown}: {what} names label column(s) that are not in the data: "
             f"{', '.join(unknown)}. Columns found ({len(columns)}): {preview}"
         )
-    dup = sorted({columns[i] for i in out if out.count(i) > 1})
+    dup = sorted({columns[i] for i, k in Counter(out).items() if k > 1})
     if dup:
         raise LabelSpecError(f"{shown}: {what} lists the same label more than once: {dup}")
     if len(out) >= len(columns):
@@ -151,6 +214,8 @@ def resolve_labels(
             kind, k = pos
             idx = _positional_indices(kind, k, n, shown, "the label specification")
             return idx, f"user {kind}:{k}", f"labels: {kind} {k} columns (given by the user)"
+        if isinstance(labels, str) and labels.strip().startswith("["):
+            labels = parse_json_labels(labels, shown)
         if isinstance(labels, str):
             if labels.strip().lower().startswith(("last", "first")) and ":" in labels:
                 raise LabelSpecError(
@@ -238,6 +303,7 @@ def encode_labels(
             f"{shown}: missing values in label column(s) {detail}; every sample needs a value "
             "for every label (remove those rows or fill them in the file)"
         )
+    check_label_range(block, names, [d is not None for d in nominal], shown)
     Y = np.zeros((n, q), dtype=np.int64)
     cats: list[dict[int, str]] = []
     notes: list[str] = []
@@ -287,6 +353,25 @@ def encode_labels(
                 f"{', …' if len(vals) > 6 else ''} mapped to codes 0..{len(vals) - 1}"
             )
     return Y, cats, notes
+
+
+def check_label_range(
+    block: np.ndarray, names: list[str], nominal: list[bool], shown: str
+) -> None:
+    """Refuse numeric label values beyond ±2**53: they cannot be held exactly (distinct codes
+    would merge, and values ≥ 2**63 would overflow to negative codes)."""
+    for i in range(block.shape[1]):
+        if nominal[i]:
+            continue
+        col = block[:, i]
+        finite = col[np.isfinite(col)]
+        if finite.size and float(np.abs(finite).max()) > MAX_LABEL_VALUE:
+            big = finite[np.abs(finite) > MAX_LABEL_VALUE][0]
+            raise DataFormatError(
+                f"{shown}: label column {names[i]} holds the value {big:.6g}, beyond ±2**53 "
+                f"({MAX_LABEL_VALUE:,}), where distinct codes can no longer be told apart; "
+                "labels must be category codes: recode them as 0..k-1 (or as text in a CSV)"
+            )
 
 
 def encode_text_labels(

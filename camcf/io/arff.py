@@ -10,6 +10,7 @@ import numpy as np
 
 from ..dataset import Dataset
 from ..errors import DataFormatError
+from ..limits import check_memory
 from ._common import (
     LabelSpec,
     check_readable,
@@ -54,6 +55,14 @@ def _data_rows(text: str, shown: str) -> tuple[int, bool]:
     return len(rows), rows[0].startswith("{")
 
 
+def _why(exc: Exception) -> str:
+    """liac-arff's message (its ``__str__`` itself fails on a line holding a ``%``)."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - the message is formatted with the offending line
+        return f"{type(exc).__name__} on line {getattr(exc, 'line', '?')}"
+
+
 def _decode(text: str, sparse: bool, shown: str) -> tuple[dict, bool]:
     """Decode with liac-arff; sparse files as COO, falling back to dense for mixed rows."""
     if sparse:
@@ -62,16 +71,16 @@ def _decode(text: str, sparse: bool, shown: str) -> tuple[dict, bool]:
         except liac.BadLayout:
             pass  # sparse and dense rows mixed, or a broken row: the dense reader decides
         except liac.ArffException as exc:
-            raise DataFormatError(f"{shown}: expected {_EXPECTED}, but {exc}") from None
+            raise DataFormatError(f"{shown}: expected {_EXPECTED}, but {_why(exc)}") from None
     try:
         return liac.loads(text, encode_nominal=True, return_type=liac.DENSE), False
     except liac.BadDataFormat as exc:
         raise DataFormatError(
-            f"{shown}: expected {_EXPECTED}, but {exc} (a row whose values do not match the "
+            f"{shown}: expected {_EXPECTED}, but {_why(exc)} (a row whose values do not match the "
             "@attribute lines; is the file truncated or edited by hand?)"
         ) from None
     except liac.ArffException as exc:
-        raise DataFormatError(f"{shown}: expected {_EXPECTED}, but {exc}") from None
+        raise DataFormatError(f"{shown}: expected {_EXPECTED}, but {_why(exc)}") from None
 
 
 def parse_arff_text(
@@ -125,6 +134,8 @@ def parse_arff_text(
         )
 
     m = len(columns)
+    # Guard before the dense matrix (and the feature copy taken from it) is allocated.
+    check_memory(2 * 8.0 * n_rows * m, f"{shown}: the dense {n_rows:,} × {m:,} matrix")
     text_labels: dict[int, list[object]] = {}
     if sparse:
         values, rows, cols = decoded["data"]

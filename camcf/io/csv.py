@@ -1,10 +1,19 @@
-"""Delimited text reader (CSV, TSV, whitespace-separated), built on pandas."""
+"""Delimited text reader (CSV, TSV, whitespace-separated), built on pandas.
+
+Guards where the text enters: the header row is read here (Python's csv module) before pandas
+sees it, so duplicate column names are refused by name (pandas would rename ``f1`` to ``f1.1``);
+a semicolon-separated file whose numbers use decimal commas (``1,5``) is read with
+``decimal=","``; the dense feature matrix is estimated and checked against the memory limit
+(:func:`camcf.limits.check_memory`) before it is allocated.
+"""
 
 from __future__ import annotations
 
+import csv as pycsv
 import io
 import re
 import warnings
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +21,9 @@ import pandas as pd
 
 from ..dataset import Dataset
 from ..errors import DataFormatError
+from ..limits import check_memory
 from ._common import (
+    MAX_LABEL_VALUE,
     LabelSpec,
     check_readable,
     encode_labels,
@@ -49,6 +60,36 @@ def _is_number(s: object) -> bool:
     return True
 
 
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+(?:[eE][+-]?\d+)?$")
+_DECIMAL_POINT = re.compile(r"^[+-]?\d*\.\d+(?:[eE][+-]?\d+)?$")
+
+
+def _split(line: str, sep: str) -> list[str]:
+    """One row's cells, quotes honoured (the csv module), whitespace and quotes stripped."""
+    if sep == r"\s+":
+        cells = line.split()
+    else:
+        cells = next(pycsv.reader([line], delimiter=sep, skipinitialspace=True), [])
+    return [c.strip().strip("\"'") for c in cells]
+
+
+def duplicate_names(names: list[str]) -> list[str]:
+    """The names that occur more than once (linear time), sorted."""
+    return sorted(name for name, k in Counter(names).items() if k > 1)
+
+
+def _decimal(sep: str, rows: list[str]) -> str:
+    """``","`` when a semicolon-separated file writes its numbers with decimal commas."""
+    if sep != ";":
+        return "."
+    comma = point = 0
+    for line in rows[:200]:
+        for cell in _split(line, sep):
+            comma += bool(_DECIMAL_COMMA.match(cell))
+            point += bool(_DECIMAL_POINT.match(cell))
+    return "," if comma > point else "."
+
+
 def read_table(text: str, shown: str, suffix: str = ".csv") -> tuple[pd.DataFrame, str, bool]:
     """Parse delimited text into a DataFrame.
 
@@ -59,8 +100,20 @@ def read_table(text: str, shown: str, suffix: str = ".csv") -> tuple[pd.DataFram
     if not lines:
         raise DataFormatError(f"{shown}: expected {_EXPECTED}, found no rows")
     sep = _delimiter(lines[0], suffix)
-    first = [c.strip().strip("\"'") for c in re.split(sep, lines[0].strip())]
+    first = _split(lines[0].strip(), sep)
     header = not all(_is_number(c) for c in first)
+    if header:
+        dup = duplicate_names(first)
+        if dup:
+            raise DataFormatError(
+                f"{shown}: duplicate column names in the header: {', '.join(dup[:20])}"
+                f"{', …' if len(dup) > 20 else ''}; column names must be unique (rename them in "
+                "the file)"
+            )
+    decimal = _decimal(sep, lines[1:] if header else lines)
+    # the dense matrix (8 bytes a cell) and pandas' own copy of it
+    check_memory(16.0 * len(lines) * max(len(first), 1),
+                 f"{shown}: the {len(lines):,} × {len(first):,} table")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
@@ -71,6 +124,7 @@ def read_table(text: str, shown: str, suffix: str = ".csv") -> tuple[pd.DataFram
                 comment="#",
                 skipinitialspace=True,
                 index_col=False,
+                decimal=decimal,
                 engine="python" if sep == r"\s+" else "c",
             )
     except pd.errors.ParserWarning:
@@ -87,6 +141,8 @@ def read_table(text: str, shown: str, suffix: str = ".csv") -> tuple[pd.DataFram
         df.columns = [f"c{j + 1}" for j in range(df.shape[1])]
     else:
         df.columns = [str(c).strip() for c in df.columns]
+    if decimal == ",":
+        df.attrs["decimal_comma"] = True
     if df.shape[0] == 0:
         raise DataFormatError(f"{shown}: expected {_EXPECTED}, found a header but no data rows")
     if df.shape[1] < 2:
@@ -95,6 +151,23 @@ def read_table(text: str, shown: str, suffix: str = ".csv") -> tuple[pd.DataFram
             f"found {df.shape[1]} column (separator: {_sep_name(sep)})"
         )
     return df, sep, header
+
+
+def _numeric_label(col: pd.Series) -> bool:
+    """A label column read as numbers: numeric and every value within ±2**53 (larger integer
+    codes are kept exactly by reading them as text)."""
+    if pd.api.types.is_bool_dtype(col):
+        return True
+    if not pd.api.types.is_numeric_dtype(col):
+        return False
+    vals = col.dropna()
+    if vals.empty:
+        return True
+    if col.dtype.kind in "iu":
+        return bool(vals.max() <= MAX_LABEL_VALUE and vals.min() >= -MAX_LABEL_VALUE)
+    a = vals.to_numpy(dtype=float)
+    big = np.abs(a[np.isfinite(a)])
+    return not (big.size and big.max() > MAX_LABEL_VALUE)
 
 
 def frame_to_dataset(
@@ -108,7 +181,7 @@ def frame_to_dataset(
 ) -> Dataset:
     """Build a :class:`Dataset` from a DataFrame whose label columns are named by ``labels``."""
     columns = [str(c) for c in df.columns]
-    dup = sorted({c for c in columns if columns.count(c) > 1})
+    dup = duplicate_names(columns)
     if dup:
         raise DataFormatError(f"{shown}: duplicate column names {dup}; column names must be unique")
     idx, labels_from, how = resolve_labels(
@@ -135,8 +208,10 @@ def frame_to_dataset(
     label_names = [columns[j] for j in idx]
     Y = np.zeros((n, len(idx)), dtype=np.int64)
     cat_names: list[dict[int, str]] = [{} for _ in idx]
-    numeric = [k for k, j in enumerate(idx) if pd.api.types.is_numeric_dtype(df.iloc[:, j])]
+    numeric = [k for k, j in enumerate(idx) if _numeric_label(df.iloc[:, j])]
     notes: list[str] = []
+    if df.attrs.get("decimal_comma"):
+        notes.append("semicolon-separated with decimal commas: 1,5 read as 1.5")
     if numeric:
         block = np.column_stack(
             [df.iloc[:, idx[k]].to_numpy(dtype=float, na_value=np.nan) for k in numeric]

@@ -9,7 +9,13 @@ from pathlib import Path
 import numpy as np
 
 from ..dataset import Dataset
-from ..errors import DataFormatError, LabelSpecError
+from ..errors import (
+    DataFormatError,
+    FileAccessError,
+    InvalidDataError,
+    LabelSpecError,
+    ResourceLimitError,
+)
 from ._common import LabelSpec
 from .arff import load_arff
 from .csv import load_csv
@@ -56,6 +62,27 @@ def load(
         The label columns are unknown or do not fit the file.
     """
     shown = name or Path(path).name
+    try:
+        return _load(path, labels=labels, xml=xml, name=name, shown=shown)
+    except ResourceLimitError:
+        raise
+    except MemoryError:
+        raise ResourceLimitError(
+            f"{shown}: the machine ran out of memory while reading the file; use a smaller data "
+            "set or a machine with more memory (camcf refuses such files up front when the "
+            "environment variable CAMCF_MEMORY_LIMIT is set below the free memory)"
+        ) from None
+    except FileAccessError:
+        raise
+    except OSError as e:
+        raise FileAccessError(
+            f"{shown}: cannot read the file ({e.strerror or type(e).__name__}; check the path "
+            "and its permissions)"
+        ) from None
+
+
+def _load(path: str | Path, *, labels: LabelSpec, xml: str | Path | None, name: str | None,
+          shown: str) -> Dataset:
     kind = EXTENSIONS.get(Path(path).suffix.lower())
     if kind is None:
         raise DataFormatError(
@@ -203,6 +230,48 @@ def load_train_test(
     return train, test
 
 
+def check_runnable(ds: Dataset, *, bins: int = 3, strategy: str = "uniform",
+                   mode: str = "auto") -> None:
+    """Raise a :class:`~camcf.errors.CamcfError` when Ca-MCF cannot run on ``ds`` as it is.
+
+    A reader accepts files with empty cells or labels that never vary (they are still a data
+    set); a caller that is about to *replace* a working data set (the app) checks first that
+    this one can be run with the chosen discretisation: no missing or infinite feature values,
+    codes the discretisation accepts, and at least one label with two categories.
+
+    Parameters
+    ----------
+    ds : Dataset
+    bins, strategy, mode
+        The discretisation that will be used (see :func:`camcf.discretize.discretize`).
+    """
+    from ..discretize import discretize
+
+    X = np.asarray(ds.X, dtype=float)
+    bad = ~np.isfinite(X)
+    if bad.any():
+        cols = np.flatnonzero(bad.any(axis=0))
+        names = ", ".join(ds.feature_names[j] for j in cols[:10]) + (
+            ", …" if cols.size > 10 else "")
+        raise InvalidDataError(
+            f"{ds.source}: {int(bad.sum()):,} empty or non-finite cell(s) in {cols.size} feature "
+            f"column(s) ({names}); Ca-MCF needs complete data: fill in or remove those cells, "
+            "rows or columns in the file"
+        )
+    if ds.n_samples == 0 or ds.n_features == 0:
+        raise InvalidDataError(f"{ds.source}: no samples or no feature columns to select from")
+    Y = np.asarray(ds.Y)
+    varying = [i for i in range(Y.shape[1]) if np.unique(Y[:, i]).size > 1]
+    if not varying:
+        what = "all zero" if not Y.any() else "constant"
+        raise InvalidDataError(
+            f"{ds.source}: every label column holds a single value ({what}), so there is "
+            "nothing to explain; check which columns are the labels (labels / --labels) and "
+            "that the label values vary"
+        )
+    discretize(X, bins=bins, strategy=strategy, mode=mode)
+
+
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -243,4 +312,4 @@ def load_bytes(
     return ds
 
 
-__all__ = ["EXTENSIONS", "load", "load_bytes", "load_train_test"]
+__all__ = ["EXTENSIONS", "check_runnable", "load", "load_bytes", "load_train_test"]

@@ -10,6 +10,7 @@ import scipy.sparse
 
 from ..dataset import Dataset
 from ..errors import DataFormatError, LabelSpecError
+from ..limits import check_memory
 from ._common import (
     LabelSpec,
     check_readable,
@@ -38,12 +39,14 @@ _EXPECTED = (
 )
 
 
-def _numeric_vars(raw: dict) -> dict[str, np.ndarray]:
+def _numeric_vars(raw: dict, shown: str = "data.mat") -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     for key, val in raw.items():
         if key.startswith("__"):
             continue
         if scipy.sparse.issparse(val):
+            rows, cols = val.shape
+            check_memory(8.0 * rows * cols, f"{shown}: the dense {rows:,} × {cols:,} matrix {key}")
             val = val.toarray()
         if isinstance(val, np.ndarray) and val.dtype.kind in "biuf" and val.size > 0:
             out[key] = val
@@ -117,6 +120,8 @@ def load_matlab(
     p = check_readable(path, shown)
     try:
         raw = scipy.io.loadmat(str(p))
+    except MemoryError:
+        raise  # a ResourceLimitError from the guard, or the machine's own limit: load() says so
     except NotImplementedError:
         raise DataFormatError(
             f"{shown}: this is a MATLAB v7.3 (HDF5) file, which cannot be read here; save it "
@@ -125,7 +130,7 @@ def load_matlab(
     except Exception as exc:  # scipy raises ValueError, TypeError, OSError … for non-.mat bytes
         raise DataFormatError(f"{shown}: expected a MATLAB .mat file, but it could not be read ({exc})") from None
     found = _describe(raw)
-    num = _numeric_vars(raw)
+    num = _numeric_vars(raw, shown)
     lower: dict[str, str] = {}
     for key in num:
         lower.setdefault(key.lower(), key)

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ..errors import DataFormatError
-from ._common import check_readable
+from ._common import check_readable, read_bytes
 
 _EXPECTED = 'a MULAN label XML file (<labels> with <label name="..."> elements)'
 
@@ -78,4 +78,4 @@ def read_mulan_xml(path: str | Path, *, name: str | None = None) -> list[str]:
     """
     shown = name or Path(path).name
     p = check_readable(path, shown)
-    return parse_mulan_xml(p.read_bytes(), shown)
+    return parse_mulan_xml(read_bytes(p, shown), shown)
