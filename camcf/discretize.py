@@ -18,6 +18,9 @@ from .errors import InvalidDataError, ParameterError
 
 #: Most distinct integer values a column may have to be used as it is.
 MAX_AS_IS = 10
+#: Most bins a column may be cut into (the bin edges are allocated: a huge count would take the
+#: machine's memory before anything could be binned).
+MAX_BINS = 10_000
 STRATEGIES = ("uniform", "quantile")
 MODES = ("auto", "none")
 
@@ -99,8 +102,10 @@ def discretize(
     InvalidDataError
         ``X`` is not 2-D or not numeric, holds NaN/inf, or (mode ``"none"``) non-integers.
     """
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 2:
-        raise ParameterError(f"bins must be a whole number of at least 2; got bins={bins!r}")
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or not (
+            2 <= bins <= MAX_BINS):
+        raise ParameterError(
+            f"bins must be a whole number from 2 to {MAX_BINS:,}; got bins={bins!r}")
     if strategy not in STRATEGIES:
         raise ParameterError(
             f"strategy must be one of {', '.join(STRATEGIES)}; got strategy={strategy!r}"

@@ -101,7 +101,7 @@ SEEDS: dict[str, tuple[bytes, str, object]] = {
     "data.mat": (_mat(), "data.mat", None),
 }
 for _name, _file, _labels in (("flags/flags.arff", "flags.arff", "last:7"),
-                              ("flags/Flags-train.mat", "Flags-train.mat", None),
+                              ("flags/Flags-train.mat", "Flags-train.mat", "last:7"),
                               ("chd49/CHD_49.arff", "CHD_49.arff", "last:6")):
     _raw = _seed(_name)
     if _raw is not None:
@@ -272,7 +272,8 @@ def test_hostile_parameters_give_a_result_or_a_parameter_error(delta1, delta2, k
        shift=st.sampled_from([0.0, -1.7e308, 1e308]))
 def test_hostile_discretisation(bins, strategy, mode, scale, shift):
     rng = np.random.default_rng(0)
-    X = np.clip(rng.normal(size=(30, 3)) * scale + shift, -1.7e308, 1.7e308)
+    with np.errstate(over="ignore"):
+        X = np.clip(rng.normal(size=(30, 3)) * scale + shift, -1.7e308, 1.7e308)
     with bounded():
         try:
             codes, info = discretize(X, bins=bins, strategy=strategy, mode=mode)
