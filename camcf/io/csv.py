@@ -210,8 +210,6 @@ def frame_to_dataset(
     cat_names: list[dict[int, str]] = [{} for _ in idx]
     numeric = [k for k, j in enumerate(idx) if _numeric_label(df.iloc[:, j])]
     notes: list[str] = []
-    if df.attrs.get("decimal_comma"):
-        notes.append("semicolon-separated with decimal commas: 1,5 read as 1.5")
     if numeric:
         block = np.column_stack(
             [df.iloc[:, idx[k]].to_numpy(dtype=float, na_value=np.nan) for k in numeric]
@@ -227,6 +225,8 @@ def frame_to_dataset(
         values = [None if pd.isna(v) else str(v).strip() for v in col]
         Y[:, k], cat_names[k] = encode_text_labels(values, columns[j], shown)
         notes.append(f"label {columns[j]}: text values mapped to codes in sorted order")
+    if df.attrs.get("decimal_comma"):
+        notes.append("semicolon-separated with decimal commas: 1,5 read as 1.5")
     if encoded:
         notes.append(
             "non-numeric feature column(s) mapped to codes in sorted order: "
