@@ -479,8 +479,7 @@ def main() -> None:
 
     _sidebar_source(state)
     process_load(state)
-    if state.get("load_error"):
-        st.sidebar.error(state["load_error"], icon=":material/error:")
+    load_slot = st.sidebar.empty()  # filled after the run: a new result clears the message
     data: DataBundle = state["data"]
     ds = data.dataset
     st.sidebar.caption(f"**{data.description}** — {ds.n_samples:,} samples, "
@@ -488,6 +487,8 @@ def main() -> None:
 
     params, disc, pressed = requested_run(state, data)
     maybe_run(state, data, params, disc, pressed)
+    if state.get("load_error"):
+        load_slot.error(state["load_error"], icon=":material/error:")
     _sidebar_params(state, data)
 
     if state.get("load_error"):

@@ -264,3 +264,81 @@ def test_navigation_lists_evaluation_only_when_its_file_exists():
     else:
         with pytest.raises(ValueError):
             at.switch_page("pages/evaluation.py")
+
+
+def _small_csv(names=("a", "b", "c", "d"), labels=("L1", "L2"), rows=120, seed=1,
+               nan_cell=False, zero_labels=False) -> bytes:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(rows, len(names)))
+    y = (x[:, :2] > 0).astype(int)
+    if zero_labels:
+        y[:] = 0
+    lines = [",".join(list(names) + list(labels))]
+    for i, (r, (l1, l2)) in enumerate(zip(x, y, strict=True)):
+        cells = [f"{v:.3f}" for v in r]
+        if nan_cell and i == 7:
+            cells[2] = ""
+        lines.append(",".join(cells) + f",{l1},{l2}")
+    return "\n".join(lines).encode()
+
+
+@pytest.mark.parametrize("kind,match", [("nan", "empty or non-finite"), ("zeros", "all zero")])
+def test_upload_that_loads_but_cannot_run_keeps_data_parameters_and_results(kind, match):
+    """Issue 10 item 5: NaN cells / all-zero labels are refused before replacing the data."""
+    at = new_app()
+    at.slider(key="p_k1").set_value(0.5).run()
+    data, run = at.session_state["data"], at.session_state["run"]
+    at.session_state["load_request"] = {
+        "kind": "upload", "filename": "bad.csv", "labels": ["L1", "L2"],
+        "data": _small_csv(nan_cell=kind == "nan", zero_labels=kind == "zeros")}
+    at.run()
+    assert not at.exception
+    assert any(match in e.value and "bad.csv" in e.value for e in at.error)
+    assert at.session_state["data"] is data and at.session_state["run"] is run
+    assert at.session_state["p_k1"] == pytest.approx(0.5)
+
+
+def test_a_run_error_does_not_stick_over_later_valid_results():
+    """Issue 10 item 5: back to the choices of the shown results (the cached path), no error."""
+    at = new_app()
+    at.session_state["load_request"] = {"kind": "upload", "data": _small_csv(),
+                                        "filename": "small.csv", "labels": ["L1", "L2"]}
+    at.run()
+    rec = at.session_state["run"]
+    at.selectbox(key="d_mode").set_value("none")
+    run_button(at).click().run()
+    assert any("Ca-MCF could not run" in e.value for e in at.error)
+    at.selectbox(key="d_mode").set_value("auto").run()  # the results shown fit again
+    assert not at.exception and not at.error
+    assert at.session_state["run"] is rec
+    # a failed load, then a successful new run: the load message goes too
+    at.session_state["load_request"] = {"kind": "upload", "data": b"nonsense",
+                                        "filename": "x.arff", "labels": None}
+    at.run()
+    assert at.error
+    at.slider(key="p_k1").set_value(0.4)
+    run_button(at).click().run()
+    assert not at.error, [e.value for e in at.error]
+    assert at.session_state["run"] is not rec
+
+
+def test_user_controlled_names_are_escaped_in_html():
+    """Issue 10 item 8: column names go into st.html escaped."""
+    evil = ("<img src=x onerror=alert(1)>", "<b>b</b>", "c&amp;", "<script>d</script>")
+    at = new_app()
+    at.session_state["load_request"] = {"kind": "upload", "data": _small_csv(names=evil),
+                                        "filename": "<i>evil</i>.csv", "labels": ["L1", "L2"]}
+    at.run()
+    assert not at.exception and not at.error
+    goto(at, "pages/step_through.py")
+    at.toggle(key="st_hide").set_value(False).run()
+    bodies = [h.proto.body for h in at.get("html")]
+    sentence = next(b for b in bodies if "camcf-sentence" in b)
+    assert "<img" not in sentence and "<script" not in sentence and "<b>b" not in sentence
+    for _ in range(6):  # step until a sentence names a feature
+        if "&lt;" in sentence:
+            break
+        at.button(key="st_next").click().run()
+        sentence = next(h.proto.body for h in at.get("html") if "camcf-sentence" in h.proto.body)
+        assert "<img" not in sentence and "<script" not in sentence
+    assert "&lt;" in sentence
