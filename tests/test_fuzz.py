@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import signal
 import tracemalloc
 from contextlib import contextmanager
@@ -35,7 +36,10 @@ MEMORY_BOUND = 256 * 2**20
 #: a case running longer than this is a hang (not a speed assertion: normal cases take ms)
 HANG_GUARD_S = 60
 
-FUZZ = settings(max_examples=40, deadline=None, derandomize=True,
+#: examples per fuzz test; benchmarks/fuzz_long.py raises it (and lets hypothesis randomise)
+EXAMPLES = int(os.environ.get("CAMCF_FUZZ_EXAMPLES", "40"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None,
+                derandomize=not os.environ.get("CAMCF_FUZZ_RANDOM"),
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.function_scoped_fixture])
 

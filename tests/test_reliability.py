@@ -395,3 +395,19 @@ def test_install_uses_the_constraints_file_and_upgrade_reruns_the_tests():
     pins = (REPO / "constraints.txt").read_text().split()
     names = {p.split("==")[0].lower() for p in pins if "==" in p}
     assert {"numpy", "scikit-learn", "streamlit", "pandas", "scipy"} <= names
+
+
+def test_a_matlab_v4_header_declaring_gigabytes_is_refused_before_reading(tmp_path):
+    """Found by the fuzz suite: 20 header bytes declared a 1.6 GB name that scipy allocated."""
+    import struct
+    import tracemalloc
+
+    f = tmp_path / "v4.mat"
+    f.write_bytes(struct.pack("<5i", 0, 2, 2, 0, 1_700_000_000) + b"x\x00" + bytes(40))
+    tracemalloc.start()
+    try:
+        with pytest.raises(DataFormatError, match="truncated or corrupt"):
+            load(f, labels="last:1")
+        assert tracemalloc.get_traced_memory()[1] < 50 * 2**20
+    finally:
+        tracemalloc.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from ._common import (
     check_readable,
     encode_labels,
     parse_positional,
+    read_bytes,
     resolve_labels,
     source_name,
 )
@@ -73,6 +75,49 @@ def _as_matrix(a: np.ndarray, what: str, shown: str) -> np.ndarray:
     return a.astype(float)
 
 
+_V4_ITEMSIZE = {0: 8, 1: 4, 2: 4, 3: 2, 4: 2, 5: 1}
+
+
+def _check_v4_headers(data: bytes, shown: str) -> None:
+    """A MATLAB v4 file is a sequence of (20-byte header, name, data); refuse one whose header
+    declares more bytes than the file holds (the reader would allocate them first)."""
+    if len(data) < 20 or 0 not in data[:4]:
+        return  # not a v4 file
+    first = struct.unpack("<i", data[:4])[0]
+    order = ">" if (first < 0 or first > 5000) else "<"  # as scipy guesses the byte order
+    pos = 0
+    while pos + 20 <= len(data):
+        mopt, mrows, ncols, imagf, namlen = struct.unpack(order + "5i", data[pos:pos + 20])
+        size = _V4_ITEMSIZE.get((mopt % 100) // 10, 1) if 0 <= mopt <= 5000 else 1
+        need = max(namlen, 0) + max(mrows, 0) * max(ncols, 0) * size * (2 if imagf else 1)
+        left = len(data) - pos - 20
+        if need > left:
+            raise DataFormatError(
+                f"{shown}: expected a MATLAB .mat file, but it is truncated or corrupt (a "
+                f"variable header declares {need:,} bytes where {left:,} remain)")
+        if not (0 <= mopt <= 5000 and min(mrows, ncols, namlen) >= 0):
+            return  # a malformed header: the reader reports it
+        pos += 20 + need
+
+
+def _check_declared_size(p: Path, shown: str) -> None:
+    """Refuse, before reading, a file whose variable headers declare more data than the memory
+    limit allows (a few bytes of header can declare gigabytes, which the reader would allocate
+    before finding that the file is short)."""
+    _check_v4_headers(read_bytes(p, shown), shown)
+    try:
+        found = scipy.io.whosmat(str(p))
+    except Exception:  # noqa: BLE001 - not readable as .mat: loadmat below says why
+        return
+    need = 0.0
+    for _name, shape, _cls in found:
+        cells = 1.0
+        for d in shape:
+            cells *= max(int(d), 0)
+        need += 8.0 * cells
+    check_memory(need, f"{shown}: the variables this MATLAB file declares")
+
+
 def load_matlab(
     path: str | Path,
     *,
@@ -118,6 +163,7 @@ def load_matlab(
     """
     shown = source_name(path, name)
     p = check_readable(path, shown)
+    _check_declared_size(p, shown)
     try:
         raw = scipy.io.loadmat(str(p))
     except MemoryError:
