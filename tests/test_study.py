@@ -9,7 +9,7 @@ import pytest
 
 import camcf
 from camcf.datasets import make_causal_multilabel
-from camcf.errors import InvalidDataError, ParameterError
+from camcf.errors import InvalidDataError, NotFittedError, ParameterError
 from camcf.evaluation import (
     ABLATION_SETS,
     METRICS,
@@ -67,7 +67,7 @@ def test_discretizer_codes_new_rows_with_training_edges():
     assert codes[:, 2].tolist() == [0, 1, 0]  # constant column: 0 = the training value
     with pytest.raises(InvalidDataError):
         d.transform(np.array([[np.nan, 1, 5]]))
-    with pytest.raises(ParameterError):
+    with pytest.raises(NotFittedError):
         Discretizer().transform(X_te)
 
 
