@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import html
 import io
+import json
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -118,7 +119,9 @@ def upload_bundle(data: bytes, filename: str, labels=None, xml_bytes: bytes | No
     elif labels is not None:
         labels = list(labels) or None
     ds = load_bytes(data, filename, labels=labels, xml_bytes=xml_bytes)
-    spec = labels if isinstance(labels, str) or labels is None else ",".join(labels)
+    spec = labels if isinstance(labels, str) or labels is None else (
+        json.dumps(list(labels), ensure_ascii=False) if any("," in str(v) for v in labels)
+        else ",".join(labels))  # a JSON list keeps names with commas for --labels
     return DataBundle(
         dataset=ds, description=f"{filename} (uploaded)",
         source={"kind": "upload", "path": filename, "labels": spec,
@@ -256,9 +259,10 @@ def _sidebar_source(state) -> None:
             labels = st.sidebar.text_input(
                 "Label columns", key="upload_labels",
                 placeholder="last:6, or names a,b,c; empty: XML / MEKA -C header",
-                help="Names separated by commas, or last:K / first:K. Leave empty when a MULAN "
-                     "XML is given or the ARFF header has MEKA's -C option.")
-            if labels and not labels.strip().startswith(("last:", "first:")):
+                help="Names separated by commas (a JSON list such as [\"a,b\", \"c\"] for names "
+                     "with commas), or last:K / first:K. Leave empty when a MULAN XML is given "
+                     "or the ARFF header has MEKA's -C option.")
+            if labels and not labels.strip().startswith(("last:", "first:", "[")):
                 labels = [s.strip() for s in labels.split(",") if s.strip()]
         if st.sidebar.button("Load file", key="load_upload", disabled=up is None):
             state["load_request"] = {
