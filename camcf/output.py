@@ -2,7 +2,9 @@
 
 The rule: the bytes go to a temporary file in the **same folder** as the target, are flushed and
 ``fsync``-ed, and only then is the temporary file renamed over the target with
-:func:`os.replace` (atomic on POSIX and Windows within one file system). A kill at any moment
+:func:`os.replace` (atomic on POSIX and Windows within one file system). A symbolic link is
+followed (the file it points to is replaced, the link stays); a target that is not a regular file
+(``/dev/stdout``, a pipe) is written through, never replaced. A kill at any moment
 leaves either the old file or the new one, never an empty or truncated file, and a failed write
 never touches an existing file at that path.
 
@@ -19,6 +21,7 @@ import errno
 import json
 import math
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -75,9 +78,24 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
         target is untouched and no temporary file is left behind.
     """
     target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
+    try:
+        st = os.stat(target)  # follows symlinks
+    except OSError:
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
         raise FileAccessError(f"cannot write {target}: it is a folder; give a file name")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        # a device or a pipe (/dev/stdout, /dev/null, a FIFO): write through; never replace it
+        try:
+            with open(target, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+        except OSError as e:
+            raise FileAccessError(f"cannot write {target}: {_reason(e)}") from None
+        return target
+    if target.is_symlink():  # replace the file the link points to, not the link
+        target = Path(os.path.realpath(target))
+    folder = target.parent if str(target.parent) else Path(".")
     tmp_name: str | None = None
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)

@@ -411,3 +411,24 @@ def test_a_matlab_v4_header_declaring_gigabytes_is_refused_before_reading(tmp_pa
         assert tracemalloc.get_traced_memory()[1] < 50 * 2**20
     finally:
         tracemalloc.stop()
+
+
+def test_atomic_write_follows_links_and_writes_through_devices(tmp_path, capfd):
+    real = tmp_path / "real.json"
+    real.write_text("old\n")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    output.write_json(link, {"a": 1})
+    assert link.is_symlink() and _strict(real.read_text()) == {"a": 1}
+    output.write_text("/dev/null", "nothing\n")  # a device is written through, not replaced
+    assert Path("/dev/null").is_char_device()
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "fifo"
+        os.mkfifo(fifo)
+        fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            output.write_text(fifo, "through a pipe\n")
+            assert os.read(fd, 100) == b"through a pipe\n"
+        finally:
+            os.close(fd)
+        assert not fifo.is_file()
