@@ -432,3 +432,33 @@ def test_atomic_write_follows_links_and_writes_through_devices(tmp_path, capfd):
         finally:
             os.close(fd)
         assert not fifo.is_file()
+
+
+def test_fuzz_findings_are_clear_errors(tmp_path):
+    """Found by benchmarks/fuzz_long.py: a v5 element declaring 800 MB in a 2 KB file (scipy
+    allocated it), an XML declaration with an unknown encoding, "@relation" with no name."""
+    import io
+    import tracemalloc
+
+    import scipy.io
+
+    from camcf.io import parse_mulan_xml
+
+    buf = io.BytesIO()
+    scipy.io.savemat(buf, {"data": np.ones((5, 3)), "target": np.eye(5)[:, :2]})
+    raw = bytearray(buf.getvalue())
+    raw[132:136] = (808_674_609).to_bytes(4, "little")  # the first element's byte count
+    f = tmp_path / "v5.mat"
+    f.write_bytes(bytes(raw))
+    tracemalloc.start()
+    try:
+        with pytest.raises(DataFormatError, match="truncated or corrupt"):
+            load(f)
+        assert tracemalloc.get_traced_memory()[1] < 50 * 2**20
+    finally:
+        tracemalloc.stop()
+    with pytest.raises(DataFormatError, match="unknown encoding"):
+        parse_mulan_xml(b'<?xml version="1.0" encoding="ttf-8"?><labels/>')
+    with pytest.raises(DataFormatError, match="could not be parsed"):
+        load_bytes(b"@relation\n@attribute a numeric\n@attribute y {0,1}\n@data\n{0 1, 1 0}\n",
+                   "x.arff", labels="last:1")

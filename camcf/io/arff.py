@@ -68,7 +68,7 @@ def _decode(text: str, sparse: bool, shown: str) -> tuple[dict, bool]:
     if sparse:
         try:
             return liac.loads(text, encode_nominal=True, return_type=liac.COO), True
-        except liac.BadLayout:
+        except (liac.BadLayout, ValueError, IndexError, TypeError, KeyError):
             pass  # sparse and dense rows mixed, or a broken row: the dense reader decides
         except liac.ArffException as exc:
             raise DataFormatError(f"{shown}: expected {_EXPECTED}, but {_why(exc)}") from None
@@ -81,6 +81,13 @@ def _decode(text: str, sparse: bool, shown: str) -> tuple[dict, bool]:
         ) from None
     except liac.ArffException as exc:
         raise DataFormatError(f"{shown}: expected {_EXPECTED}, but {_why(exc)}") from None
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - liac-arff fails on some hostile headers with
+        # ValueError/IndexError/TypeError (e.g. "@relation" with no name)
+        raise DataFormatError(
+            f"{shown}: expected {_EXPECTED}, but it could not be parsed ({type(exc).__name__}: "
+            f"{_why(exc)}); check the @relation and @attribute lines") from None
 
 
 def parse_arff_text(

@@ -100,15 +100,79 @@ def _check_v4_headers(data: bytes, shown: str) -> None:
         pos += 20 + need
 
 
+_MI_MATRIX, _MI_COMPRESSED = 14, 15
+
+
+def _check_v5_elements(data: bytes, shown: str) -> None:
+    """A MATLAB v5 file is a 128-byte header and tagged elements (type, byte count, data);
+    matrices nest sub-elements and compressed elements hold zlib data. Refuse a file in which
+    an element declares more bytes than its container holds (the reader would allocate the
+    declared count first), and decompress compressed elements only up to the memory limit."""
+    if len(data) < 128 or data[126:128] not in (b"IM", b"MI"):
+        return  # not a v5 file (v4, or v7.3/HDF5): handled elsewhere
+    _walk_v5(data, 128, len(data), "<" if data[126:128] == b"IM" else ">", shown, 0)
+
+
+def _walk_v5(data: bytes, pos: int, end: int, order: str, shown: str, depth: int) -> None:
+    if depth > 64:
+        raise DataFormatError(f"{shown}: the MATLAB file nests its variables too deeply")
+    while pos + 8 <= end:
+        first = struct.unpack(order + "I", data[pos:pos + 4])[0]
+        if first >> 16:  # small data element: 4 bytes of data inside the tag
+            pos += 8
+            continue
+        mtype, nbytes = struct.unpack(order + "Ii", data[pos:pos + 8])
+        pos += 8
+        if nbytes < 0 or nbytes > end - pos:
+            raise DataFormatError(
+                f"{shown}: expected a MATLAB .mat file, but it is truncated or corrupt (an "
+                f"element declares {nbytes:,} bytes where {end - pos:,} remain)")
+        if mtype == _MI_MATRIX:
+            _walk_v5(data, pos, pos + nbytes, order, shown, depth + 1)
+        elif mtype == _MI_COMPRESSED and depth == 0:
+            inner = _inflate(data[pos:pos + nbytes], shown)
+            _walk_v5(inner, 0, len(inner), order, shown, depth + 1)
+        pos += nbytes if mtype == _MI_COMPRESSED else (nbytes + 7) // 8 * 8
+
+
+def _inflate(blob: bytes, shown: str) -> bytes:
+    """zlib-decompress one compressed element, refusing output above the memory limit."""
+    import zlib
+
+    from ..limits import memory_limit
+
+    limit = memory_limit()
+    d = zlib.decompressobj()
+    try:
+        out = d.decompress(blob, limit + 1)
+    except zlib.error as exc:
+        raise DataFormatError(
+            f"{shown}: expected a MATLAB .mat file, but a compressed variable is corrupt "
+            f"({exc})") from None
+    check_memory(len(out) if len(out) <= limit else limit + 1,
+                 f"{shown}: a compressed variable of the MATLAB file")
+    return out
+
+
 def _check_declared_size(p: Path, shown: str) -> None:
     """Refuse, before reading, a file whose variable headers declare more data than the memory
     limit allows (a few bytes of header can declare gigabytes, which the reader would allocate
     before finding that the file is short)."""
-    _check_v4_headers(read_bytes(p, shown), shown)
+    raw = read_bytes(p, shown)
+    _check_v4_headers(raw, shown)
+    _check_v5_elements(raw, shown)
     try:
         found = scipy.io.whosmat(str(p))
-    except Exception:  # noqa: BLE001 - not readable as .mat: loadmat below says why
-        return
+    except NotImplementedError:
+        return  # MATLAB v7.3 (HDF5): the reader says how to convert it
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a file whose headers cannot be listed is refused
+        # before the reader trusts its byte counts (a corrupt count is allocated as it stands)
+        raise DataFormatError(
+            f"{shown}: expected a MATLAB .mat file, but its variable headers could not be read "
+            f"({type(exc).__name__}: {str(exc)[:120]}); is the file truncated or corrupt?"
+        ) from None
     need = 0.0
     for _name, shape, _cls in found:
         cells = 1.0

@@ -42,7 +42,7 @@ def parse_mulan_xml(data: bytes | str, shown: str = "label XML") -> list[str]:
         raise DataFormatError(f"{shown}: the file is empty; expected {_EXPECTED}")
     try:
         root = ET.fromstring(data)
-    except ET.ParseError as exc:
+    except (ET.ParseError, LookupError, ValueError) as exc:  # LookupError: unknown encoding
         raise DataFormatError(f"{shown}: expected {_EXPECTED}, found text that is not XML ({exc})") from None
     names: list[str] = []
     for el in root.iter():
