@@ -53,7 +53,7 @@ def main(argv=None) -> int:
                 times.append(time.perf_counter() - t0)
             extra = getattr(est, "n_iter_", "-")
             print(f"{name:<10} {f'{X.shape[0]}×{X.shape[1]}':>11} {Y.shape[1]:>3} {mname:<6} "
-                  f"{min(times):8.2f} {extra!s:>5} {str(list(est.ranking_[:5])):<30}",
+                  f"{min(times):8.2f} {extra!s:>5} {str([int(i) for i in est.ranking_[:5]]):<30}",
                   flush=True)
     print(f"numpy {np.__version__}; python {sys.version.split()[0]}; best of {args.repeats}")
     return 0

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+from scipy.sparse.linalg import eigsh
 
 from ..params import Param
 from ._base import N_FEATURES_TO_SELECT, RankingSelector
@@ -85,13 +86,54 @@ def _l21_prox(G: np.ndarray, t: float) -> np.ndarray:
     return G * shrink[:, None]
 
 
-def jfsc_objective(W: np.ndarray, XtX: np.ndarray, XtY: np.ndarray, yty: float, R: np.ndarray,
-                   A: np.ndarray, lambda1: float, lambda3: float) -> float:
-    """J(W) from the Gram matrices (A = λ2·S, the s_k as columns; yty = ‖Y‖²_F)."""
-    loss = 0.5 * (np.einsum("ij,ij->", W, XtX @ W) - 2.0 * np.einsum("ij,ij->", W, XtY) + yty)
+class _Gram:
+    """Products with X̃ᵀX̃ and the loss ½‖X̃W − Y‖², through X̃ (n × m) when n < m, else
+    through the m × m Gram matrix: whichever is cheaper."""
+
+    def __init__(self, Xb: np.ndarray, Y: np.ndarray) -> None:
+        self.Xb, self.Y = Xb, Y
+        self.XtY = Xb.T @ Y
+        self.yty = float(np.einsum("ij,ij->", Y, Y))
+        self.G = Xb.T @ Xb if Xb.shape[0] >= Xb.shape[1] else None
+
+    def xtx(self, W: np.ndarray) -> np.ndarray:
+        return self.G @ W if self.G is not None else self.Xb.T @ (self.Xb @ W)
+
+    def loss(self, W: np.ndarray) -> float:
+        if self.G is None:
+            R = self.Xb @ W - self.Y
+            return 0.5 * float(np.einsum("ij,ij->", R, R))
+        return 0.5 * float(np.einsum("ij,ij->", W, self.G @ W)
+                           - 2.0 * np.einsum("ij,ij->", W, self.XtY) + self.yty)
+
+    def top_eigenvalue(self) -> float:
+        """‖X̃ᵀX̃‖₂ = ‖X̃‖₂², from the smaller Gram matrix."""
+        Xb = self.Xb
+        G = self.G if self.G is not None else Xb @ Xb.T
+        size = len(G)
+        if size <= 300:
+            return float(scipy.linalg.eigvalsh(G, subset_by_index=[size - 1, size - 1])[0])
+        return float(eigsh(G, k=1, which="LA", v0=np.ones(size), tol=0,
+                           return_eigenvectors=False)[0])
+
+    def ridge(self, gamma: float) -> np.ndarray:
+        """(X̃ᵀX̃ + γI)⁻¹X̃ᵀY (an n × n solve when n < m: X̃ᵀ(X̃X̃ᵀ + γI)⁻¹Y)."""
+        if self.G is not None:
+            M = self.G.copy()
+            M[np.diag_indices(len(M))] += gamma
+            return scipy.linalg.solve(M, self.XtY, assume_a="pos")
+        K = self.Xb @ self.Xb.T
+        K[np.diag_indices(len(K))] += gamma
+        return self.Xb.T @ scipy.linalg.solve(K, self.Y, assume_a="pos")
+
+
+def jfsc_objective(W: np.ndarray, gram: _Gram, R: np.ndarray, A: np.ndarray, lambda1: float,
+                   lambda3: float) -> float:
+    """J(W) (A = λ2·S, the s_k as columns)."""
     corr = 0.5 * lambda1 * np.einsum("ij,ij->", W @ R, W)
     sample = 0.5 * np.einsum("ij,ij->", A * W, W)
-    return float(loss + corr + sample + lambda3 * np.sqrt(np.einsum("ij,ij->i", W, W)).sum())
+    return float(gram.loss(W) + corr + sample
+                 + lambda3 * np.sqrt(np.einsum("ij,ij->i", W, W)).sum())
 
 
 def jfsc_solve(X: np.ndarray, Y01: np.ndarray, *, lambda1: float = 1.0,
@@ -103,32 +145,25 @@ def jfsc_solve(X: np.ndarray, Y01: np.ndarray, *, lambda1: float = 1.0,
     Y = np.asarray(Y01, dtype=float)
     n = X.shape[0]
     Xb = np.hstack([X, np.ones((n, 1))])
-    XtX = Xb.T @ Xb
-    XtY = Xb.T @ Y
-    yty = float(np.sum(Y * Y))
-    m = XtX.shape[0]
-    ridge = XtX.copy()
-    ridge[np.diag_indices(m)] += gamma
-    W = scipy.linalg.solve(ridge, XtY, assume_a="pos")
+    gram = _Gram(Xb, Y)
+    W = gram.ridge(gamma)
     W_prev = W
     R = cosine_distances(Y)
     A = lambda2 * sample_similarity(Xb, Y)
-    # ‖X̃ᵀX̃‖₂ = ‖X̃‖₂², from the smaller Gram matrix
-    gram = XtX if m <= n else Xb @ Xb.T
-    top = float(scipy.linalg.eigvalsh(gram, subset_by_index=[len(gram) - 1, len(gram) - 1])[0])
     rnorm = float(np.linalg.norm(lambda1 * R, 2)) if R.size else 0.0
-    lip = np.sqrt(3.0 * (top ** 2 + rnorm ** 2 + float(np.max(A * A, initial=0.0))))
+    lip = np.sqrt(3.0 * (gram.top_eigenvalue() ** 2 + rnorm ** 2
+                         + float(np.max(A * A, initial=0.0))))
     lip = max(lip, EPS)
     bk = bk_1 = 1.0
     old = 0.0
     history: list[float] = []
     for _ in range(max_iter):
         Wk = W + (bk_1 - 1.0) / bk * (W - W_prev)
-        grad = XtX @ Wk - XtY + lambda1 * (Wk @ R) + A * Wk
+        grad = gram.xtx(Wk) - gram.XtY + lambda1 * (Wk @ R) + A * Wk
         bk_1, bk = bk, (1.0 + np.sqrt(4.0 * bk * bk + 1.0)) / 2.0
         W_prev = W
         W = _l21_prox(Wk - grad / lip, lambda3 / lip)
-        J = jfsc_objective(W, XtX, XtY, yty, R, A, lambda1, lambda3)
+        J = jfsc_objective(W, gram, R, A, lambda1, lambda3)
         history.append(J)
         if abs(old - J) <= tol:
             break

@@ -99,6 +99,32 @@ def signed_labels(Y: np.ndarray) -> np.ndarray:
     return np.where(np.asarray(Y, dtype=float) > 0, 1.0, -1.0)
 
 
+def solve_f(eig_a: tuple[np.ndarray, np.ndarray], eig_b: tuple[np.ndarray, np.ndarray],
+            rhs: np.ndarray) -> np.ndarray:
+    """F with A·F + F·B = rhs, A = U diag(λ) Uᵀ and B = V diag(μ) Vᵀ symmetric (given as
+    ``np.linalg.eigh`` results) with λᵢ + μⱼ ≠ 0: F = U [(Uᵀ·rhs·V) / (λᵢ + μⱼ)] Vᵀ. Equals
+    ``scipy.linalg.solve_sylvester(A, B, rhs)`` (MATLAB ``lyap(A, B, -rhs)``)."""
+    lam, U = eig_a
+    mu, V = eig_b
+    return U @ ((U.T @ rhs @ V) / (lam[:, None] + mu[None, :])) @ V.T
+
+
+def update_w(Xc: np.ndarray, F: np.ndarray, dg: np.ndarray, alpha: float,
+             G: np.ndarray | None = None) -> np.ndarray:
+    """W = (α·XcᵀXc + diag(dg))⁻¹ α·XcᵀF for centred Xc (n × d), F (n × q), dg (d,) > 0.
+
+    With ``G`` = α·XcᵀXc given, a d × d solve; without it, the push-through identity
+    (diag(dg) + αXcᵀXc)⁻¹Xcᵀ = dg⁻¹Xcᵀ(I + αXc dg⁻¹Xcᵀ)⁻¹, an n × n solve (for d > n)."""
+    if G is not None:
+        M = G.copy()
+        M[np.diag_indices(len(dg))] += dg
+        return scipy.linalg.solve(M, alpha * (Xc.T @ F), assume_a="pos")
+    XD = Xc / dg
+    M = alpha * (XD @ Xc.T)
+    M[np.diag_indices(len(Xc))] += 1.0
+    return alpha * (XD.T @ scipy.linalg.solve(M, F, assume_a="pos"))
+
+
 def mdfs_solve(X: np.ndarray, Y: np.ndarray, *, alpha: float = 1.0, beta: float = 1.0,
                gamma: float = 100.0, k: int | None = None, random_state: int | None = 0,
                tol: float = 1e-3, max_iter: int = 1000) -> tuple[np.ndarray, np.ndarray]:
@@ -116,13 +142,11 @@ def mdfs_solve(X: np.ndarray, Y: np.ndarray, *, alpha: float = 1.0, beta: float 
     L0 = knn_laplacian(Y.T, k)
     H = np.eye(n) - 1.0 / n
     A = L + alpha * H + alpha * np.eye(n)
-    lam, U = np.linalg.eigh(A)
-    mu, V = np.linalg.eigh(beta * L0)
-    denom = lam[:, None] + mu[None, :]
+    eig_a = np.linalg.eigh(A)
+    eig_b = np.linalg.eigh(beta * L0)
 
     Xc = X - X.mean(axis=0)                 # H X
-    small_d = d <= n
-    G = alpha * (Xc.T @ Xc) if small_d else None
+    G = alpha * (Xc.T @ Xc) if d <= n else None
 
     rng = np.random.default_rng(random_state)
     W = rng.random((d, q))
@@ -130,21 +154,11 @@ def mdfs_solve(X: np.ndarray, Y: np.ndarray, *, alpha: float = 1.0, beta: float 
     obji = 1.0
     it = 1
     while True:
-        # F-update: A F + F B = -C = alpha (H X W + Y)
-        rhs = alpha * (Xc @ W + Y)
-        F = U @ ((U.T @ rhs @ V) / denom) @ V.T
-        # W-update
-        dg = gamma * (0.5 / np.sqrt(np.einsum("ij,ij->i", W, W) + EPS)) + EPS
+        # F-update: A F + F B + C = 0 with C = -alpha (H X W + Y)
+        F = solve_f(eig_a, eig_b, alpha * (Xc @ W + Y))
         Fc = F - F.mean(axis=0)             # H F
-        if small_d:
-            M = G.copy()
-            M[np.diag_indices(d)] += dg
-            W = scipy.linalg.solve(M, alpha * (Xc.T @ F), assume_a="pos")
-        else:
-            XD = Xc / dg                    # Xc Dg^-1
-            M = alpha * (XD @ Xc.T)
-            M[np.diag_indices(n)] += 1.0
-            W = alpha * (XD.T @ scipy.linalg.solve(M, F, assume_a="pos"))
+        W = update_w(Xc, F, gamma * (0.5 / np.sqrt(np.einsum("ij,ij->i", W, W) + EPS)) + EPS,
+                     alpha, G)
         R = Xc @ W - Fc
         obj = (np.einsum("ij,ij->", F, L @ F) + alpha * np.einsum("ij,ij->", R, R)
                + alpha * np.sum((F - Y) ** 2) + beta * np.einsum("ij,ij->", F @ L0, F)
