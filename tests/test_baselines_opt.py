@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.linalg
+import scipy.sparse
 from scipy.optimize import lsq_linear
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -78,6 +79,12 @@ def test_w_update_push_through_equals_direct_solve():
     direct = mdfs_mod.update_w(Xc, F, dg, 1.5, 1.5 * Xc.T @ Xc)
     pushed = mdfs_mod.update_w(Xc, F, dg, 1.5, None)
     np.testing.assert_allclose(pushed, direct, rtol=1e-8, atol=1e-12)
+    X = (rng.random((12, 40)) > 0.9).astype(float)           # sparse data, uncentred
+    Xc = X - X.mean(axis=0)
+    direct = mdfs_mod.update_w(Xc, F, dg, 1.5, 1.5 * Xc.T @ Xc)
+    sparse = mdfs_mod.update_w(Xc, F, dg, 1.5, None,
+                               (scipy.sparse.csr_matrix(X), X.mean(axis=0)))
+    np.testing.assert_allclose(sparse, direct, rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose((1.5 * Xc.T @ Xc + np.diag(dg)) @ direct, 1.5 * Xc.T @ F,
                                atol=1e-9)
 

@@ -46,6 +46,7 @@ import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import eigsh
 
+from ..limits import check_memory
 from ..params import Param
 from ._base import N_FEATURES_TO_SELECT, RankingSelector
 
@@ -144,6 +145,9 @@ def jfsc_solve(X: np.ndarray, Y01: np.ndarray, *, lambda1: float = 1.0,
     X = np.asarray(X, dtype=float)
     Y = np.asarray(Y01, dtype=float)
     n = X.shape[0]
+    m = X.shape[1] + 1
+    check_memory(8.0 * (2 * min(n, m) ** 2 + 2 * n * m),
+                 f"JFSC on {n} samples × {m - 1} features (a {min(n, m)}² Gram matrix)")
     Xb = np.hstack([X, np.ones((n, 1))])
     gram = _Gram(Xb, Y)
     W = gram.ridge(gamma)

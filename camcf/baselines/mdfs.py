@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse as sp
 
 from ..limits import check_memory
 from ..params import Param
@@ -110,19 +111,30 @@ def solve_f(eig_a: tuple[np.ndarray, np.ndarray], eig_b: tuple[np.ndarray, np.nd
 
 
 def update_w(Xc: np.ndarray, F: np.ndarray, dg: np.ndarray, alpha: float,
-             G: np.ndarray | None = None) -> np.ndarray:
+             G: np.ndarray | None = None,
+             sparse_x: tuple[sp.csr_matrix, np.ndarray] | None = None) -> np.ndarray:
     """W = (α·XcᵀXc + diag(dg))⁻¹ α·XcᵀF for centred Xc (n × d), F (n × q), dg (d,) > 0.
 
     With ``G`` = α·XcᵀXc given, a d × d solve; without it, the push-through identity
-    (diag(dg) + αXcᵀXc)⁻¹Xcᵀ = dg⁻¹Xcᵀ(I + αXc dg⁻¹Xcᵀ)⁻¹, an n × n solve (for d > n)."""
+    (diag(dg) + αXcᵀXc)⁻¹Xcᵀ = dg⁻¹Xcᵀ(I + αXc dg⁻¹Xcᵀ)⁻¹, an n × n solve (for d > n). With
+    ``sparse_x`` = (X as CSR, column means), Xc dg⁻¹Xcᵀ is formed from the sparse X and rank-one
+    corrections (the same matrix, far fewer operations on sparse data)."""
     if G is not None:
         M = G.copy()
         M[np.diag_indices(len(dg))] += dg
         return scipy.linalg.solve(M, alpha * (Xc.T @ F), assume_a="pos")
-    XD = Xc / dg
-    M = alpha * (XD @ Xc.T)
+    inv = 1.0 / dg
+    if sparse_x is not None:
+        Xs, mean = sparse_x
+        XD = Xs.multiply(inv[None, :]).tocsr()
+        K = np.asarray((XD @ Xs.T).todense())
+        v = XD @ mean                                  # X dg⁻¹ m
+        K -= v[:, None] + v[None, :] - float(mean @ (inv * mean))
+    else:
+        K = (Xc * inv) @ Xc.T
+    M = alpha * K
     M[np.diag_indices(len(Xc))] += 1.0
-    return alpha * (XD.T @ scipy.linalg.solve(M, F, assume_a="pos"))
+    return alpha * (inv[:, None] * (Xc.T @ scipy.linalg.solve(M, F, assume_a="pos")))
 
 
 def mdfs_solve(X: np.ndarray, Y: np.ndarray, *, alpha: float = 1.0, beta: float = 1.0,
@@ -147,6 +159,9 @@ def mdfs_solve(X: np.ndarray, Y: np.ndarray, *, alpha: float = 1.0, beta: float 
 
     Xc = X - X.mean(axis=0)                 # H X
     G = alpha * (Xc.T @ Xc) if d <= n else None
+    sparse_x = None
+    if G is None and np.count_nonzero(X) <= 0.1 * X.size:
+        sparse_x = (sp.csr_matrix(X), X.mean(axis=0))
 
     rng = np.random.default_rng(random_state)
     W = rng.random((d, q))
@@ -158,7 +173,7 @@ def mdfs_solve(X: np.ndarray, Y: np.ndarray, *, alpha: float = 1.0, beta: float 
         F = solve_f(eig_a, eig_b, alpha * (Xc @ W + Y))
         Fc = F - F.mean(axis=0)             # H F
         W = update_w(Xc, F, gamma * (0.5 / np.sqrt(np.einsum("ij,ij->i", W, W) + EPS)) + EPS,
-                     alpha, G)
+                     alpha, G, sparse_x)
         R = Xc @ W - Fc
         obj = (np.einsum("ij,ij->", F, L @ F) + alpha * np.einsum("ij,ij->", R, R)
                + alpha * np.sum((F - Y) ** 2) + beta * np.einsum("ij,ij->", F @ L0, F)
