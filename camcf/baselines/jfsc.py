@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse as sp
 from scipy.sparse.linalg import eigsh
 
 from ..limits import check_memory
@@ -92,13 +93,18 @@ class _Gram:
     through the m × m Gram matrix: whichever is cheaper."""
 
     def __init__(self, Xb: np.ndarray, Y: np.ndarray) -> None:
-        self.Xb, self.Y = Xb, Y
-        self.XtY = Xb.T @ Y
+        # sparse data (≤ 10 % non-zeros, e.g. bag-of-words) is multiplied as CSR
+        self.Xb = sp.csr_matrix(Xb) if np.count_nonzero(Xb) <= 0.1 * Xb.size else Xb
+        self.Y = Y
+        self.XtY = np.asarray(self.Xb.T @ Y)
         self.yty = float(np.einsum("ij,ij->", Y, Y))
-        self.G = Xb.T @ Xb if Xb.shape[0] >= Xb.shape[1] else None
+        self.G = None
+        if Xb.shape[0] >= Xb.shape[1]:
+            G = self.Xb.T @ self.Xb
+            self.G = G.toarray() if sp.issparse(G) else G
 
     def xtx(self, W: np.ndarray) -> np.ndarray:
-        return self.G @ W if self.G is not None else self.Xb.T @ (self.Xb @ W)
+        return self.G @ W if self.G is not None else np.asarray(self.Xb.T @ (self.Xb @ W))
 
     def loss(self, W: np.ndarray) -> float:
         if self.G is None:
@@ -107,10 +113,13 @@ class _Gram:
         return 0.5 * float(np.einsum("ij,ij->", W, self.G @ W)
                            - 2.0 * np.einsum("ij,ij->", W, self.XtY) + self.yty)
 
+    def _outer_gram(self) -> np.ndarray:
+        K = self.Xb @ self.Xb.T
+        return K.toarray() if sp.issparse(K) else K
+
     def top_eigenvalue(self) -> float:
         """‖X̃ᵀX̃‖₂ = ‖X̃‖₂², from the smaller Gram matrix."""
-        Xb = self.Xb
-        G = self.G if self.G is not None else Xb @ Xb.T
+        G = self.G if self.G is not None else self._outer_gram()
         size = len(G)
         if size <= 300:
             return float(scipy.linalg.eigvalsh(G, subset_by_index=[size - 1, size - 1])[0])
@@ -123,9 +132,9 @@ class _Gram:
             M = self.G.copy()
             M[np.diag_indices(len(M))] += gamma
             return scipy.linalg.solve(M, self.XtY, assume_a="pos")
-        K = self.Xb @ self.Xb.T
+        K = self._outer_gram()
         K[np.diag_indices(len(K))] += gamma
-        return self.Xb.T @ scipy.linalg.solve(K, self.Y, assume_a="pos")
+        return np.asarray(self.Xb.T @ scipy.linalg.solve(K, self.Y, assume_a="pos"))
 
 
 def jfsc_objective(W: np.ndarray, gram: _Gram, R: np.ndarray, A: np.ndarray, lambda1: float,
