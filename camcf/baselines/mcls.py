@@ -109,7 +109,8 @@ def _bounded_qp(M: sp.csr_matrix, y: np.ndarray, *, max_iter: int = 500,
     {ν_i = 1 and ∂f/∂ν_i > 0}; on the other coordinates an exact Newton step (sparse LU of
     M_FF + δI, δ = 10⁻¹² · max diag, which keeps the step defined where M_FF is singular), then an
     Armijo search along the projected path. Stops when the projected gradient is at most
-    ``rtol`` × the initial gradient (inf-norms); every step decreases the objective.
+    ``rtol`` × the initial gradient (inf-norms), or when a step lowers the objective by less
+    than 10⁻¹⁴ of its value (optimal to rounding); every step decreases the objective.
     """
     n = len(y)
     nu = np.ones(n)
@@ -140,7 +141,10 @@ def _bounded_qp(M: sp.csr_matrix, y: np.ndarray, *, max_iter: int = 500,
             t *= 0.5
         if fn > f:
             break
+        stalled = f - fn <= 1e-14 * abs(f)
         nu, f, g = new, fn, gn
+        if stalled:   # the objective is at its optimum to rounding (singular M_FF)
+            break
     return y * nu
 
 
