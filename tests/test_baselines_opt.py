@@ -138,7 +138,12 @@ def test_jfsc_sample_similarity_is_the_fisher_term_with_squares():
         mp, mn = P.mean(0), N.mean(0)
         expected = (((P - mp) ** 2).sum(0) + len(P) / len(N) * ((N - mn) ** 2).sum(0)
                     - len(P) * (mp - mn) ** 2)
-        np.testing.assert_allclose(S[:, k], expected)
+        np.testing.assert_allclose(S[:, k], expected, rtol=1e-9, atol=1e-9)
+    Ys = Y.copy()
+    Ys[:, 1] = 1                                 # a label present everywhere
+    S1 = jfsc_mod.sample_similarity(scipy.sparse.csr_matrix(X), Ys)
+    np.testing.assert_allclose(S1[:, 0], S[:, 0], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(S1[:, 1], ((X - X.mean(0)) ** 2).sum(0), rtol=1e-9)
     # the reproduction's sum of (unsquared) deviations would make the within part vanish
     assert np.any(S > 0)
 

@@ -61,24 +61,25 @@ def cosine_distances(Y: np.ndarray) -> np.ndarray:
     return 1.0 - (Z.T @ Z) / np.outer(norms, norms)
 
 
-def sample_similarity(X: np.ndarray, Y01: np.ndarray) -> np.ndarray:
-    """The diagonals s_k of the S_k, as columns: (n_features × q)."""
-    d, q = X.shape[1], Y01.shape[1]
-    S = np.zeros((d, q))
-    for k in range(q):
-        pos = Y01[:, k] > 0
-        P, N = X[pos], X[~pos]
-        s = np.zeros(d)
-        if len(P):
-            mp = P.mean(axis=0)
-            s += ((P - mp) ** 2).sum(axis=0)
-        if len(N):
-            mn = N.mean(axis=0)
-            s += len(P) / len(N) * ((N - mn) ** 2).sum(axis=0)
-        if len(P) and len(N):
-            s -= len(P) * (mp - mn) ** 2
-        S[:, k] = s
-    return S
+def sample_similarity(X, Y01: np.ndarray) -> np.ndarray:
+    """The diagonals s_k of the S_k, as columns: (n_features × q). X dense or sparse (n × d).
+
+    All labels at once from class sums: Σ_{i∈P}(x_i − m_P)² = Σ_P x² − (Σ_P x)²/|P|."""
+    Y = np.asarray(Y01, dtype=float)
+    n = Y.shape[0]
+    X2 = X.multiply(X) if sp.issparse(X) else X * X
+    sum_p = np.asarray(X.T @ Y).T                  # (q × d)
+    sq_p = np.asarray(X2.T @ Y).T
+    sum_n = np.asarray(X.sum(axis=0)).ravel()[None, :] - sum_p
+    sq_n = np.asarray(X2.sum(axis=0)).ravel()[None, :] - sq_p
+    n_p = Y.sum(axis=0)[:, None]
+    n_n = n - n_p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        within_p = np.where(n_p > 0, sq_p - sum_p * sum_p / n_p, 0.0)
+        within_n = np.where(n_n > 0, sq_n - sum_n * sum_n / n_n, 0.0)
+        ratio = np.where(n_n > 0, n_p / n_n, 0.0)
+        gap = np.where((n_p > 0) & (n_n > 0), sum_p / n_p - sum_n / n_n, 0.0)
+    return (within_p + ratio * within_n - n_p * gap * gap).T
 
 
 def _l21_prox(G: np.ndarray, t: float) -> np.ndarray:
@@ -162,7 +163,7 @@ def jfsc_solve(X: np.ndarray, Y01: np.ndarray, *, lambda1: float = 1.0,
     W = gram.ridge(gamma)
     W_prev = W
     R = cosine_distances(Y)
-    A = lambda2 * sample_similarity(Xb, Y)
+    A = lambda2 * sample_similarity(gram.Xb, Y)
     rnorm = float(np.linalg.norm(lambda1 * R, 2)) if R.size else 0.0
     lip = np.sqrt(3.0 * (gram.top_eigenvalue() ** 2 + rnorm ** 2
                          + float(np.max(A * A, initial=0.0))))
