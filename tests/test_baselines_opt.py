@@ -322,16 +322,20 @@ def test_mcls_planted_cluster_signal_ranks_on_top():
 def test_jfsc_gram_paths_agree():
     rng = np.random.default_rng(13)
     Y = (rng.random((15, 3)) > 0.5).astype(float)
-    for m, sparse in ((8, False), (40, False), (200, True)):
+    for m, sparse in ((8, False), (40, False), (200, True), (8, True)):
         # n >= m: Gram matrix; n < m: through X; sparse data as CSR
         Z = rng.normal(size=(15, m - 1))
         if sparse:
             Z *= rng.random(Z.shape) > 0.97
         Xb = np.hstack([Z, np.ones((15, 1))])
+        if sparse and m == 8:
+            Xb = np.vstack([Xb, np.zeros((200, 8))])      # n >= m and sparse
+            Y = np.vstack([Y, np.zeros((200, 3))])
         gram = jfsc_mod._Gram(Xb, Y)
         W = rng.normal(size=(m, 3))
-        assert (gram.G is None) == (m > 15)
-        assert scipy.sparse.issparse(gram.Xb) == (np.count_nonzero(Xb) <= 0.1 * Xb.size)
+        is_sparse = np.count_nonzero(Xb) <= 0.1 * Xb.size
+        assert scipy.sparse.issparse(gram.Xb) == is_sparse
+        assert (gram.G is None) == (m > len(Xb) or is_sparse)
         np.testing.assert_allclose(gram.xtx(W), Xb.T @ Xb @ W, atol=1e-9)
         assert gram.loss(W) == pytest.approx(0.5 * np.sum((Xb @ W - Y) ** 2))
         np.testing.assert_allclose(gram.ridge(0.5),

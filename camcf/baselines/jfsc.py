@@ -99,10 +99,10 @@ class _Gram:
         self.Y = Y
         self.XtY = np.asarray(self.Xb.T @ Y)
         self.yty = float(np.einsum("ij,ij->", Y, Y))
+        # products go through the m × m Gram matrix when it is the cheaper way (dense, n ≥ m)
         self.G = None
-        if Xb.shape[0] >= Xb.shape[1]:
-            G = self.Xb.T @ self.Xb
-            self.G = G.toarray() if sp.issparse(G) else G
+        if Xb.shape[0] >= Xb.shape[1] and not sp.issparse(self.Xb):
+            self.G = Xb.T @ Xb
 
     def xtx(self, W: np.ndarray) -> np.ndarray:
         return self.G @ W if self.G is not None else np.asarray(self.Xb.T @ (self.Xb @ W))
@@ -118,9 +118,20 @@ class _Gram:
         K = self.Xb @ self.Xb.T
         return K.toarray() if sp.issparse(K) else K
 
+    def _inner_gram(self) -> np.ndarray:
+        if self.G is not None:
+            return self.G
+        G = self.Xb.T @ self.Xb
+        return G.toarray() if sp.issparse(G) else G
+
+    @property
+    def _n_small(self) -> bool:
+        # the n × n Gram matrix is the smaller one
+        return self.Xb.shape[0] < self.Xb.shape[1]
+
     def top_eigenvalue(self) -> float:
         """‖X̃ᵀX̃‖₂ = ‖X̃‖₂², from the smaller Gram matrix."""
-        G = self.G if self.G is not None else self._outer_gram()
+        G = self._outer_gram() if self._n_small else self._inner_gram()
         size = len(G)
         if size <= 300:
             return float(scipy.linalg.eigvalsh(G, subset_by_index=[size - 1, size - 1])[0])
@@ -129,8 +140,8 @@ class _Gram:
 
     def ridge(self, gamma: float) -> np.ndarray:
         """(X̃ᵀX̃ + γI)⁻¹X̃ᵀY (an n × n solve when n < m: X̃ᵀ(X̃X̃ᵀ + γI)⁻¹Y)."""
-        if self.G is not None:
-            M = self.G.copy()
+        if not self._n_small:
+            M = self._inner_gram().copy()
             M[np.diag_indices(len(M))] += gamma
             return scipy.linalg.solve(M, self.XtY, assume_a="pos")
         K = self._outer_gram()
