@@ -52,6 +52,12 @@ class TargetResult:
     redundancy_removed: tuple[tuple[int, int, float, float], ...] = ()  # (f, d, I(X_f;C_d), s_f)
     blanket: tuple[int, ...] = ()
     trace: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    test_counts: dict[str, int] = field(default_factory=dict, repr=False)  # step -> tests
+
+    @property
+    def n_tests(self) -> int:
+        """Tests this target's run performed (at every trace level)."""
+        return int(sum(self.test_counts.values()))
 
     @property
     def id(self) -> int:
@@ -91,6 +97,9 @@ class Result:
         I(X_f; C_c) in bits, for every feature and category.
     category_mi : ndarray (n_categories × n_categories)
         I(C_a; C_b) in bits.
+    trace_level : {"full", "decisions", "counters"}
+        How much of the decision record the targets' ``trace`` keeps (see :mod:`camcf.trace`);
+        decisions, sets and :attr:`n_tests` are the same at every level.
     """
 
     params: dict
@@ -104,6 +113,7 @@ class Result:
     cond_sets: list[tuple[int, ...]]
     n_samples: int
     stats: dict
+    trace_level: str = "full"
 
     # -- names ---------------------------------------------------------------------------------
     @property
@@ -158,6 +168,12 @@ class Result:
 
     @property
     def n_tests(self) -> int:
+        """Tests performed over all targets (mirrored ones count as their own), at every level."""
+        return int(sum(t.n_tests for t in self.targets))
+
+    @property
+    def n_rows(self) -> int:
+        """Rows the decision record keeps (:attr:`n_tests` at level "full")."""
         return int(sum(t.trace["step"].size for t in self.targets if t.trace))
 
     def to_frame(self, target=None, *, names: bool = True) -> pd.DataFrame:
@@ -179,7 +195,7 @@ class Result:
                 "target": np.full(k, t.id),
                 "label": t.category.label,
                 "category": t.category.name,
-                "seq": np.arange(k),
+                "seq": cols["seq"] if "seq" in cols else np.arange(k),
                 "phase": np.array([STEPS[s][0] for s in STEP_NAMES])[cols["step"]],
                 "step": steps,
                 "quantity": np.array([STEPS[s][1] for s in STEP_NAMES], dtype=object)[
