@@ -57,9 +57,13 @@ def _xlogx(counts: np.ndarray) -> np.ndarray:
     return out
 
 
-def _compact(codes: np.ndarray) -> tuple[np.ndarray, int]:
-    """Distinct values of a 1-D array as codes 0..k−1 (hash-based, first-appearance order)."""
-    inv, uniq = pd.factorize(np.asarray(codes).ravel(), sort=False)
+def _compact(codes: np.ndarray, *, sort: bool = True) -> tuple[np.ndarray, int]:
+    """Distinct values of a 1-D array as codes 0..k−1, by hashing (``pandas.factorize``).
+
+    With ``sort`` the codes follow the values' order (as ``np.unique`` numbers them, so sums
+    over strata run in the same order); only the distinct values are sorted, not the n rows.
+    """
+    inv, uniq = pd.factorize(np.asarray(codes).ravel(), sort=sort)
     return inv.astype(np.int64, copy=False), int(len(uniq))
 
 
@@ -574,7 +578,7 @@ class _FastLeaveOneOut(_LeaveOneOut):
             eng.n_hits += 1
             return eng._table_value(f, self.target)
         col = eng.column(f)
-        s, ns = _compact(self.total - col.astype(np.uint64) * eng._mult[f])
+        s, ns = _compact(self.total - col.astype(np.uint64) * eng._mult[f], sort=False)
         return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns)
 
     def remove(self, f: int) -> None:
