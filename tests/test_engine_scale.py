@@ -161,3 +161,55 @@ def test_dask_cluster_gives_the_same_json():
         # the work ran on the two workers: each holds the scattered inputs or task results
         assert len(client.scheduler_info()["workers"]) == 2
     assert res.to_json(include_trace=True) == serial
+
+
+def test_cli_n_jobs_and_parquet_record(tmp_path):
+    import pandas as pd
+
+    from camcf.cli import main
+
+    X, Y = problem(7, n=120, m=8)
+    data = tmp_path / "d.csv"
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    for i in range(Y.shape[1]):
+        df[f"y{i}"] = Y[:, i]
+    df.to_csv(data, index=False)
+    base = [str(data), "--labels", f"last:{Y.shape[1]}", "--discretize", "none"]
+    assert main(["select", *base, "-o", str(tmp_path / "a.json")]) == 0
+    assert main(["select", *base, "-o", str(tmp_path / "b.json"), "--n-jobs", "2",
+                 "--record", str(tmp_path / "r.parquet")]) == 0
+    a = json.loads((tmp_path / "a.json").read_text())
+    b = json.loads((tmp_path / "b.json").read_text())
+    assert a == b
+    rec = pd.read_parquet(tmp_path / "r.parquet")
+    assert len(rec) == a["n_tests"] > 0
+    res = quiet_run(X, Y)
+    full = res.to_frame()
+    assert list(rec.decision) == list(full.decision)
+    assert [list(c) for c in rec.cond] == [list(c) for c in full.cond]
+
+
+def test_record_streams_as_csv_and_jsonl(tmp_path):
+    import pandas as pd
+
+    X, Y = problem(8, n=150, m=10)
+    res = quiet_run(X, Y, **HEAVIER)
+    assert res.write_record(tmp_path / "r.csv") == res.n_tests
+    assert res.write_record(tmp_path / "r.jsonl") == res.n_tests
+    csv = pd.read_csv(tmp_path / "r.csv", keep_default_na=False)
+    jl = pd.read_json(tmp_path / "r.jsonl", lines=True)
+    full = res.to_frame()
+    assert list(csv.decision) == list(jl.decision) == list(full.decision)
+    np.testing.assert_allclose(csv.value.to_numpy(float), full.value.to_numpy(float))
+    with pytest.raises(ParameterError, match="parquet"):
+        res.write_record(tmp_path / "r.xlsx")
+
+
+def test_estimator_passes_n_jobs():
+    X, Y = problem(9, n=150, m=8)
+    sel = camcf.CaMCF(n_jobs=2)
+    assert sel.get_params()["n_jobs"] == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", camcf.CamcfWarning)
+        a = sel.fit(X, Y).result_.to_json()
+    assert a == quiet_run(X, Y).to_json()
