@@ -58,13 +58,18 @@ def _xlogx(counts: np.ndarray) -> np.ndarray:
 
 
 def _compact(codes: np.ndarray, *, sort: bool = True) -> tuple[np.ndarray, int]:
-    """Distinct values of a 1-D array as codes 0..k−1, by hashing (``pandas.factorize``).
+    """Distinct values of a 1-D array as codes 0..k−1.
 
-    With ``sort`` the codes follow the values' order (as ``np.unique`` numbers them, so sums
-    over strata run in the same order); only the distinct values are sorted, not the n rows.
+    With ``sort`` the codes follow the values' order (``np.unique``), so that sums over strata
+    run in a fixed order; without, a hash table numbers them in order of first appearance
+    (``pandas.factorize``, no sort of the n rows).
     """
-    inv, uniq = pd.factorize(np.asarray(codes).ravel(), sort=sort)
-    return inv.astype(np.int64, copy=False), int(len(uniq))
+    codes = np.asarray(codes).ravel()
+    if sort:
+        uniq, inv = np.unique(codes, return_inverse=True)
+    else:
+        inv, uniq = pd.factorize(codes, sort=False)
+    return inv.astype(np.int64, copy=False).ravel(), int(len(uniq))
 
 
 def smallest_uint(max_value: int) -> np.dtype:
@@ -476,14 +481,14 @@ class FastEngine(_EngineBase):
     def _cmi_one(self, t: np.ndarray, v: np.ndarray, k: int, s: np.ndarray, ns: int) -> float:
         """I(t; V | S) for one column ``v`` (codes < k) given the joint code ``s`` (ns states):
         one ``bincount`` over (s, v, t)."""
-        tab = self._tab
         key = s * (2 * k)
-        key += v.astype(np.int64) * 2
+        key += v * 2
         key += t
         c = np.bincount(key, minlength=ns * k * 2).reshape(ns, k, 2)
+        tab = self._tab
+        ts = c.sum(axis=1)  # (ns, 2): counts of (S, t)
         s_vts = tab[c].sum()
         s_vs = tab[c[:, :, 0] + c[:, :, 1]].sum()
-        ts = c.sum(axis=1)
         s_ts = tab[ts].sum()
         s_s = tab[ts[:, 0] + ts[:, 1]].sum()
         return float((s_vts + s_s - s_ts - s_vs) / self.n)
@@ -569,6 +574,18 @@ class _FastLeaveOneOut(_LeaveOneOut):
         super().__init__(engine, target, members, fixed)
         self.total = engine._hash(self.members + self.fixed)
         self._in = set(self.members) | set(self.fixed)
+        # the members' columns as int64 and their hash terms, kept while they fit the budget
+        self._keep = len(self.members) * engine.n * 16 <= _JOINT_CACHE_BYTES
+        self._cols: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def _col(self, f: int) -> tuple[np.ndarray, np.ndarray]:
+        hit = self._cols.get(f)
+        if hit is None:
+            col = self.engine.column(f).astype(np.int64)
+            hit = (col, col.astype(np.uint64) * self.engine._mult[f])
+            if self._keep:
+                self._cols[f] = hit
+        return hit
 
     def value(self, f: int) -> float:
         eng = self.engine
@@ -577,8 +594,8 @@ class _FastLeaveOneOut(_LeaveOneOut):
         if len(self._in) - (f in self._in) == 0:  # nothing to condition on
             eng.n_hits += 1
             return eng._table_value(f, self.target)
-        col = eng.column(f)
-        s, ns = _compact(self.total - col.astype(np.uint64) * eng._mult[f], sort=False)
+        col, term = self._col(f)
+        s, ns = _compact(self.total - term, sort=False)
         return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns)
 
     def remove(self, f: int) -> None:
@@ -586,4 +603,5 @@ class _FastLeaveOneOut(_LeaveOneOut):
         f = int(f)
         if f not in self.fixed:
             self._in.discard(f)
-        self.total = self.total - self.engine.column(f).astype(np.uint64) * self.engine._mult[f]
+        self.total = self.total - self._col(f)[1]
+        self._cols.pop(f, None)

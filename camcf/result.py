@@ -262,6 +262,14 @@ class Result:
             if t.trace and t.trace["step"].size:
                 yield self.to_frame(t.id, names=names)
 
+    def record_bytes(self, fmt: str = "parquet", *, names: bool = True) -> bytes:
+        """The decision record as file contents (for a download): see :meth:`write_record`."""
+        import io
+
+        buf = io.BytesIO()
+        self.write_record(buf, fmt, names=names)
+        return buf.getvalue()
+
     def write_record(self, dest, fmt: str | None = None, *, names: bool = True) -> int:
         """Write the decision record to ``dest`` (a path or a binary file object), streamed
         target by target; return the number of rows.

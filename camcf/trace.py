@@ -203,9 +203,9 @@ class CondSets:
 
     def id(self, cond) -> int:
         key = tuple(cond)
-        i = self._ids.get(key)
+        i = self._ids.get(key)  # numpy integers hash and compare as ints
         if i is None:
-            key = tuple(int(c) for c in key)
+            key = tuple(map(int, key))
             i = len(self.sets)
             self.sets.append(key)
             self._ids[key] = i

@@ -201,6 +201,10 @@ def test_record_streams_as_csv_and_jsonl(tmp_path):
     full = res.to_frame()
     assert list(csv.decision) == list(jl.decision) == list(full.decision)
     np.testing.assert_allclose(csv.value.to_numpy(float), full.value.to_numpy(float))
+    import io
+
+    pq = pd.read_parquet(io.BytesIO(res.record_bytes("parquet")))
+    assert list(pq.decision) == list(full.decision)
     with pytest.raises(ParameterError, match="parquet"):
         res.write_record(tmp_path / "r.xlsx")
 
