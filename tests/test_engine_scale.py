@@ -217,3 +217,37 @@ def test_estimator_passes_n_jobs():
         warnings.simplefilter("ignore", camcf.CamcfWarning)
         a = sel.fit(X, Y).result_.to_json()
     assert a == quiet_run(X, Y).to_json()
+
+
+def _sparse_arff(X, Y) -> str:
+    lines = ["@relation 'demo: -C -%d'" % Y.shape[1]]
+    lines += [f"@attribute x{j} numeric" for j in range(X.shape[1])]
+    lines += [f"@attribute y{i} {{0,1}}" for i in range(Y.shape[1])]
+    lines.append("@data")
+    Z = np.column_stack([X, Y])
+    for row in Z:
+        nz = np.flatnonzero(row)
+        lines.append("{" + ", ".join(f"{j} {row[j]}" for j in nz) + "}")
+    return "\n".join(lines) + "\n"
+
+
+def test_large_sparse_arff_stays_sparse_to_the_engine(monkeypatch):
+    from camcf.io import arff
+
+    X, Y = problem(10, n=200, m=25, sparse_share=0.1)
+    Y = (Y[:, :4] > 0).astype(int)
+    text = _sparse_arff(X, Y)
+    dense_ds = arff.parse_arff_text(text)
+    assert not sp.issparse(dense_ds.X)  # small: dense as before
+    monkeypatch.setattr(arff, "SPARSE_ABOVE", 0)
+    ds = arff.parse_arff_text(text)
+    assert sp.issparse(ds.X)
+    np.testing.assert_array_equal(ds.X.toarray(), dense_ds.X)
+    np.testing.assert_array_equal(ds.Y, dense_ds.Y)
+    from camcf.discretize import discretize
+
+    codes, info = discretize(ds.X)
+    dcodes, dinfo = discretize(dense_ds.X)
+    assert sp.issparse(codes) and info == dinfo
+    np.testing.assert_array_equal(codes.toarray(), dcodes)
+    assert quiet_run(ds, **HEAVIER).to_json() == quiet_run(dense_ds, **HEAVIER).to_json()
