@@ -22,6 +22,7 @@ Scores are compared after rounding to :data:`DECIMALS` decimal places (SPEC.md),
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -33,6 +34,7 @@ _SCALE = 10.0**DECIMALS
 _CELL_BUDGET = 1 << 22  # contingency cells per bincount chunk (~32 MB of int64)
 _ELEM_BUDGET = 1 << 22  # elements of one n × k block of codes or indices (~32 MB of int64)
 _JOINT_CACHE_BYTES = 64 << 20  # joint codes of conditioning sets kept per engine
+_TALL = 1 << 15  # rows from which counting goes one column at a time
 HASH_SEED = 20240611
 
 
@@ -80,11 +82,16 @@ def smallest_uint(max_value: int) -> np.dtype:
     return np.dtype(np.uint64)
 
 
+@functools.lru_cache(maxsize=4)
 def hash_multipliers(k: int, seed: int = HASH_SEED) -> np.ndarray:
-    """Random odd 64-bit multipliers, one per pool column (row hash Σ_j a_j·x_j mod 2^64)."""
+    """Random odd 64-bit multipliers, one per pool column (row hash Σ_j a_j·x_j mod 2^64).
+
+    Read-only and cached: every per-target engine of a run uses the same ones."""
     rng = np.random.default_rng(seed)
     mult = rng.integers(1, 2**63 - 1, size=k, dtype=np.uint64) * np.uint64(2)
-    return mult + np.uint64(1)
+    mult += np.uint64(1)
+    mult.flags.writeable = False
+    return mult
 
 
 def pool_cardinality(X, C: np.ndarray) -> np.ndarray:
@@ -444,6 +451,7 @@ class FastEngine(_EngineBase):
         sparse = self.sparse and int(cols.max()) < self.m
         live_rows = np.nonzero(ok)[0] if (not sparse and ok is not None) else None
         rows = n if live_rows is None else live_rows.size
+        ts_live = ts_row if live_rows is None else ts_row[live_rows]
         K = int(self.card[cols].max())
         per = K * 2 * ns
         chunk = max(1, min(_CELL_BUDGET // per, _ELEM_BUDGET // max(rows, 1)))
@@ -461,16 +469,24 @@ class FastEngine(_EngineBase):
                 counts = np.bincount(idx, minlength=len(part) * per)
                 counts = counts.reshape(len(part), K, 2 * ns)
                 counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
+            elif rows >= _TALL:
+                # tall data: one contiguous column at a time, no n × k temporaries
+                counts = np.empty((len(part), K, 2 * ns), dtype=np.int64)
+                for i, j in enumerate(part.tolist()):
+                    v = self.column(j)
+                    key = np.multiply(v if live_rows is None else v[live_rows], 2 * ns,
+                                      dtype=np.int64)
+                    key += ts_live
+                    counts[i] = np.bincount(key, minlength=per).reshape(K, 2 * ns)
             else:
                 V = self.columns(part)
-                if live_rows is None:
-                    idx = V.astype(np.int64) * (2 * ns)
-                    idx += ts_row[:, None]
-                else:
-                    idx = V[live_rows].astype(np.int64) * (2 * ns)
-                    idx += ts_row[live_rows][:, None]
+                if live_rows is not None:
+                    V = V[live_rows]
+                idx = np.multiply(V, 2 * ns, dtype=np.int64)
+                idx += ts_live[:, None]
                 idx += (np.arange(len(part)) * per)[None, :]
-                counts = np.bincount(idx.ravel(), minlength=len(part) * per)
+                # order="K": no copy of a column-major block (bincount ignores the order)
+                counts = np.bincount(idx.ravel(order="K"), minlength=len(part) * per)
                 counts = counts.reshape(len(part), K, 2 * ns)
             s_vts = tab[counts].sum(axis=(1, 2))
             c4 = counts.reshape(len(part), K, 2, ns)

@@ -251,3 +251,12 @@ def test_large_sparse_arff_stays_sparse_to_the_engine(monkeypatch):
     assert sp.issparse(codes) and info == dinfo
     np.testing.assert_array_equal(codes.toarray(), dcodes)
     assert quiet_run(ds, **HEAVIER).to_json() == quiet_run(dense_ds, **HEAVIER).to_json()
+
+
+def test_column_at_a_time_counting_of_tall_data_gives_the_same_record(monkeypatch):
+    import camcf.info
+
+    X, Y = problem(11, n=300, m=20)
+    ref = quiet_run(X, Y, **HEAVIER).to_json(include_trace=True)
+    monkeypatch.setattr(camcf.info, "_TALL", 1)  # every call takes the tall-data path
+    assert quiet_run(X, Y, **HEAVIER).to_json(include_trace=True) == ref
