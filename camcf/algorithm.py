@@ -413,8 +413,10 @@ def _check_working_set(X, n_categories: int, n_jobs: int | None) -> None:
     from .limits import check_memory
 
     n, m = X.shape
-    workers = 1 if n_jobs is None or n_jobs == 1 else (
-        os.cpu_count() or 1 if n_jobs < 0 else int(n_jobs))
+    if n_jobs is None or n_jobs == 1:
+        workers = 1
+    else:
+        workers = (os.cpu_count() or 1) if n_jobs < 0 else int(n_jobs)
     per_worker = 12 * 8 * n + 8 * (_CELL_BUDGET + 2 * _ELEM_BUDGET) + _JOINT_CACHE_BYTES
     tables = 8 * (m + n_categories) * n_categories + 4 * n * n_categories
     need = n * n_categories + tables + workers * per_worker

@@ -220,7 +220,7 @@ def test_estimator_passes_n_jobs():
 
 
 def _sparse_arff(X, Y) -> str:
-    lines = ["@relation 'demo: -C -%d'" % Y.shape[1]]
+    lines = [f"@relation 'demo: -C -{Y.shape[1]}'"]
     lines += [f"@attribute x{j} numeric" for j in range(X.shape[1])]
     lines += [f"@attribute y{i} {{0,1}}" for i in range(Y.shape[1])]
     lines.append("@data")
