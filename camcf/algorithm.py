@@ -351,16 +351,18 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
     plan = _plan(cats, params["min_category_size"], mirror=engine == "fast")
     todo = [c for c in cats if plan[c.id] is None]
 
-    def task(c: Category):
-        others = [d.id for d in cats if d.label_index != c.label_index]
-        return delayed(target_work)(X, C, card, mi, cat_mi, c, others, params, trace, engine)
+    label_of = np.array([c.label_index for c in cats])
+
+    def others(c: Category) -> list[int]:  # categories of the other labels, flattened order
+        return np.flatnonzero(label_of != c.label_index).tolist()
 
     if n_jobs is None or n_jobs == 1:
-        outcomes = (target_work(X, C, card, mi, cat_mi, c,
-                                [d.id for d in cats if d.label_index != c.label_index],
-                                params, trace, engine) for c in todo)
+        outcomes = (target_work(X, C, card, mi, cat_mi, c, others(c), params, trace, engine)
+                    for c in todo)
     else:
-        outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(task(c) for c in todo)
+        outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(target_work)(X, C, card, mi, cat_mi, c, others(c), params, trace, engine)
+            for c in todo)
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()

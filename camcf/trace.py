@@ -158,8 +158,9 @@ class TraceBuilder:
             return
         if isinstance(decision, str):
             dec = np.full(k, DECISION_CODE[decision], dtype=np.int8)
-        else:
-            dec = np.array([DECISION_CODE[d] for d in decision], dtype=np.int8)
+        else:  # names → codes per distinct name, not per row
+            names, inv = np.unique(np.asarray(decision), return_inverse=True)
+            dec = np.array([DECISION_CODE[str(d)] for d in names], dtype=np.int8)[inv.ravel()]
         row = [
             np.arange(seq0, seq0 + k, dtype=np.int32),
             np.full(k, code, dtype=np.int8),
