@@ -42,13 +42,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from camcf import catalog  # noqa: E402
-from camcf.evaluation import METRICS, summarise  # noqa: E402
-from camcf.evaluation.study import (  # noqa: E402
+from camcf.evaluation import (  # noqa: E402  # noqa: E402
+    METRICS,
     ablation,
     make_folds,
     make_splits,
     sensitivity,
     sensitivity_summary,
+    summarise,
 )
 
 #: The grid searched on the training part of every split (kept small: the whole report must

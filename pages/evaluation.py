@@ -34,6 +34,7 @@ import streamlit as st
 
 from camcf.evaluation import (
     METRICS,
+    KnnCache,
     ablation,
     evaluate_per_fold,
     make_folds,
@@ -43,7 +44,6 @@ from camcf.evaluation import (
     sensitivity_summary,
     summarise,
 )
-from camcf.evaluation.study import KnnCache
 from camcf.lru import BoundedLRU
 from camcf.viz.evaluation_figures import ablation_lines, metrics_radar, sensitivity_heatmap
 from pages._common import current_run

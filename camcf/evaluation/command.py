@@ -15,7 +15,7 @@ pair. With ``DATA`` the default is ``repeated`` (5 × 70/30, seed 0); ``kfold`` 
 shuffled folds; ``holdout`` on ``DATA`` is one seeded random split of ``--test-size``.
 
 Discretisation is fitted on the training part of each split and applied to its test part
-(bin edges from the training rows only; see :class:`camcf.evaluation.study.Discretizer`), so no
+(bin edges from the training rows only; see :class:`camcf.evaluation.Discretizer`), so no
 test row influences the codes, the selection or the classifier. The JSON says so under
 ``"discretization"``.
 
@@ -215,8 +215,14 @@ def _load(args: argparse.Namespace):
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     """Do the work of ``camcf evaluate`` and return the JSON payload (no printing, no file)."""
     from ..algorithm import DEFAULTS
-    from .protocols import binarize_labels
-    from .study import KnnCache, ablation, evaluate_feature_sets, make_folds, make_splits
+    from .framework import (
+        KnnCache,
+        ablation,
+        binarize_labels,
+        evaluate_feature_sets,
+        make_folds,
+        make_splits,
+    )
 
     _check_args(args)
     t0 = time.perf_counter()
