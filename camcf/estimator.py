@@ -23,6 +23,7 @@ from .algorithm import CamcfWarning, run
 from .algorithm_params import ALGORITHM_PARAMS, CAMCF_PARAMS
 from .algorithm_params import by_name as _by_name
 from .baselines._base import SubsetSelector
+from .errors import InvalidDataError
 
 _D = {p.name: p.default for p in CAMCF_PARAMS}
 _RUN_TAKES_N_JOBS = "n_jobs" in inspect.signature(run).parameters
@@ -104,6 +105,9 @@ class CaMCF(SubsetSelector):
 
         p = self._checked_params()
         X, Y = self._validate_xy(X, Y)
+        if X.shape[0] < 2:
+            raise InvalidDataError(f"X has n_samples = {X.shape[0]}; Ca-MCF needs at least 2 "
+                                   "samples (dependence cannot be measured on one sample)")
         codes, _ = discretize(X, bins=p["bins"], strategy=p["strategy"], mode=p["discretize"])
         algo = {name: p[name] for name in _by_name(ALGORITHM_PARAMS)}
         if _RUN_TAKES_N_JOBS:
@@ -118,6 +122,3 @@ class CaMCF(SubsetSelector):
             warnings.warn("No features were selected: transform() will return an empty array; "
                           "lower delta1 or raise k1/k2", CamcfWarning, stacklevel=2)
         return self
-
-    def fit_transform(self, X, Y=None, **kw) -> np.ndarray:
-        return self.fit(X, Y, **kw).transform(X)
