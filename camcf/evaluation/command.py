@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from ..algorithm_params import ALGORITHM_PARAMS
 from ..errors import CamcfError, ParameterError
 from .metrics import METRICS
 
@@ -55,7 +56,7 @@ DESCRIPTION = (
     "says otherwise. Discretisation is fitted on each training part and applied to its test "
     "part. All features are evaluated too, for comparison."
 )
-_PARAMS = ("delta1", "delta2", "k1", "k2", "gamma", "min_category_size", "recovery")
+_PARAMS = tuple(p.name for p in ALGORITHM_PARAMS)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -91,8 +92,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The options of ``camcf evaluate``."""
-    from ..algorithm import DEFAULTS
+    """The options of ``camcf evaluate`` (method flags generated from the declarations)."""
+    from ..algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS
+    from ..cli_params import add_param_flags
 
     data = p.add_argument_group("data")
     data.add_argument("data", metavar="DATA", nargs="?", help="data file: .arff, .mat or .csv")
@@ -100,36 +102,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     data.add_argument("--test", metavar="FILE", help="test file of a fixed split")
     data.add_argument("--labels", help="label columns: comma-separated names, last:K or first:K")
     data.add_argument("--xml", help="MULAN XML file naming the label attributes")
-    data.add_argument(
-        "--discretize",
-        choices=["auto", "none"],
-        default="auto",
-        help="auto: bin continuous columns; none: data is already coded (default auto)",
-    )
-    data.add_argument("--bins", type=int, default=3, help="bins for continuous columns (3)")
-    data.add_argument(
-        "--strategy",
-        choices=["uniform", "quantile"],
-        default="uniform",
-        help="binning strategy (uniform = equal width)",
-    )
+    add_param_flags(data, DISCRETIZE_PARAMS)
     sel = p.add_argument_group("selection (either --features or Ca-MCF's parameters)")
     sel.add_argument(
         "--features", type=_int_list, help="evaluate these 0-based feature indices: 0,3,7"
     )
-    sel.add_argument("--delta1", type=float, help=f"δ1 in bits ({DEFAULTS['delta1']})")
-    sel.add_argument("--delta2", type=float, help=f"δ2 in bits ({DEFAULTS['delta2']})")
-    sel.add_argument("--k1", type=float, help=f"share of candidates kept ({DEFAULTS['k1']})")
-    sel.add_argument("--k2", type=float, help=f"share of the blanket kept ({DEFAULTS['k2']})")
-    sel.add_argument("--gamma", type=float, help=f"redundancy margin ({DEFAULTS['gamma']})")
-    sel.add_argument(
-        "--min-category-size",
-        type=int,
-        help=f"skip smaller categories ({DEFAULTS['min_category_size']})",
-    )
-    sel.add_argument(
-        "--recovery", choices=["first", "all"], help=f"Phase 3 ({DEFAULTS['recovery']})"
-    )
+    add_param_flags(sel, ALGORITHM_PARAMS, with_defaults=False)
     knn = p.add_argument_group("classifier (ML-kNN)")
     knn.add_argument("--k", type=int, default=10, help="neighbours (10)")
     knn.add_argument("--distance", choices=["hamming", "euclidean"], default="hamming")
@@ -266,10 +244,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         )
         frame = evaluate_feature_sets(folds, chosen[0], cache=cache, **knn)
     else:
-        params = {
-            name: getattr(args, name) if getattr(args, name) is not None else DEFAULTS[name]
-            for name in _PARAMS
-        }
+        params = {name: getattr(args, name, DEFAULTS[name]) for name in _PARAMS}
         picked: list[dict[str, tuple[int, ...]]] = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -76,10 +76,13 @@ __all__ = [
     "evaluate_per_fold",
     "evaluate_selections",
     "feature_sets",
+    "folds_for",
+    "friedman_over_data_sets",
     "kfold_splits",
     "make_folds",
     "make_splits",
     "mean_sd",
+    "mean_table",
     "repeated_holdout_splits",
     "select_on_folds",
     "sensitivity",
@@ -1205,3 +1208,89 @@ def sensitivity_matrix(
         raise ParameterError(f"metric {metric!r} is not in this frame")
     summary = sensitivity_summary(frame[frame["metric"] == metric])
     return summary.pivot(index=rows, columns=columns, values=value)
+
+
+# ---------------------------------------------------------------------------- whole data sets
+def folds_for(
+    X,
+    Y,
+    *,
+    protocol: str = "repeated",
+    n_repeats: int = 5,
+    test_size: float = 0.3,
+    n_folds: int = 5,
+    seed: int = 0,
+    X_test=None,
+    Y_test=None,
+    discretize: str | None = "auto",
+    bins: int = 3,
+    strategy: str = "uniform",
+) -> list[Fold]:
+    """:func:`make_splits` + :func:`make_folds` in one call: the protocol's folds of one data
+    set (or of a given train/test pair: ``X_test``/``Y_test``, one ``holdout`` fold), each
+    discretised on its training rows (``discretize=None``: X holds codes, used as they are)."""
+    if X_test is not None or Y_test is not None:
+        if protocol not in ("holdout", None):
+            raise ParameterError(f"protocol {protocol!r} resamples one data set; a given "
+                                 "train/test pair is the 'holdout' protocol")
+        return make_folds(X, Y, X_test=X_test, Y_test=Y_test, discretize=discretize,
+                          bins=bins, strategy=strategy)
+    n = int(np.asarray(X).shape[0])
+    splits = make_splits(n, protocol, n_repeats=n_repeats, test_size=test_size,
+                         n_folds=n_folds, seed=seed)
+    return make_folds(X, Y, splits, protocol=protocol, discretize=discretize, bins=bins,
+                      strategy=strategy)
+
+
+def mean_table(comparisons: Mapping[str, Comparison], metric: str) -> pd.DataFrame:
+    """Data sets × methods: each method's mean ``metric`` over the splits of each data set
+    (NaN where it had no value on any split)."""
+    rows = {}
+    for name, cmp in comparisons.items():
+        s = cmp.summary[cmp.summary["metric"] == metric].set_index("feature_set")["mean"]
+        rows[name] = s
+    return pd.DataFrame(rows).T
+
+
+def friedman_over_data_sets(
+    comparisons: Mapping[str, Comparison],
+    *,
+    alpha: float = 0.05,
+    test: str = "bonferroni-dunn",
+) -> pd.DataFrame:
+    """Friedman / Iman–Davenport and the CD per metric over data sets (the paper's analysis).
+
+    The score of a method on a data set is its mean over that data set's splits. A method
+    without a value on a data set (it selected nothing or failed on every split) is ranked last
+    there; ``filled`` counts such cells. Needs the same methods on every data set and ≥ 2 data
+    sets.
+
+    Returns
+    -------
+    DataFrame
+        One row per metric: ``metric, chi2, iman_davenport, critical_value, p_value,
+        significant, cd, filled`` and one ``rank:<method>`` column per method.
+    """
+    from .. import stats
+
+    if len(comparisons) < 2:
+        raise ParameterError("the Friedman test over data sets needs at least 2 data sets; "
+                             "on one data set compare the per-split ranks instead")
+    method_sets = {tuple(c.kinds) for c in comparisons.values()}
+    if len(method_sets) != 1:
+        raise ParameterError("every data set must be compared with the same methods")
+    names = list(next(iter(method_sets)))
+    rows = []
+    for metric, info in METRICS.items():
+        table = mean_table(comparisons, metric)[names].to_numpy(dtype=float)
+        lower = not info["higher_is_better"]
+        filled = int(np.isnan(table).sum())
+        table = np.where(np.isnan(table), np.inf if lower else -np.inf, table)
+        table = np.nan_to_num(table, posinf=1e300, neginf=-1e300)
+        fr = stats.friedman(table, lower_is_better=lower, alpha=alpha)
+        cd = stats.critical_difference(len(names), len(comparisons), alpha, test)
+        rows.append({"metric": metric, "chi2": fr.chi2, "iman_davenport": fr.iman_davenport,
+                     "critical_value": fr.critical_value, "p_value": fr.p_value,
+                     "significant": fr.significant, "cd": cd, "filled": filled,
+                     **{f"rank:{n}": r for n, r in zip(names, fr.average_ranks, strict=True)}})
+    return pd.DataFrame(rows)
