@@ -77,3 +77,24 @@ def test_every_printed_ff_recomputed_from_the_paper_tables():
     follows = {m for m, r in rows.items() if r["follows"]}
     assert follows == {"hamming_loss", "coverage", "ranking_loss", "micro_f1"}
     assert round(rows["average_precision"]["ff"], 4) == 5.1646  # printed 5.4545
+
+
+def test_cd_diagram_and_radar_figures():
+    import pandas as pd
+
+    from camcf.viz.comparison import _cliques, cd_diagram, normalised_radar, normalised_scores
+
+    names = ["Ca-MCF", "MI-MCF", "M2LC", "D2F", "MDFS", "JFSC", "FIMF", "MCLS"]
+    fr = stats.friedman(HL, lower_is_better=True)
+    ranks = dict(zip(names, fr.average_ranks, strict=True))
+    fig = cd_diagram(ranks, stats.critical_difference(8, 7), control="Ca-MCF")
+    hollow = {t.text[0].split(" (")[0] for t in fig.data if t.marker.symbol == "circle-open"}
+    # rank differences to Ca-MCF (1.143) above CD 3.522: D2F 6.286, FIMF 6.857, MCLS 6.0
+    assert hollow == {"D2F", "FIMF", "MCLS"}
+    assert _cliques([1.0, 1.5, 2.6, 3.0], 1.0) == [(0, 1), (2, 3)]
+    means = pd.DataFrame({"hamming_loss": [0.2, 0.25], "micro_f1": [0.7, 0.35]}, index=["a", "b"])
+    norm = normalised_scores(means)
+    assert norm.loc["a"].tolist() == [1.0, 1.0]
+    assert norm.loc["b"].tolist() == pytest.approx([0.8, 0.5])
+    radar = normalised_radar(means, highlight="a")
+    assert [t.name for t in radar.data] == ["a", "b"] and radar.data[0].line.width == 4
