@@ -199,7 +199,7 @@ def compare_command(args: argparse.Namespace) -> tuple[dict, pd.DataFrame]:
     from .. import methods
     from ..algorithm_params import ALGORITHM_PARAMS
     from ..cli_params import flag_values
-    from .framework import compare, folds_for
+    from .framework import compare_data_sets
 
     t0 = time.perf_counter()
     names = ([n.strip() for n in args.methods.split(",") if n.strip()] if args.methods
@@ -218,34 +218,32 @@ def compare_command(args: argparse.Namespace) -> tuple[dict, pd.DataFrame]:
         raise ParameterError(f"--n-jobs must be at least 1, got {args.n_jobs}")
     ca_params = flag_values(args, ALGORITHM_PARAMS)
     used = method_table(names, ca_params)
-    comparisons, data = {}, {}
+    loaded, data = {}, {}
     for spec in args.data:
         name, ds, test = _load_one(spec, args, args.protocol)
         if args.discretize == "none":
             from ..discretize import discretize
 
             discretize(ds.X, mode="none")  # integer codes, handed over as they are
-        folds = folds_for(ds.X, ds.Y, protocol=args.protocol, n_repeats=args.repeats,
-                          test_size=args.test_size, n_folds=args.folds, seed=args.seed,
-                          X_test=None if test is None else test.X,
-                          Y_test=None if test is None else test.Y,
-                          discretize=None if args.discretize == "none" else args.discretize,
-                          bins=args.bins, strategy=args.strategy)
-
-        def progress(done: int, total: int, msg: str, _name=name) -> None:
-            if not sys.stderr.isatty():
-                return
-            print(f"\r{_name}: {done}/{total} {msg[:60]:<60}", end="", file=sys.stderr,
-                  flush=True)
-
-        comparisons[name] = compare(folds, used, n_features=n_features, k=args.k,
-                                    neighbours=args.neighbours, n_jobs=args.n_jobs,
-                                    progress=progress)
-        if sys.stderr.isatty():
-            print(file=sys.stderr)
+            if test is not None:
+                discretize(test.X, mode="none")
+        loaded[name] = (ds.X, ds.Y) if test is None else (ds.X, ds.Y, test.X, test.Y)
         data[name] = {"source": ds.source, "n_samples": ds.n_samples + (
             test.n_samples if test is not None else 0), "n_features": ds.n_features,
             "n_labels": ds.n_labels, "fixed_split": test is not None}
+
+    def progress(done: int, total: int, msg: str) -> None:
+        if sys.stderr.isatty():
+            print(f"\r{done}/{total} {msg[:70]:<70}", end="", file=sys.stderr, flush=True)
+
+    comparisons = compare_data_sets(
+        loaded, used, protocol=args.protocol, n_repeats=args.repeats, test_size=args.test_size,
+        n_folds=args.folds, seed=args.seed,
+        discretize=None if args.discretize == "none" else args.discretize, bins=args.bins,
+        strategy=args.strategy, n_features=n_features, k=args.k, neighbours=args.neighbours,
+        n_jobs=args.n_jobs, progress=progress)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
     settings = {"protocol": args.protocol, "repeats": args.repeats, "folds": args.folds,
                 "test_size": args.test_size, "seed": args.seed, "n_features": n_features,
                 "classifier": {"name": "ML-kNN", "k": args.k, "s": 1.0, "distance": "hamming",

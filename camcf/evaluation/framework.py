@@ -72,6 +72,7 @@ __all__ = [
     "ablation",
     "binarize_labels",
     "compare",
+    "compare_data_sets",
     "evaluate_feature_sets",
     "evaluate_per_fold",
     "evaluate_selections",
@@ -1294,3 +1295,43 @@ def friedman_over_data_sets(
                      "significant": fr.significant, "cd": cd, "filled": filled,
                      **{f"rank:{n}": r for n, r in zip(names, fr.average_ranks, strict=True)}})
     return pd.DataFrame(rows)
+
+
+def compare_data_sets(
+    data: Mapping[str, tuple],
+    methods: Mapping[str, Any] | Sequence[str],
+    *,
+    protocol: str = "repeated",
+    n_repeats: int = 5,
+    test_size: float = 0.3,
+    n_folds: int = 5,
+    seed: int = 0,
+    discretize: str | None = "auto",
+    bins: int = 3,
+    strategy: str = "uniform",
+    n_features: int | float | str | None = "match",
+    reference: str = "camcf",
+    k: int = 10,
+    neighbours: str = "strict",
+    n_jobs: int = 1,
+    progress: Progress | None = None,
+) -> dict[str, Comparison]:
+    """:func:`compare` on each data set: ``data`` is ``{name: (X, Y)}`` or ``{name: (X, Y,
+    X_test, Y_test)}`` (a fixed split). Folds as :func:`folds_for`. ``progress`` messages are
+    prefixed with the data set's name; ``done/total`` counts data sets' work in turn."""
+    out: dict[str, Comparison] = {}
+    names = list(data)
+    for i, name in enumerate(names):
+        X, Y, *rest = data[name]
+        X_test, Y_test = (rest + [None, None])[:2]
+        folds = folds_for(X, Y, protocol=protocol, n_repeats=n_repeats, test_size=test_size,
+                          n_folds=n_folds, seed=seed, X_test=X_test, Y_test=Y_test,
+                          discretize=discretize, bins=bins, strategy=strategy)
+
+        def prog(done: int, total: int, msg: str, _i=i, _name=name) -> None:
+            if progress is not None:
+                progress(_i * total + done, len(names) * total, f"{_name}: {msg}")
+
+        out[name] = compare(folds, methods, n_features=n_features, reference=reference, k=k,
+                            neighbours=neighbours, n_jobs=n_jobs, progress=prog)
+    return out
