@@ -401,6 +401,7 @@ PAGES = [
     ("pages/pruning.py", "Pruning", ":material/content_cut:", "phase-4-pruning"),
     ("pages/step_through.py", "Step through", ":material/footprint:", "step-through"),
     ("pages/evaluation.py", "Evaluation", ":material/speed:", "evaluation-page"),
+    ("pages/compare.py", "Compare methods", ":material/leaderboard:", "compare-methods"),
     ("pages/export.py", "Export", ":material/download:", "export-results"),
 ]
 
