@@ -10,9 +10,11 @@ import shlex
 import numpy as np
 import pandas as pd
 
-PARAM_FLAGS = [("delta1", "--delta1"), ("delta2", "--delta2"), ("k1", "--k1"), ("k2", "--k2"),
-               ("gamma", "--gamma"), ("min_category_size", "--min-category-size"),
-               ("recovery", "--recovery")]
+from ..algorithm_params import ALGORITHM_PARAMS
+
+#: (parameter, flag) of every declared Ca-MCF parameter (camcf.algorithm_params), in order: a
+#: parameter added there appears in the exported command.
+PARAM_FLAGS = [(p.name, p.flag) for p in ALGORITHM_PARAMS]
 
 
 def cli_command(data_path: str, *, labels: str | None, xml: str | None, discretize: dict,
@@ -26,8 +28,9 @@ def cli_command(data_path: str, *, labels: str | None, xml: str | None, discreti
         args += ["--xml", xml]
     args += ["--discretize", discretize.get("mode", "auto"), "--bins",
              str(discretize.get("bins", 3)), "--strategy", discretize.get("strategy", "uniform")]
-    for key, flag in PARAM_FLAGS:
-        v = params[key]
+    for p in ALGORITHM_PARAMS:
+        key, flag = p.name, p.flag
+        v = params.get(key, p.default)
         args += [flag, f"{v:g}" if isinstance(v, float) else str(v)]
     args += ["--output", output]
     return shlex.join(args)
