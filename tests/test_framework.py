@@ -312,3 +312,25 @@ def test_empty_and_failed_selections_are_counted_not_hidden(folds):
     assert "cannot work" in cmp.failures["fails"][0][1]
     # a method without a value on a split ranks last there
     assert (cmp.split_ranks("micro_f1")["all"] == 1).all()
+
+
+def test_display_says_over_how_many_splits():
+    import pandas as pd
+
+    from camcf.evaluation.display import cell, metrics_table
+
+    assert cell(0.25, 0.01, 5, 5) == "0.2500 ± 0.0100"
+    assert cell(0.25, float("nan"), 1, 5) == "0.2500 ± n/a (n = 1 of 5)"
+    assert cell(float("nan"), float("nan"), 0, 5) == "nothing selected"
+    rows = []
+    for split in range(3):
+        for name, n_feat, value in (("all", 4, 0.3), ("sel", 0 if split else 2, 0.2)):
+            for metric in METRICS:
+                rows.append({"protocol": "repeated", "split": split, "feature_set": name,
+                             "n_features": n_feat, "metric": metric,
+                             "value": value if n_feat else np.nan, "seconds": 0.1})
+    table = metrics_table(summarise(pd.DataFrame(rows)), ["all", "sel"], {"sel": "Selected"})
+    assert table.loc[0, "Selected"] == "0.2000 ± n/a (n = 1 of 3)"
+    assert table.loc[0, "all"] == "0.3000 ± 0.0000"
+    empty = table.set_index("metric").loc["Splits with nothing selected"]
+    assert empty["Selected"] == "2 of 3" and empty["all"] == "0 of 3"
