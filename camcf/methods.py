@@ -108,8 +108,8 @@ def _load(s: MethodSpec):
         cls = found[0] if len(found) == 1 else None
     if cls is None:
         _CACHE[s.name] = MethodUnavailableError(
-            f"method {s.name!r} ({s.display}): {s.module} has no selector class "
-            f"{s.class_name}; choose another method")
+            f"method {s.name!r} ({s.display}) is not available in this installation: "
+            f"{s.module} has no selector class {s.class_name}; choose another method")
     else:
         _CACHE[s.name] = cls
     return _CACHE[s.name]
