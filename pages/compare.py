@@ -138,8 +138,19 @@ for ds_name, cmp in comparisons.items():
             key=f"cmp_ranks_{ds_name}")
         right.dataframe(ranks.mean(axis=0).rename("mean rank").sort_values().to_frame(),
                         key=f"cmp_meanrank_{ds_name}")
-        right.caption("One data set: per-split ranks only. The Friedman test and CD diagrams "
+        right.caption("One data set: per-split ranks. The Friedman test and CD diagrams "
                       "compare methods over data sets; choose two or more.")
+        if len(cmp.sets) >= 2:
+            fs = cmp.friedman_over_splits(metric)
+            cd = stats.critical_difference(len(ranks.columns), len(cmp.sets))
+            control = names.get("camcf") if "camcf" in cmp.kinds else None
+            st.plotly_chart(cd_diagram(dict(zip(ranks.columns, fs.average_ranks, strict=True)),
+                                       cd, control=control,
+                                       title=f"{METRICS[metric]['name']}, splits as blocks"),
+                            key=f"cmp_cd_splits_{ds_name}")
+            st.caption(f"Indicative only: the {len(cmp.sets)} splits share rows, so they are not "
+                       f"the independent data sets the test assumes. F_F = "
+                       f"{fs.iman_davenport:.3f} (critical value {fs.critical_value:.3f}).")
     radar_means = cmp.summary.pivot(index="feature_set", columns="metric", values="mean")
     radar_means.index = [names.get(i, i) for i in radar_means.index]
     st.plotly_chart(normalised_radar(radar_means, highlight=names.get("camcf")),

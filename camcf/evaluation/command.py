@@ -26,7 +26,8 @@ features are always evaluated too, for comparison (``"all_features"``).
 JSON written to ``--output``: ``metrics`` (the mean over splits of each of the seven metrics for
 the selection), ``sd`` (sample SD over splits; null with one split), ``selected_indices`` (the
 selection; for several splits, the features selected in at least half of them, with per-split
-lists under ``splits``), ``n_features``, ``seconds``, ``all_features``, ``splits`` (per-split
+lists under ``splits``), ``n_features``, ``n_splits_with_values`` and
+``n_splits_nothing_selected`` (the means are over the splits with values only), ``seconds``, ``all_features``, ``splits`` (per-split
 values) and the settings. Errors: one line on stderr, exit code 2.
 """
 
@@ -200,6 +201,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         evaluate_feature_sets,
         make_folds,
         make_splits,
+        summarise,
     )
 
     _check_args(args)
@@ -279,17 +281,18 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     else:
         selected = [int(j) for j in np.flatnonzero(2 * counts >= len(folds))]
 
-    def mean_sd(key: str) -> tuple[dict[str, float], dict[str, float | None]]:
-        means, sds = {}, {}
-        for metric in METRICS:
-            values = np.array([row[key][metric] for row in split_rows], dtype=float)
-            ok = values[~np.isnan(values)]
-            means[metric] = float(ok.mean()) if ok.size else math.nan
-            sds[metric] = float(ok.std(ddof=1)) if ok.size > 1 else None
+    by = summarise(frame).set_index(["feature_set", "metric"])
+
+    def mean_sd(name: str) -> tuple[dict[str, float], dict[str, float | None]]:
+        """Mean and sample SD over splits (camcf.evaluation.summarise; NaN = no value)."""
+        means = {m: float(by.loc[(name, m), "mean"]) for m in METRICS}
+        sds = {m: (None if math.isnan(by.loc[(name, m), "sd"]) else float(by.loc[(name, m), "sd"]))
+               for m in METRICS}
         return means, sds
 
-    metrics, sd = mean_sd("metrics")
-    base_metrics, base_sd = mean_sd("all_features")
+    metrics, sd = mean_sd("selected")
+    base_metrics, base_sd = mean_sd("all")
+    empty = int(by.loc[("selected", next(iter(METRICS))), "n_empty"])
     _, label_columns = binarize_labels(Y_all, ds.label_names)
     if test is not None:
         data = {"train": args.train, "test": args.test}
@@ -326,6 +329,8 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
             else "features selected in at least half of the splits (per split: splits[i])"
         ),
         "n_features": float(np.mean([row["n_features"] for row in split_rows])),
+        "n_splits_with_values": int(by.loc[("selected", next(iter(METRICS))), "n"]),
+        "n_splits_nothing_selected": empty,
         "seconds": {
             "selection_mean": float(np.mean([row["seconds"] for row in split_rows])),
             "total": time.perf_counter() - t0,
@@ -374,6 +379,10 @@ def _summary(payload: dict[str, Any], output: str) -> str:
         fb = "n/a" if b is None else f"{b:.4f}"
         lines.append(f"{info['name'] + ' ' + arrow:<20}{fa:>12}{fb:>14}")
     lines.append(f"{'features':<20}{n_sel:>12.1f}{d['n_features']:>14}")
+    if payload.get("n_splits_nothing_selected"):
+        lines.append(f"the selection was empty on {payload['n_splits_nothing_selected']} of "
+                     f"{p['n_splits']} splits: its means are over the other "
+                     f"{payload['n_splits_with_values']} only")
     lines.append(
         f"selection {payload['seconds']['selection_mean']:.3f} s per split, total "
         f"{payload['seconds']['total']:.2f} s; written to {output}"

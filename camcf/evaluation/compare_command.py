@@ -184,6 +184,10 @@ def comparison_payload(comparisons: dict, methods_used: dict, settings: dict,
             "data": data.get(name, {}),
             "summary": cmp.summary.rename(columns={"feature_set": "method"}).to_dict("records"),
             "mean_rank_over_splits": ranks,
+            "friedman_over_splits": (
+                {metric: {**cmp.friedman_over_splits(metric).to_dict(), "note": (
+                    "splits as blocks: indicative only (splits share rows)")}
+                 for metric in METRICS} if len(cmp.sets) >= 2 else None),
             "failures": {k: [{"split": s, "message": m} for s, m in v]
                          for k, v in cmp.failures.items()},
             "splits": cmp.frame.rename(columns={"feature_set": "method"}).to_dict("records"),

@@ -947,6 +947,15 @@ class Comparison:
         ranks = rank_scores(filled, lower_is_better=lower)
         return pd.DataFrame(ranks, index=wide.index, columns=wide.columns)
 
+    def friedman_over_splits(self, metric: str, alpha: float = 0.05):
+        """The Friedman test with the splits as blocks (one data set). Indicative only: the
+        splits share rows (they are not independent data sets, as the test assumes), so the
+        paper's analysis over data sets (:func:`friedman_over_data_sets`) is the sound one."""
+        from ..stats import friedman
+
+        ranks = self.split_ranks(metric)
+        return friedman(ranks.to_numpy(), lower_is_better=True, alpha=alpha)
+
 
 def compare(
     folds: Sequence[Fold],
