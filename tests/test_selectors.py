@@ -104,3 +104,16 @@ def test_references():
     assert sorted(r.ranking_.tolist()) == [0, 1, 2, 3]
     r2 = methods.make("random", n_features_to_select=2, random_state=3).fit(X + 1, 1 - y)
     assert r2.ranking_.tolist() == r.ranking_.tolist()  # seeded, blind to the data
+
+
+def test_exported_command_and_params_table_follow_the_declarations():
+    from camcf.viz.export import cli_command, params_table
+
+    cmd = cli_command("d.csv", labels="last:2", xml=None,
+                      discretize={"mode": "auto", "bins": 3, "strategy": "uniform"},
+                      params=dict(DEFAULTS, delta1=0.02))
+    for p in ALGORITHM_PARAMS:
+        assert p.flag in cmd
+    assert "--delta1 0.02" in cmd
+    table = params_table(dict(DEFAULTS))
+    assert table["parameter"].tolist() == [p.label for p in ALGORITHM_PARAMS]

@@ -66,3 +66,21 @@ def dataset_csv(dataset) -> str:
     buf = io.StringIO()
     df.to_csv(buf, index=False)
     return buf.getvalue()
+
+
+def params_table(params: dict, discretize: dict | None = None) -> pd.DataFrame:
+    """The run's parameters as a two-column table (``parameter``, ``value``), one row per
+    declared Ca-MCF parameter (camcf.algorithm_params) in declaration order, then the
+    discretisation: a parameter added to the declaration appears here too."""
+    from ..algorithm_params import ALGORITHM_PARAMS
+
+    rows = []
+    for p in ALGORITHM_PARAMS:
+        v = params.get(p.name, p.default)
+        unit = " bits" if p.name in ("delta1", "delta2") else ""
+        rows.append({"parameter": p.label,
+                     "value": (f"{v:g}" if isinstance(v, float) else str(v)) + unit})
+    if discretize:
+        rows.append({"parameter": "discretisation",
+                     "value": ", ".join(f"{k} {v}" for k, v in discretize.items())})
+    return pd.DataFrame(rows)
