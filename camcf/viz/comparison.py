@@ -68,7 +68,7 @@ def cd_diagram(average_ranks: Mapping[str, float], cd: float, *, control: str | 
         fig.add_shape(type="line", x0=r, x1=r, y0=0, y1=y, line={"color": color, "width": 1})
         fig.add_trace(go.Scatter(
             x=[r], y=[y], mode="markers+text", text=[f"{name} ({r:.2f})"],
-            textposition="middle right" if r < (k + 1) / 2 else "middle left",
+            textposition="middle left" if r < (k + 1) / 2 else "middle right",  # axis reversed
             marker={"size": 11, "color": color,
                     "symbol": "circle-open" if differs else "circle", "line": {"width": 2}},
             hovertemplate=f"{name}: average rank {r:.3f}"
