@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .algorithm import DEFAULTS
-from .algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS, N_JOBS
+from .algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS
 from .cli_params import add_param_flags, flag_values, method_params
 from .errors import CamcfError, ParameterError
 
@@ -81,20 +81,21 @@ def _write(path: str, payload: dict | str) -> None:
 def cmd_select(args) -> int:
     if args.method != "camcf":
         return _select_other(args)
-    import inspect
     import warnings
 
     from .algorithm import CamcfWarning, run
 
     ds = read_data(args)
     codes = codes_of(ds, args)
-    with warnings.catch_warnings(record=True) as caught:
+    level = args.trace_level or ("full" if args.trace or args.record else "decisions")
+    with warnings.catch_warnings(record=True) as caught, _backend(args) as n_jobs:
         warnings.simplefilter("always", CamcfWarning)
-        extra = {}
-        if hasattr(args, "n_jobs") and "n_jobs" in inspect.signature(run).parameters:
-            extra["n_jobs"] = args.n_jobs
         res = run(codes, ds.Y, feature_names=ds.feature_names, label_names=ds.label_names,
-                  category_names=ds.category_names, **params_from_args(args), **extra)
+                  category_names=ds.category_names, **params_from_args(args), n_jobs=n_jobs,
+                  trace=level)
+    if args.record:
+        rows = res.write_record(args.record)
+        print(f"decision record: {rows} rows written to {args.record}")
     payload = {"method": "camcf", **res.to_dict(include_trace=args.trace)}
     payload["data"] = {"path": str(args.data), "source": ds.source,
                        "labels": args.labels, "xml": args.xml,
@@ -130,8 +131,8 @@ def _select_other(args) -> int:
     name = args.method
     cls = methods.get(name)
     own = {p.name for p in getattr(cls, "params", ())}
-    given = flag_values(args, method_params(methods.available()) + list(ALGORITHM_PARAMS)
-                        + [N_JOBS])
+    given = flag_values(args, method_params(methods.available()) + list(ALGORITHM_PARAMS))
+    given.pop("n_jobs", None)  # the engine's --n-jobs (Ca-MCF only)
     for dp in DISCRETIZE_PARAMS:  # data handling, not the method's
         given.pop(dp.name, None)
     foreign = sorted(set(given) - own)
@@ -174,6 +175,23 @@ def _select_other(args) -> int:
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     return 0
+
+
+def _backend(args):
+    """The engine's parallel backend: ``--dask-scheduler`` (a Dask cluster; all its workers
+    unless --n-jobs says otherwise) or local joblib workers (``--n-jobs``)."""
+    import contextlib
+
+    if getattr(args, "dask_scheduler", None):
+        from .parallel import dask_cluster
+
+        @contextlib.contextmanager
+        def on_cluster():
+            with dask_cluster(args.dask_scheduler):
+                yield args.n_jobs if args.n_jobs is not None else -1
+
+        return on_cluster()
+    return contextlib.nullcontext(args.n_jobs)
 
 
 def cmd_info(args) -> int:
@@ -223,11 +241,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the method: " + ", ".join(methods.METHODS) + " (camcf); a ranking "
                         "method also writes 'ranking' (every feature, 0-based, best first)")
     add_param_args(s, with_defaults=False)
-    add_param_flags(s, [N_JOBS], with_defaults=False)
     others = [n for n in methods.available() if n != "camcf"]
     add_param_flags(s.add_argument_group("other methods' parameters"), method_params(others),
                     with_defaults=False)
     s.add_argument("--trace", action="store_true", help="include every test in the JSON")
+    s.add_argument("--trace-level", choices=["full", "decisions", "counters"],
+                   help="how much of the decision record to keep: full with --trace or "
+                        "--record, else decisions (only the tests that changed a set)")
+    s.add_argument("--record", metavar="FILE",
+                   help="write the decision record to FILE (.parquet, .csv or .jsonl), "
+                        "streamed target by target")
+    s.add_argument("--n-jobs", type=int, default=None,
+                   help="target categories in parallel (joblib); -1 = all cores (default 1)")
+    s.add_argument("--dask-scheduler", metavar="ADDRESS",
+                   help="run the target categories on a Dask cluster, e.g. tcp://HOST:8786")
     s.add_argument("--output", "-o", required=True, help="where to write the JSON result")
     s.set_defaults(func=cmd_select)
 

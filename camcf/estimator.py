@@ -14,7 +14,6 @@ integer columns with ≤ 10 values as they are, others ``bins`` equal-width or q
 
 from __future__ import annotations
 
-import inspect
 import warnings
 
 import numpy as np
@@ -26,7 +25,6 @@ from .baselines._base import SubsetSelector
 from .errors import InvalidDataError
 
 _D = {p.name: p.default for p in CAMCF_PARAMS}
-_RUN_TAKES_N_JOBS = "n_jobs" in inspect.signature(run).parameters
 
 
 class CaMCF(SubsetSelector):
@@ -47,8 +45,8 @@ class CaMCF(SubsetSelector):
         "none" expects integer codes.
     bins : int ≥ 2, default 3
     strategy : {"uniform", "quantile"}, default "uniform"
-    n_jobs : int ≥ 1, default 1
-        Processes for the per-category work (passed to :func:`camcf.run` where it takes it).
+    n_jobs : int or None, default None
+        Target categories in parallel (joblib, passed to :func:`camcf.run`); -1 = all cores.
 
     The declarations (ranges, help, display names) are :data:`params` =
     :data:`camcf.algorithm_params.CAMCF_PARAMS`.
@@ -84,7 +82,7 @@ class CaMCF(SubsetSelector):
                  min_category_size: int = _D["min_category_size"],
                  recovery: str = _D["recovery"], discretize: str = _D["discretize"],
                  bins: int = _D["bins"], strategy: str = _D["strategy"],
-                 n_jobs: int = _D["n_jobs"]) -> None:
+                 n_jobs: int | None = _D["n_jobs"]) -> None:
         self.delta1 = delta1
         self.delta2 = delta2
         self.k1 = k1
@@ -110,8 +108,7 @@ class CaMCF(SubsetSelector):
                                    "samples (dependence cannot be measured on one sample)")
         codes, _ = discretize(X, bins=p["bins"], strategy=p["strategy"], mode=p["discretize"])
         algo = {name: p[name] for name in _by_name(ALGORITHM_PARAMS)}
-        if _RUN_TAKES_N_JOBS:
-            algo["n_jobs"] = p["n_jobs"]
+        algo["n_jobs"] = p["n_jobs"]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CamcfWarning)
             self.result_ = run(codes, Y, feature_names=feature_names, label_names=label_names,
