@@ -96,8 +96,10 @@ class JointEntropies:
             # a block of variables whose count table fits the cell budget
             blocks, width, cols = [], 0, []
             while g < len(variables):
-                zc = np.unique(np.asarray(variables[g]), return_inverse=True)[1].ravel()
-                k = int(zc.max()) + 1 if zc.size else 1
+                z = np.asarray(variables[g], dtype=np.int64)
+                present = np.bincount(z) > 0 if z.size else np.ones(1, dtype=bool)
+                zc = (np.cumsum(present) - 1)[z]  # the states present, coded 0..k−1
+                k = int(present.sum())
                 if blocks and (width + k) * max(self.n_cols, self.m) > _CELL_BUDGET:
                     break
                 blocks.append((g, k))
@@ -107,10 +109,10 @@ class JointEntropies:
             check_memory(8.0 * 3 * width * max(self.n_cols, self.m, 1),
                          "the joint count table of the entropy computation")
             cols = np.concatenate(cols)
-            Z = sp.csr_array((np.ones(cols.size), (np.tile(np.arange(self.n), len(blocks)), cols)),
-                             shape=(self.n, width))
-            totals = np.asarray(Z.sum(axis=0)).ravel()
-            N = (self.onehot_t @ Z).toarray()  # D × width: counts of the other states
+            Z = np.zeros((self.n, width))
+            Z[np.tile(np.arange(self.n), len(blocks)), cols] = 1.0
+            totals = np.bincount(cols, minlength=width).astype(np.float64)
+            N = self.onehot_t @ Z  # D × width: counts of the other states
             rest = totals[None, :] - self.agg @ N  # m × width: the most frequent state
             S = self.agg @ _xlogx(N) + _xlogx(rest)
             off = 0
