@@ -25,8 +25,7 @@ import numpy as np
 
 from ..params import Param
 from ._base import N_FEATURES_TO_SELECT, RankingSelector
-from ._discrete import (JointEntropies, entropy_bits, label_codes, order_descending,
-                        tie_tolerance)
+from ._discrete import JointEntropies, entropy_bits, label_codes, order_descending, tie_tolerance
 
 F_COUNT = Param("f_count", None, int, low=1, none_ok=True,
                 help="score only this many features of highest entropy (none: all)",

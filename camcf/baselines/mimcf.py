@@ -110,6 +110,7 @@ class _MIMCF:
         self._h: dict[int, float] = {}
         self._mi: dict[tuple[int, int], float] = {}
         self._pc: dict[int, list[int]] = {}
+        self._ent: dict[tuple[int, int | None], float] = {}
 
     # ---- the code's measures -------------------------------------------------------------
     def h(self, a: int) -> float:
@@ -170,12 +171,25 @@ class _MIMCF:
         d = self.data
         if self.variant == "paper":
             return bool(mi_xy >= _true_cmi_nats(d[:, x], d[:, y], d[:, s]))
-        first = np.concatenate((d[:, x].reshape(-1, 1), d[:, s]), axis=1)
-        second = np.concatenate((d[:, y].reshape(-1, 1), d[:, s]), axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            cmi = (scipy_entropy(first) + scipy_entropy(second)
-                   - scipy_entropy(np.vstack((first, second))))
+        # element 0: E(x) + E(y) − E([x; y]); element of a conditioning column c:
+        # E(c) + E(c) − E([c; c]) — each cached, computed exactly as inside the code's matrices
+        first = [self._code_entropy(x)] + [self._code_entropy(c) for c in s]
+        second = [self._code_entropy(y)] + [self._code_entropy(c) for c in s]
+        stacked = [self._code_entropy(x, y)] + [self._code_entropy(c, c) for c in s]
+        cmi = (np.array(first) + np.array(second)) - np.array(stacked)
         return bool((mi_xy >= cmi).any())
+
+    def _code_entropy(self, a: int, b: int | None = None) -> float:
+        """``scipy.stats.entropy`` of column a (or of a stacked over b) taken as probabilities,
+        as one column of a 2-D array: numpy sums a 2-D array down its columns one row at a
+        time, which gives other bits than a 1-D sum, so the column is paired with itself."""
+        key = (a, b)
+        if key not in self._ent:
+            col = self.data[:, a] if b is None else np.concatenate((self.data[:, a],
+                                                                    self.data[:, b]))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                self._ent[key] = scipy_entropy(np.column_stack((col, col)))[0]
+        return self._ent[key]
 
     # ---- the code's MI_G2 ----------------------------------------------------------------
     def pc(self, target: int) -> list[int]:
