@@ -143,7 +143,7 @@ def order_descending(scores: np.ndarray, tol: float) -> np.ndarray:
     out: list[np.ndarray] = []
     start = 0
     for i in range(1, s.size + 1):
-        if i == s.size or not (s[i - 1] - s[i] <= tol or s[i - 1] == s[i]):
+        if i == s.size or not (s[i - 1] == s[i] or s[i - 1] - s[i] <= tol):
             out.append(np.sort(order[start:i]))
             start = i
     return np.concatenate(out) if out else order

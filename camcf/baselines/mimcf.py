@@ -236,6 +236,30 @@ class _MIMCF:
                         visited.add(w)
         return pc
 
+    def phase2(self, PC: list[list[int]], record: list[int], candidates: dict[int, list[int]],
+               subsets: dict[int, list[list[int]]]) -> None:
+        """Phase 2, in place on ``PC`` and on the stored ``subsets`` (the code's list alias)."""
+        for j in record:
+            for i in range(self.f, self.p):
+                if i not in PC[j]:
+                    continue
+                for fk in candidates[j]:
+                    discarded = False
+                    for s in subsets[j]:  # s is the stored list itself: changes persist
+                        if len(s) < len(PC[j]) and i not in s:
+                            s.append(i)
+                        if i not in s:
+                            continue
+                        if self.independent(j, fk, s):
+                            s.remove(i)
+                            # list(set(s)) only reorders; the test does not depend on the order
+                            if self.independent(j, fk, dedupe(s)):
+                                discarded = True
+                                break
+                    if not discarded:
+                        PC[j].append(fk)
+                PC[j].remove(i)
+
     # ---- the three phases ----------------------------------------------------------------
     def run(self) -> list[int]:
         f, p = self.f, self.p
@@ -268,33 +292,10 @@ class _MIMCF:
         for j in record:
             subsets[j] = [list(s) for size in range(3) for s in combinations(PC[j], size)]
 
-        for j in record:
-            for i in labels:
-                if i not in PC[j]:
-                    continue
-                for fk in candidates[j]:
-                    discarded = False
-                    for s in subsets[j]:  # s is the stored list itself: changes persist
-                        if len(s) < len(PC[j]) and i not in s:
-                            s.append(i)
-                        if i not in s:
-                            continue
-                        if self.independent(j, fk, s):
-                            s.remove(i)
-                            # list(set(s)) only reorders; the test does not depend on the order
-                            if self.independent(j, fk, list(set(s))):
-                                discarded = True
-                                break
-                    if not discarded:
-                        PC[j].append(fk)
-                PC[j].remove(i)
+        self.phase2(PC, record, candidates, subsets)
 
         for i in labels:
-            # list(set(...)) of ints: CPython's hash of an int is the int itself, so this order
-            # is deterministic (by value modulo the table size, then insertion order on
-            # collisions) and it is the code's own tie order in phase 3; reproduced by doing the
-            # same.
-            PC[i] = list(set(PC[i]))
+            PC[i] = dedupe(PC[i])
         for i in labels:
             for j in labels:
                 if j in PC[i]:
@@ -313,6 +314,16 @@ class _MIMCF:
                     break
 
         return sorted({c for i in labels for c in PC[i]})
+
+
+def dedupe(values: list[int]) -> list[int]:
+    """The code's ``list(set(values))``, whose order it relies on (phase 3 breaks ties by it).
+
+    CPython hashes an int to itself, so the order is deterministic: by value modulo the hash
+    table's size, collisions in insertion order (e.g. ``[9, 1]`` stays ``[9, 1]``, ``[1, 9]``
+    stays ``[1, 9]``, ``[3, 1]`` becomes ``[1, 3]``). Reproduced by doing the same.
+    """
+    return list(set(int(v) for v in values))
 
 
 def _true_cmi_nats(x: np.ndarray, y: np.ndarray, s: np.ndarray) -> float:
