@@ -97,6 +97,10 @@ def test_joint_entropies_equal_the_definition():
         assert got[j, 0] == pytest.approx(H(X[:, j]), abs=1e-12)
         assert got[j, 1] == pytest.approx(H(X[:, j], z1), abs=1e-12)
         assert got[j, 2] == pytest.approx(H(X[:, j], z2), abs=1e-12)
+    # many states on both sides: counted by sorting instead of a count table
+    z3 = r.integers(0, 45, 50)
+    by_sort = JointEntropies(codes, cards)._by_sort(np.unique(z3, return_inverse=True)[1], 45)
+    np.testing.assert_allclose(by_sort, [H(X[:, j], z3) for j in range(X.shape[1])], atol=1e-12)
 
 
 def test_label_codes():

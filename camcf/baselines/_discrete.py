@@ -73,6 +73,7 @@ class JointEntropies:
     def __init__(self, codes: np.ndarray, cards: np.ndarray) -> None:
         n, m = codes.shape
         self.n, self.m = n, m
+        self.codes = codes
         counts = [np.bincount(codes[:, j], minlength=int(cards[j])) for j in range(m)]
         ref = np.array([int(np.argmax(c)) for c in counts], dtype=np.int64)  # most frequent
         # column index of state c ≠ ref_j of feature j in the one-hot matrix
@@ -89,23 +90,33 @@ class JointEntropies:
         self.log2n = float(np.log2(n)) if n > 0 else 0.0
 
     def entropies(self, variables: Sequence[np.ndarray]) -> np.ndarray:
-        """(m, len(variables)): ``H(X_j, Z_g)``; each Z_g is an (n,) integer code vector ≥ 0."""
+        """(m, len(variables)): ``H(X_j, Z_g)``; each Z_g is an (n,) integer code vector ≥ 0.
+
+        A variable whose count table would be much larger than the data (many states on both
+        sides) is counted by sorting instead (:meth:`_by_sort`)."""
         out = np.empty((self.m, len(variables)))
-        g = 0
-        while g < len(variables):
+        pending: list[tuple[int, np.ndarray, int]] = []
+        for g, z in enumerate(variables):
+            z = np.asarray(z, dtype=np.int64)
+            present = np.bincount(z) > 0 if z.size else np.ones(1, dtype=bool)
+            zc = (np.cumsum(present) - 1)[z]  # the states present, coded 0..k−1
+            k = int(present.sum())
+            if k * max(self.n_cols, self.m) > 4 * self.n * self.m + _CELL_BUDGET // 8:
+                out[:, g] = self._by_sort(zc, k)
+            else:
+                pending.append((g, zc, k))
+        i = 0
+        while i < len(pending):
             # a block of variables whose count table fits the cell budget
             blocks, width, cols = [], 0, []
-            while g < len(variables):
-                z = np.asarray(variables[g], dtype=np.int64)
-                present = np.bincount(z) > 0 if z.size else np.ones(1, dtype=bool)
-                zc = (np.cumsum(present) - 1)[z]  # the states present, coded 0..k−1
-                k = int(present.sum())
+            while i < len(pending):
+                g, zc, k = pending[i]
                 if blocks and (width + k) * max(self.n_cols, self.m) > _CELL_BUDGET:
                     break
                 blocks.append((g, k))
                 cols.append(width + zc)
                 width += k
-                g += 1
+                i += 1
             check_memory(8.0 * 3 * width * max(self.n_cols, self.m, 1),
                          "the joint count table of the entropy computation")
             cols = np.concatenate(cols)
@@ -116,10 +127,23 @@ class JointEntropies:
             rest = totals[None, :] - self.agg @ N  # m × width: the most frequent state
             S = self.agg @ _xlogx(N) + _xlogx(rest)
             off = 0
-            for gi, k in blocks:
-                out[:, gi] = self.log2n - S[:, off:off + k].sum(axis=1) / self.n
+            for g, k in blocks:
+                out[:, g] = self.log2n - S[:, off:off + k].sum(axis=1) / self.n
                 off += k
         return out
+
+    def _by_sort(self, zc: np.ndarray, k: int) -> np.ndarray:
+        """``H(X_j, Z)`` for every j by sorting the merged codes of each column (n × m keys)."""
+        n, m = self.n, self.m
+        check_memory(8.0 * 4 * n * m, "the merged codes of the entropy computation")
+        keys = self.codes * k + zc[:, None]
+        keys.sort(axis=0)
+        new = np.ones((n, m), dtype=bool)
+        new[1:] = keys[1:] != keys[:-1]
+        starts = np.flatnonzero(new.T.ravel())  # column-major: runs never cross columns
+        counts = np.diff(np.append(starts, n * m)).astype(np.float64)
+        S = np.bincount(starts // n, weights=counts * np.log2(counts), minlength=m)
+        return self.log2n - S / n
 
 
 def entropy_bits(z: np.ndarray) -> float:
