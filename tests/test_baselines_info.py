@@ -23,7 +23,7 @@ from camcf.baselines._discrete import (
 )
 from camcf.baselines.d2f import d2f_ranking
 from camcf.baselines.fimf import fimf_scores
-from camcf.baselines.mimcf import _MIMCF, dedupe, mimcf_select
+from camcf.baselines.mimcf import _MIMCF, dedupe, mi_from_table, mimcf_select
 from camcf.errors import CamcfError, ParameterError
 
 
@@ -200,6 +200,21 @@ def _run(X, Y, **kw):
     data = np.hstack([X, Y])
     prm = dict(alpha=0.05, k1=0.7, k2=0.1, variant="code") | kw
     return _MIMCF(data, Y.shape[1], prm["alpha"], prm["k1"], prm["k2"], prm["variant"])
+
+
+def test_mi_is_scikit_learns_to_the_bit():
+    from sklearn.metrics import mutual_info_score
+
+    r = np.random.default_rng(0)
+    for _ in range(300):
+        n = int(r.integers(1, 80))
+        a = r.integers(0, int(r.integers(1, 6)), n) * 3
+        b = r.integers(0, int(r.integers(1, 6)), n)
+        _, ia = np.unique(a, return_inverse=True)
+        kb = np.unique(b).size
+        _, ib = np.unique(b, return_inverse=True)
+        table = np.bincount(ia * kb + ib, minlength=(ia.max() + 1) * kb).reshape(-1, kb)
+        assert mi_from_table(table) == mutual_info_score(a, b)
 
 
 def test_mimcf_su_mixes_nats_and_bits():
