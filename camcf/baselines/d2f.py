@@ -61,6 +61,7 @@ def d2f_ranking(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     acc = np.zeros(m)  # Σ over selected s, labels a of the candidate-dependent term
     acc_common = 0.0
     w_acc, w_scr = 0.0, 2.0 * q * log2n  # size of the sums, for the tie tolerance
+    replay = _Replay(np.asarray(X), np.asarray(Y))
     remaining = np.ones(m, dtype=bool)
     ranking = np.empty(m, dtype=np.int64)
     scores = np.empty(m)
@@ -79,11 +80,66 @@ def d2f_ranking(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             w_scr += w_acc
         cand = np.flatnonzero(remaining)
         best = scr[cand].max()
-        pick = int(cand[np.flatnonzero(scr[cand] >= best - tie_tolerance(w_scr))[0]])
+        tied = cand[scr[cand] >= best - tie_tolerance(w_scr)]
+        pick = int(tied[0]) if tied.size == 1 else replay.pick(tied, ranking[:step])
         ranking[step] = pick
         scores[pick] = scr[pick] + common
         remaining[pick] = False
     return ranking, scores
+
+
+class _Replay:
+    """Break a tie as the authors' MATLAB breaks it: by its floating-point rounding.
+
+    Scores that are mathematically equal (e.g. when a selected feature determines the label,
+    every candidate's step score is −H(s)) differ in MATLAB by the rounding of its summation
+    order, and ``max`` takes the largest. For the tied candidates only, the score is recomputed
+    in the code's order: each entropy as ``−(p'·log2 p)`` over the distinct rows in sorted order
+    (summed left to right, as the reference BLAS ``ddot`` does), the relevance summed over the
+    labels left to right, then for every step, every feature selected before it and every label,
+    ``scr = scr − H(m) − H(s) + H(m,s) + H(m,a) − H(m,s,a)``, one operation at a time. Identical
+    columns give identical bits there as here, so only the lowest-indexed copy competes. When the
+    recomputation would exceed :data:`REPLAY_BUDGET` entropies, the lowest index wins.
+    """
+
+    def __init__(self, X: np.ndarray, Y: np.ndarray) -> None:
+        self.X, self.Y = X, label_codes(Y)
+        self._h: dict[tuple, float] = {}
+
+    def h(self, *cols: tuple[str, int]) -> float:
+        if cols not in self._h:
+            M = np.column_stack([self.X[:, i] if k == "x" else self.Y[:, i] for k, i in cols])
+            _, counts = np.unique(M, axis=0, return_counts=True)
+            p = counts / M.shape[0]
+            self._h[cols] = -float(np.add.accumulate(p * np.log2(p))[-1])
+        return self._h[cols]
+
+    def score(self, c: int, feat: np.ndarray) -> float:
+        q = self.Y.shape[1]
+        seq = [self.h(("x", c)) - self.h(("x", c), ("y", a)) for a in range(q)]
+        for j in range(1, len(feat) + 1):  # the steps so far; at each, all selected before
+            for s in feat[:j]:
+                for a in range(q):
+                    seq += [-self.h(("x", c)), -self.h(("x", int(s))),
+                            self.h(("x", c), ("x", int(s))), self.h(("x", c), ("y", a)),
+                            -self.h(("x", c), ("x", int(s)), ("y", a))]
+        return float(np.add.accumulate(np.array(seq))[-1]) if seq else 0.0
+
+    def pick(self, tied: np.ndarray, feat: np.ndarray) -> int:
+        distinct, seen = [], set()
+        for c in tied.tolist():
+            key = self.X[:, c].tobytes()
+            if key not in seen:
+                seen.add(key)
+                distinct.append(c)
+        q = self.Y.shape[1]
+        if len(distinct) == 1 or len(distinct) * len(feat) * (q + 1) > REPLAY_BUDGET:
+            return distinct[0]
+        scores = [self.score(c, feat) for c in distinct]
+        return distinct[int(np.argmax(scores))]  # the first maximum, as MATLAB's max
+
+
+REPLAY_BUDGET = 20000  # entropies one tie may recompute
 
 
 class D2F(RankingSelector):
