@@ -11,9 +11,8 @@
   one-hot coded without its most frequent state (sparse for sparse data), ``N = OHᵀ · [Z = z]``
   counts every other state, and the most frequent state's count is the rest of the ``Z = z``
   total. With ``S = Σ_cells c·log2(c)``, ``H = log2(n) − S/n``.
-* :func:`tie_tolerance` / :func:`order_descending` — scores that differ by less than the possible
-  floating-point rounding of their sums are equal, so that the summation order (which differs
-  between MATLAB and numpy) never decides an order; equal scores keep the lower index first.
+* :func:`tie_tolerance` — scores that differ by less than the possible floating-point rounding of
+  their sums are ties (D2F then settles them in the authors' own summation order).
 """
 
 from __future__ import annotations
@@ -146,28 +145,6 @@ class JointEntropies:
         return self.log2n - S / n
 
 
-def entropy_bits(z: np.ndarray) -> float:
-    """Plug-in entropy in bits of one code vector."""
-    c = np.bincount(np.unique(z, return_inverse=True)[1].ravel()).astype(np.float64)
-    n = c.sum()
-    return float(np.log2(n) - np.sum(c * np.log2(c)) / n) if n > 0 else 0.0
-
-
 def tie_tolerance(weight: float) -> float:
     """Largest rounding error of a float sum whose terms have total absolute size ``weight``."""
     return 4.0 * np.finfo(np.float64).eps * max(float(weight), 1.0)
-
-
-def order_descending(scores: np.ndarray, tol: float) -> np.ndarray:
-    """Indices by descending score; scores within ``tol`` of their neighbour tie (lower index
-    first). −inf scores come last, in index order."""
-    scores = np.asarray(scores, dtype=np.float64)
-    order = np.argsort(-scores, kind="stable")
-    s = scores[order]
-    out: list[np.ndarray] = []
-    start = 0
-    for i in range(1, s.size + 1):
-        if i == s.size or not (s[i - 1] == s[i] or s[i - 1] - s[i] <= tol):
-            out.append(np.sort(order[start:i]))
-            start = i
-    return np.concatenate(out) if out else order
