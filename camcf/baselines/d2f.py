@@ -99,31 +99,43 @@ class _Replay:
     labels left to right, then for every step, every feature selected before it and every label,
     ``scr = scr − H(m) − H(s) + H(m,s) + H(m,a) − H(m,s,a)``, one operation at a time. Identical
     columns give identical bits there as here, so only the lowest-indexed copy competes. When the
-    recomputation would exceed :data:`REPLAY_BUDGET` entropies, the lowest index wins.
+    recomputation would exceed :data:`REPLAY_BUDGET` entropies or :data:`REPLAY_OPS` replayed
+    terms for one tie, or the ranking has already spent :data:`REPLAY_TOTAL` entropies or ten times
+    ``REPLAY_OPS`` terms (sparse data such as VirusGO or Enron tie very often), the
+    lowest index wins — there the ranking may differ from MATLAB's among exactly tied features.
     """
 
     def __init__(self, X: np.ndarray, Y: np.ndarray) -> None:
-        self.X, self.Y = X, label_codes(Y)
+        # rank codes keep each column's order, so merged keys sort as MATLAB's unique(·,'rows')
+        self.X, self.Y = compact_columns(X)[0], label_codes(Y)
         self._h: dict[tuple, float] = {}
+        self.spent = 0  # entropies computed so far
+        self.ops = 0.0  # terms replayed so far
 
     def h(self, *cols: tuple[str, int]) -> float:
         if cols not in self._h:
-            M = np.column_stack([self.X[:, i] if k == "x" else self.Y[:, i] for k, i in cols])
-            _, counts = np.unique(M, axis=0, return_counts=True)
-            p = counts / M.shape[0]
+            self.spent += 1
+            key = np.zeros(self.X.shape[0], dtype=np.int64)
+            for k, i in cols:  # mixed radix, first column most significant
+                col = self.X[:, i] if k == "x" else self.Y[:, i]
+                key = key * (int(col.max()) + 1) + col
+            _, counts = np.unique(key, return_counts=True)
+            p = counts / key.size
             self._h[cols] = -float(np.add.accumulate(p * np.log2(p))[-1])
         return self._h[cols]
 
     def score(self, c: int, feat: np.ndarray) -> float:
         q = self.Y.shape[1]
-        seq = [self.h(("x", c)) - self.h(("x", c), ("y", a)) for a in range(q)]
-        for j in range(1, len(feat) + 1):  # the steps so far; at each, all selected before
-            for s in feat[:j]:
-                for a in range(q):
-                    seq += [-self.h(("x", c)), -self.h(("x", int(s))),
-                            self.h(("x", c), ("x", int(s))), self.h(("x", c), ("y", a)),
-                            -self.h(("x", c), ("x", int(s)), ("y", a))]
-        return float(np.add.accumulate(np.array(seq))[-1]) if seq else 0.0
+        rel = [self.h(("x", c)) - self.h(("x", c), ("y", a)) for a in range(q)]
+        # the five terms of each (selected s, label a), in the code's order
+        T = np.array([[[-self.h(("x", c)), -self.h(("x", int(s))),
+                        self.h(("x", c), ("x", int(s))), self.h(("x", c), ("y", a)),
+                        -self.h(("x", c), ("x", int(s)), ("y", a))] for a in range(q)]
+                      for s in feat]).reshape(len(feat), -1) if len(feat) else np.zeros((0, 0))
+        # every step j adds the terms of the first j selected features again
+        seq = np.concatenate([np.asarray(rel, dtype=np.float64)]
+                             + [T[:j].ravel() for j in range(1, len(feat) + 1)])
+        return float(np.add.accumulate(seq)[-1]) if seq.size else 0.0
 
     def pick(self, tied: np.ndarray, feat: np.ndarray) -> int:
         distinct, seen = [], set()
@@ -133,13 +145,18 @@ class _Replay:
                 seen.add(key)
                 distinct.append(c)
         q = self.Y.shape[1]
-        if len(distinct) == 1 or len(distinct) * len(feat) * (q + 1) > REPLAY_BUDGET:
+        ops = len(distinct) * 2.5 * q * len(feat) * (len(feat) + 1)
+        if (len(distinct) == 1 or len(distinct) * len(feat) * (q + 1) > REPLAY_BUDGET
+                or self.spent > REPLAY_TOTAL or ops > REPLAY_OPS or self.ops > 10 * REPLAY_OPS):
             return distinct[0]
+        self.ops += ops
         scores = [self.score(c, feat) for c in distinct]
         return distinct[int(np.argmax(scores))]  # the first maximum, as MATLAB's max
 
 
 REPLAY_BUDGET = 20000  # entropies one tie may recompute
+REPLAY_TOTAL = 50000  # entropies all ties of one ranking may recompute (a few seconds)
+REPLAY_OPS = 2e6  # terms one tie may replay (all ties of a ranking: ten times this)
 
 
 class D2F(RankingSelector):
