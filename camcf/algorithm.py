@@ -34,6 +34,8 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed
 
 from .errors import InvalidDataError, ParameterError
 from .info import FastEngine, ReferenceEngine
@@ -45,7 +47,7 @@ from .phases import (
     symmetry_and_redundancy,
 )
 from .result import Category, Result, TargetResult
-from .trace import CondSets, TraceBuilder
+from .trace import TRACE_LEVELS, CondSets, TraceBuilder
 
 DEFAULTS = {
     "delta1": 0.05,
@@ -109,16 +111,21 @@ def _as_codes(X, what: str = "X") -> np.ndarray:
     if A.ndim != 2:
         raise InvalidDataError(f"{what} must be a 2-D array (samples × columns), got shape "
                                f"{A.shape}")
+    _check_codes(A, what)
+    return A.astype(np.int64)
+
+
+def _check_codes(A: np.ndarray, what: str, offset: int = 0) -> None:
+    """Raise if the float block ``A`` (columns from ``offset``) has NaN or non-integer values."""
     if np.isnan(A).any():
-        cols = np.nonzero(np.isnan(A).any(axis=0))[0][:5].tolist()
+        cols = (np.nonzero(np.isnan(A).any(axis=0))[0][:5] + offset).tolist()
         raise InvalidDataError(f"{what} has missing values (NaN) in column(s) {cols}; impute or "
                                f"drop them first")
     if not np.all(A == np.round(A)):
-        cols = np.nonzero((A != np.round(A)).any(axis=0))[0][:5].tolist()
+        cols = (np.nonzero((A != np.round(A)).any(axis=0))[0][:5] + offset).tolist()
         raise InvalidDataError(
             f"{what} must hold discrete codes; column(s) {cols} have non-integer values: "
             f"discretise first (camcf.discretize) or pass a camcf.Dataset")
-    return A.astype(np.int64)
 
 
 def _prepare_labels(Y) -> np.ndarray:
@@ -135,15 +142,85 @@ def _prepare_labels(Y) -> np.ndarray:
     return Y
 
 
-def _recode_features(X: np.ndarray) -> np.ndarray:
-    """Map each feature column's values to 0..k−1 (keeps order; makes the codes compact)."""
-    if X.size == 0:
-        return X
-    if X.min() >= 0 and X.max() < 64:
-        return X
-    out = np.empty_like(X)
-    for j in range(X.shape[1]):
-        out[:, j] = np.unique(X[:, j], return_inverse=True)[1].ravel()
+_SPARSE_BELOW = 0.3  # share of non-zero codes under which the engine keeps X sparse
+_MAX_DIRECT_CODE = 64  # codes 0..63 are used as they are; other columns are recoded
+
+
+def prepare_features(X):
+    """Check the feature codes and put them in the engine's form, without a float copy.
+
+    Returns a dense column-major array of the smallest unsigned type that holds the codes, or a
+    ``scipy.sparse`` CSC matrix (same dtype) when X is sparse or fewer than 30 % of its codes are
+    non-zero. Codes 0..63 are used as they are; a column with other values (negative, large) is
+    recoded to 0..k−1 in ascending order of its values. Raises :class:`InvalidDataError` for NaN,
+    non-integer values or a wrong shape and :class:`camcf.ResourceLimitError` when the codes
+    would not fit in memory.
+    """
+    from .info import smallest_uint
+    from .limits import check_memory
+
+    if sp.issparse(X):
+        if X.ndim != 2:
+            raise InvalidDataError(f"X must be 2-D, got shape {X.shape}")
+        X = sp.csc_matrix(X)  # no copy when it is CSC already
+        data = np.asarray(X.data)
+        if data.dtype.kind not in "iub":
+            try:
+                data = data.astype(float)
+            except (TypeError, ValueError) as e:
+                raise InvalidDataError(f"X must be numeric: {e}") from None
+            _check_codes(data[:, None], "X")
+        lo = data.min() if data.size else 0
+        hi = data.max() if data.size else 0
+        if lo < 0 or hi >= _MAX_DIRECT_CODE:
+            X = X.toarray()  # recoding can move the zeros: go dense (checked below)
+        else:
+            dt = smallest_uint(int(hi))
+            out = sp.csc_matrix((data.astype(dt), X.indices.astype(np.int32, copy=False),
+                                 X.indptr.astype(np.int64, copy=False)), shape=X.shape)
+            out.eliminate_zeros()
+            n, m = out.shape
+            if out.nnz > _SPARSE_BELOW * n * m:
+                check_memory(n * m * dt.itemsize, f"the dense codes of X ({n} × {m})")
+                return np.asfortranarray(out.toarray())
+            return out
+    A = X if isinstance(X, np.ndarray) else None
+    if A is None:
+        try:
+            A = np.asarray(X)
+        except (TypeError, ValueError) as e:
+            raise InvalidDataError(f"X must be numeric: {e}") from None
+    if A.ndim != 2:
+        raise InvalidDataError(f"X must be a 2-D array (samples × columns), got shape {A.shape}")
+    if A.dtype.kind not in "iubf":
+        A = _as_codes(A, "X")
+    n, m = A.shape
+    if n * m == 0:
+        return np.zeros((n, m), dtype=np.uint8, order="F")
+    block = max(1, (1 << 22) // max(n, 1))
+    lo = hi = 0
+    for a in range(0, m, block):  # checks in column blocks: no full-size float temporaries
+        part = A[:, a:a + block]
+        if A.dtype.kind == "f":
+            _check_codes(part, "X", a)
+        lo, hi = min(lo, part.min()), max(hi, part.max())
+    recode = lo < 0 or hi >= _MAX_DIRECT_CODE
+    if recode:
+        hi = max(np.unique(A[:, j]).size for j in range(m)) - 1
+    dt = smallest_uint(int(hi))
+    check_memory(n * m * dt.itemsize, f"the codes of X ({n} × {m})")
+    out = np.empty((n, m), dtype=dt, order="F")
+    nnz = 0
+    for a in range(0, m, block):
+        part = A[:, a:a + block]
+        if recode:
+            for j in range(part.shape[1]):
+                out[:, a + j] = np.unique(part[:, j], return_inverse=True)[1].ravel()
+        else:
+            out[:, a:a + block] = part
+        nnz += int(np.count_nonzero(out[:, a:a + block]))
+    if nnz < _SPARSE_BELOW * n * m:
+        return sp.csc_matrix(out)
     return out
 
 
@@ -166,14 +243,16 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
         k2: float = 1.0, gamma: float = 1.2, min_category_size: int = 5,
         recovery: str = "first", feature_names: list[str] | None = None,
         label_names: list[str] | None = None, category_names: list[dict] | None = None,
-        engine: str = "fast", progress: Progress | None = None) -> Result:
-    """Run Ca-MCF and record every decision.
+        engine: str = "fast", progress: Progress | None = None, n_jobs: int | None = None,
+        trace: str = "full") -> Result:
+    """Run Ca-MCF and record its decisions.
 
     Parameters
     ----------
-    X : array (n_samples, n_features) of non-negative integer codes, or a :class:`camcf.Dataset`
+    X : array (n_samples, n_features) of non-negative integer codes, a ``scipy.sparse`` matrix
+        of them, or a :class:`camcf.Dataset`
         A Dataset is discretised with :func:`camcf.discretize.discretize` defaults and supplies
-        ``Y`` and the names.
+        ``Y`` and the names. Sparse input stays sparse in the engine.
     Y : array (n_samples, n_labels) of label codes (0/1, −1/+1 or category codes)
     delta1, delta2 : float ≥ 0
         Feature–category and category–category thresholds, in bits.
@@ -190,12 +269,29 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
         "reference" computes every quantity separately and both categories of a binary label
         (the straightforward implementation; slow, for checking and benchmarks).
     progress : callable(done, total, message), optional
+        Called before each target category is taken (in flattening order) and once at the end.
+    n_jobs : int, optional
+        Target categories run in parallel through joblib: ``None`` or 1 runs them here, one
+        after the other; −1 uses every core (or, inside ``joblib.parallel_backend("dask")``,
+        every worker of the connected Dask cluster: the data is scattered to the workers once).
+        The result is byte-identical for every ``n_jobs``.
+    trace : {"full", "decisions", "counters"}
+        How much of the decision record to keep (:mod:`camcf.trace`); the decisions are the same
+        at every level.
 
     Returns
     -------
     Result
     """
     params = check_params(delta1, delta2, k1, k2, gamma, min_category_size, recovery)
+    if engine not in ("fast", "reference"):
+        raise ParameterError(f"engine must be 'fast' or 'reference', got {engine!r}")
+    if trace not in TRACE_LEVELS:
+        raise ParameterError(f"trace must be one of {', '.join(TRACE_LEVELS)}, got {trace!r}")
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(
+            n_jobs, int | np.integer) or n_jobs == 0):
+        raise ParameterError(f"n_jobs must be a non-zero integer (−1 = all cores) or None, got "
+                             f"{n_jobs!r}")
     from .dataset import Dataset
 
     if isinstance(X, Dataset):
@@ -209,7 +305,7 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
         category_names = category_names or ds.category_names
     if Y is None:
         raise InvalidDataError("Y (the label matrix) is required when X is an array")
-    X = _recode_features(_as_codes(X, "X"))
+    X = prepare_features(X)
     Y = _prepare_labels(Y)
     if Y.ndim == 1:
         Y = Y[:, None]
@@ -232,10 +328,12 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
 
     t0 = time.perf_counter()
     cats = flatten_labels(Y, label_names, category_names)
-    C = np.column_stack([(Y[:, c.label_index] == c.value) for c in cats]).astype(np.int64)
-    if engine not in ("fast", "reference"):
-        raise ParameterError(f"engine must be 'fast' or 'reference', got {engine!r}")
-    eng = (ReferenceEngine if engine == "reference" else FastEngine)(X, C)
+    _check_working_set(X, len(cats), n_jobs)
+    C = np.empty((n, len(cats)), dtype=np.uint8, order="F")
+    for c in cats:
+        C[:, c.id] = Y[:, c.label_index] == c.value
+    Engine = ReferenceEngine if engine == "reference" else FastEngine
+    eng = Engine(X, C)
 
     constant = [i for i in range(Y.shape[1]) if np.unique(Y[:, i]).size < 2]
     if len(constant) == Y.shape[1]:
@@ -249,39 +347,40 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
 
     mi = eng.mi_table()
     cat_mi = eng.category_mi_table()
-    cond_sets = CondSets()
-    targets: list[TargetResult | None] = [None] * len(cats)
-    by_label: dict[int, list[Category]] = {}
-    for c in cats:
-        by_label.setdefault(c.label_index, []).append(c)
+    card = eng.card if engine == "fast" else None
+    plan = _plan(cats, params["min_category_size"], mirror=engine == "fast")
+    todo = [c for c in cats if plan[c.id] is None]
 
+    label_of = np.array([c.label_index for c in cats])
+
+    def others(c: Category) -> list[int]:  # categories of the other labels, flattened order
+        return np.flatnonzero(label_of != c.label_index).tolist()
+
+    if n_jobs is None or n_jobs == 1:
+        outcomes = (target_work(X, C, card, mi, cat_mi, c, others(c), params, trace, engine)
+                    for c in todo)
+    else:
+        outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(target_work)(X, C, card, mi, cat_mi, c, others(c), params, trace, engine)
+            for c in todo)
+
+    targets: list[TargetResult | None] = [None] * len(cats)
+    cond_sets = CondSets()
+    tests = hits = 0
     total = len(cats)
-    done = 0
     for c in cats:
-        done += 1
         if progress is not None:
-            progress(done - 1, total, f"target {c.display}")
-        label_cats = by_label[c.label_index]
-        if len(label_cats) < 2:
-            targets[c.id] = TargetResult(c, skipped=True,
-                                         skip_reason="its label has one category only")
-            continue
-        if c.size < params["min_category_size"]:
-            targets[c.id] = TargetResult(
-                c, skipped=True,
-                skip_reason=f"{c.size} positive samples < min_category_size = "
-                            f"{params['min_category_size']}")
-            continue
-        if len(label_cats) == 2 and engine == "fast":
-            other = label_cats[1] if label_cats[0].id == c.id else label_cats[0]
-            prev = targets[other.id]
-            if prev is not None and not prev.skipped and prev.mirror_of is None:
-                # complementary category of a binary label: identical decisions (SPEC.md)
-                targets[c.id] = dataclasses.replace(prev, category=c, mirror_of=other.id)
-                continue
-        others = [d.id for d in cats if d.label_index != c.label_index]
-        targets[c.id] = _run_target(eng, c, others, mi[:, c.id], params, cond_sets)
-        eng.reset_target_cache() if hasattr(eng, "reset_target_cache") else None
+            progress(c.id, total, f"target {c.display}")
+        how = plan[c.id]
+        if how is None:
+            res, local_sets, (n_t, n_h) = next(outcomes)
+            targets[c.id] = _reintern(res, local_sets, cond_sets)
+            tests += n_t
+            hits += n_h
+        elif isinstance(how, str):
+            targets[c.id] = TargetResult(c, skipped=True, skip_reason=how)
+        else:  # complementary category of a binary label: identical decisions (SPEC.md)
+            targets[c.id] = dataclasses.replace(targets[how], category=c, mirror_of=how)
     if progress is not None:
         progress(total, total, "done")
 
@@ -291,27 +390,97 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
             final.update(t.blanket)
     selected = np.array(sorted(final), dtype=np.int64)
     seconds = time.perf_counter() - t0
-    stats = dict(eng.stats())
-    stats["seconds"] = seconds
-    stats["engine"] = engine
+    stats = {"tests": tests, "cache_hits": hits, "hit_rate": hits / tests if tests else 0.0,
+             "seconds": seconds, "engine": engine, "n_jobs": n_jobs, "trace": trace}
     res = Result(
         params=params, feature_names=feature_names, label_names=label_names, categories=cats,
         targets=targets, selected_indices=selected, mi_table=mi, category_mi=cat_mi,
-        cond_sets=cond_sets.sets, n_samples=n, stats=stats)
+        cond_sets=cond_sets.sets, n_samples=n, stats=stats, trace_level=trace)
     if selected.size == 0:
         warnings.warn("Ca-MCF selected no feature with these parameters; try lower delta1 or "
                       "higher k1/k2", CamcfWarning, stacklevel=2)
     return res
 
 
+def _check_working_set(X, n_categories: int, n_jobs: int | None) -> None:
+    """Refuse before allocating when the run would not fit (:func:`camcf.limits.check_memory`).
+
+    The estimate: the indicators (1 byte a cell), the shared tables and, per parallel worker,
+    the per-target working set — a few n-length int64/uint64 vectors, the bounded count blocks
+    and the joint-code cache — on top of the codes already held.
+    """
+    import os
+
+    from .info import _CELL_BUDGET, _ELEM_BUDGET, _JOINT_CACHE_BYTES
+    from .limits import check_memory
+
+    n, m = X.shape
+    if n_jobs is None or n_jobs == 1:
+        workers = 1
+    else:
+        workers = (os.cpu_count() or 1) if n_jobs < 0 else int(n_jobs)
+    per_worker = 12 * 8 * n + 8 * (_CELL_BUDGET + 2 * _ELEM_BUDGET) + _JOINT_CACHE_BYTES
+    tables = 8 * (m + n_categories) * n_categories + 4 * n * n_categories
+    need = n * n_categories + tables + workers * per_worker
+    check_memory(need, f"Ca-MCF on {n} samples × {m} features with {n_categories} label "
+                       f"categories ({workers} worker{'s' if workers > 1 else ''})")
+
+
+def _plan(cats: list[Category], min_size: int, *, mirror: bool) -> list:
+    """Per category: None (compute), a skip reason, or the id of the category it mirrors."""
+    by_label: dict[int, list[Category]] = {}
+    for c in cats:
+        by_label.setdefault(c.label_index, []).append(c)
+    plan: list = [None] * len(cats)
+    for c in cats:
+        label_cats = by_label[c.label_index]
+        if len(label_cats) < 2:
+            plan[c.id] = "its label has one category only"
+        elif c.size < min_size:
+            plan[c.id] = f"{c.size} positive samples < min_category_size = {min_size}"
+        elif mirror and len(label_cats) == 2 and c.id == label_cats[1].id and \
+                plan[label_cats[0].id] is None:
+            plan[c.id] = label_cats[0].id
+    return plan
+
+
+def _reintern(res: TargetResult, local_sets: list[tuple[int, ...]], cond_sets: CondSets
+              ) -> TargetResult:
+    """Map a target's own conditioning-set ids onto the run-wide list (flattening order)."""
+    if not local_sets or not res.trace or res.trace["cond"].size == 0:
+        return res
+    ids = np.array([cond_sets.id(c) for c in local_sets], dtype=np.int32)
+    trace = dict(res.trace)
+    trace["cond"] = ids[trace["cond"]]
+    return dataclasses.replace(res, trace=trace)
+
+
+def target_work(X, C: np.ndarray, card: np.ndarray | None, mi: np.ndarray, cat_mi: np.ndarray,
+                category: Category, others: list[int], params: dict, trace: str = "full",
+                engine: str = "fast"
+                ) -> tuple[TargetResult, list[tuple[int, ...]], tuple[int, int]]:
+    """One target category's whole run, as a pure function of read-only inputs.
+
+    ``X`` (codes, n × m, dense or sparse), ``C`` (indicators, n × C), ``card`` (code bounds of
+    the pool), ``mi`` (m × C) and ``cat_mi`` (C × C) are shared and never written. Returns the
+    target's result (its trace's conditioning-set ids refer to the returned list of sets), the
+    sets, and (tests, cache hits). This is what :func:`run` hands to joblib workers.
+    """
+    Engine = ReferenceEngine if engine == "reference" else FastEngine
+    eng = Engine(X, C, card=card, tables=(mi, cat_mi))
+    cond_sets = CondSets()
+    res = _run_target(eng, category, others, mi[:, category.id], params, cond_sets, trace)
+    return res, cond_sets.sets, (eng.n_tests, eng.n_hits)
+
+
 def _run_target(eng, c: Category, others: list[int], s: np.ndarray, params: dict,
-                cond_sets: CondSets) -> TargetResult:
-    tb = TraceBuilder(cond_sets)
+                cond_sets: CondSets, trace: str = "full") -> TargetResult:
+    tb = TraceBuilder(cond_sets, trace)
     d1, d2 = params["delta1"], params["delta2"]
     R, sk_cands = label_skeleton(eng, c.id, others, d2, tb)
     cands_all, kept, pc = parents_children(eng, c.id, s, R, d1, params["k1"], tb)
-    sp = spouses(eng, c.id, s, pc, R, d1, tb)
-    cmb = sorted(set(pc) | set(sp))
+    sp_ = spouses(eng, c.id, s, pc, R, d1, tb)
+    cmb = sorted(set(pc) | set(sp_))
     rec = recover_blocked(eng, c.id, s, pc, cmb, R, d1, params["recovery"], tb)
     cmb_full = cmb + [f for f, _ in rec]
     p4 = symmetry_and_redundancy(eng, c.id, s, cmb_full, others, d1, params["k2"],
@@ -323,7 +492,7 @@ def _run_target(eng, c: Category, others: list[int], s: np.ndarray, params: dict
         candidates_all=tuple(cands_all),
         candidates=tuple(kept),
         pc=tuple(pc),
-        spouses={z: tuple(xs) for z, xs in sp.items()},
+        spouses={z: tuple(xs) for z, xs in sp_.items()},
         recovered=tuple(rec),
         cmb=tuple(p4["cmb"]),
         after_cut=tuple(p4["after_cut"]),
@@ -333,4 +502,5 @@ def _run_target(eng, c: Category, others: list[int], s: np.ndarray, params: dict
         redundancy_removed=tuple(p4["redundancy_removed"]),
         blanket=tuple(p4["blanket"]),
         trace=tb.freeze(),
+        test_counts=tb.counts,
     )

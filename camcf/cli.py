@@ -96,10 +96,15 @@ def cmd_select(args) -> int:
 
     ds = read_data(args)
     codes = codes_of(ds, args)
-    with warnings.catch_warnings(record=True) as caught:
+    level = args.trace_level or ("full" if args.trace or args.record else "decisions")
+    with warnings.catch_warnings(record=True) as caught, _backend(args) as n_jobs:
         warnings.simplefilter("always", CamcfWarning)
         res = run(codes, ds.Y, feature_names=ds.feature_names, label_names=ds.label_names,
-                  category_names=ds.category_names, **params_from_args(args))
+                  category_names=ds.category_names, **params_from_args(args), n_jobs=n_jobs,
+                  trace=level)
+    if args.record:
+        rows = res.write_record(args.record)
+        print(f"decision record: {rows} rows written to {args.record}")
     payload = res.to_dict(include_trace=args.trace)
     payload["data"] = {"path": str(args.data), "source": ds.source,
                        "labels": args.labels, "xml": args.xml,
@@ -123,6 +128,23 @@ def cmd_select(args) -> int:
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     return 0
+
+
+def _backend(args):
+    """The engine's parallel backend: ``--dask-scheduler`` (a Dask cluster; all its workers
+    unless --n-jobs says otherwise) or local joblib workers (``--n-jobs``)."""
+    import contextlib
+
+    if getattr(args, "dask_scheduler", None):
+        from .parallel import dask_cluster
+
+        @contextlib.contextmanager
+        def on_cluster():
+            with dask_cluster(args.dask_scheduler):
+                yield args.n_jobs if args.n_jobs is not None else -1
+
+        return on_cluster()
+    return contextlib.nullcontext(args.n_jobs)
 
 
 def cmd_info(args) -> int:
@@ -166,6 +188,16 @@ def build_parser() -> argparse.ArgumentParser:
     add_data_args(s)
     add_param_args(s)
     s.add_argument("--trace", action="store_true", help="include every test in the JSON")
+    s.add_argument("--trace-level", choices=["full", "decisions", "counters"],
+                   help="how much of the decision record to keep: full with --trace or "
+                        "--record, else decisions (only the tests that changed a set)")
+    s.add_argument("--record", metavar="FILE",
+                   help="write the decision record to FILE (.parquet, .csv or .jsonl), "
+                        "streamed target by target")
+    s.add_argument("--n-jobs", type=int, default=None,
+                   help="target categories in parallel (joblib); -1 = all cores (default 1)")
+    s.add_argument("--dask-scheduler", metavar="ADDRESS",
+                   help="run the target categories on a Dask cluster, e.g. tcp://HOST:8786")
     s.add_argument("--output", "-o", required=True, help="where to write the JSON result")
     s.set_defaults(func=cmd_select)
 

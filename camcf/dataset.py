@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from .errors import InvalidDataError
 
@@ -17,7 +18,9 @@ class Dataset:
     Attributes
     ----------
     X : ndarray of shape (n_samples, n_features), float64
-        Raw feature values as read (not yet discretised). NaN marks a missing value.
+        Raw feature values as read (not yet discretised). NaN marks a missing value. A large
+        sparse file (sparse ARFF) gives a ``scipy.sparse`` CSC matrix instead, which
+        :func:`camcf.discretize.discretize` and :func:`camcf.run` keep sparse.
     Y : ndarray of shape (n_samples, n_labels), int64
         Label codes. Binary labels are 0/1 (−1/+1 is read as 0/1); a multi-class label holds
         its integer category codes.
@@ -37,7 +40,8 @@ class Dataset:
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        X = np.asarray(self.X, dtype=float)
+        X = (sp.csc_matrix(self.X, dtype=float) if sp.issparse(self.X)
+             else np.asarray(self.X, dtype=float))
         Y = np.asarray(self.Y)
         if X.ndim != 2 or Y.ndim != 2:
             raise InvalidDataError(
@@ -88,7 +92,9 @@ class Dataset:
     def fingerprint(self) -> str:
         """A content hash (values, shapes, dtypes and names) for caching."""
         h = hashlib.sha256()
-        for a in (self.X, self.Y):
+        parts = ([self.X.data, self.X.indices, self.X.indptr] if sp.issparse(self.X)
+                 else [self.X])
+        for a in (*parts, self.Y):
             h.update(str((a.shape, a.dtype.str)).encode())
             h.update(np.ascontiguousarray(a).tobytes())
         h.update("\x1f".join(self.feature_names + ["|"] + self.label_names).encode())

@@ -12,6 +12,7 @@ import inspect
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.preprocessing import KBinsDiscretizer
 
 from .errors import InvalidDataError, ParameterError
@@ -100,6 +101,14 @@ def discretize(
         )
     if mode not in MODES:
         raise ParameterError(f"mode must be one of {', '.join(MODES)}; got mode={mode!r}")
+    if sp.issparse(X):
+        out = _discretize_sparse(X, bins, strategy, mode)
+        if out is not None:
+            return out
+        from .limits import check_memory
+
+        check_memory(16 * X.shape[0] * X.shape[1], f"the dense form of X {X.shape}")
+        X = X.toarray()
     try:
         A = np.asarray(X, dtype=float)
     except (TypeError, ValueError):
@@ -171,6 +180,64 @@ def discretize(
                 "values": None,
             }
         )
+    return codes, info
+
+
+def _discretize_sparse(X, bins: int, strategy: str, mode: str):
+    """The same codes and info as the dense path for a ``scipy.sparse`` X, kept sparse (CSC,
+    int64 codes) — or None when some column would give its zeros a non-zero code (then the
+    caller densifies). One dense column at a time at most."""
+    A = sp.csc_matrix(X, dtype=float)
+    n, m = A.shape
+    data = A.data
+    bad = np.flatnonzero(np.isnan(data))
+    if bad.size:
+        cols = np.unique(np.searchsorted(A.indptr, bad, side="right") - 1)
+        shown = ", ".join(str(j) for j in cols[:20]) + (", …" if cols.size > 20 else "")
+        raise InvalidDataError(
+            f"X has missing values (NaN) in {cols.size} column(s): {shown}; impute the "
+            "missing values or remove those columns/rows before discretising"
+        )
+    if np.isinf(data).any():
+        raise InvalidDataError("X has infinite values; replace or remove them before discretising")
+    out = np.zeros(data.size, dtype=np.int64)
+    info: list[dict] = []
+    non_integral = []
+    for j in range(m):
+        a, b = A.indptr[j], A.indptr[j + 1]
+        vals = data[a:b]
+        has_zero = b - a < n
+        distinct = np.unique(np.concatenate([vals, [0.0]]) if has_zero else vals)
+        if n == 0 or distinct.size <= 1:
+            info.append({"column": j, "kind": "constant", "n_codes": 1, "edges": None,
+                         "values": [_value(distinct[0])] if n else []})
+            continue
+        integral = _is_integral(distinct)
+        if mode == "none" and not integral:
+            non_integral.append(j)
+            continue
+        if mode == "none" or (integral and distinct.size <= MAX_AS_IS):
+            if has_zero and distinct[0] != 0:
+                return None  # the zeros would get a non-zero code
+            out[a:b] = np.searchsorted(distinct, vals)
+            info.append({"column": j, "kind": "as-is", "n_codes": int(distinct.size),
+                         "edges": None, "values": [_value(v) for v in distinct]})
+            continue
+        col = A[:, [j]].toarray().ravel()
+        c, edges = _bin(col, int(bins), strategy)
+        if has_zero and c[col == 0][0] != 0:
+            return None
+        out[a:b] = c[A.indices[a:b]]
+        info.append({"column": j, "kind": "binned", "n_codes": int(len(edges) - 1),
+                     "edges": [float(e) for e in edges], "values": None})
+    if non_integral:
+        raise InvalidDataError(
+            f"with mode='none' every value must be an integer code, but column(s) "
+            f"{', '.join(str(j) for j in non_integral[:20])} hold non-integer values; use "
+            "mode='auto' to bin them"
+        )
+    codes = sp.csc_matrix((out, A.indices.copy(), A.indptr.copy()), shape=(n, m))
+    codes.eliminate_zeros()
     return codes, info
 
 

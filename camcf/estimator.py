@@ -61,7 +61,8 @@ class CaMCF:
                  gamma: float = DEFAULTS["gamma"],
                  min_category_size: int = DEFAULTS["min_category_size"],
                  recovery: str = DEFAULTS["recovery"], discretize: str = "auto",
-                 bins: int = 3, strategy: str = "uniform") -> None:
+                 bins: int = 3, strategy: str = "uniform", n_jobs: int | None = None) -> None:
+        self.n_jobs = n_jobs  # target categories in parallel (camcf.run)
         self.delta1 = delta1
         self.delta2 = delta2
         self.k1 = k1
@@ -75,7 +76,7 @@ class CaMCF:
 
     # scikit-learn's get_params/set_params protocol, so clone() and grid searches work
     _PARAMS = ("delta1", "delta2", "k1", "k2", "gamma", "min_category_size", "recovery",
-               "discretize", "bins", "strategy")
+               "discretize", "bins", "strategy", "n_jobs")
 
     def get_params(self, deep: bool = True) -> dict:
         return {k: getattr(self, k) for k in self._PARAMS}
@@ -103,7 +104,7 @@ class CaMCF:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CamcfWarning)
             self.result_ = run(codes, Y, feature_names=feature_names, label_names=label_names,
-                               **params)
+                               n_jobs=self.n_jobs, **params)
         self.n_features_in_ = X.shape[1]
         self.support_ = np.zeros(X.shape[1], dtype=bool)
         self.support_[self.result_.selected_indices] = True

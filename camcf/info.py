@@ -22,17 +22,32 @@ Scores are compared after rounding to :data:`DECIMALS` decimal places (SPEC.md),
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 DECIMALS = 12
+_SCALE = 10.0**DECIMALS
 _CELL_BUDGET = 1 << 22  # contingency cells per bincount chunk (~32 MB of int64)
+_ELEM_BUDGET = 1 << 22  # elements of one n × k block of codes or indices (~32 MB of int64)
+_JOINT_CACHE_BYTES = 64 << 20  # joint codes of conditioning sets kept per engine
+_TALL = 1 << 15  # rows from which counting goes one column at a time
+HASH_SEED = 20240611
 
 
 def rounded(v):
-    """Round scores to 12 decimals so that mathematically equal scores tie (SPEC.md)."""
+    """Round scores to 12 decimals so that mathematically equal scores tie (SPEC.md).
+
+    Arrays go through ``np.round``; a Python/numpy float takes the same steps (scale by 10^12,
+    round half to even, unscale) without the array machinery, so both give identical values.
+    """
+    if isinstance(v, float):
+        if v != v or v in (np.inf, -np.inf):
+            return v
+        return round(v * _SCALE) / _SCALE
     return np.round(v, DECIMALS)
 
 
@@ -44,9 +59,51 @@ def _xlogx(counts: np.ndarray) -> np.ndarray:
     return out
 
 
-def _compact(codes: np.ndarray) -> tuple[np.ndarray, int]:
-    uniq, inv = np.unique(codes, return_inverse=True)
-    return inv.astype(np.int64).ravel(), int(uniq.size)
+def _compact(codes: np.ndarray, *, sort: bool = True) -> tuple[np.ndarray, int]:
+    """Distinct values of a 1-D array as codes 0..k−1.
+
+    With ``sort`` the codes follow the values' order (``np.unique``), so that sums over strata
+    run in a fixed order; without, a hash table numbers them in order of first appearance
+    (``pandas.factorize``, no sort of the n rows).
+    """
+    codes = np.asarray(codes).ravel()
+    if sort:
+        uniq, inv = np.unique(codes, return_inverse=True)
+    else:
+        inv, uniq = pd.factorize(codes, sort=False)
+    return inv.astype(np.int64, copy=False).ravel(), int(len(uniq))
+
+
+def smallest_uint(max_value: int) -> np.dtype:
+    """The smallest unsigned integer type holding 0..max_value."""
+    for dt in (np.uint8, np.uint16, np.uint32):
+        if max_value <= np.iinfo(dt).max:
+            return np.dtype(dt)
+    return np.dtype(np.uint64)
+
+
+@functools.lru_cache(maxsize=4)
+def hash_multipliers(k: int, seed: int = HASH_SEED) -> np.ndarray:
+    """Random odd 64-bit multipliers, one per pool column (row hash Σ_j a_j·x_j mod 2^64).
+
+    Read-only and cached: every per-target engine of a run uses the same ones."""
+    rng = np.random.default_rng(seed)
+    mult = rng.integers(1, 2**63 - 1, size=k, dtype=np.uint64) * np.uint64(2)
+    mult += np.uint64(1)
+    mult.flags.writeable = False
+    return mult
+
+
+def pool_cardinality(X, C: np.ndarray) -> np.ndarray:
+    """Code upper bounds (max + 1) of every pool column: features of X, then categories of C."""
+    if X.shape[0] == 0:
+        return np.ones(X.shape[1] + C.shape[1], dtype=np.int64)
+    if sp.issparse(X):
+        fx = np.asarray(X.max(axis=0).todense()).ravel() if X.shape[1] else np.empty(0)
+    else:
+        fx = X.max(axis=0) if X.shape[1] else np.empty(0)
+    fc = C.max(axis=0) if C.shape[1] else np.empty(0)
+    return np.concatenate([np.asarray(fx, dtype=np.int64), np.asarray(fc, dtype=np.int64)]) + 1
 
 
 def joint_codes(columns: np.ndarray) -> tuple[np.ndarray, int]:
@@ -94,20 +151,23 @@ def mutual_information(a, b) -> float:
 
 
 class _EngineBase:
-    """What the phases need from an engine. ``pool`` holds every variable as a column.
+    """What the phases need from an engine. Pool indices: ``0..m−1`` are the features,
+    ``m..m+C−1`` the category indicators.
 
-    Columns ``0..m−1`` are the features' codes, columns ``m..m+C−1`` the category indicators.
+    An engine is per target in :func:`camcf.run`: it holds read-only shared inputs (the codes,
+    the indicators, the unconditional tables) and its own caches and counters, so that no state
+    is shared between targets.
     """
 
-    def __init__(self, X: np.ndarray, C: np.ndarray) -> None:
-        self.n = int(X.shape[0])
-        self.m = int(X.shape[1])
-        self.n_categories = int(C.shape[1])
-        self.pool = np.hstack([X.astype(np.int64), C.astype(np.int64)])
-        self.card = (self.pool.max(axis=0) + 1) if self.n else np.ones(self.pool.shape[1], int)
+    def __init__(self, n: int, m: int, n_categories: int,
+                 tables: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        self.n = int(n)
+        self.m = int(m)
+        self.n_categories = int(n_categories)
         self.n_tests = 0  # information quantities the algorithm asked for
         self.n_hits = 0  # of those, served from something already computed
         self._value_cache: dict = {}
+        self._mi_table, self._cat_table = tables if tables is not None else (None, None)
 
     # -- counters -----------------------------------------------------------------------
     def stats(self) -> dict:
@@ -117,10 +177,20 @@ class _EngineBase:
     # -- interface used by the phases ------------------------------------------------------
     def mi_table(self) -> np.ndarray:
         """I(X_f; C_c) for every feature f and category c: array m × C (bits)."""
-        raise NotImplementedError
+        if self._mi_table is None:
+            self._mi_table = self._feature_table()
+        return self._mi_table
 
     def category_mi_table(self) -> np.ndarray:
         """I(C_a; C_b) for every pair of categories: array C × C (bits)."""
+        if self._cat_table is None:
+            self._cat_table = self._category_table()
+        return self._cat_table
+
+    def _feature_table(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _category_table(self) -> np.ndarray:
         raise NotImplementedError
 
     def cmi_many(self, target: int, variables: Sequence[int], cond: Sequence[int]) -> np.ndarray:
@@ -137,6 +207,10 @@ class _EngineBase:
         and ``remove(f)`` drops f from the members for later calls."""
         return _LeaveOneOut(self, target, members, fixed)
 
+    def reset_target_cache(self) -> None:
+        """Drop cached values (they are keyed by target)."""
+        self._value_cache.clear()
+
     def _target_col(self, target: int) -> int:
         return self.m + target
 
@@ -144,7 +218,14 @@ class _EngineBase:
 class ReferenceEngine(_EngineBase):
     """One CMI per test with ``np.unique(axis=0)``: the straightforward implementation."""
 
-    def mi_table(self) -> np.ndarray:
+    def __init__(self, X, C: np.ndarray, *, card=None,
+                 tables: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        del card  # the straightforward engine needs no code bounds
+        X = X.toarray() if sp.issparse(X) else np.asarray(X)
+        super().__init__(X.shape[0], X.shape[1], C.shape[1], tables)
+        self.pool = np.hstack([X.astype(np.int64), np.asarray(C).astype(np.int64)])
+
+    def _feature_table(self) -> np.ndarray:
         out = np.empty((self.m, self.n_categories))
         for c in range(self.n_categories):
             t = self.pool[:, self.m + c]
@@ -152,7 +233,7 @@ class ReferenceEngine(_EngineBase):
                 out[f, c] = self._cmi(self.pool[:, f], t, None)
         return out
 
-    def category_mi_table(self) -> np.ndarray:
+    def _category_table(self) -> np.ndarray:
         C = self.n_categories
         out = np.empty((C, C))
         for a in range(C):
@@ -172,36 +253,74 @@ class ReferenceEngine(_EngineBase):
 
 
 class FastEngine(_EngineBase):
-    """Vectorised engine: batched contingency tables, a matrix product, hashed joint codes."""
+    """Vectorised engine: batched contingency tables, BLAS products, hashed joint codes.
 
-    def __init__(self, X: np.ndarray, C: np.ndarray, seed: int = 20240611) -> None:
-        super().__init__(X, C)
-        rng = np.random.default_rng(seed)
-        # Random odd 64-bit multipliers: the hash of a row over a set S is Σ_j a_j·x_j (mod 2^64).
-        # Two different rows collide with probability about 2^-63; removing one column from a
-        # set is a subtraction, which backward elimination uses.
-        mult = rng.integers(1, 2**63 - 1, size=self.pool.shape[1], dtype=np.uint64) * np.uint64(2)
-        mult += np.uint64(1)
-        self._mult = mult
-        self._hashed = self.pool.astype(np.uint64) * mult[None, :]
+    ``X`` (n × m) holds the feature codes in a small unsigned type, dense (column-major is
+    fastest) or a ``scipy.sparse`` matrix (kept in CSC form; counts then come from the stored
+    entries). ``C`` (n × C, uint8) holds the category indicators. Nothing here copies ``X``: a
+    per-target engine over shared (possibly memory-mapped or scattered) arrays costs O(n + m).
+    """
+
+    def __init__(self, X, C: np.ndarray, *, card: np.ndarray | None = None,
+                 tables: tuple[np.ndarray, np.ndarray] | None = None,
+                 seed: int = HASH_SEED) -> None:
+        super().__init__(X.shape[0], X.shape[1], C.shape[1], tables)
+        self.sparse = bool(sp.issparse(X))
+        if self.sparse and X.format != "csc":
+            X = X.tocsc()
+        elif not self.sparse:
+            X = np.asarray(X)
+        self.X = X
+        self.C = np.asarray(C)
+        self.card = (np.asarray(card, dtype=np.int64) if card is not None
+                     else pool_cardinality(X, self.C))
+        # Row hash of a set S: Σ_{j∈S} a_j·x_j (mod 2^64) with random odd a_j; two different
+        # rows collide with probability about 2^-63. Removing one column is a subtraction.
+        self._mult = hash_multipliers(self.m + self.n_categories, seed)
+        self._tab = _xlogx(np.arange(self.n + 1))
         self._joint_cache: dict[frozenset, tuple[np.ndarray, int]] = {}
-        self._mi_table: np.ndarray | None = None
-        self._cat_table: np.ndarray | None = None
-        self._xlogx_tab = _xlogx(np.arange(self.n + 1))
-        # the pool's non-zero entries, column by column (CSC order), for counting
-        cols_nz, rows_nz = np.nonzero(self.pool.T)
-        self._nz_row = rows_nz.astype(np.int64)
-        self._nz_col = cols_nz.astype(np.int64)
-        self._nz_val = self.pool[rows_nz, cols_nz].astype(np.int64)
-        self._colptr = np.concatenate(
-            [[0], np.cumsum(np.bincount(cols_nz, minlength=self.pool.shape[1]))]
-        ).astype(np.int64)
+        self._joint_bytes = 0
+        self._t: tuple[int, np.ndarray] | None = None
+
+    # -- columns -------------------------------------------------------------------------------
+    def column(self, j: int) -> np.ndarray:
+        """Pool column ``j`` as a dense 1-D array of codes."""
+        j = int(j)
+        if j >= self.m:
+            return self.C[:, j - self.m]
+        if self.sparse:
+            a, b = self.X.indptr[j], self.X.indptr[j + 1]
+            out = np.zeros(self.n, dtype=self.X.dtype)
+            out[self.X.indices[a:b]] = self.X.data[a:b]
+            return out
+        return self.X[:, j]
+
+    def columns(self, cols: np.ndarray) -> np.ndarray:
+        """Pool columns ``cols`` as a dense n × k array."""
+        cols = np.asarray(cols, dtype=np.int64)
+        if cols.size and cols.min() >= self.m:
+            return self.C[:, cols - self.m]
+        if cols.size and cols.max() < self.m:
+            if self.sparse:
+                return self.X[:, cols].toarray()
+            return self.X[:, cols]
+        return np.column_stack([self.column(j) for j in cols]) if cols.size else np.empty(
+            (self.n, 0), dtype=np.uint8)
+
+    def _target(self, target: int) -> np.ndarray:
+        if self._t is None or self._t[0] != target:
+            self._t = (target, self.C[:, target].astype(np.int64))
+        return self._t[1]
+
+    def _hash(self, cols: Sequence[int]) -> np.ndarray:
+        h = np.zeros(self.n, dtype=np.uint64)
+        for j in cols:
+            h += self.column(j).astype(np.uint64) * self._mult[int(j)]
+        return h
 
     # -- joint codes -------------------------------------------------------------------------
-    def _joint_from_hash(self, h: np.ndarray) -> tuple[np.ndarray, int]:
-        return _compact(h)
-
     def joint(self, cols: Sequence[int]) -> tuple[np.ndarray, int]:
+        """Joint code (0..ns−1 per row) of pool columns ``cols`` and its number of states."""
         key = frozenset(int(c) for c in cols)
         hit = self._joint_cache.get(key)
         if hit is not None:
@@ -210,98 +329,102 @@ class FastEngine(_EngineBase):
             res = (np.zeros(self.n, dtype=np.int64), 1)
         elif len(key) == 1:
             (c,) = key
-            res = _compact(self.pool[:, c])
+            res = _compact(self.column(c))
         else:
-            h = self._hashed[:, sorted(key)].sum(axis=1, dtype=np.uint64)
-            res = self._joint_from_hash(h)
-        if len(self._joint_cache) > 4096:
+            res = _compact(self._hash(sorted(key)))
+        if self._joint_bytes + res[0].nbytes > _JOINT_CACHE_BYTES:
             self._joint_cache.clear()
+            self._joint_bytes = 0
         self._joint_cache[key] = res
+        self._joint_bytes += res[0].nbytes
         return res
 
     # -- unconditional tables --------------------------------------------------------------
-    def _onehot(self, cols: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
-        """One-hot of pool columns ``cols``: (n × Σ card, column → offset)."""
-        card = self.card[cols]
-        offsets = np.concatenate([[0], np.cumsum(card)])
-        rows = np.repeat(np.arange(self.n), len(cols))
-        idx = (self.pool[:, cols] + offsets[:-1][None, :]).ravel()
-        mat = sp.csr_matrix(
-            (np.ones(idx.size, dtype=np.float64), (rows, idx)), shape=(self.n, int(offsets[-1]))
-        )
-        return mat, offsets
+    def _indicators(self) -> np.ndarray:
+        # BLAS counts are exact integers in float32 below 2^24 samples
+        return self.C.astype(np.float32 if self.n < 2**24 else np.float64)
 
-    def _mi_from_joint(self, joint: np.ndarray, offsets: np.ndarray, marg_a: np.ndarray,
-                       t_counts: np.ndarray) -> np.ndarray:
-        """MI of each one-hot block (rows of ``joint`` grouped by ``offsets``) with each binary
-        indicator (columns of ``joint`` give the count of (value, indicator = 1))."""
-        n = self.n
-        n1 = np.rint(joint).astype(np.int64)  # (Σcard) × C : count(V = v, t = 1)
-        n0 = marg_a[:, None] - n1  # count(V = v, t = 0)
-        tab = self._xlogx_tab
-        cell = tab[n1] + tab[n0]
-        block_ids = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-        s_vt = np.zeros((len(offsets) - 1, joint.shape[1]))
-        np.add.at(s_vt, block_ids, cell)
-        s_v = np.zeros(len(offsets) - 1)
-        np.add.at(s_v, block_ids, tab[marg_a])
+    def _mi_blocks(self, n1: np.ndarray, marg: np.ndarray, t_counts: np.ndarray) -> np.ndarray:
+        """MI of variables with K codes (``marg``: k × K counts) and binary indicators
+        (``n1``: k × K × C counts of (value, indicator = 1))."""
+        n, tab = self.n, self._tab
+        n0 = marg[:, :, None] - n1
+        s_vt = (tab[n1] + tab[n0]).sum(axis=1)  # sequential over the K codes
+        s_v = tab[marg].sum(axis=1)
         s_t = tab[t_counts] + tab[n - t_counts]
         return (s_vt + tab[n] - s_t[None, :] - s_v[:, None]) / n
 
-    def mi_table(self) -> np.ndarray:
-        if self._mi_table is None:
-            cols = np.arange(self.m)
-            mat, offsets = self._onehot(cols)
-            C = self.pool[:, self.m:].astype(np.float64)
-            joint = (mat.T @ C) if self.m else np.zeros((0, self.n_categories))
-            marg = np.rint(np.asarray(mat.sum(axis=0)).ravel()).astype(np.int64)
-            t_counts = self.pool[:, self.m:].sum(axis=0).astype(np.int64)
-            self._mi_table = self._mi_from_joint(np.asarray(joint), offsets, marg, t_counts)
-        return self._mi_table
+    def _feature_table(self) -> np.ndarray:
+        n, m, Q = self.n, self.m, self.n_categories
+        out = np.empty((m, Q))
+        if m == 0 or Q == 0:
+            return out
+        Cf = self._indicators()
+        t_counts = self.C.sum(axis=0, dtype=np.int64)
+        K = int(self.card[:m].max())
+        block = max(1, min(_ELEM_BUDGET // max(n, 1), _CELL_BUDGET // (K * Q)))
+        for a in range(0, m, block):
+            b = min(m, a + block)
+            n1 = np.zeros((b - a, K, Q), dtype=np.int64)
+            marg = np.zeros((b - a, K), dtype=np.int64)
+            if self.sparse:
+                sub = self.X[:, a:b]
+                col_of = np.repeat(np.arange(b - a), np.diff(sub.indptr))
+                for v in range(1, K):
+                    hit = sub.data == v
+                    mv = sp.csc_matrix((hit.astype(Cf.dtype), sub.indices, sub.indptr),
+                                       shape=sub.shape)
+                    n1[:, v, :] = np.rint(np.asarray(mv.T @ Cf))
+                    marg[:, v] = np.bincount(col_of, weights=hit, minlength=b - a)
+            else:
+                sub = self.X[:, a:b]
+                for v in range(1, K):
+                    mv = sub == v
+                    marg[:, v] = np.count_nonzero(mv, axis=0)
+                    n1[:, v, :] = np.rint(mv.astype(Cf.dtype).T @ Cf)
+            n1[:, 0, :] = t_counts[None, :] - n1[:, 1:, :].sum(axis=1)
+            marg[:, 0] = n - marg[:, 1:].sum(axis=1)
+            out[a:b] = self._mi_blocks(n1, marg, t_counts)
+        return out
 
-    def category_mi_table(self) -> np.ndarray:
-        if self._cat_table is None:
-            cols = np.arange(self.m, self.m + self.n_categories)
-            mat, offsets = self._onehot(cols)
-            C = self.pool[:, self.m:].astype(np.float64)
-            joint = np.asarray(mat.T @ C)
-            marg = np.rint(np.asarray(mat.sum(axis=0)).ravel()).astype(np.int64)
-            t_counts = self.pool[:, self.m:].sum(axis=0).astype(np.int64)
-            self._cat_table = self._mi_from_joint(joint, offsets, marg, t_counts)
-        return self._cat_table
+    def _category_table(self) -> np.ndarray:
+        n, Q = self.n, self.n_categories
+        if Q == 0:
+            return np.empty((0, 0))
+        Cf = self._indicators()
+        n11 = np.rint(Cf.T @ Cf).astype(np.int64)  # count(C_a = 1, C_b = 1)
+        na = self.C.sum(axis=0, dtype=np.int64)
+        n1 = np.stack([na[None, :] - n11, n11], axis=1)  # (a, value of C_a, b)
+        marg = np.stack([n - na, na], axis=1)
+        return self._mi_blocks(n1, marg, na)
 
     # -- conditional, batched -----------------------------------------------------------------
     def _entries(self, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Non-zero entries (row, position of the column in ``cols``, code) of pool columns."""
-        if len(cols) <= 64:
-            starts, ends = self._colptr[cols], self._colptr[cols + 1]
-            lens = ends - starts
-            if lens.sum() == 0:
-                e = np.empty(0, dtype=np.int64)
-                return e, e, e
-            idx = np.concatenate([np.arange(a, b) for a, b in zip(starts, ends, strict=True)])
-            local = np.repeat(np.arange(len(cols)), lens)
-            return self._nz_row[idx], local, self._nz_val[idx]
-        pos = np.full(self.pool.shape[1], -1, dtype=np.int64)
-        pos[cols] = np.arange(len(cols))
-        lo, hi = self._colptr[cols.min()], self._colptr[cols.max() + 1]
-        local = pos[self._nz_col[lo:hi]]
-        keep = local >= 0
-        return self._nz_row[lo:hi][keep], local[keep], self._nz_val[lo:hi][keep]
+        """Stored entries (row, position of the column in ``cols``, code) of sparse features."""
+        indptr = self.X.indptr
+        starts = indptr[cols].astype(np.int64)
+        lens = indptr[cols + 1].astype(np.int64) - starts
+        total = int(lens.sum())
+        if total == 0:
+            e = np.empty(0, dtype=np.int64)
+            return e, e, e
+        local = np.repeat(np.arange(len(cols)), lens)
+        offs = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
+        return self.X.indices[offs], local, self.X.data[offs].astype(np.int64)
 
     def _cmi_given_codes(self, t: np.ndarray, cols: np.ndarray, s: np.ndarray, ns: int
                          ) -> np.ndarray:
         """I(t; V_j | S) for pool columns ``cols`` given the joint code ``s`` of S (ns states).
 
-        Counts come from the non-zero entries of the columns only (code 0 is the remainder of
-        each (t, s) cell), so sparse data costs what it stores. I(t; V | S) = Σ_s p(s)·I(t; V |
-        S = s), and a stratum in which t is constant (a singleton, say) contributes exactly 0:
-        those strata are dropped before counting, which matters when S has nearly as many
+        With sparse features, counts come from the stored entries only (code 0 is the remainder
+        of each (t, s) cell), so sparse data costs what it stores. I(t; V | S) = Σ_s p(s)·I(t;
+        V | S = s), and a stratum in which t is constant (a singleton, say) contributes exactly
+        0: those strata are dropped before counting, which matters when S has nearly as many
         states as there are samples. The sum keeps the full n in the denominator, so the value
         is unchanged.
         """
         n = self.n
-        tab = self._xlogx_tab
+        tab = self._tab
         out = np.zeros(len(cols))
         if len(cols) == 0:
             return out
@@ -325,16 +448,17 @@ class FastEngine(_EngineBase):
             ts_row = np.where(ok, t * ns + s, -1)
         s_ts = tab[ts_counts].sum()
         s_s = tab[ts_counts[:ns] + ts_counts[ns:]].sum()
+        sparse = self.sparse and int(cols.max()) < self.m
+        live_rows = np.nonzero(ok)[0] if (not sparse and ok is not None) else None
+        rows = n if live_rows is None else live_rows.size
+        ts_live = ts_row if live_rows is None else ts_row[live_rows]
         K = int(self.card[cols].max())
         per = K * 2 * ns
-        chunk = max(1, _CELL_BUDGET // per)
-        nnz = self._colptr[cols + 1] - self._colptr[cols]
-        sparse = nnz.sum() < 0.3 * n * len(cols)
-        live_rows = np.nonzero(ok)[0] if (not sparse and ok is not None) else None
+        chunk = max(1, min(_CELL_BUDGET // per, _ELEM_BUDGET // max(rows, 1)))
         for start in range(0, len(cols), chunk):
             part = cols[start:start + chunk]
             if sparse:
-                # counts of codes ≥ 1 from the stored non-zero entries; code 0 is the remainder
+                # counts of codes ≥ 1 from the stored entries; code 0 is the remainder
                 r, c, v = self._entries(part)
                 cell = ts_row[r]
                 if ok is None:
@@ -345,15 +469,24 @@ class FastEngine(_EngineBase):
                 counts = np.bincount(idx, minlength=len(part) * per)
                 counts = counts.reshape(len(part), K, 2 * ns)
                 counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
+            elif rows >= _TALL:
+                # tall data: one contiguous column at a time, no n × k temporaries
+                counts = np.empty((len(part), K, 2 * ns), dtype=np.int64)
+                for i, j in enumerate(part.tolist()):
+                    v = self.column(j)
+                    key = np.multiply(v if live_rows is None else v[live_rows], 2 * ns,
+                                      dtype=np.int64)
+                    key += ts_live
+                    counts[i] = np.bincount(key, minlength=per).reshape(K, 2 * ns)
             else:
-                if live_rows is None:
-                    V = self.pool[:, part]
-                    idx = V * (2 * ns) + ts_row[:, None]
-                else:
-                    V = self.pool[np.ix_(live_rows, part)]
-                    idx = V * (2 * ns) + ts_row[live_rows][:, None]
+                V = self.columns(part)
+                if live_rows is not None:
+                    V = V[live_rows]
+                idx = np.multiply(V, 2 * ns, dtype=np.int64)
+                idx += ts_live[:, None]
                 idx += (np.arange(len(part)) * per)[None, :]
-                counts = np.bincount(idx.ravel(), minlength=len(part) * per)
+                # order="K": no copy of a column-major block (bincount ignores the order)
+                counts = np.bincount(idx.ravel(order="K"), minlength=len(part) * per)
                 counts = counts.reshape(len(part), K, 2 * ns)
             s_vts = tab[counts].sum(axis=(1, 2))
             c4 = counts.reshape(len(part), K, 2, ns)
@@ -361,12 +494,31 @@ class FastEngine(_EngineBase):
             out[start:start + len(part)] = (s_vts + s_s - s_ts - s_vs) / n
         return out
 
+    def _cmi_one(self, t: np.ndarray, v: np.ndarray, k: int, s: np.ndarray, ns: int) -> float:
+        """I(t; V | S) for one column ``v`` (codes < k) given the joint code ``s`` (ns states):
+        one ``bincount`` over (s, v, t)."""
+        key = s * (2 * k)
+        key += v * 2
+        key += t
+        c = np.bincount(key, minlength=ns * k * 2).reshape(ns, k, 2)
+        tab = self._tab
+        ts = c.sum(axis=1)  # (ns, 2): counts of (S, t)
+        s_vts = tab[c].sum()
+        s_vs = tab[c[:, :, 0] + c[:, :, 1]].sum()
+        s_ts = tab[ts].sum()
+        s_s = tab[ts[:, 0] + ts[:, 1]].sum()
+        return float((s_vts + s_s - s_ts - s_vs) / self.n)
+
+    def _table_value(self, j: int, target: int) -> float:
+        if j < self.m:
+            return float(self.mi_table()[j, target])
+        return float(self.category_mi_table()[j - self.m, target])
+
     def cmi_many(self, target, variables, cond):
         cols = np.asarray(list(variables), dtype=np.int64)
         self.n_tests += len(cols)
         if len(cols) == 0:
             return np.empty(0)
-        t = self.pool[:, self._target_col(target)]
         if len(cond) == 0:
             # unconditional: read the tables (computed once per run)
             self.n_hits += len(cols)
@@ -380,8 +532,9 @@ class FastEngine(_EngineBase):
         key_cond = frozenset(int(c) for c in cond)
         out = np.empty(len(cols))
         todo = []
-        for i, c in enumerate(cols):
-            v = self._value_cache.get((target, int(c), key_cond))
+        cache = self._value_cache
+        for i, c in enumerate(cols.tolist()):
+            v = cache.get((target, c, key_cond))
             if v is None:
                 todo.append(i)
             else:
@@ -390,30 +543,26 @@ class FastEngine(_EngineBase):
         if todo:
             s, ns = self.joint(cond)
             sub = cols[todo]
-            vals = self._cmi_given_codes(t, sub, s, ns)
+            vals = self._cmi_given_codes(self._target(target), sub, s, ns)
             out[todo] = vals
-            for c, v in zip(sub, vals, strict=True):
-                self._value_cache[(target, int(c), key_cond)] = float(v)
+            for c, v in zip(sub.tolist(), vals.tolist(), strict=True):
+                cache[(target, c, key_cond)] = v
         return out
 
     def cmi_each_extra(self, target, variables, extras, fixed):
         # the joint code of ``fixed`` is built once; adding x is one multiply-add per row
         cols = np.asarray(list(variables), dtype=np.int64)
         r, nr = self.joint(fixed)
-        t = self.pool[:, self._target_col(target)]
+        t = self._target(target)
         out = []
         for x in extras:
             self.n_tests += len(cols)
             kx = int(self.card[x])
-            out.append(self._cmi_given_codes(t, cols, r * kx + self.pool[:, x], nr * kx))
+            out.append(self._cmi_given_codes(t, cols, r * kx + self.column(x), nr * kx))
         return out
 
     def leave_one_out(self, target, members, fixed):
         return _FastLeaveOneOut(self, target, members, fixed)
-
-    def reset_target_cache(self) -> None:
-        """Drop cached values (they are keyed by target; call between targets to bound memory)."""
-        self._value_cache.clear()
 
 
 class _LeaveOneOut:
@@ -434,34 +583,41 @@ class _LeaveOneOut:
 
 
 class _FastLeaveOneOut(_LeaveOneOut):
-    """Keeps the row hash of members ∪ fixed; "without f" is one subtraction."""
+    """Keeps the row hash of members ∪ fixed; "without f" is one subtraction, its strata one
+    hash factorisation, and the value one ``bincount`` (no conditioning set is materialised)."""
 
     def __init__(self, engine, target, members, fixed) -> None:
         super().__init__(engine, target, members, fixed)
-        cols = self.members + self.fixed
-        self.total = engine._hashed[:, cols].sum(axis=1, dtype=np.uint64)
+        self.total = engine._hash(self.members + self.fixed)
+        self._in = set(self.members) | set(self.fixed)
+        # the members' columns as int64 and their hash terms, kept while they fit the budget
+        self._keep = len(self.members) * engine.n * 16 <= _JOINT_CACHE_BYTES
+        self._cols: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def _col(self, f: int) -> tuple[np.ndarray, np.ndarray]:
+        hit = self._cols.get(f)
+        if hit is None:
+            col = self.engine.column(f).astype(np.int64)
+            hit = (col, col.astype(np.uint64) * self.engine._mult[f])
+            if self._keep:
+                self._cols[f] = hit
+        return hit
 
     def value(self, f: int) -> float:
         eng = self.engine
         eng.n_tests += 1
         f = int(f)
-        cond_set = frozenset(self.members + self.fixed) - {f}
-        key = (self.target, f, cond_set)
-        v = eng._value_cache.get(key)
-        if v is not None:
+        if len(self._in) - (f in self._in) == 0:  # nothing to condition on
             eng.n_hits += 1
-            return v
-        if not cond_set:
-            eng.n_hits += 1
-            v = float(eng.mi_table()[f, self.target]) if f < eng.m else float(
-                eng.category_mi_table()[f - eng.m, self.target])
-        else:
-            s, ns = _compact(self.total - eng._hashed[:, f])
-            t = eng.pool[:, eng._target_col(self.target)]
-            v = float(eng._cmi_given_codes(t, np.array([f]), s, ns)[0])
-        eng._value_cache[key] = v
-        return v
+            return eng._table_value(f, self.target)
+        col, term = self._col(f)
+        s, ns = _compact(self.total - term, sort=False)
+        return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns)
 
     def remove(self, f: int) -> None:
         super().remove(f)
-        self.total = self.total - self.engine._hashed[:, int(f)]
+        f = int(f)
+        if f not in self.fixed:
+            self._in.discard(f)
+        self.total = self.total - self._col(f)[1]
+        self._cols.pop(f, None)

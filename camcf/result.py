@@ -52,6 +52,12 @@ class TargetResult:
     redundancy_removed: tuple[tuple[int, int, float, float], ...] = ()  # (f, d, I(X_f;C_d), s_f)
     blanket: tuple[int, ...] = ()
     trace: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    test_counts: dict[str, int] = field(default_factory=dict, repr=False)  # step -> tests
+
+    @property
+    def n_tests(self) -> int:
+        """Tests this target's run performed (at every trace level)."""
+        return int(sum(self.test_counts.values()))
 
     @property
     def id(self) -> int:
@@ -91,6 +97,9 @@ class Result:
         I(X_f; C_c) in bits, for every feature and category.
     category_mi : ndarray (n_categories × n_categories)
         I(C_a; C_b) in bits.
+    trace_level : {"full", "decisions", "counters"}
+        How much of the decision record the targets' ``trace`` keeps (see :mod:`camcf.trace`);
+        decisions, sets and :attr:`n_tests` are the same at every level.
     """
 
     params: dict
@@ -104,6 +113,7 @@ class Result:
     cond_sets: list[tuple[int, ...]]
     n_samples: int
     stats: dict
+    trace_level: str = "full"
 
     # -- names ---------------------------------------------------------------------------------
     @property
@@ -158,6 +168,12 @@ class Result:
 
     @property
     def n_tests(self) -> int:
+        """Tests performed over all targets (mirrored ones count as their own), at every level."""
+        return int(sum(t.n_tests for t in self.targets))
+
+    @property
+    def n_rows(self) -> int:
+        """Rows the decision record keeps (:attr:`n_tests` at level "full")."""
         return int(sum(t.trace["step"].size for t in self.targets if t.trace))
 
     def to_frame(self, target=None, *, names: bool = True) -> pd.DataFrame:
@@ -179,7 +195,7 @@ class Result:
                 "target": np.full(k, t.id),
                 "label": t.category.label,
                 "category": t.category.name,
-                "seq": np.arange(k),
+                "seq": cols["seq"] if "seq" in cols else np.arange(k),
                 "phase": np.array([STEPS[s][0] for s in STEP_NAMES])[cols["step"]],
                 "step": steps,
                 "quantity": np.array([STEPS[s][1] for s in STEP_NAMES], dtype=object)[
@@ -200,12 +216,13 @@ class Result:
         out = pd.concat(frames, ignore_index=True)
         conds = np.empty(len(self.cond_sets), dtype=object)
         conds[:] = self.cond_sets
-        out.insert(9, "cond", conds[out.pop("cond_id").to_numpy()])
+        cond_id = out.pop("cond_id").to_numpy()
+        out.insert(9, "cond", conds[cond_id])
         if names:
-            out = self._name_frame(out)
+            out = self._name_frame(out, cond_id)
         return out
 
-    def _name_frame(self, df: pd.DataFrame) -> pd.DataFrame:
+    def _name_frame(self, df: pd.DataFrame, cond_id: np.ndarray) -> pd.DataFrame:
         m = self.n_features
         names = np.array(self.feature_names + [c.display for c in self.categories] + ["t"],
                          dtype=object)  # index −1 → "t"
@@ -223,17 +240,88 @@ class Result:
         df["a_name"] = a_names
         df["b_name"] = lookup(df["b"])
         df["aux_name"] = lookup(df["aux"])
-        cache: dict = {}
-
-        def cond_name(c):
-            if c not in cache:
-                cache[c] = ", ".join(names[list(c)]) if c else ""
-            return cache[c]
-
-        df["cond_names"] = [cond_name(c) for c in df["cond"]]
-        df["cond_size_features"] = [sum(1 for p in c if p < m) for c in df["cond"]]
-        df["cond_size_labels"] = [sum(1 for p in c if p >= m) for c in df["cond"]]
+        # per distinct conditioning set, not per row
+        ids, inv = np.unique(cond_id, return_inverse=True)
+        sets = [self.cond_sets[i] for i in ids.tolist()]
+        cond_names = np.array([", ".join(names[list(c)]) if c else "" for c in sets] + [""],
+                              dtype=object)[:-1]
+        n_feat = np.array([sum(1 for p in c if p < m) for c in sets], dtype=np.int64)
+        n_lab = np.array([len(c) for c in sets], dtype=np.int64) - n_feat
+        df["cond_names"] = cond_names[inv.ravel()] if ids.size else np.empty(0, dtype=object)
+        df["cond_size_features"] = n_feat[inv.ravel()]
+        df["cond_size_labels"] = n_lab[inv.ravel()]
         return df
+
+    # -- the decision record, streamed -------------------------------------------------------
+    RECORD_FORMATS = ("parquet", "csv", "jsonl")
+
+    def iter_record(self, *, names: bool = True):
+        """The decision record target by target (one DataFrame each, :meth:`to_frame`'s
+        columns), so that writers never hold the whole record as one table."""
+        for t in self.targets:
+            if t.trace and t.trace["step"].size:
+                yield self.to_frame(t.id, names=names)
+
+    def record_bytes(self, fmt: str = "parquet", *, names: bool = True) -> bytes:
+        """The decision record as file contents (for a download): see :meth:`write_record`."""
+        import io
+
+        buf = io.BytesIO()
+        self.write_record(buf, fmt, names=names)
+        return buf.getvalue()
+
+    def write_record(self, dest, fmt: str | None = None, *, names: bool = True) -> int:
+        """Write the decision record to ``dest`` (a path or a binary file object), streamed
+        target by target; return the number of rows.
+
+        ``fmt``: "parquet" (pyarrow; ``cond`` is a list of int32 pool indices), "csv" or
+        "jsonl" (one JSON object a line); from the file name's suffix when omitted.
+        """
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from .errors import ParameterError
+
+        if fmt is None:
+            fmt = str(getattr(dest, "name", dest)).rsplit(".", 1)[-1].lower()
+        if fmt not in self.RECORD_FORMATS:
+            raise ParameterError(f"the decision record is written as parquet, csv or jsonl; got "
+                                 f"{fmt!r} (name the file .parquet, .csv or .jsonl)")
+        own = isinstance(dest, str) or hasattr(dest, "__fspath__")
+        fh = open(dest, "wb") if own else dest  # noqa: SIM115 - closed below
+        rows = 0
+        writer = None
+        try:
+            frames = self.iter_record(names=names)
+            first = True
+            for df in frames:
+                rows += len(df)
+                if fmt == "parquet":
+                    table = pa.Table.from_pandas(df.assign(cond=[list(c) for c in df["cond"]]),
+                                                 preserve_index=False)
+                    if writer is None:
+                        schema = table.schema.set(table.schema.get_field_index("cond"),
+                                                  pa.field("cond", pa.list_(pa.int32())))
+                        writer = pq.ParquetWriter(fh, schema)
+                    writer.write_table(table.cast(writer.schema))
+                elif fmt == "csv":
+                    out = df.assign(cond=[" ".join(map(str, c)) for c in df["cond"]])
+                    fh.write(out.to_csv(index=False, header=first).encode("utf-8"))
+                else:
+                    fh.write(df.assign(cond=[list(c) for c in df["cond"]]).to_json(
+                        orient="records", lines=True, force_ascii=False).encode("utf-8"))
+                first = False
+            if fmt == "parquet" and writer is None:  # an empty record still has a schema
+                writer = pq.ParquetWriter(fh, pa.Table.from_pandas(
+                    self.to_frame(names=names), preserve_index=False).schema)
+            elif fmt == "csv" and first:
+                fh.write((",".join(self.to_frame(names=names).columns) + "\n").encode())
+        finally:
+            if writer is not None:
+                writer.close()
+            if own:
+                fh.close()
+        return rows
 
     def feature_fates(self, target) -> dict[int, str]:
         """Fate of every feature the target's run touched: ``blanket``, ``cut-k2``,

@@ -8,6 +8,16 @@ row-wise view of one of them.
 
 Variables are *pool indices*: ``0..m−1`` are features, ``m..m+C−1`` are label categories in
 flattened order, and ``TARGET`` (−1) stands for the target category itself.
+
+Trace levels (:data:`TRACE_LEVELS`) say how much is kept; the tests and decisions are the same at
+every level, and every level counts the tests of each step:
+
+* ``"full"``: every test (the explorer's record);
+* ``"decisions"``: only the tests whose decision changed a set (:data:`DECISION_ROWS`: a category
+  accepted into R, a candidate cut by k1, a feature removed by backward elimination, a spouse
+  found, a feature recovered, a feature cut by k2 or removed by symmetry or redundancy); each row
+  keeps its position ``seq`` in the full sequence;
+* ``"counters"``: no rows, only the number of tests per step.
 """
 
 from __future__ import annotations
@@ -51,8 +61,22 @@ DECISIONS = [
 ]
 DECISION_CODE = {d: i for i, d in enumerate(DECISIONS)}
 
-_COLUMNS = ("step", "a", "b", "cond", "value", "threshold", "decision", "aux")
-_DTYPES = (np.int8, np.int32, np.int32, np.int32, np.float64, np.float64, np.int8, np.int32)
+TRACE_LEVELS = ("full", "decisions", "counters")
+# step -> the decisions kept at level "decisions" (those that change a set)
+DECISION_ROWS: dict[str, frozenset[str]] = {
+    "label-cmi": frozenset({"accepted"}),
+    "feature-mi": frozenset({"cut-k1"}),
+    "backward": frozenset({"removed"}),
+    "spouse": frozenset({"spouse"}),
+    "recovery": frozenset({"recovered"}),
+    "k2-cut": frozenset({"cut-k2"}),
+    "symmetry": frozenset({"removed"}),
+    "redundancy": frozenset({"dominates"}),
+}
+
+_COLUMNS = ("seq", "step", "a", "b", "cond", "value", "threshold", "decision", "aux")
+_DTYPES = (np.int32, np.int8, np.int32, np.int32, np.int32, np.float64, np.float64, np.int8,
+           np.int32)
 
 
 @dataclass(frozen=True)
@@ -74,17 +98,39 @@ class Test:
 
 
 class TraceBuilder:
-    """Collects one target's rows in bulk, then freezes them into column arrays."""
+    """Collects one target's rows in bulk, then freezes them into column arrays.
 
-    def __init__(self, cond_sets: CondSets) -> None:
+    ``level`` is one of :data:`TRACE_LEVELS`; :attr:`counts` (tests per step) is kept at every
+    level. A ``cond`` may be given as a zero-argument callable: it is called only when the row
+    is kept, so that a level without rows never materialises a conditioning set.
+    """
+
+    def __init__(self, cond_sets: CondSets, level: str = "full") -> None:
         self._chunks: list[tuple] = []
         self._rows: list[tuple] = []  # single rows waiting to become one chunk
         self._conds = cond_sets
+        self.level = level
+        self.n = 0  # tests so far (the next row's seq)
+        self._counts = [0] * len(STEP_NAMES)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Number of tests per step (steps with none left out), in step order."""
+        return {s: c for s, c in zip(STEP_NAMES, self._counts, strict=True) if c}
 
     def add_one(self, step: str, a: int, b: int, cond, value: float, threshold: float,
                 decision: str, aux: int = -1) -> None:
         """Add one row (cheaper than :meth:`add` for rows taken one at a time)."""
-        self._rows.append((STEP_CODE[step], a, b, self._conds.id(cond), value, threshold,
+        code = STEP_CODE[step]
+        seq = self.n
+        self.n += 1
+        self._counts[code] += 1
+        if self.level != "full" and (self.level == "counters"
+                                     or decision not in DECISION_ROWS.get(step, ())):
+            return
+        if callable(cond):
+            cond = cond()
+        self._rows.append((seq, code, a, b, self._conds.id(cond), value, threshold,
                            DECISION_CODE[decision], aux))
 
     def _flush(self) -> None:
@@ -104,23 +150,37 @@ class TraceBuilder:
         k = value.size
         if k == 0:
             return
-        self._flush()
-        cid = self._conds.id(cond)
+        code = STEP_CODE[step]
+        seq0 = self.n
+        self.n += k
+        self._counts[code] += k
+        if self.level == "counters":
+            return
         if isinstance(decision, str):
             dec = np.full(k, DECISION_CODE[decision], dtype=np.int8)
-        else:
-            dec = np.array([DECISION_CODE[d] for d in decision], dtype=np.int8)
-        row = (
-            np.full(k, STEP_CODE[step], dtype=np.int8),
+        else:  # names → codes per distinct name, not per row
+            names, inv = np.unique(np.asarray(decision), return_inverse=True)
+            dec = np.array([DECISION_CODE[str(d)] for d in names], dtype=np.int8)[inv.ravel()]
+        row = [
+            np.arange(seq0, seq0 + k, dtype=np.int32),
+            np.full(k, code, dtype=np.int8),
             np.broadcast_to(np.asarray(a, dtype=np.int32), (k,)),
             np.broadcast_to(np.asarray(b, dtype=np.int32), (k,)),
-            np.full(k, cid, dtype=np.int32),
+            None,
             value,
             np.broadcast_to(np.asarray(threshold, dtype=np.float64), (k,)),
             dec,
             np.broadcast_to(np.asarray(aux, dtype=np.int32), (k,)),
-        )
-        self._chunks.append(row)
+        ]
+        if self.level == "decisions":
+            keep = np.isin(dec, [DECISION_CODE[d] for d in DECISION_ROWS.get(step, ())])
+            if not keep.any():
+                return
+            row = [None if c is None else c[keep] for c in row]
+            k = int(keep.sum())
+        self._flush()
+        row[4] = np.full(k, self._conds.id(cond() if callable(cond) else cond), dtype=np.int32)
+        self._chunks.append(tuple(row))
 
     def freeze(self) -> dict[str, np.ndarray]:
         self._flush()
@@ -133,7 +193,10 @@ class TraceBuilder:
 
 
 class CondSets:
-    """Interns conditioning sets (kept as ordered tuples of pool indices) run-wide."""
+    """Interns conditioning sets (kept as ordered tuples of pool indices).
+
+    One per target while it runs; :func:`camcf.run` re-interns the targets' sets into one
+    run-wide list in flattening order, so ids do not depend on how the work was scheduled."""
 
     def __init__(self) -> None:
         self.sets: list[tuple[int, ...]] = []
@@ -141,9 +204,9 @@ class CondSets:
 
     def id(self, cond) -> int:
         key = tuple(cond)
-        i = self._ids.get(key)
+        i = self._ids.get(key)  # numpy integers hash and compare as ints
         if i is None:
-            key = tuple(int(c) for c in key)
+            key = tuple(map(int, key))
             i = len(self.sets)
             self.sets.append(key)
             self._ids[key] = i
@@ -152,11 +215,12 @@ class CondSets:
 
 def iter_tests(cols: dict[str, np.ndarray], target: int, cond_sets: list[tuple[int, ...]]):
     """Yield :class:`Test` rows of one target's column arrays, in the order they were taken."""
+    seqs = cols["seq"] if "seq" in cols else np.arange(cols["step"].size)
     for i in range(cols["step"].size):
         step = STEP_NAMES[int(cols["step"][i])]
         phase, quantity, _ = STEPS[step]
         yield Test(
-            seq=i,
+            seq=int(seqs[i]),
             phase=phase,
             step=step,
             quantity=quantity,

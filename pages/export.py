@@ -22,9 +22,12 @@ c3.download_button("Result summary (JSON)", lambda: res.to_json(), "camcf-result
 st.subheader("Decision record")
 st.caption(f"{res.n_tests:,} decisions: phase, step, quantity, variables, conditioning set, "
            "value (bits), threshold, decision.")
-d1, d2 = st.columns(2)
+d1, d2, d3 = st.columns(3)
 d1.download_button("Decision record (CSV)", lambda: res.to_frame().to_csv(index=False),
                    "camcf-decisions.csv", "text/csv", on_click="ignore", key="ex_dec_csv")
+d3.download_button("Decision record (Parquet)", lambda: res.record_bytes("parquet"),
+                   "camcf-decisions.parquet", "application/vnd.apache.parquet",
+                   on_click="ignore", key="ex_dec_parquet")
 d2.download_button("Result with decision record (JSON)",
                    lambda: res.to_json(include_trace=True), "camcf-result-trace.json",
                    "application/json", on_click="ignore", key="ex_dec_json")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import arff as liac
 import numpy as np
+import scipy.sparse as sp
 
 from ..dataset import Dataset
 from ..errors import DataFormatError
@@ -74,6 +75,15 @@ def _decode(text: str, sparse: bool, shown: str) -> tuple[dict, bool]:
         raise DataFormatError(f"{shown}: expected {_EXPECTED}, but {exc}") from None
 
 
+#: A sparse ARFF file whose dense feature matrix (float64) would exceed this many bytes keeps
+#: its features as a ``scipy.sparse`` CSC matrix from the reader to the engine.
+SPARSE_ABOVE = 64 * 2**20
+
+
+def _dense(M) -> np.ndarray:
+    return M.toarray() if sp.issparse(M) else M
+
+
 def parse_arff_text(
     text: str,
     *,
@@ -132,8 +142,9 @@ def parse_arff_text(
         cols_a = np.asarray(cols, dtype=np.int64)
         if rows_a.size and rows_a.max() >= n_rows:
             raise DataFormatError(f"{shown}: sparse rows could not be counted consistently")
-        M = np.zeros((n_rows, m), dtype=float)
-        M[rows_a, cols_a] = np.asarray(values, dtype=float) if rows_a.size else 0.0
+        M = sp.csc_matrix(
+            (np.asarray(values, dtype=float), (rows_a, cols_a)), shape=(n_rows, m)
+        )  # duplicates of one cell are summed; ARFF has none
         fmt = "arff-sparse"
     else:
         data = decoded["data"]
@@ -160,7 +171,7 @@ def parse_arff_text(
     plain = [k for k, j in enumerate(idx) if j not in text_labels]
     if plain:
         Yp, cp, notes = encode_labels(
-            M[:, [idx[k] for k in plain]],
+            _dense(M[:, [idx[k] for k in plain]]),
             [label_names[k] for k in plain],
             [nominal[idx[k]] for k in plain],
             shown,
@@ -174,8 +185,10 @@ def parse_arff_text(
             notes.append(f"label {columns[j]}: text values mapped to codes in sorted order")
 
     X = M[:, feat_idx]
+    if sp.issparse(X) and n_rows * len(feat_idx) * 8 <= SPARSE_ABOVE:
+        X = X.toarray()  # small enough: the dense form every consumer reads
     nominal_features = {columns[j]: list(nominal[j]) for j in feat_idx if nominal[j] is not None}
-    n_missing = int(np.isnan(X).sum())
+    n_missing = int(np.isnan(X.data if sp.issparse(X) else X).sum())
     meta = {
         "format": fmt,
         "file": shown,

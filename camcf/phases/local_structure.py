@@ -48,10 +48,11 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
     pc = list(kept)
     loo = engine.leave_one_out(target, pc, R_pool)
     for f in kept:
-        cond = [g for g in pc if g != f] + R_pool
         v = loo.value(f)
         removed = rounded(v) <= delta1
-        tb.add_one("backward", TARGET, f, cond, v, delta1, "removed" if removed else "stays")
+        # S = (PC − f) ∪ R, materialised only if the trace keeps the row
+        tb.add_one("backward", TARGET, f, lambda f=f: [g for g in pc if g != f] + R_pool, v,
+                   delta1, "removed" if removed else "stays")
         if removed:
             pc.remove(f)
             loo.remove(f)

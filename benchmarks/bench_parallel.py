@@ -1,0 +1,139 @@
+"""Parallel targets: n_jobs 1 vs 2 (joblib) and a two-worker Dask LocalCluster vs serial.
+
+On one shared data set (Enron by default) at the heavier setting (0.01, 0.02, 1.0, 0.3), trace
+"decisions": wall seconds of the serial run, of ``n_jobs=2`` (loky processes; the pool is
+started once before timing) and of ``joblib.parallel_backend("dask")`` with a
+``LocalCluster(n_workers=2, processes=True, threads_per_worker=1)`` (cluster started before
+timing). Every parallel output is checked byte-identical to the serial one. With ``--old DIR``
+it also times the engine of another checkout (serial) on every shared data set at both
+settings, side by side with this one, each in a fresh subprocess.
+
+    CAMCF_DATA_DIR=/work/shared/datasets .venv/bin/python benchmarks/bench_parallel.py
+    ... benchmarks/bench_parallel.py --versus-old /tmp/engine-old --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+
+SETTINGS = {
+    "authors": dict(delta1=0.05, delta2=0.1, k1=0.7, k2=1.0),
+    "heavier": dict(delta1=0.01, delta2=0.02, k1=1.0, k2=0.3),
+}
+
+
+def _data(name):
+    from camcf.catalog import load_shared
+    from camcf.discretize import discretize
+
+    ds = load_shared(name)
+    X, _ = discretize(ds.X)
+    return X, ds.Y
+
+
+def _best(fn, repeats):
+    best = float("inf")
+    out = None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def parallel(name: str, setting: str, repeats: int) -> None:
+    import joblib
+
+    import camcf
+
+    X, Y = _data(name)
+    params = SETTINGS[setting]
+    warnings.simplefilter("ignore")
+
+    def go(**kw):
+        return camcf.run(X, Y, **params, trace="decisions", **kw).to_json()
+
+    t1, ref = _best(go, repeats)
+    go(n_jobs=2)  # start the worker pool
+    t2, out2 = _best(lambda: go(n_jobs=2), repeats)
+    print(f"{name} {setting}: serial {t1:.2f} s, n_jobs=2 {t2:.2f} s "
+          f"(×{t1 / t2:.2f}), identical: {out2 == ref}", flush=True)
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        print("dask.distributed not installed: no cluster figure")
+        return
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster):
+        with joblib.parallel_backend("dask"):
+            go(n_jobs=-1)  # warm the workers (imports)
+            td, outd = _best(lambda: go(n_jobs=-1), repeats)
+    print(f"{name} {setting}: LocalCluster(2 workers) {td:.2f} s (×{t1 / td:.2f} vs serial), "
+          f"identical: {outd == ref}", flush=True)
+
+
+def one(name: str, setting: str, repeats: int) -> dict:
+    import camcf
+
+    X, Y = _data(name)
+    warnings.simplefilter("ignore")
+    kw = {}
+    import inspect
+
+    if "trace" in inspect.signature(camcf.run).parameters:
+        kw["trace"] = "full"  # the old engine always records everything
+    t, res = _best(lambda: camcf.run(X, Y, **SETTINGS[setting], **kw), repeats)
+    c0 = time.process_time()
+    camcf.run(X, Y, **SETTINGS[setting], **kw)
+    return {"seconds": t, "cpu": time.process_time() - c0,
+            "selected": [int(i) for i in res.selected_indices]}
+
+
+def versus_old(old: str, repeats: int) -> None:
+    from camcf.catalog import available
+
+    print(f"{'data set':<12} {'setting':<8} {'old s':>7} {'new s':>7} {'speed-up':>8} "
+          f"{'old cpu':>8} {'new cpu':>8}  same selection")
+    for name in available():
+        for setting in SETTINGS:
+            r = {}
+            for tag, path in (("old", old), ("new", None)):
+                env = dict(os.environ)
+                if path:
+                    env["PYTHONPATH"] = path + os.pathsep + env.get("PYTHONPATH", "")
+                out = subprocess.run([sys.executable, __file__, "--_one", name, setting,
+                                      "--repeats", str(repeats)], capture_output=True,
+                                     text=True, env=env)
+                r[tag] = json.loads(out.stdout.strip().splitlines()[-1])
+            o, n = r["old"], r["new"]
+            print(f"{name:<12} {setting:<8} {o['seconds']:7.2f} {n['seconds']:7.2f} "
+                  f"{o['seconds'] / n['seconds']:7.2f}× {o['cpu']:8.2f} {n['cpu']:8.2f}  "
+                  f"{o['selected'] == n['selected']}", flush=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default="enron")
+    ap.add_argument("--setting", default="heavier", choices=list(SETTINGS))
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--versus-old", metavar="DIR")
+    ap.add_argument("--_one", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args._one:
+        print(json.dumps(one(*args._one, args.repeats)))
+        return 0
+    if args.versus_old:
+        versus_old(args.versus_old, args.repeats)
+        return 0
+    parallel(args.data, args.setting, args.repeats)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,262 @@
+"""The engine at scale: parallel targets (joblib, Dask), trace levels, compact and sparse codes."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import camcf
+from camcf.algorithm import prepare_features, target_work
+from camcf.errors import ParameterError, ResourceLimitError
+
+HEAVIER = dict(delta1=0.01, delta2=0.02, k1=1.0, k2=0.3)
+AUTHORS = dict(delta1=0.05, delta2=0.1, k1=0.7, k2=1.0)
+
+
+def problem(seed=0, n=300, m=30, sparse_share=None):
+    """Features with structure, four binary labels and a three-category label."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(n, m))
+    if sparse_share is not None:
+        X = X * (rng.random((n, m)) < sparse_share)
+    L = [((X[:, 0] + X[:, 1]) > 2) ^ (rng.random(n) < 0.1)]
+    L.append(L[0] ^ (rng.random(n) < 0.2))
+    L.append((X[:, 2] > 0) ^ (rng.random(n) < 0.1))
+    L.append((X[:, 3] + L[2]) > 1)
+    L.append(np.where(X[:, 4] == 0, 0, np.where(X[:, 5] > 0, 1, 2)))
+    return X, np.column_stack(L).astype(int)
+
+
+def quiet_run(*a, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", camcf.CamcfWarning)
+        return camcf.run(*a, **kw)
+
+
+@pytest.mark.parametrize("params", [AUTHORS, HEAVIER])
+def test_output_is_byte_identical_for_every_n_jobs(params):
+    X, Y = problem(1)
+    serial = quiet_run(X, Y, **params)
+    ref = serial.to_json(include_trace=True)
+    assert json.loads(ref)["n_tests"] > 100
+    for n_jobs in (1, 2):
+        par = quiet_run(X, Y, **params, n_jobs=n_jobs)
+        assert par.to_json(include_trace=True) == ref, n_jobs
+        assert par.cond_sets == serial.cond_sets
+
+
+def test_progress_is_reported_in_order_when_parallel():
+    X, Y = problem(2, n=150, m=10)
+    seen = []
+    quiet_run(X, Y, **AUTHORS, n_jobs=2, progress=lambda d, t, msg: seen.append(d))
+    assert seen == list(range(len(seen)))
+    assert seen[-1] == len(seen) - 1  # the final (total, total) call
+
+
+def test_target_work_is_pure():
+    X, Y = problem(3)
+    res = quiet_run(X, Y, **HEAVIER)
+    Xc = prepare_features(X)
+    C = np.column_stack([(Y[:, c.label_index] == c.value) for c in res.categories]).astype(
+        np.uint8)
+    c = res.categories[0]
+    others = [d.id for d in res.categories if d.label_index != c.label_index]
+    before = (Xc.copy(), C.copy(), res.mi_table.copy())
+    a = target_work(Xc, C, None, res.mi_table, res.category_mi, c, others, res.params)
+    b = target_work(Xc, C, None, res.mi_table, res.category_mi, c, others, res.params)
+    assert a[0].blanket == b[0].blanket == res.targets[0].blanket
+    assert a[1] == b[1] and a[2] == b[2]
+    for x, y in zip(before, (Xc, C, res.mi_table), strict=True):
+        np.testing.assert_array_equal(x, y)  # the shared inputs are not written
+
+
+@pytest.mark.parametrize("params", [AUTHORS, HEAVIER])
+def test_decisions_are_identical_at_every_trace_level(params):
+    X, Y = problem(4)
+    full = quiet_run(X, Y, **params)
+    dec = quiet_run(X, Y, **params, trace="decisions")
+    cnt = quiet_run(X, Y, **params, trace="counters")
+    assert full.to_json() == dec.to_json() == cnt.to_json()  # n_tests included
+    assert full.trace_level == "full" and cnt.trace_level == "counters"
+    assert cnt.n_rows == 0 and full.n_rows == full.n_tests
+    assert 0 < dec.n_rows < full.n_rows
+    for a, b in zip(full.targets, cnt.targets, strict=True):
+        assert a.test_counts == b.test_counts
+    # every kept row is the full record's row with the same seq
+    f = full.to_frame(names=False).set_index(["target", "seq"])
+    d = dec.to_frame(names=False).set_index(["target", "seq"])
+    assert set(d.decision) <= {"accepted", "cut-k1", "removed", "spouse", "recovered", "cut-k2",
+                               "dominates"}
+    sub = f.loc[d.index]
+    assert list(sub.decision) == list(d.decision)
+    assert list(sub.cond) == list(d.cond)
+    np.testing.assert_array_equal(sub.value.to_numpy(), d.value.to_numpy())
+    # and the full record keeps all of those decisions
+    changing = f[f.decision.isin(set(d.decision)) & ~((f.step == "feature-mi")
+                                                      & (f.decision != "cut-k1"))]
+    assert len(changing) == len(d)
+
+
+def test_bad_trace_level_and_n_jobs_are_parameter_errors():
+    X, Y = problem(0, n=50, m=6)
+    with pytest.raises(ParameterError, match="trace"):
+        camcf.run(X, Y, trace="everything")
+    with pytest.raises(ParameterError, match="n_jobs"):
+        camcf.run(X, Y, n_jobs=0)
+
+
+def test_codes_take_the_smallest_type_and_column_major_layout():
+    X, _ = problem(0, n=100, m=8)
+    A = prepare_features(X)
+    assert A.dtype == np.uint8 and A.flags.f_contiguous
+    np.testing.assert_array_equal(A, X)
+    big = np.column_stack([X[:, 0] * 1000, X[:, 1] - 5])  # recoded: 0..k−1 by value
+    B = prepare_features(big.astype(float))
+    assert B.dtype == np.uint8
+    np.testing.assert_array_equal(B[:, 0], X[:, 0])
+    np.testing.assert_array_equal(B[:, 1], X[:, 1])
+    with pytest.raises(camcf.InvalidDataError, match=r"column\(s\) \[1\]"):
+        prepare_features(np.column_stack([X[:, 0], X[:, 1] + 0.5]))
+
+
+def test_sparse_input_stays_sparse_and_decides_as_dense():
+    X, Y = problem(5, n=200, m=25, sparse_share=0.15)
+    S = prepare_features(sp.csr_matrix(X))
+    assert sp.issparse(S) and S.format == "csc" and S.dtype == np.uint8
+    assert sp.issparse(prepare_features(X))  # mostly zeros: kept sparse
+    for params in (AUTHORS, HEAVIER):
+        dense = quiet_run(X, Y, **params)
+        sparse = quiet_run(sp.csr_matrix(X), Y, **params)
+        assert sparse.to_json() == dense.to_json()
+        if params is AUTHORS:
+            continue
+        ref = quiet_run(X, Y, **params, engine="reference")
+        f, r = sparse.to_frame(names=False), ref.to_frame(names=False)
+        assert list(f.decision) == list(r.decision)
+        np.testing.assert_allclose(f.value.to_numpy(), r.value.to_numpy(), atol=1e-12)
+
+
+def test_too_big_for_the_memory_limit_is_a_resource_error_before_allocating(monkeypatch):
+    X, Y = problem(0, n=200, m=10)
+    monkeypatch.setenv("CAMCF_MEMORY_LIMIT", "1M")
+    with pytest.raises(ResourceLimitError, match="CAMCF_MEMORY_LIMIT"):
+        camcf.run(X, Y)
+
+
+def test_dask_cluster_gives_the_same_json():
+    distributed = pytest.importorskip("distributed")
+    import joblib
+
+    X, Y = problem(6, n=250, m=20)
+    serial = quiet_run(X, Y, **HEAVIER).to_json(include_trace=True)
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                  host="127.0.0.1", dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        with joblib.parallel_backend("dask"):
+            res = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
+        # the work ran on the two workers: each holds the scattered inputs or task results
+        assert len(client.scheduler_info()["workers"]) == 2
+    assert res.to_json(include_trace=True) == serial
+
+
+def test_cli_n_jobs_and_parquet_record(tmp_path):
+    import pandas as pd
+
+    from camcf.cli import main
+
+    X, Y = problem(7, n=120, m=8)
+    data = tmp_path / "d.csv"
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    for i in range(Y.shape[1]):
+        df[f"y{i}"] = Y[:, i]
+    df.to_csv(data, index=False)
+    base = [str(data), "--labels", f"last:{Y.shape[1]}", "--discretize", "none"]
+    assert main(["select", *base, "-o", str(tmp_path / "a.json")]) == 0
+    assert main(["select", *base, "-o", str(tmp_path / "b.json"), "--n-jobs", "2",
+                 "--record", str(tmp_path / "r.parquet")]) == 0
+    a = json.loads((tmp_path / "a.json").read_text())
+    b = json.loads((tmp_path / "b.json").read_text())
+    assert a == b
+    rec = pd.read_parquet(tmp_path / "r.parquet")
+    assert len(rec) == a["n_tests"] > 0
+    res = quiet_run(X, Y)
+    full = res.to_frame()
+    assert list(rec.decision) == list(full.decision)
+    assert [list(c) for c in rec.cond] == [list(c) for c in full.cond]
+
+
+def test_record_streams_as_csv_and_jsonl(tmp_path):
+    import pandas as pd
+
+    X, Y = problem(8, n=150, m=10)
+    res = quiet_run(X, Y, **HEAVIER)
+    assert res.write_record(tmp_path / "r.csv") == res.n_tests
+    assert res.write_record(tmp_path / "r.jsonl") == res.n_tests
+    csv = pd.read_csv(tmp_path / "r.csv", keep_default_na=False)
+    jl = pd.read_json(tmp_path / "r.jsonl", lines=True)
+    full = res.to_frame()
+    assert list(csv.decision) == list(jl.decision) == list(full.decision)
+    np.testing.assert_allclose(csv.value.to_numpy(float), full.value.to_numpy(float))
+    import io
+
+    pq = pd.read_parquet(io.BytesIO(res.record_bytes("parquet")))
+    assert list(pq.decision) == list(full.decision)
+    with pytest.raises(ParameterError, match="parquet"):
+        res.write_record(tmp_path / "r.xlsx")
+
+
+def test_estimator_passes_n_jobs():
+    X, Y = problem(9, n=150, m=8)
+    sel = camcf.CaMCF(n_jobs=2)
+    assert sel.get_params()["n_jobs"] == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", camcf.CamcfWarning)
+        a = sel.fit(X, Y).result_.to_json()
+    assert a == quiet_run(X, Y).to_json()
+
+
+def _sparse_arff(X, Y) -> str:
+    lines = [f"@relation 'demo: -C -{Y.shape[1]}'"]
+    lines += [f"@attribute x{j} numeric" for j in range(X.shape[1])]
+    lines += [f"@attribute y{i} {{0,1}}" for i in range(Y.shape[1])]
+    lines.append("@data")
+    Z = np.column_stack([X, Y])
+    for row in Z:
+        nz = np.flatnonzero(row)
+        lines.append("{" + ", ".join(f"{j} {row[j]}" for j in nz) + "}")
+    return "\n".join(lines) + "\n"
+
+
+def test_large_sparse_arff_stays_sparse_to_the_engine(monkeypatch):
+    from camcf.io import arff
+
+    X, Y = problem(10, n=200, m=25, sparse_share=0.1)
+    Y = (Y[:, :4] > 0).astype(int)
+    text = _sparse_arff(X, Y)
+    dense_ds = arff.parse_arff_text(text)
+    assert not sp.issparse(dense_ds.X)  # small: dense as before
+    monkeypatch.setattr(arff, "SPARSE_ABOVE", 0)
+    ds = arff.parse_arff_text(text)
+    assert sp.issparse(ds.X)
+    np.testing.assert_array_equal(ds.X.toarray(), dense_ds.X)
+    np.testing.assert_array_equal(ds.Y, dense_ds.Y)
+    from camcf.discretize import discretize
+
+    codes, info = discretize(ds.X)
+    dcodes, dinfo = discretize(dense_ds.X)
+    assert sp.issparse(codes) and info == dinfo
+    np.testing.assert_array_equal(codes.toarray(), dcodes)
+    assert quiet_run(ds, **HEAVIER).to_json() == quiet_run(dense_ds, **HEAVIER).to_json()
+
+
+def test_column_at_a_time_counting_of_tall_data_gives_the_same_record(monkeypatch):
+    import camcf.info
+
+    X, Y = problem(11, n=300, m=20)
+    ref = quiet_run(X, Y, **HEAVIER).to_json(include_trace=True)
+    monkeypatch.setattr(camcf.info, "_TALL", 1)  # every call takes the tall-data path
+    assert quiet_run(X, Y, **HEAVIER).to_json(include_trace=True) == ref
