@@ -38,18 +38,33 @@ import streamlit as st  # noqa: E402
 
 import camcf  # noqa: E402
 from camcf import catalog  # noqa: E402
+from camcf.algorithm_params import (  # noqa: E402
+    ALGORITHM_PARAMS,
+    DISCRETIZE_PARAMS,
+    WIDGETS,
+)
+from camcf.algorithm_params import by_name as _by_name  # noqa: E402
 from camcf.discretize import discretize  # noqa: E402
 from camcf.errors import CamcfError  # noqa: E402
 from camcf.lru import BoundedLRU  # noqa: E402
 
 #: cells (n × m) up to which a data set counts as small: run on load, auto-run offered
+_disc = _by_name(DISCRETIZE_PARAMS)
 SMALL = 400_000
 #: cells above which a run shows a progress box
 SHOW_PROGRESS = 50_000
 RUN_CACHE_ENTRIES = 8
 
 PARAM_DEFAULTS = dict(camcf.DEFAULTS)
-DISC_DEFAULTS = {"mode": "auto", "bins": 3, "strategy": "uniform"}
+#: the run's discretisation settings (keys mode/bins/strategy) from the declarations
+DISC_DEFAULTS = {"mode": _disc["discretize"].default, "bins": _disc["bins"].default,
+                 "strategy": _disc["strategy"].default}
+#: widget keys of the declared parameters (kept stable: tests and links use them)
+WIDGET_KEYS = {**{p.name: f"p_{p.name}" for p in ALGORITHM_PARAMS},
+               "min_category_size": "p_min_cat", "discretize": "d_mode", "bins": "d_bins",
+               "strategy": "d_strategy"}
+#: options shown with a friendlier wording
+OPTION_NAMES = {"uniform": "equal width", "quantile": "equal frequency"}
 DEMO_DEFAULTS = {"n": 1000, "seed": 0}
 
 
@@ -306,45 +321,48 @@ def process_load(state) -> None:
     state.pop("run_error", None)
 
 
+def _widget(p) -> None:
+    """One widget for one declared parameter (its value lives under WIDGET_KEYS[p.name])."""
+    key, label = WIDGET_KEYS[p.name], p.label
+    if p.options is not None:
+        if p.name in _disc:
+            st.selectbox(label, list(p.options), key=key, help=p.help,
+                         format_func=lambda o: OPTION_NAMES.get(o, o))
+        else:
+            st.radio(label, list(p.options), key=key, horizontal=True, help=p.help)
+        return
+    lo, hi, step = WIDGETS.get(p.name, (p.low or 0, p.high or 10_000, 1))
+    if p.kind is int:
+        st.number_input(label, int(lo), int(hi), int(p.default), int(step), key=key, help=p.help)
+    elif p.advanced:
+        st.number_input(label, float(lo), float(hi), float(p.default), float(step), key=key,
+                        help=p.help)
+    else:
+        st.slider(label, float(lo), float(hi), float(p.default), float(step), key=key,
+                  help=p.help, format="%.3f" if step < 0.01 else "%.2f")
+
+
 def _param_widgets() -> None:
-    """The parameter widgets; their values live in st.session_state under their keys."""
-    st.slider("δ1 (feature–category, bits)", 0.0, 0.3, PARAM_DEFAULTS["delta1"], 0.005,
-              key="p_delta1", format="%.3f")
-    st.slider("δ2 (category–category, bits)", 0.0, 0.5, PARAM_DEFAULTS["delta2"], 0.01,
-              key="p_delta2", format="%.2f")
-    st.slider("k1 (share of PC candidates kept)", 0.05, 1.0, PARAM_DEFAULTS["k1"], 0.05,
-              key="p_k1", format="%.2f")
-    st.slider("k2 (share of the blanket kept)", 0.05, 1.0, PARAM_DEFAULTS["k2"], 0.05,
-              key="p_k2", format="%.2f")
+    """The parameter widgets, generated from the declarations (camcf.algorithm_params); their
+    values live in st.session_state under WIDGET_KEYS."""
+    for p in ALGORITHM_PARAMS:
+        if not p.advanced:
+            _widget(p)
     with st.expander("Discretisation"):
-        st.selectbox("Mode", ["auto", "none"], key="d_mode",
-                     help="auto: integer columns with ≤ 10 values as they are, others binned; "
-                          "none: no binning (integers only).")
-        st.number_input("Bins", 2, 20, DISC_DEFAULTS["bins"], 1, key="d_bins")
-        st.selectbox("Strategy", ["uniform", "quantile"], key="d_strategy",
-                     format_func={"uniform": "equal width", "quantile": "equal frequency"}.get)
+        for p in DISCRETIZE_PARAMS:
+            _widget(p)
     with st.expander("Advanced"):
-        st.number_input("γ (redundancy margin)", 0.1, 5.0, float(PARAM_DEFAULTS["gamma"]), 0.05,
-                        key="p_gamma")
-        st.number_input("Minimum category size", 1, 10_000,
-                        int(PARAM_DEFAULTS["min_category_size"]), 1, key="p_min_cat")
-        st.radio("Recovery", ["first", "all"], key="p_recovery", horizontal=True,
-                 help="first: stop Phase 3 after the first recovered feature (authors' code); "
-                      "all: try every feature (paper).")
+        for p in ALGORITHM_PARAMS:
+            if p.advanced:
+                _widget(p)
 
 
 def params_from_state(state) -> tuple[dict, dict]:
     """(Ca-MCF parameters, discretisation) as the widgets currently hold them."""
-    p, d = PARAM_DEFAULTS, DISC_DEFAULTS
-    params = {"delta1": float(state.get("p_delta1", p["delta1"])),
-              "delta2": float(state.get("p_delta2", p["delta2"])),
-              "k1": float(state.get("p_k1", p["k1"])), "k2": float(state.get("p_k2", p["k2"])),
-              "gamma": float(state.get("p_gamma", p["gamma"])),
-              "min_category_size": int(state.get("p_min_cat", p["min_category_size"])),
-              "recovery": str(state.get("p_recovery", p["recovery"]))}
-    disc = {"mode": str(state.get("d_mode", d["mode"])), "bins": int(state.get("d_bins",
-                                                                               d["bins"])),
-            "strategy": str(state.get("d_strategy", d["strategy"]))}
+    params = {p.name: p.kind(state.get(WIDGET_KEYS[p.name], p.default))
+              for p in ALGORITHM_PARAMS}
+    d = {p.name: p.kind(state.get(WIDGET_KEYS[p.name], p.default)) for p in DISCRETIZE_PARAMS}
+    disc = {"mode": d["discretize"], "bins": d["bins"], "strategy": d["strategy"]}
     return params, disc
 
 
@@ -442,6 +460,7 @@ PAGES = [
     ("pages/pruning.py", "Pruning", ":material/content_cut:", "phase-4-pruning"),
     ("pages/step_through.py", "Step through", ":material/footprint:", "step-through"),
     ("pages/evaluation.py", "Evaluation", ":material/speed:", "evaluation-page"),
+    ("pages/compare.py", "Compare methods", ":material/leaderboard:", "compare-methods"),
     ("pages/export.py", "Export", ":material/download:", "export-results"),
 ]
 

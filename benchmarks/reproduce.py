@@ -41,14 +41,15 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from camcf import catalog  # noqa: E402
-from camcf.evaluation import METRICS, summarise  # noqa: E402
-from camcf.evaluation.study import (  # noqa: E402
-    ablation,
+from camcf import CaMCF, catalog, methods, stats  # noqa: E402
+from camcf.evaluation import (  # noqa: E402
+    METRICS,
+    compare,
     make_folds,
     make_splits,
     sensitivity,
     sensitivity_summary,
+    summarise,
 )
 
 #: The grid searched on the training part of every split (kept small: the whole report must
@@ -115,7 +116,7 @@ def best_point(summary: pd.DataFrame, keys: list[str]) -> dict:
     return {k: float(v) for k, v in zip(keys, best, strict=True)}
 
 
-def run_dataset(name: str, n_jobs: int, log) -> dict:
+def run_dataset(name: str, n_jobs: int, log, others: list[str]) -> dict:
     entry = catalog.CATALOG[name]
     t_start = time.perf_counter()
     if entry.test_path:
@@ -136,6 +137,7 @@ def run_dataset(name: str, n_jobs: int, log) -> dict:
         n_rows, m = X.shape
     outer = make_folds(X, Y, splits, protocol="repeated" if not entry.test_path else "holdout")
     frames, chosen, grid_seconds, diagnostics = [], [], 0.0, []
+    failures: dict[str, list[str]] = {}
     for fold, (train_rows, _) in zip(outer, splits, strict=True):
         t0 = time.perf_counter()
         inner_splits = make_splits(
@@ -150,11 +152,13 @@ def run_dataset(name: str, n_jobs: int, log) -> dict:
         chosen.append(params)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            picked: list = []
-            frames.append(
-                ablation([fold], params, feature_sets=("all", "camcf"), selections=picked, **KNN)
-            )
-        diagnostics.append(_diagnose(fold, picked[0]["camcf"], X))
+            used = {"camcf": CaMCF(**params), "all": methods.make("all"),
+                    **{n: methods.make(n) for n in others}}
+            cmp = compare([fold], used, n_features="match", **KNN)
+        frames.append(cmp.frame)
+        for m, fails in cmp.failures.items():
+            failures.setdefault(m, []).extend(msg for _, msg in fails)
+        diagnostics.append(_diagnose(fold, cmp.sets[0]["camcf"], X))
         last = frames[-1]
         n_sel = int(last.loc[last["feature_set"] == "camcf", "n_features"].iloc[0])
         log(f"  {name} split {fold.split}: {params} -> {n_sel} features")
@@ -174,6 +178,7 @@ def run_dataset(name: str, n_jobs: int, log) -> dict:
         "total_seconds": time.perf_counter() - t_start,
         "diagnostics": pd.DataFrame(diagnostics).mean().to_dict(),
         "binned": _has_binned(X[splits[0][0]]),
+        "failures": failures,
     }
 
 
@@ -417,12 +422,178 @@ NOTES = [
 ]
 
 
+#: The paper's run-time table (seconds, MATLAB on an Apple M3; selection + classification).
+PAPER_SECONDS = {
+    "Flags": {"camcf": 0.17, "mi-mcf": 0.12, "m2lc": 0.07, "d2f": 0.05, "mdfs": 0.02,
+              "jfsc": 0.03, "fimf": 0.01, "mcls": 0.07},
+    "Image": {"camcf": 37.33, "mi-mcf": 18.68, "m2lc": 5.27, "d2f": 3.07, "mdfs": 3.87,
+              "jfsc": 2.79, "fimf": 0.06, "mcls": 2.13},
+}
+#: The shared data sets that stand for the paper's seven columns in the Friedman test (one per
+#: column: the whole set where the paper's protocol is unknown, the 600-row Image subset).
+FRIEDMAN_SETS = ["flags", "virusgo", "chd49", "plantgo", "enron", "image", "yeast"]
+
+
+def _paper_tables() -> dict | None:
+    """Every method's row of the paper's seven tables, or None without the paper's source."""
+    import importlib.util
+    import os
+
+    tex = Path(os.environ.get("CAMCF_PAPER", "/work/shared/paper/ca-mcf-paper.tex"))
+    if not tex.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location(
+        "paper_friedman", Path(__file__).with_name("paper_friedman.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    tables = mod.parse_tables(tex.read_text(encoding="utf-8"))
+    keys = dict(zip(mod.METHODS, methods.PAPER_METHODS, strict=True))
+    return {"tables": tables, "columns": mod.DATASETS, "methods": keys}
+
+
+def render_methods(results: list[dict], others: list[str]) -> str:
+    """Every method beside the paper's tables, run times, and the Friedman test on ours."""
+    names = ["camcf", *others, "all"]
+    missing = [n for n in methods.PAPER_METHODS if n not in names]
+    paper = _paper_tables()
+    lines = [
+        "",
+        "## All methods on the same splits, beside the paper",
+        "",
+        "Every available method selects on the same training parts (`camcf.evaluation.compare`)"
+        "; ranking methods keep as many features as Ca-MCF selected on that split (the paper "
+        "uses Ca-MCF's size); ML-kNN as above. Baselines run with their published defaults on "
+        "the same codes. Cells: ours (paper). Missing baselines (module not available when this "
+        f"report ran): {', '.join(methods.display(n) for n in missing) or 'none'}.",
+        "",
+    ]
+    col_of = {}
+    if paper is not None:
+        inv = {v: k for k, v in paper["methods"].items()}
+        col_of = {r["name"]: paper["columns"].index(r["paper"]) for r in results}
+    for metric, info in METRICS.items():
+        arrow = "↑" if info["higher_is_better"] else "↓"
+        lines += [f"**{info['name']} {arrow}**", "",
+                  "| method | " + " | ".join(r["name"] for r in results) + " |",
+                  "|---|" + "---|" * len(results)]
+        for n in names:
+            cells = []
+            for r in results:
+                s = r["summary"].set_index(["feature_set", "metric"])
+                ours = s.loc[(n, metric), "mean"] if (n, metric) in s.index else np.nan
+                ref = ""
+                if paper is not None and n in inv:
+                    ref = f" ({paper['tables'][metric][col_of[r['name']], list(paper['methods']).index(inv[n])]:.4f})"
+                cells.append(_fmt(ours) + ref)
+            lines.append(f"| {methods.display(n)} | " + " | ".join(cells) + " |")
+        lines.append("")
+    lines += ["**Features kept (mean) and seconds per selection**", "",
+              "| method | " + " | ".join(r["name"] for r in results) + " |",
+              "|---|" + "---|" * len(results)]
+    for n in names:
+        cells = []
+        for r in results:
+            s = r["summary"].set_index(["feature_set", "metric"])
+            if (n, "hamming_loss") not in s.index:
+                cells.append("–")
+                continue
+            row = s.loc[(n, "hamming_loss")]
+            empty = int(row["n_empty"])
+            cells.append(f"{row['n_features']:.1f} / {row['seconds']:.3f} s"
+                         + (f" (empty on {empty})" if empty else ""))
+        lines.append(f"| {methods.display(n)} | " + " | ".join(cells) + " |")
+    lines += ["", "Run time beside the paper's (seconds; the paper: MATLAB on an Apple M3, "
+              "selection **and** classification; ours: selection only, Python, this shared "
+              "2-core machine; the paper's Image is the 2000-row set, ours the 600-row subset):",
+              "", "| method | Flags ours | Flags paper | Image ours | Image paper |",
+              "|---|---|---|---|---|"]
+    by_name = {r["name"]: r for r in results}
+    for n in [x for x in names if x != "all"]:
+        cells = []
+        for ds_name, col in (("flags", "Flags"), ("image", "Image")):
+            r = by_name.get(ds_name)
+            ours = "–"
+            if r is not None:
+                s = r["summary"].set_index(["feature_set", "metric"])
+                if (n, "hamming_loss") in s.index:
+                    ours = f"{s.loc[(n, 'hamming_loss'), 'seconds']:.3f}"
+            ref = PAPER_SECONDS[col].get(n)
+            cells += [ours, "–" if ref is None else f"{ref:.2f}"]
+        lines.append(f"| {methods.display(n)} | " + " | ".join(cells) + " |")
+    sets = [by_name[n] for n in FRIEDMAN_SETS if n in by_name]
+    if len(sets) >= 2:
+        ranked = [n for n in names if n not in ("all", "random")]  # the paper's methods only
+        k = len(ranked)
+        cd = stats.critical_difference(k, len(sets))
+        lines += ["", f"**Friedman test on our results** ({len(sets)} data sets: "
+                  f"{', '.join(r['name'] for r in sets)}; {k} methods, the references (all "
+                  f"features, random subset) left out as the paper has none; Bonferroni–Dunn "
+                  f"CD = {cd:.3f}):", "",
+                  "| metric | F_F (ours) | critical value | F_F (paper) | average ranks (ours) |",
+                  "|---|---|---|---|---|"]
+        printed = {"hamming_loss": 9.0954, "subset_accuracy": 6.7741,
+                   "average_precision": 5.4545, "coverage": 2.4924, "ranking_loss": 7.3060,
+                   "macro_f1": 9.7903, "micro_f1": 6.2988}
+        for metric, info in METRICS.items():
+            table = np.array([[r["summary"].set_index(["feature_set", "metric"]).loc[
+                (n, metric), "mean"] for n in ranked] for r in sets], dtype=float)
+            lower = not info["higher_is_better"]
+            table = np.where(np.isnan(table), 1e300 if lower else -1e300, table)
+            fr = stats.friedman(table, lower_is_better=lower)
+            ranks = ", ".join(f"{methods.display(n)} {v:.2f}" for n, v in zip(
+                ranked, fr.average_ranks, strict=True))
+            lines.append(f"| {info['name']} | {_fmt(fr.iman_davenport)} | "
+                         f"{_fmt(fr.critical_value)} | {printed[metric]:.4f} | {ranks} |")
+    fails = {(r["name"], m): v for r in results for m, v in r.get("failures", {}).items()}
+    if fails:
+        lines += ["", "Failures (a method raised an error on a split; no value there):", ""]
+        for (ds_name, m), msgs in fails.items():
+            lines.append(f"- {ds_name}, {methods.display(m)}: {len(msgs)} split(s): {msgs[0]}")
+    lines += ["", *METHOD_NOTES]
+    return "\n".join(lines) + "\n"
+
+
+#: Why the baselines' numbers differ from the paper's (read with the tables above).
+METHOD_NOTES = [
+    "Why the other methods' numbers differ from the paper's:",
+    "",
+    "- Every difference listed above for Ca-MCF (binning into 3 bins, the Image subset, the "
+    "unpublished protocol, Enron's metric definitions) applies to every method alike: all "
+    "methods here see the same codes and the same splits.",
+    "- **How many features a ranking keeps.** The paper does not say which k each ranking "
+    "baseline was cut at; here it is Ca-MCF's own selection size on the same split, so every "
+    "ranking method is compared at Ca-MCF's budget. A method whose best k is larger (or "
+    "smaller) looks worse here than in a table that tuned k per method.",
+    "- **Baseline parameters** are the published defaults (BASELINES.md), not tuned per data "
+    "set; the paper does not say whether it tuned them.",
+    "- **Subset methods** (MI-MCF, M2LC) choose their own size, like Ca-MCF; their sizes are in "
+    "the features table. MI-MCF keeps more features than Ca-MCF here (e.g. 88.6 of 103 on "
+    "Yeast, 159.8 of 294 on the Image subset), which helps it wherever all features beat the "
+    "selections; in this run MI-MCF has the better average rank than Ca-MCF on every metric, "
+    "the opposite of the paper's tables (measured, not explained: the paper's MI-MCF "
+    "parameters and protocol are not published).",
+    "- **MCLS on VirusGO** scores near the random subset (Hamming loss 0.197 vs the paper's "
+    "0.086): on that sparse binary set its Laplacian-score ranking puts uninformative features "
+    "first at Ca-MCF's small budget (16 features). Observed, not diagnosed here.",
+    "- **Run times** are selection only on a shared, loaded 2-core machine (other engineers' "
+    "jobs ran at the same time); the paper's include ML-kNN. MDFS (an iterative solver with a "
+    "Sylvester equation per step) is the slowest baseline here.",
+    "- **Not in this run:** Enron and PlantGO (left out to keep the report's run time within "
+    "the session on the loaded machine; `--datasets` includes them), and M2LC (its module was "
+    "not available when the report ran).",
+]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", help="comma-separated subset of the catalogue names")
     parser.add_argument("--n-jobs", type=int, default=2, help="processes for the grid (2)")
     parser.add_argument("--output", default=str(REPO / "reports" / "reproduction.md"))
+    parser.add_argument("--methods", help="comma-separated baselines beside Ca-MCF and all "
+                                          "features (default: every available one)")
     args = parser.parse_args(argv)
+    others = ([n.strip() for n in args.methods.split(",")] if args.methods else
+              [n for n in methods.available() if n not in ("camcf", "all")])
     names = catalog.available()
     if not names:
         print(f"no shared data sets found in {catalog.data_dir()}", file=sys.stderr)
@@ -441,7 +612,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         t = time.perf_counter()
         print(f"{name} …", flush=True)
-        results.append(run_dataset(name, args.n_jobs, lambda msg: print(msg, flush=True)))
+        results.append(run_dataset(name, args.n_jobs, lambda msg: print(msg, flush=True),
+                                   others))
         print(f"{name}: {time.perf_counter() - t:.1f} s", flush=True)
     order = {n: i for i, n in enumerate(catalog.CATALOG)}
     results.sort(key=lambda r: order[r["name"]])
@@ -449,8 +621,10 @@ def main(argv: list[str] | None = None) -> int:
         ".venv/bin/python benchmarks/reproduce.py"
         + (f" --datasets {args.datasets}" if args.datasets else "")
         + (f" --n-jobs {args.n_jobs}" if args.n_jobs != 2 else "")
+        + (f" --methods {args.methods}" if args.methods else "")
     )
     text = render(results, command, time.perf_counter() - t0)
+    text += render_methods(results, others)
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")

@@ -28,7 +28,6 @@ Example
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 import warnings
 from collections.abc import Callable
@@ -37,8 +36,11 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
 
+from .algorithm_params import ALGORITHM_PARAMS
 from .errors import InvalidDataError, ParameterError
 from .info import FastEngine, ReferenceEngine
+from .params import defaults as _param_defaults
+from .params import validate as _validate_params
 from .phases import (
     label_skeleton,
     parents_children,
@@ -49,15 +51,8 @@ from .phases import (
 from .result import Category, Result, TargetResult
 from .trace import TRACE_LEVELS, CondSets, TraceBuilder
 
-DEFAULTS = {
-    "delta1": 0.05,
-    "delta2": 0.1,
-    "k1": 0.7,
-    "k2": 1.0,
-    "gamma": 1.2,
-    "min_category_size": 5,
-    "recovery": "first",
-}
+#: Ca-MCF's defaults, from the one declaration in :mod:`camcf.algorithm_params`.
+DEFAULTS = _param_defaults(ALGORITHM_PARAMS)
 
 Progress = Callable[[int, int, str], None]
 
@@ -67,40 +62,11 @@ class CamcfWarning(UserWarning):
 
 
 def check_params(delta1, delta2, k1, k2, gamma, min_category_size, recovery) -> dict:
-    """Validate parameters; raise :class:`ParameterError` naming the argument and the value."""
-
-    def real(name, v):
-        if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
-            raise ParameterError(f"{name} must be a number, got {v!r}")
-        v = float(v)
-        if not math.isfinite(v):
-            raise ParameterError(f"{name} must be finite, got {v!r}")
-        return v
-
-    out = {}
-    for name, v in (("delta1", delta1), ("delta2", delta2)):
-        v = real(name, v)
-        if v < 0:
-            raise ParameterError(f"{name} is a threshold in bits and must be ≥ 0, got {v}")
-        out[name] = v
-    for name, v in (("k1", k1), ("k2", k2)):
-        v = real(name, v)
-        if not 0 < v <= 1:
-            raise ParameterError(f"{name} is a share and must be in (0, 1], got {v}")
-        out[name] = v
-    g = real("gamma", gamma)
-    if g <= 0:
-        raise ParameterError(f"gamma is a margin and must be > 0, got {g}")
-    out["gamma"] = g
-    if isinstance(min_category_size, bool) or not isinstance(min_category_size, int | np.integer):
-        raise ParameterError(f"min_category_size must be an integer, got {min_category_size!r}")
-    if min_category_size < 1:
-        raise ParameterError(f"min_category_size must be ≥ 1, got {min_category_size}")
-    out["min_category_size"] = int(min_category_size)
-    if recovery not in ("first", "all"):
-        raise ParameterError(f"recovery must be 'first' or 'all', got {recovery!r}")
-    out["recovery"] = recovery
-    return out
+    """Validate parameters against :data:`camcf.algorithm_params.ALGORITHM_PARAMS`; raise
+    :class:`ParameterError` naming the argument, the value and the allowed range."""
+    return _validate_params(ALGORITHM_PARAMS, {
+        "delta1": delta1, "delta2": delta2, "k1": k1, "k2": k2, "gamma": gamma,
+        "min_category_size": min_category_size, "recovery": recovery})
 
 
 def _as_codes(X, what: str = "X") -> np.ndarray:

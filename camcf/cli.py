@@ -1,4 +1,7 @@
-"""The ``camcf`` command line: ``select``, ``info`` and ``evaluate``.
+"""The ``camcf`` command line: ``select``, ``info``, ``evaluate`` and ``compare``.
+
+Method flags are generated from the parameter declarations (:mod:`camcf.cli_params`):
+Ca-MCF's from :mod:`camcf.algorithm_params`, every other method's from its class's ``params``.
 
 Every failure ends with one line on stderr and a documented exit code, never a traceback:
 
@@ -25,7 +28,9 @@ from pathlib import Path
 import numpy as np
 
 from .algorithm import DEFAULTS
-from .errors import CamcfError, FileAccessError, ResourceLimitError
+from .algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS
+from .cli_params import add_param_flags, flag_values, method_params
+from .errors import CamcfError, FileAccessError, ParameterError, ResourceLimitError
 from .output import write_json
 
 #: exit codes (documented in the module docstring, ``camcf --help`` and the README)
@@ -53,38 +58,17 @@ def add_data_args(p: argparse.ArgumentParser, *, data_required: bool = True) -> 
                    help="one label column by its exact name (repeat for several; for names "
                         "containing commas)")
     p.add_argument("--xml", help="MULAN XML file naming the label attributes")
-    p.add_argument("--discretize", choices=["auto", "none"], default="auto",
-                   help="auto: bin continuous columns (SPEC.md); none: data is already coded")
-    p.add_argument("--bins", type=int, default=3, help="bins for continuous columns (3)")
-    p.add_argument("--strategy", choices=["uniform", "quantile"], default="uniform",
-                   help="binning strategy (uniform = equal width)")
+    add_param_flags(p, DISCRETIZE_PARAMS)
 
 
-def add_param_args(p: argparse.ArgumentParser) -> None:
-    """Ca-MCF's parameters."""
-    p.add_argument("--delta1", type=float, default=DEFAULTS["delta1"],
-                   help="δ1, feature–category threshold in bits (0.05)")
-    p.add_argument("--delta2", type=float, default=DEFAULTS["delta2"],
-                   help="δ2, category–category threshold in bits (0.1)")
-    p.add_argument("--k1", type=float, default=DEFAULTS["k1"],
-                   help="share of Phase 2 candidates kept, in (0, 1] (0.7)")
-    p.add_argument("--k2", type=float, default=DEFAULTS["k2"],
-                   help="share of the blanket kept in Phase 4, in (0, 1] (1.0)")
-    p.add_argument("--gamma", type=float, default=DEFAULTS["gamma"],
-                   help="redundancy margin (1.2)")
-    p.add_argument("--min-category-size", type=int, default=DEFAULTS["min_category_size"],
-                   help="skip categories with fewer positive samples (5)")
-    p.add_argument("--recovery", choices=["first", "all"], default=DEFAULTS["recovery"],
-                   help="Phase 3: stop after the first recovered feature (authors' code) or "
-                        "try all (paper)")
+def add_param_args(p: argparse.ArgumentParser, *, with_defaults: bool = True) -> None:
+    """Ca-MCF's parameters (generated from :data:`camcf.algorithm_params.ALGORITHM_PARAMS`)."""
+    add_param_flags(p, ALGORITHM_PARAMS, with_defaults=with_defaults)
 
 
 def params_from_args(args) -> dict:
-    return {
-        "delta1": args.delta1, "delta2": args.delta2, "k1": args.k1, "k2": args.k2,
-        "gamma": args.gamma, "min_category_size": args.min_category_size,
-        "recovery": args.recovery,
-    }
+    """Ca-MCF's parameters from ``args`` (defaults for those not given)."""
+    return {**DEFAULTS, **flag_values(args, ALGORITHM_PARAMS)}
 
 
 def label_spec(args):
@@ -107,8 +91,13 @@ def read_data(args, path: str | None = None):
 
 
 def codes_of(ds, args) -> np.ndarray:
+    """The data's codes: ``--discretize none`` hands the values over as they are (they must be
+    integers); ``auto`` bins continuous columns."""
     from .discretize import discretize
 
+    if args.discretize == "none":
+        discretize(ds.X, mode="none")  # checks that every value is an integer code
+        return np.asarray(ds.X).astype(np.int64)
     codes, _ = discretize(ds.X, bins=args.bins, strategy=args.strategy, mode=args.discretize)
     return codes
 
@@ -118,6 +107,8 @@ def _write(path: str, payload: dict) -> None:
 
 
 def cmd_select(args) -> int:
+    if args.method != "camcf":
+        return _select_other(args)
     import warnings
 
     from .algorithm import CamcfWarning, run
@@ -133,7 +124,7 @@ def cmd_select(args) -> int:
     if args.record:
         rows = res.write_record(args.record)
         print(f"decision record: {rows} rows written to {args.record}")
-    payload = res.to_dict(include_trace=args.trace)
+    payload = {"method": "camcf", **res.to_dict(include_trace=args.trace)}
     payload["data"] = {"path": str(args.data), "source": ds.source,
                        "labels": label_spec(args), "xml": args.xml,
                        "discretize": args.discretize, "bins": args.bins,
@@ -153,6 +144,62 @@ def cmd_select(args) -> int:
           + ", ".join(res.selected_features[:30])
           + (" …" if len(res.selected_features) > 30 else ""))
     print(f"{res.n_tests} tests in {res.stats['seconds']:.3f} s; written to {args.output}")
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    return 0
+
+
+def _select_other(args) -> int:
+    """``camcf select --method NAME`` for a method other than Ca-MCF."""
+    import time
+    import warnings
+
+    from . import methods
+
+    name = args.method
+    cls = methods.get(name)
+    own = {p.name for p in getattr(cls, "params", ())}
+    given = flag_values(args, method_params(methods.available()) + list(ALGORITHM_PARAMS))
+    given.pop("n_jobs", None)  # the engine's --n-jobs (Ca-MCF only)
+    for dp in DISCRETIZE_PARAMS:  # data handling, not the method's
+        given.pop(dp.name, None)
+    foreign = sorted(set(given) - own)
+    if foreign:
+        flag = "--" + foreign[0].replace("_", "-")
+        raise ParameterError(f"{flag} is not a parameter of method {name!r}; its parameters: "
+                             f"{', '.join('--' + n.replace('_', '-') for n in sorted(own)) or 'none'}")
+    if args.trace:
+        raise ParameterError("--trace is Ca-MCF's decision record; other methods have none")
+    ds = read_data(args)
+    codes = codes_of(ds, args)
+    est = methods.make(name, **given)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(codes, ds.Y)
+    seconds = time.perf_counter() - t0
+    selected = [int(i) for i in np.flatnonzero(est.get_support())]
+    payload = {
+        "method": name, "method_name": methods.display(name), "kind": methods.kind(name),
+        "params": {k: v for k, v in est.get_params(deep=False).items()},
+        "selected_indices": selected,
+        "selected_features": [ds.feature_names[i] for i in selected],
+        "n_features": ds.n_features, "seconds": seconds,
+    }
+    ranking = getattr(est, "ranking_", None)
+    if ranking is not None:
+        payload["ranking"] = [int(i) for i in ranking]
+        scores = getattr(est, "scores_", None)
+        if scores is not None:
+            payload["scores"] = [None if not np.isfinite(v) else float(v) for v in scores]
+    payload["data"] = {"path": str(args.data), "source": ds.source, "labels": args.labels,
+                       "xml": args.xml, "discretize": args.discretize, "bins": args.bins,
+                       "strategy": args.strategy}
+    _write(args.output, payload)
+    print(f"{ds.source}: {ds.n_samples} samples × {ds.n_features} features, "
+          f"{ds.n_labels} labels")
+    print(f"{methods.display(name)} ({methods.kind(name)}): selected {len(selected)} of "
+          f"{ds.n_features} features in {seconds:.3f} s; written to {args.output}")
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     return 0
@@ -214,9 +261,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    s = sub.add_parser("select", help="run Ca-MCF and write the selection and blankets as JSON")
+    s = sub.add_parser("select", help="run Ca-MCF (or another method) and write the selection "
+                                      "as JSON")
     add_data_args(s)
-    add_param_args(s)
+    from . import methods
+
+    s.add_argument("--method", default=methods.DEFAULT, choices=list(methods.METHODS),
+                   metavar="NAME",
+                   help="the method: " + ", ".join(methods.METHODS) + " (camcf); a ranking "
+                        "method also writes 'ranking' (every feature, 0-based, best first)")
+    add_param_args(s, with_defaults=False)
+    others = [n for n in methods.available() if n != "camcf"]
+    add_param_flags(s.add_argument_group("other methods' parameters"), method_params(others),
+                    with_defaults=False)
     s.add_argument("--trace", action="store_true", help="include every test in the JSON")
     s.add_argument("--trace-level", choices=["full", "decisions", "counters"],
                    help="how much of the decision record to keep: full with --trace or "
@@ -237,8 +294,10 @@ def build_parser() -> argparse.ArgumentParser:
     i.set_defaults(func=cmd_info)
 
     from .evaluation import command as evaluation_command  # a broken import must fail loudly
+    from .evaluation import compare_command
 
     evaluation_command.add_parser(sub)
+    compare_command.add_parser(sub)
     return p
 
 

@@ -1,9 +1,15 @@
-"""A scikit-learn style selector around :func:`camcf.run`.
+"""Ca-MCF as a scikit-learn feature selector (:class:`CaMCF`).
 
-``__init__`` only stores parameters; ``fit`` validates them and the data and stores what it
-learned in attributes with a trailing underscore (scikit-learn's convention). The class follows
-``sklearn.feature_selection.SelectorMixin``'s interface (``get_support``, ``transform``,
-``inverse_transform``-free) without requiring scikit-learn at import time.
+A real scikit-learn estimator: ``BaseEstimator`` + ``SelectorMixin`` through
+:class:`camcf.baselines._base.SubsetSelector`; ``__init__`` only stores its arguments; the
+parameters are declared once in :data:`camcf.algorithm_params.CAMCF_PARAMS` and validated from
+there; ``fit`` stores what it learned in attributes with a trailing underscore. ``clone``,
+pipelines and grid searches work; every error that leaves it is a :class:`camcf.CamcfError`
+(before ``fit``: :class:`camcf.NotFittedError`).
+
+The rule: continuous columns are discretised on the rows ``fit`` sees (``discretize="auto"``:
+integer columns with ≤ 10 values as they are, others ``bins`` equal-width or quantile bins), then
+:func:`camcf.run` selects; ``support_`` marks the union of the final blankets.
 """
 
 from __future__ import annotations
@@ -12,11 +18,16 @@ import warnings
 
 import numpy as np
 
-from .algorithm import DEFAULTS, CamcfWarning, check_params, run
-from .errors import CamcfError, InvalidDataError
+from .algorithm import CamcfWarning, run
+from .algorithm_params import ALGORITHM_PARAMS, CAMCF_PARAMS
+from .algorithm_params import by_name as _by_name
+from .baselines._base import SubsetSelector
+from .errors import InvalidDataError
+
+_D = {p.name: p.default for p in CAMCF_PARAMS}
 
 
-class CaMCF:
+class CaMCF(SubsetSelector):
     """Ca-MCF feature selector.
 
     Parameters
@@ -30,10 +41,15 @@ class CaMCF:
     min_category_size : int ≥ 1, default 5
     recovery : {"first", "all"}, default "first"
     discretize : {"auto", "none"}, default "auto"
-        "auto" bins continuous columns as SPEC.md says (``bins`` equal-width bins) before
-        selecting; "none" expects integer codes.
-    bins : int, default 3
+        "auto" bins continuous columns as SPEC.md says (``bins`` bins) before selecting;
+        "none" expects integer codes.
+    bins : int ≥ 2, default 3
     strategy : {"uniform", "quantile"}, default "uniform"
+    n_jobs : int or None, default None
+        Target categories in parallel (joblib, passed to :func:`camcf.run`); -1 = all cores.
+
+    The declarations (ranges, help, display names) are :data:`params` =
+    :data:`camcf.algorithm_params.CAMCF_PARAMS`.
 
     Attributes
     ----------
@@ -56,13 +72,17 @@ class CaMCF:
     (300, 2)
     """
 
-    def __init__(self, delta1: float = DEFAULTS["delta1"], delta2: float = DEFAULTS["delta2"],
-                 k1: float = DEFAULTS["k1"], k2: float = DEFAULTS["k2"],
-                 gamma: float = DEFAULTS["gamma"],
-                 min_category_size: int = DEFAULTS["min_category_size"],
-                 recovery: str = DEFAULTS["recovery"], discretize: str = "auto",
-                 bins: int = 3, strategy: str = "uniform", n_jobs: int | None = None) -> None:
-        self.n_jobs = n_jobs  # target categories in parallel (camcf.run)
+    params = CAMCF_PARAMS
+    kind = "subset"
+    #: Ca-MCF flattens multi-class labels itself: the evaluation hands it the label codes
+    accepts_label_codes = True
+
+    def __init__(self, delta1: float = _D["delta1"], delta2: float = _D["delta2"],
+                 k1: float = _D["k1"], k2: float = _D["k2"], gamma: float = _D["gamma"],
+                 min_category_size: int = _D["min_category_size"],
+                 recovery: str = _D["recovery"], discretize: str = _D["discretize"],
+                 bins: int = _D["bins"], strategy: str = _D["strategy"],
+                 n_jobs: int | None = _D["n_jobs"]) -> None:
         self.delta1 = delta1
         self.delta2 = delta2
         self.k1 = k1
@@ -73,68 +93,29 @@ class CaMCF:
         self.discretize = discretize
         self.bins = bins
         self.strategy = strategy
+        self.n_jobs = n_jobs
 
-    # scikit-learn's get_params/set_params protocol, so clone() and grid searches work
-    _PARAMS = ("delta1", "delta2", "k1", "k2", "gamma", "min_category_size", "recovery",
-               "discretize", "bins", "strategy", "n_jobs")
-
-    def get_params(self, deep: bool = True) -> dict:
-        return {k: getattr(self, k) for k in self._PARAMS}
-
-    def set_params(self, **params) -> CaMCF:
-        for k, v in params.items():
-            if k not in self._PARAMS:
-                raise ValueError(f"invalid parameter {k!r} for CaMCF; valid: {self._PARAMS}")
-            setattr(self, k, v)
-        return self
-
-    def fit(self, X, Y, *, feature_names=None, label_names=None) -> CaMCF:
-        """Select features for the labels ``Y`` (n × q) from ``X`` (n × m)."""
+    def fit(self, X, Y, *, feature_names=None, label_names=None, category_names=None,
+            progress=None) -> CaMCF:
+        """Select features for the labels ``Y`` (n × q, or a 1-D y: one label) from ``X``
+        (n × m). Names, when given, label the decision record (``result_``)."""
         from .discretize import discretize
 
-        params = check_params(self.delta1, self.delta2, self.k1, self.k2, self.gamma,
-                              self.min_category_size, self.recovery)
-        X = np.asarray(X)
-        if X.ndim != 2:
-            raise InvalidDataError(f"X must be 2-D (samples × features), got shape {X.shape}")
-        codes, _ = discretize(X, bins=self.bins, strategy=self.strategy, mode=self.discretize)
-        Y = np.asarray(Y)
-        if Y.ndim == 1:
-            Y = Y[:, None]
+        p = self._checked_params()
+        X, Y = self._validate_xy(X, Y)
+        if X.shape[0] < 2:
+            raise InvalidDataError(f"X has n_samples = {X.shape[0]}; Ca-MCF needs at least 2 "
+                                   "samples (dependence cannot be measured on one sample)")
+        codes, _ = discretize(X, bins=p["bins"], strategy=p["strategy"], mode=p["discretize"])
+        algo = {name: p[name] for name in _by_name(ALGORITHM_PARAMS)}
+        algo["n_jobs"] = p["n_jobs"]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CamcfWarning)
             self.result_ = run(codes, Y, feature_names=feature_names, label_names=label_names,
-                               n_jobs=self.n_jobs, **params)
-        self.n_features_in_ = X.shape[1]
+                               category_names=category_names, progress=progress, **algo)
         self.support_ = np.zeros(X.shape[1], dtype=bool)
         self.support_[self.result_.selected_indices] = True
         if not self.support_.any():
             warnings.warn("No features were selected: transform() will return an empty array; "
                           "lower delta1 or raise k1/k2", CamcfWarning, stacklevel=2)
         return self
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "support_"):
-            raise CamcfError("this CaMCF instance is not fitted yet; call fit(X, Y) first")
-
-    def get_support(self, indices: bool = False) -> np.ndarray:
-        """Mask (or, with ``indices``, the sorted indices) of the selected features."""
-        self._check_fitted()
-        return np.flatnonzero(self.support_) if indices else self.support_.copy()
-
-    def transform(self, X) -> np.ndarray:
-        """``X`` restricted to the selected columns."""
-        self._check_fitted()
-        X = np.asarray(X)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise InvalidDataError(f"X has shape {X.shape}; the selector was fitted on "
-                                   f"{self.n_features_in_} features")
-        return X[:, self.support_]
-
-    def fit_transform(self, X, Y, **kw) -> np.ndarray:
-        return self.fit(X, Y, **kw).transform(X)
-
-    def __repr__(self) -> str:
-        diff = {k: v for k, v in self.get_params().items()
-                if v != CaMCF().get_params()[k]}
-        return "CaMCF(" + ", ".join(f"{k}={v!r}" for k, v in diff.items()) + ")"

@@ -11,9 +11,11 @@ What this page reads from ``st.session_state`` (written by ``app.py``):
 What it writes: ``eval_key`` / ``sens_key`` — the keys of the last evaluation and sensitivity
 study shown. Their results live in a bounded per-process store (see ``_store``).
 
-Nothing here computes an algorithm: the page calls :mod:`camcf.evaluation` (``make_splits``,
-``make_folds``, ``ablation``, ``evaluate_per_fold``, ``sensitivity``, ``summarise``,
-``sensitivity_matrix``) and draws. Each fold is discretised on its training rows with the
+Nothing here computes an algorithm: the page calls :mod:`camcf.evaluation` (``folds_for``,
+``ablation``, ``evaluate_per_fold``, ``sensitivity``, ``summarise``, ``sensitivity_matrix``),
+builds its tables with :mod:`camcf.evaluation.display` and draws. Honest display: every value
+is mean ± SD over splits; where Ca-MCF selected nothing on some splits the table says on how
+many, and a mean over fewer splits than the baseline's says so ("n = a of b"). Each fold is discretised on its training rows with the
 frame's discretisation settings; Ca-MCF re-selects on each training part with the frame's
 parameters, so the test rows never influence the selection.
 
@@ -34,16 +36,16 @@ import streamlit as st
 
 from camcf.evaluation import (
     METRICS,
+    KnnCache,
     ablation,
     evaluate_per_fold,
-    make_folds,
-    make_splits,
+    folds_for,
     sensitivity,
     sensitivity_matrix,
     sensitivity_summary,
     summarise,
 )
-from camcf.evaluation.study import KnnCache
+from camcf.evaluation.display import metrics_table as display_table
 from camcf.lru import BoundedLRU
 from camcf.viz.evaluation_figures import ablation_lines, metrics_radar, sensitivity_heatmap
 from pages._common import current_run
@@ -112,12 +114,10 @@ def _progress_box(title: str):
 
 def _folds(rec, settings: dict):
     ds = rec.data.dataset
-    splits = make_splits(ds.n_samples, settings["protocol"], n_repeats=settings["repeats"],
-                         test_size=settings["test_size"], n_folds=settings["folds"],
-                         seed=settings["seed"])
-    return make_folds(ds.X, ds.Y, splits, protocol=settings["protocol"],
-                      discretize=rec.disc["mode"], bins=int(rec.disc["bins"]),
-                      strategy=rec.disc["strategy"])
+    return folds_for(ds.X, ds.Y, protocol=settings["protocol"], n_repeats=settings["repeats"],
+                     test_size=settings["test_size"], n_folds=settings["folds"],
+                     seed=settings["seed"], discretize=rec.disc["mode"],
+                     bins=int(rec.disc["bins"]), strategy=rec.disc["strategy"])
 
 
 def _cache_for(rec, settings: dict) -> KnnCache:
@@ -232,29 +232,28 @@ else:
 
     st.subheader("All features vs the selection")
     cols = st.columns(4)
-    camcf_n = by.loc[("camcf", "hamming_loss"), "n_features"]
-    cols[0].metric("Features (Ca-MCF, mean)", f"{camcf_n:.1f} of {ds.n_features}")
-    cols[1].metric("Ca-MCF time per split", f"{by.loc[('camcf', 'hamming_loss'), 'seconds']:.2f} s")
+    first = next(iter(METRICS))
+    camcf_row = by.loc[("camcf", first)]
+    n_empty, n_splits = int(camcf_row["n_empty"]), int(camcf_row["n_splits"])
+    cols[0].metric("Features (Ca-MCF, mean over splits)",
+                   f"{camcf_row['n_features']:.1f} of {ds.n_features}")
+    cols[1].metric("Ca-MCF time per split", f"{camcf_row['seconds']:.2f} s")
     cols[2].metric(f"Splits ({ev['n_test']} test rows each)", f"{ev['n_splits']}")
-    cols[3].metric("Evaluation time", f"{ev['seconds']:.1f} s")
+    cols[3].metric("Splits where Ca-MCF selected nothing", f"{n_empty} of {n_splits}")
+    if n_empty:
+        st.warning(f"Ca-MCF selected no feature on {n_empty} of {n_splits} splits: those "
+                   "splits have no Ca-MCF value, so its means are over the other "
+                   f"{n_splits - n_empty} split(s) only (marked “n = … of …” below), while "
+                   "all features are scored on every split. Lower δ1 or raise k1/k2.",
+                   icon=":material/warning:")
 
     shown_sets = [s for s in ("all", "camcf", "current") if s in sets]
-    rows = []
-    for metric, info in METRICS.items():
-        row = {"metric": f"{info['name']} {'↑' if info['higher_is_better'] else '↓'}"}
-        for s in shown_sets:
-            mean, sd = by.loc[(s, metric), "mean"], by.loc[(s, metric), "sd"]
-            row[SET_NAMES[s]] = "–" if np.isnan(mean) else (
-                f"{mean:.4f}" + ("" if np.isnan(sd) else f" ± {sd:.4f}"))
-        rows.append(row)
-    rows.append({"metric": "Number of features",
-                 **{SET_NAMES[s]: f"{by.loc[(s, 'hamming_loss'), 'n_features']:.1f}"
-                    for s in shown_sets}})
-    metrics_table = pd.DataFrame(rows)
+    metrics_table = display_table(summary, shown_sets, SET_NAMES, n_total=ds.n_features)
     st.dataframe(metrics_table, hide_index=True, width="stretch", key="ev_metrics_table")
-    st.caption("Mean ± sample SD over splits. *Current selection as is* uses the features the "
-               "sidebar run selected on **all** rows, test rows included: it is optimistic and "
-               "shown only for comparison.")
+    st.caption("Mean ± sample SD over splits; “(n = a of b)”: over the a splits where the set "
+               "was not empty. *Current selection as is* uses the features the sidebar run "
+               "selected on **all** rows, test rows included: it is optimistic and shown only "
+               "for comparison.")
 
     radar = metrics_radar(by, shown_sets, SET_NAMES)
     left, right = st.columns([1, 1])
@@ -278,13 +277,9 @@ else:
     ab["metric name"] = ab["metric"].map(lambda m: METRICS[m]["name"])
     fig = ablation_lines(ab, [SHORT_NAMES[s] for s in order])
     st.plotly_chart(fig, key="ev_ablation")
-    ab_table = ab.pivot_table(index="set", columns="metric", values="mean", sort=False)
-    ab_table = ab_table[[m for m in METRICS if m in ab_table.columns]]
-    ab_table.columns = [METRICS[m]["name"] for m in ab_table.columns]
-    ab_table.insert(0, "features", ab.groupby("set", sort=False)["n_features"].mean())
-    st.dataframe(ab_table.reset_index(), hide_index=True, width="stretch",
-                 key="ev_ablation_table")
-    _download("Ablation table (CSV)", ab_table.reset_index(), "ablation.csv", "dl_ablation")
+    ab_table = display_table(summary, order, SET_NAMES, n_total=ds.n_features)
+    st.dataframe(ab_table, hide_index=True, width="stretch", key="ev_ablation_table")
+    _download("Ablation table (CSV)", ab_table, "ablation.csv", "dl_ablation")
 
 # ------------------------------------------------------------------------------------------------
 st.subheader("Parameter sensitivity")
@@ -356,4 +351,5 @@ else:
             _download(f"{name} summary (CSV)", sensitivity_summary(frame),
                       f"sensitivity_{axes[0]}_{axes[1]}_summary.csv", f"dl_sens_sum_{axes[0]}")
     st.caption(f"Mean over splits; brighter is better for the metric. Sensitivity took "
-               f"{sens['seconds']:.1f} s. Empty cells: no feature selected.")
+               f"{sens['seconds']:.1f} s. Empty cells: no feature selected on any split; a cell where "
+               "some splits selected nothing averages the others (see the tidy CSV).")

@@ -55,10 +55,13 @@ def test_evaluate_shows_the_seven_metrics_and_the_ablation(page):
     assert "All features vs the selection" in subheaders and "Ablation by phase" in subheaders
     charts = [json.loads(c.proto.spec) for c in page.get("plotly_chart")]
     assert any(t.get("type") == "scatterpolar" for c in charts for t in c["data"])
+    assert "Splits with nothing selected" in table["metric"].tolist()
     ablation = page.dataframe[1].value
-    assert ablation["set"].tolist()[0] == "All features" and len(ablation) == 5
+    assert list(ablation.columns)[1] == "All features" and len(ablation.columns) == 6
+    assert all("±" in v or v == "nothing selected" for v in ablation.iloc[0, 1:])
     labels = {m.label for m in page.metric}
-    assert {"Features (Ca-MCF, mean)", "Ca-MCF time per split"} <= labels
+    assert {"Features (Ca-MCF, mean over splits)", "Ca-MCF time per split",
+            "Splits where Ca-MCF selected nothing"} <= labels
     assert len(page.get("download_button")) >= 4
     assert page.session_state["eval_key"][0] == "eval"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -75,12 +74,12 @@ def test_flags_arff_nominal_features_are_codes():
     assert ds.label_names == ["red", "green", "blue", "yellow", "white", "black", "orange"]
 
 
-def test_sparse_files_load_fast():
-    for name in ("plantgo/PlantGO.arff", "enron/Enron.arff"):
-        path = require_file(name)
-        t0 = time.perf_counter()
-        load(path)
-        assert time.perf_counter() - t0 < 3.0, name
+def test_sparse_files_load_whole():
+    # their load time is measured by benchmarks, not asserted here (no timed tests)
+    for name, shape in (("plantgo/PlantGO.arff", (978, 3091)), ("enron/Enron.arff", (1702, 1001))):
+        ds = load(require_file(name))
+        assert ds.X.shape == shape, name
+        assert ds.X.sum() > 0, name
 
 
 def test_chd49_mat_and_arff_agree():

@@ -15,7 +15,7 @@ pair. With ``DATA`` the default is ``repeated`` (5 × 70/30, seed 0); ``kfold`` 
 shuffled folds; ``holdout`` on ``DATA`` is one seeded random split of ``--test-size``.
 
 Discretisation is fitted on the training part of each split and applied to its test part
-(bin edges from the training rows only; see :class:`camcf.evaluation.study.Discretizer`), so no
+(bin edges from the training rows only; see :class:`camcf.evaluation.Discretizer`), so no
 test row influences the codes, the selection or the classifier. The JSON says so under
 ``"discretization"``.
 
@@ -26,7 +26,8 @@ features are always evaluated too, for comparison (``"all_features"``).
 JSON written to ``--output``: ``metrics`` (the mean over splits of each of the seven metrics for
 the selection), ``sd`` (sample SD over splits; null with one split), ``selected_indices`` (the
 selection; for several splits, the features selected in at least half of them, with per-split
-lists under ``splits``), ``n_features``, ``seconds``, ``all_features``, ``splits`` (per-split
+lists under ``splits``), ``n_features``, ``n_splits_with_values`` and
+``n_splits_nothing_selected`` (the means are over the splits with values only), ``seconds``, ``all_features``, ``splits`` (per-split
 values) and the settings. Errors: one line on stderr, exit code 2.
 """
 
@@ -42,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from ..algorithm_params import ALGORITHM_PARAMS
 from ..errors import CamcfError, ParameterError
 from .metrics import METRICS
 
@@ -54,7 +56,7 @@ DESCRIPTION = (
     "says otherwise. Discretisation is fitted on each training part and applied to its test "
     "part. All features are evaluated too, for comparison."
 )
-_PARAMS = ("delta1", "delta2", "k1", "k2", "gamma", "min_category_size", "recovery")
+_PARAMS = tuple(p.name for p in ALGORITHM_PARAMS)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -90,8 +92,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The options of ``camcf evaluate``."""
-    from ..algorithm import DEFAULTS
+    """The options of ``camcf evaluate`` (method flags generated from the declarations)."""
+    from ..algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS
+    from ..cli_params import add_param_flags
 
     data = p.add_argument_group("data")
     data.add_argument("data", metavar="DATA", nargs="?", help="data file: .arff, .mat or .csv")
@@ -99,36 +102,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     data.add_argument("--test", metavar="FILE", help="test file of a fixed split")
     data.add_argument("--labels", help="label columns: comma-separated names, last:K or first:K")
     data.add_argument("--xml", help="MULAN XML file naming the label attributes")
-    data.add_argument(
-        "--discretize",
-        choices=["auto", "none"],
-        default="auto",
-        help="auto: bin continuous columns; none: data is already coded (default auto)",
-    )
-    data.add_argument("--bins", type=int, default=3, help="bins for continuous columns (3)")
-    data.add_argument(
-        "--strategy",
-        choices=["uniform", "quantile"],
-        default="uniform",
-        help="binning strategy (uniform = equal width)",
-    )
+    add_param_flags(data, DISCRETIZE_PARAMS)
     sel = p.add_argument_group("selection (either --features or Ca-MCF's parameters)")
     sel.add_argument(
         "--features", type=_int_list, help="evaluate these 0-based feature indices: 0,3,7"
     )
-    sel.add_argument("--delta1", type=float, help=f"δ1 in bits ({DEFAULTS['delta1']})")
-    sel.add_argument("--delta2", type=float, help=f"δ2 in bits ({DEFAULTS['delta2']})")
-    sel.add_argument("--k1", type=float, help=f"share of candidates kept ({DEFAULTS['k1']})")
-    sel.add_argument("--k2", type=float, help=f"share of the blanket kept ({DEFAULTS['k2']})")
-    sel.add_argument("--gamma", type=float, help=f"redundancy margin ({DEFAULTS['gamma']})")
-    sel.add_argument(
-        "--min-category-size",
-        type=int,
-        help=f"skip smaller categories ({DEFAULTS['min_category_size']})",
-    )
-    sel.add_argument(
-        "--recovery", choices=["first", "all"], help=f"Phase 3 ({DEFAULTS['recovery']})"
-    )
+    add_param_flags(sel, ALGORITHM_PARAMS, with_defaults=False)
     knn = p.add_argument_group("classifier (ML-kNN)")
     knn.add_argument("--k", type=int, default=10, help="neighbours (10)")
     knn.add_argument("--distance", choices=["hamming", "euclidean"], default="hamming")
@@ -214,8 +193,15 @@ def _load(args: argparse.Namespace):
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     """Do the work of ``camcf evaluate`` and return the JSON payload (no printing, no file)."""
     from ..algorithm import DEFAULTS
-    from .protocols import binarize_labels
-    from .study import KnnCache, ablation, evaluate_feature_sets, make_folds, make_splits
+    from .framework import (
+        KnnCache,
+        ablation,
+        binarize_labels,
+        evaluate_feature_sets,
+        make_folds,
+        make_splits,
+        summarise,
+    )
 
     _check_args(args)
     t0 = time.perf_counter()
@@ -259,10 +245,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         )
         frame = evaluate_feature_sets(folds, chosen[0], cache=cache, **knn)
     else:
-        params = {
-            name: getattr(args, name) if getattr(args, name) is not None else DEFAULTS[name]
-            for name in _PARAMS
-        }
+        params = {name: getattr(args, name, DEFAULTS[name]) for name in _PARAMS}
         picked: list[dict[str, tuple[int, ...]]] = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -297,17 +280,18 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     else:
         selected = [int(j) for j in np.flatnonzero(2 * counts >= len(folds))]
 
-    def mean_sd(key: str) -> tuple[dict[str, float], dict[str, float | None]]:
-        means, sds = {}, {}
-        for metric in METRICS:
-            values = np.array([row[key][metric] for row in split_rows], dtype=float)
-            ok = values[~np.isnan(values)]
-            means[metric] = float(ok.mean()) if ok.size else math.nan
-            sds[metric] = float(ok.std(ddof=1)) if ok.size > 1 else None
+    by = summarise(frame).set_index(["feature_set", "metric"])
+
+    def mean_sd(name: str) -> tuple[dict[str, float], dict[str, float | None]]:
+        """Mean and sample SD over splits (camcf.evaluation.summarise; NaN = no value)."""
+        means = {m: float(by.loc[(name, m), "mean"]) for m in METRICS}
+        sds = {m: (None if math.isnan(by.loc[(name, m), "sd"]) else float(by.loc[(name, m), "sd"]))
+               for m in METRICS}
         return means, sds
 
-    metrics, sd = mean_sd("metrics")
-    base_metrics, base_sd = mean_sd("all_features")
+    metrics, sd = mean_sd("selected")
+    base_metrics, base_sd = mean_sd("all")
+    empty = int(by.loc[("selected", next(iter(METRICS))), "n_empty"])
     _, label_columns = binarize_labels(Y_all, ds.label_names)
     if test is not None:
         data = {"train": args.train, "test": args.test}
@@ -344,6 +328,8 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
             else "features selected in at least half of the splits (per split: splits[i])"
         ),
         "n_features": float(np.mean([row["n_features"] for row in split_rows])),
+        "n_splits_with_values": int(by.loc[("selected", next(iter(METRICS))), "n"]),
+        "n_splits_nothing_selected": empty,
         "seconds": {
             "selection_mean": float(np.mean([row["seconds"] for row in split_rows])),
             "total": time.perf_counter() - t0,
@@ -392,6 +378,10 @@ def _summary(payload: dict[str, Any], output: str) -> str:
         fb = "n/a" if b is None else f"{b:.4f}"
         lines.append(f"{info['name'] + ' ' + arrow:<20}{fa:>12}{fb:>14}")
     lines.append(f"{'features':<20}{n_sel:>12.1f}{d['n_features']:>14}")
+    if payload.get("n_splits_nothing_selected"):
+        lines.append(f"the selection was empty on {payload['n_splits_nothing_selected']} of "
+                     f"{p['n_splits']} splits: its means are over the other "
+                     f"{payload['n_splits_with_values']} only")
     lines.append(
         f"selection {payload['seconds']['selection_mean']:.3f} s per split, total "
         f"{payload['seconds']['total']:.2f} s; written to {output}"

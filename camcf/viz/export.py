@@ -10,9 +10,11 @@ import shlex
 import numpy as np
 import pandas as pd
 
-PARAM_FLAGS = [("delta1", "--delta1"), ("delta2", "--delta2"), ("k1", "--k1"), ("k2", "--k2"),
-               ("gamma", "--gamma"), ("min_category_size", "--min-category-size"),
-               ("recovery", "--recovery")]
+from ..algorithm_params import ALGORITHM_PARAMS
+
+#: (parameter, flag) of every declared Ca-MCF parameter (camcf.algorithm_params), in order: a
+#: parameter added there appears in the exported command.
+PARAM_FLAGS = [(p.name, p.flag) for p in ALGORITHM_PARAMS]
 
 
 def cli_command(data_path: str, *, labels: str | None, xml: str | None, discretize: dict,
@@ -26,8 +28,9 @@ def cli_command(data_path: str, *, labels: str | None, xml: str | None, discreti
         args += ["--xml", xml]
     args += ["--discretize", discretize.get("mode", "auto"), "--bins",
              str(discretize.get("bins", 3)), "--strategy", discretize.get("strategy", "uniform")]
-    for key, flag in PARAM_FLAGS:
-        v = params[key]
+    for p in ALGORITHM_PARAMS:
+        key, flag = p.name, p.flag
+        v = params.get(key, p.default)
         args += [flag, f"{v:g}" if isinstance(v, float) else str(v)]
     args += ["--output", output]
     return shlex.join(args)
@@ -63,3 +66,21 @@ def dataset_csv(dataset) -> str:
     buf = io.StringIO()
     df.to_csv(buf, index=False)
     return buf.getvalue()
+
+
+def params_table(params: dict, discretize: dict | None = None) -> pd.DataFrame:
+    """The run's parameters as a two-column table (``parameter``, ``value``), one row per
+    declared Ca-MCF parameter (camcf.algorithm_params) in declaration order, then the
+    discretisation: a parameter added to the declaration appears here too."""
+    from ..algorithm_params import ALGORITHM_PARAMS
+
+    rows = []
+    for p in ALGORITHM_PARAMS:
+        v = params.get(p.name, p.default)
+        unit = " bits" if p.name in ("delta1", "delta2") else ""
+        rows.append({"parameter": p.label,
+                     "value": (f"{v:g}" if isinstance(v, float) else str(v)) + unit})
+    if discretize:
+        rows.append({"parameter": "discretisation",
+                     "value": ", ".join(f"{k} {v}" for k, v in discretize.items())})
+    return pd.DataFrame(rows)

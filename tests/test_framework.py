@@ -1,4 +1,5 @@
-"""Ablation and sensitivity studies: shapes, grid coverage, caching, no leakage, discretiser."""
+"""The evaluation framework: splits, per-split discretisation, ablation, sensitivity, method
+comparison with any scikit-learn selector, honest summaries."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import numpy as np
 import pytest
 
 import camcf
+from camcf.baselines._base import N_FEATURES_TO_SELECT, RankingSelector, SubsetSelector
+from camcf.baselines.reference import AllFeatures, RandomSubset
 from camcf.datasets import make_causal_multilabel
 from camcf.errors import InvalidDataError, NotFittedError, ParameterError
 from camcf.evaluation import (
@@ -18,6 +21,7 @@ from camcf.evaluation import (
     MLkNN,
     ablation,
     binarize_labels,
+    compare,
     evaluate_all,
     evaluate_feature_sets,
     make_folds,
@@ -231,3 +235,104 @@ def test_multiclass_labels_are_selected_as_codes_and_scored_one_hot(demo):
     Yb, _ = binarize_labels(Y)
     assert folds[0].Y_train.shape[1] == Y.shape[1]
     assert folds[0].Yb_train.shape[1] == Yb.shape[1] > Y.shape[1]
+
+
+# ---------------------------------------------------------------------------- comparison
+class _ByVariance(RankingSelector):
+    """Test-only ranking method: features by training variance, descending (stable)."""
+
+    params = (N_FEATURES_TO_SELECT,)
+
+    def __init__(self, n_features_to_select=None):
+        self.n_features_to_select = n_features_to_select
+
+    def fit(self, X, Y):
+        self._checked_params()
+        X, Y = self._validate_xy(X, Y)
+        self.scores_ = X.var(axis=0)
+        self.ranking_ = np.argsort(-self.scores_, kind="stable")
+        return self
+
+
+class _Fails(SubsetSelector):
+    """Test-only method that fails on every split with a CamcfError."""
+
+    def __init__(self):
+        pass
+
+    def fit(self, X, Y):
+        raise InvalidDataError("cannot work on this split")
+
+
+def test_compare_same_splits_ranking_cut_to_camcf_size(folds):
+    methods = {"camcf": camcf.CaMCF(delta1=0.02), "all": AllFeatures(),
+               "random": RandomSubset(random_state=1), "variance": _ByVariance()}
+    seen: list[tuple[int, int]] = []
+    cmp = compare(folds, methods, progress=lambda d, t, m: seen.append((d, t)))
+    assert cmp.kinds == {"camcf": "subset", "all": "subset", "random": "ranking",
+                         "variance": "ranking"}
+    assert set(cmp.frame["split"]) == {f.split for f in folds}
+    for fi, fold in enumerate(folds):
+        sets = cmp.sets[fi]
+        direct = camcf.run(fold.X_train, fold.Y_train, delta1=0.02).selected_indices.tolist()
+        assert list(sets["camcf"]) == direct
+        assert len(sets["random"]) == len(sets["variance"]) == len(direct)
+        order = np.argsort(-fold.X_train.var(axis=0), kind="stable")
+        assert set(sets["variance"]) == set(order[: len(direct)].tolist())
+        assert len(sets["all"]) == fold.n_features
+    s = cmp.summary
+    assert {"n", "n_splits", "n_empty"} <= set(s.columns)
+    assert (s["n_splits"] == len(folds)).all()
+    fractions = [d / t for d, t in seen if t]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    ranks = cmp.split_ranks("hamming_loss")
+    assert ranks.shape == (len(folds), 4)
+    assert np.allclose(ranks.sum(axis=1), 4 * 5 / 2)
+    fs = cmp.friedman_over_splits("hamming_loss")
+    assert np.allclose(fs.average_ranks, ranks.mean(axis=0))
+
+
+def test_compare_fixed_k_and_registry_names(folds):
+    a = compare(folds[:2], ["all", "random"], n_features=3)
+    assert all(len(sets["random"]) == 3 for sets in a.sets)
+    b = compare(folds[:2], ["all", "random"], n_features=0.5)
+    assert all(len(sets["random"]) == 12 for sets in b.sets)  # half of the demo's 24
+    with pytest.raises(ParameterError):
+        compare(folds[:1], ["all"], n_features="most")
+    with pytest.raises(ParameterError):
+        compare(folds[:1], {"bad": object()})
+
+
+def test_empty_and_failed_selections_are_counted_not_hidden(folds):
+    cmp = compare(folds, {"camcf": camcf.CaMCF(delta1=5.0), "all": AllFeatures(),
+                          "fails": _Fails()})
+    s = cmp.summary.set_index(["feature_set", "metric"])
+    assert s.loc[("camcf", "hamming_loss"), "n_empty"] == len(folds)
+    assert s.loc[("camcf", "hamming_loss"), "n"] == 0
+    assert s.loc[("all", "hamming_loss"), "n"] == len(folds)
+    assert [split for split, _ in cmp.failures["fails"]] == [f.split for f in folds]
+    assert "cannot work" in cmp.failures["fails"][0][1]
+    # a method without a value on a split ranks last there
+    assert (cmp.split_ranks("micro_f1")["all"] == 1).all()
+
+
+def test_display_says_over_how_many_splits():
+    import pandas as pd
+
+    from camcf.evaluation.display import cell, metrics_table
+
+    assert cell(0.25, 0.01, 5, 5) == "0.2500 ± 0.0100"
+    assert cell(0.25, float("nan"), 1, 5) == "0.2500 ± n/a (n = 1 of 5)"
+    assert cell(float("nan"), float("nan"), 0, 5) == "nothing selected"
+    rows = []
+    for split in range(3):
+        for name, n_feat, value in (("all", 4, 0.3), ("sel", 0 if split else 2, 0.2)):
+            for metric in METRICS:
+                rows.append({"protocol": "repeated", "split": split, "feature_set": name,
+                             "n_features": n_feat, "metric": metric,
+                             "value": value if n_feat else np.nan, "seconds": 0.1})
+    table = metrics_table(summarise(pd.DataFrame(rows)), ["all", "sel"], {"sel": "Selected"})
+    assert table.loc[0, "Selected"] == "0.2000 ± n/a (n = 1 of 3)"
+    assert table.loc[0, "all"] == "0.3000 ± 0.0000"
+    empty = table.set_index("metric").loc["Splits with nothing selected"]
+    assert empty["Selected"] == "2 of 3" and empty["all"] == "0 of 3"

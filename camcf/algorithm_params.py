@@ -1,0 +1,69 @@
+"""Ca-MCF's parameters, declared once (:class:`camcf.params.Param`).
+
+Everything that lists Ca-MCF's parameters reads this module: :data:`camcf.algorithm.DEFAULTS`
+and :func:`camcf.algorithm.check_params` (validation), :class:`camcf.CaMCF` (the estimator),
+the CLI flags of ``camcf select``/``evaluate``/``compare``, the app's sidebar widgets and the
+exported reproduce-command. A parameter added here appears in all of them.
+
+* :data:`ALGORITHM_PARAMS` — what :func:`camcf.run` takes (thresholds in bits, shares in (0, 1]).
+* :data:`DISCRETIZE_PARAMS` — how the estimator codes continuous columns before selecting.
+* :data:`CAMCF_PARAMS` — the estimator's parameters: both of the above and ``n_jobs``.
+
+``widget`` hints for the app (slider range and step) live in :data:`WIDGETS`, keyed by name.
+
+This module imports nothing from camcf but :mod:`camcf.params` (no import cycles).
+"""
+
+from __future__ import annotations
+
+from .params import Param
+
+ALGORITHM_PARAMS: tuple[Param, ...] = (
+    Param("delta1", 0.05, float, low=0, symbol="δ1",
+          help="feature–category threshold in bits: a feature enters a category's candidates "
+               "when its mutual information with the category exceeds it"),
+    Param("delta2", 0.1, float, low=0, symbol="δ2",
+          help="category–category threshold in bits: a category joins the label skeleton when "
+               "its dependence on the target exceeds it"),
+    Param("k1", 0.7, float, low=0, high=1, low_closed=False, symbol="k1",
+          help="share of the Phase 2 candidates kept, in (0, 1]"),
+    Param("k2", 1.0, float, low=0, high=1, low_closed=False, symbol="k2",
+          help="share of the blanket kept in Phase 4, in (0, 1]"),
+    Param("gamma", 1.2, float, low=0, low_closed=False, symbol="γ", advanced=True,
+          help="redundancy margin (> 0)"),
+    Param("min_category_size", 5, int, low=1, symbol="minimum category size", advanced=True,
+          help="skip label categories with fewer positive samples"),
+    Param("recovery", "first", str, options=("first", "all"), symbol="recovery", advanced=True,
+          help="Phase 3: stop after the first recovered feature (authors' code) or try all "
+               "(paper)"),
+)
+
+DISCRETIZE_PARAMS: tuple[Param, ...] = (
+    Param("discretize", "auto", str, options=("auto", "none"), symbol="discretisation",
+          help="auto: integer columns with ≤ 10 values as they are, others binned; none: the "
+               "data already holds integer codes"),
+    Param("bins", 3, int, low=2, symbol="bins", help="bins for continuous columns"),
+    Param("strategy", "uniform", str, options=("uniform", "quantile"), symbol="strategy",
+          help="binning strategy: uniform (equal width) or quantile (equal frequency)"),
+)
+
+N_JOBS = Param("n_jobs", None, int, low=-1, none_ok=True, symbol="n_jobs", advanced=True,
+               help="target categories in parallel (joblib); -1 = all cores, none = 1")
+
+CAMCF_PARAMS: tuple[Param, ...] = (*ALGORITHM_PARAMS, *DISCRETIZE_PARAMS, N_JOBS)
+
+#: App widget hints: (min, max, step) of a slider or number input, per parameter name.
+WIDGETS: dict[str, tuple[float, float, float]] = {
+    "delta1": (0.0, 0.3, 0.005),
+    "delta2": (0.0, 0.5, 0.01),
+    "k1": (0.05, 1.0, 0.05),
+    "k2": (0.05, 1.0, 0.05),
+    "gamma": (0.1, 5.0, 0.05),
+    "min_category_size": (1, 10_000, 1),
+    "bins": (2, 20, 1),
+}
+
+
+def by_name(params: tuple[Param, ...] = CAMCF_PARAMS) -> dict[str, Param]:
+    """``{name: Param}``."""
+    return {p.name: p for p in params}

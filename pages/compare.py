@@ -1,0 +1,186 @@
+"""Compare methods: Ca-MCF beside the baselines and references on the same splits.
+
+Reads ``st.session_state["run"]`` (app.py's RunRecord: the data, the discretisation and the
+sidebar's Ca-MCF parameters). Everything is computed by :func:`camcf.evaluation.
+compare_data_sets` (and :func:`camcf.evaluation.friedman_over_data_sets` with two or more data
+sets); tables come from :mod:`camcf.evaluation.display`, figures from
+:mod:`camcf.viz.comparison`. The page only draws.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import streamlit as st
+
+from camcf import catalog, methods, stats
+from camcf.evaluation import METRICS, compare_data_sets, friedman_over_data_sets
+from camcf.evaluation.compare_command import comparison_frame, comparison_payload, method_table
+from camcf.evaluation.display import metrics_table
+from camcf.viz.comparison import cd_diagram, normalised_radar, split_ranks_heatmap
+from pages._common import current_run
+
+PROTOCOLS = {"repeated": "Repeated hold-out", "kfold": "k-fold cross-validation",
+             "holdout": "One random hold-out"}
+CURRENT = "(current data)"
+
+rec = current_run()
+ds = rec.data.dataset
+st.title("Compare methods")
+st.caption("Every chosen method selects on the training part of each split (discretised on that "
+           "part only) and ML-kNN classifies the test part, with the paper's seven metrics. "
+           "Ranking methods keep as many features as Ca-MCF selected on the same split (the "
+           "paper's protocol) unless you fix a number. Ca-MCF uses the sidebar's parameters.")
+
+avail = methods.available()
+missing = methods.unavailable()
+shared = catalog.available()
+with st.form("cmp_form"):
+    c1, c2 = st.columns([2, 1])
+    chosen = c1.multiselect("Methods", avail, default=[m for m in avail if m != "random"][:8]
+                            or avail, format_func=methods.display, key="cmp_methods")
+    cut = c2.text_input("Ranking methods keep", "match", key="cmp_cut",
+                        help="'match': as many features as Ca-MCF selected on the split; or a "
+                             "number of features")
+    sets = st.multiselect("Data sets (two or more: Friedman test and CD diagrams)",
+                          [CURRENT, *shared], default=[CURRENT], key="cmp_sets")
+    c1, c2, c3, c4 = st.columns(4)
+    protocol = c1.selectbox("Protocol", list(PROTOCOLS), format_func=PROTOCOLS.get,
+                            key="cmp_protocol")
+    repeats = c2.number_input("Repeats", 1, 20, 5, 1, key="cmp_repeats")
+    folds_n = c2.number_input("Folds (k-fold)", 2, 20, 5, 1, key="cmp_folds")
+    test_size = c3.slider("Test share", 0.1, 0.5, 0.3, 0.05, key="cmp_test")
+    seed = c3.number_input("Seed", 0, 10_000, 0, 1, key="cmp_seed")
+    k = c4.number_input("ML-kNN k", 1, 50, 10, 1, key="cmp_k")
+    neighbours = c4.selectbox("Training neighbours", ["strict", "authors"], key="cmp_nb")
+    pressed = st.form_submit_button("Compare", type="primary", key="cmp_run")
+if missing:
+    st.caption("Not available here: " + "; ".join(
+        f"{methods.display(n)}" for n in missing) + " (their modules are not installed).")
+
+if pressed:
+    try:
+        if len(chosen) < 2:
+            raise ValueError("choose at least two methods")
+        if not sets:
+            raise ValueError("choose at least one data set")
+        n_features = "match" if cut.strip() == "match" else float(cut)
+        if n_features != "match":
+            n_features = int(n_features) if float(n_features).is_integer() else n_features
+            if n_features <= 0:
+                raise ValueError("the number of features must be positive")
+        if n_features == "match" and "camcf" not in chosen and any(
+                methods.kind(m) == "ranking" for m in chosen):
+            raise ValueError("'match' cuts rankings to Ca-MCF's selection size: add Ca-MCF or "
+                             "give a number of features")
+        data = {}
+        for name in sets:
+            if name == CURRENT:
+                data[rec.data.description] = (ds.X, ds.Y)
+            else:
+                sds = catalog.load_shared(name)
+                data[name] = (sds.X, sds.Y)
+        used = method_table(chosen, dict(rec.params))
+        status = st.status("Comparing…", expanded=True)
+        bar = status.progress(0.0, text="starting")
+
+        def progress(done: int, total: int, msg: str) -> None:
+            bar.progress(min(1.0, done / total) if total else 1.0,
+                         text=f"{done}/{total} — {msg}")
+
+        t0 = time.perf_counter()
+        with status:
+            comparisons = compare_data_sets(
+                data, used, protocol=protocol, n_repeats=int(repeats), test_size=float(test_size),
+                n_folds=int(folds_n), seed=int(seed), discretize=rec.disc["mode"],
+                bins=int(rec.disc["bins"]), strategy=rec.disc["strategy"],
+                n_features=n_features, k=int(k), neighbours=neighbours, progress=progress)
+        secs = time.perf_counter() - t0
+        status.update(label=f"Comparison finished in {secs:.1f} s", state="complete",
+                      expanded=False)
+        settings = {"protocol": protocol, "repeats": int(repeats), "folds": int(folds_n),
+                    "test_size": float(test_size), "seed": int(seed), "n_features": n_features,
+                    "k": int(k), "neighbours": neighbours, "discretization": dict(rec.disc),
+                    "camcf_params": dict(rec.params), "seconds_total": secs}
+        st.session_state["cmp_result"] = {
+            "comparisons": comparisons, "methods": chosen, "settings": settings,
+            "payload": comparison_payload(comparisons, used, settings, {}),
+            "table": comparison_frame(comparisons)}
+    except Exception as e:  # noqa: BLE001 - a message, never a traceback
+        st.error(f"The comparison could not run: {e}", icon=":material/error:")
+
+res = st.session_state.get("cmp_result")
+if res is None:
+    st.info("Choose methods and a protocol, then press **Compare**.")
+    st.stop()
+
+comparisons = res["comparisons"]
+names = {m: methods.display(m) for m in res["methods"]}
+metric = st.selectbox("Metric for ranks and CD diagrams", list(METRICS),
+                      format_func=lambda m: METRICS[m]["name"], key="cmp_metric")
+for ds_name, cmp in comparisons.items():
+    st.subheader(ds_name)
+    table = metrics_table(cmp.summary, list(cmp.kinds), names)
+    st.dataframe(table, hide_index=True, width="stretch", key=f"cmp_table_{ds_name}")
+    st.caption("Mean ± sample SD over splits. “(n = a of b)”: the mean is over the a splits "
+               "where the method selected something; compare such a cell with care. Ranking "
+               "methods: " + ", ".join(names[m] for m, kd in cmp.kinds.items()
+                                       if kd == "ranking") + ".")
+    for m, fails in cmp.failures.items():
+        st.warning(f"{names[m]} failed on {len(fails)} split(s): {fails[0][1]}",
+                   icon=":material/warning:")
+    if len(comparisons) == 1:
+        ranks = cmp.split_ranks(metric).rename(columns=names)
+        left, right = st.columns([3, 2])
+        left.plotly_chart(split_ranks_heatmap(
+            ranks, f"{METRICS[metric]['name']}: rank per split (1 = best)"),
+            key=f"cmp_ranks_{ds_name}")
+        right.dataframe(ranks.mean(axis=0).rename("mean rank").sort_values().to_frame(),
+                        key=f"cmp_meanrank_{ds_name}")
+        right.caption("One data set: per-split ranks. The Friedman test and CD diagrams "
+                      "compare methods over data sets; choose two or more.")
+        if len(cmp.sets) >= 2:
+            fs = cmp.friedman_over_splits(metric)
+            cd = stats.critical_difference(len(ranks.columns), len(cmp.sets))
+            control = names.get("camcf") if "camcf" in cmp.kinds else None
+            st.plotly_chart(cd_diagram(dict(zip(ranks.columns, fs.average_ranks, strict=True)),
+                                       cd, control=control,
+                                       title=f"{METRICS[metric]['name']}, splits as blocks"),
+                            key=f"cmp_cd_splits_{ds_name}")
+            st.caption(f"Indicative only: the {len(cmp.sets)} splits share rows, so they are not "
+                       f"the independent data sets the test assumes. F_F = "
+                       f"{fs.iman_davenport:.3f} (critical value {fs.critical_value:.3f}).")
+    radar_means = cmp.summary.pivot(index="feature_set", columns="metric", values="mean")
+    radar_means.index = [names.get(i, i) for i in radar_means.index]
+    st.plotly_chart(normalised_radar(radar_means, highlight=names.get("camcf")),
+                    key=f"cmp_radar_{ds_name}")
+
+if len(comparisons) >= 2:
+    st.subheader("Significance over data sets")
+    fr = friedman_over_data_sets(comparisons)
+    shown = fr[["metric", "chi2", "iman_davenport", "critical_value", "p_value", "significant",
+                "cd"]].copy()
+    shown["metric"] = shown["metric"].map(lambda m: METRICS[m]["name"])
+    st.dataframe(shown.rename(columns={"iman_davenport": "F_F", "chi2": "χ²_F",
+                                       "critical_value": "critical value (α = 0.05)",
+                                       "cd": "CD (Bonferroni–Dunn)"}),
+                 hide_index=True, width="stretch", key="cmp_friedman")
+    row = fr.set_index("metric").loc[metric]
+    ranks = {names[m]: row[f"rank:{m}"] for m in res["methods"]}
+    control = names.get("camcf") if "camcf" in res["methods"] else None
+    cd = row["cd"] if control else stats.critical_difference(
+        len(ranks), len(comparisons), test="nemenyi")
+    st.plotly_chart(cd_diagram(ranks, cd, control=control, title=METRICS[metric]["name"]),
+                    key="cmp_cd")
+    if int(fr["filled"].sum()):
+        st.caption("A method without any value on a data set (nothing selected) is ranked last "
+                   "there.")
+
+st.markdown("**Downloads**")
+d1, d2 = st.columns(2)
+d1.download_button("Summary (CSV)", res["table"].to_csv(index=False).encode(),
+                   "comparison.csv", "text/csv", on_click="ignore", key="cmp_dl_csv")
+d2.download_button("Everything (JSON)", json.dumps(res["payload"], indent=1,
+                                                    ensure_ascii=False).encode(),
+                   "comparison.json", "application/json", on_click="ignore", key="cmp_dl_json")

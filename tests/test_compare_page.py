@@ -1,0 +1,52 @@
+"""The Compare methods page through AppTest: the demo, Compare, tables, ranks, radar."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "app.py"
+
+
+@pytest.fixture(scope="module")
+def page() -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=180)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.switch_page("pages/compare.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_compare_on_the_demo(page):
+    at = page
+    assert at.title[0].value == "Compare methods"
+    assert not at.dataframe
+    at.multiselect(key="cmp_methods").set_value(["camcf", "all", "random"])
+    at.number_input(key="cmp_repeats").set_value(2)
+    next(b for b in at.button if b.label == "Compare").click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["metric", "Ca-MCF", "All features", "Random subset"]
+    assert "±" in table.iloc[0]["Ca-MCF"]
+    assert table.iloc[-2]["metric"] == "Splits with nothing selected"
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    types = {t.get("type") for c in charts for t in c["data"]}
+    assert {"heatmap", "scatterpolar"} <= types  # per-split ranks and the normalised radar
+
+
+def test_too_few_methods_is_a_message(page):
+    at = page
+    at.multiselect(key="cmp_methods").set_value(["camcf"])
+    next(b for b in at.button if b.label == "Compare").click()
+    at.run()
+    assert any("at least two methods" in e.value for e in at.error)
