@@ -16,23 +16,24 @@ The functions above ``main()`` hold no Streamlit state, so tests can import them
 from __future__ import annotations
 
 import io
-import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+import streamlit as st
+
+import camcf
+from camcf import catalog
+from camcf.discretize import discretize
+from camcf.errors import CamcfError
+from camcf.lru import BoundedLRU
+
+# Streamlit puts the entry file's folder on sys.path while it runs a script (as Python does for
+# a script), so the pages' shared modules import as the package ``pages``.
+from pages._nav import PAGES, frame_running, leave_directory_mode, navigate  # noqa: F401
+
 ROOT = Path(__file__).resolve().parent
-if str(ROOT) not in sys.path:  # pages import pages/_common.py
-    sys.path.insert(0, str(ROOT))
-
-import pandas as pd  # noqa: E402
-import streamlit as st  # noqa: E402
-
-import camcf  # noqa: E402
-from camcf import catalog  # noqa: E402
-from camcf.discretize import discretize  # noqa: E402
-from camcf.errors import CamcfError  # noqa: E402
-from camcf.lru import BoundedLRU  # noqa: E402
 
 #: cells (n × m) up to which a data set counts as small: run on load, auto-run offered
 SMALL = 400_000
@@ -388,50 +389,13 @@ def stale_reason(state, data: DataBundle, params: dict, disc: dict) -> str | Non
     return None
 
 
-#: (file, title, icon, url path). The url paths differ from the file names on purpose: with a
-#: ``pages/`` folder beside app.py Streamlit 1.67 also registers every file there as a v1 page
-#: (url = file name) and would run such a page *without* this frame on a rerun. Distinct url
-#: paths make every request fall through to app.py, whose st.navigation picks the page.
-PAGES = [
-    ("pages/overview.py", "Overview", ":material/insights:", "overview-page"),
-    ("pages/skeleton.py", "Label skeleton", ":material/hub:", "label-skeleton"),
-    ("pages/local_structure.py", "Local structure", ":material/account_tree:",
-     "local-structure"),
-    ("pages/recovery.py", "Recovery", ":material/restore:", "phase-3-recovery"),
-    ("pages/pruning.py", "Pruning", ":material/content_cut:", "phase-4-pruning"),
-    ("pages/step_through.py", "Step through", ":material/footprint:", "step-through"),
-    ("pages/evaluation.py", "Evaluation", ":material/speed:", "evaluation-page"),
-    ("pages/export.py", "Export", ":material/download:", "export-results"),
-]
-
-
-def pages() -> list:
-    """The pages; the Evaluation page only when its file exists."""
-    out = []
-    for i, (path, title, icon, url) in enumerate(PAGES):
-        if (ROOT / path).is_file():
-            out.append(st.Page(path, title=title, icon=icon, url_path=url, default=i == 0))
-    return out
-
-
-def _leave_v1_pages_mode() -> None:
-    """Streamlit 1.67 runs the first script run of a server process in its v1 multipage mode
-    when a ``pages/`` folder exists (st.navigation switches that off from then on). Widgets
-    drawn in that first run get other ids, so the user's first click would be lost. Switch
-    the mode off and rerun at once. (AppTest resets the mode before every run; there the
-    distinct url paths in PAGES are enough.)"""
-    try:
-        from streamlit import config
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # pragma: no cover - another Streamlit layout
-        return
-    if PagesManager.uses_pages_directory and not config.get_option("global.appTest"):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def main() -> None:
-    _leave_v1_pages_mode()
+    leave_directory_mode()  # public st.navigation + st.rerun; see pages/_nav.py
+    with frame_running():
+        _frame()
+
+
+def _frame() -> None:
     st.set_page_config(page_title="Ca-MCF explorer", page_icon=str(ROOT / "assets" / "logo.svg"),
                        layout="wide")
     st.logo(str(ROOT / "assets" / "logo.svg"), size="large")
@@ -467,7 +431,7 @@ def main() -> None:
         for w in rec.warnings:
             st.warning(w, icon=":material/warning:")
 
-    pg = st.navigation(pages())
+    pg = navigate()
     pg.run()
 
 
