@@ -32,6 +32,7 @@ from camcf.lru import BoundedLRU
 # Streamlit puts the entry file's folder on sys.path while it runs a script (as Python does for
 # a script), so the pages' shared modules import as the package ``pages``.
 from pages._nav import PAGES, frame_running, leave_directory_mode, navigate  # noqa: F401
+from pages._share import apply_pending, pin_controls, read_url, write_url
 
 ROOT = Path(__file__).resolve().parent
 
@@ -39,6 +40,8 @@ ROOT = Path(__file__).resolve().parent
 SMALL = 400_000
 #: cells above which a run shows a progress box
 SHOW_PROGRESS = 50_000
+#: seconds: when the last run on the current data took less, a moved slider re-runs at once
+FAST_RUN = 0.5
 RUN_CACHE_ENTRIES = 8
 
 PARAM_DEFAULTS = dict(camcf.DEFAULTS)
@@ -276,6 +279,7 @@ def process_load(state) -> None:
         state["load_error"] = f"could not read the data ({type(e).__name__}: {e})"
         return
     state["data"] = bundle
+    state["data_req"] = {k: v for k, v in req.items() if k in ("kind", "n", "seed", "name")}
     state.pop("load_error", None)
 
 
@@ -336,12 +340,22 @@ def _params_panel() -> None:
         st.warning(reason, icon=":material/update:")
 
 
+def auto_possible(state, data: DataBundle) -> bool:
+    """Changes may apply at once: the data are small, or the last run on them was fast."""
+    last: RunRecord | None = state.get("run")
+    fast = (last is not None and last.data.fingerprint == data.fingerprint
+            and float(last.result.stats.get("seconds", 1e9)) < FAST_RUN)
+    return data.cells <= SMALL or fast
+
+
 def _sidebar_params(state, data: DataBundle) -> None:
     """Draw the parameter widgets (after the run, so the stale mark describes its outcome)."""
     st.sidebar.header("Parameters")
-    small = data.cells <= SMALL
-    auto = st.sidebar.toggle("Auto-run on every change", key="auto_run", disabled=not small,
-                             help="Only for small data sets (n × m ≤ 400,000).") and small
+    possible = auto_possible(state, data)
+    auto = st.sidebar.toggle(
+        "Auto-run when runs are fast", key="auto_run", disabled=not possible,
+        help=f"A moved slider re-runs at once when the last run took under {FAST_RUN:g} s "
+             f"(or the data are small: n × m ≤ {SMALL:,}); otherwise press Run.") and possible
     with st.sidebar:
         if auto:  # every change reruns the app and applies at once
             with st.container(border=True):
@@ -354,7 +368,7 @@ def requested_run(state, data: DataBundle) -> tuple[dict, dict, bool]:
     """The parameters the widgets hold (from the last interaction) and whether to apply them:
     Run was pressed, or auto-run is on for small data."""
     params, disc = params_from_state(state)
-    auto = bool(state.get("auto_run")) and data.cells <= SMALL
+    auto = bool(state.get("auto_run")) and auto_possible(state, data)
     return params, disc, bool(state.pop("run_pressed", False)) or auto
 
 
@@ -401,8 +415,11 @@ def _frame() -> None:
     st.logo(str(ROOT / "assets" / "logo.svg"), size="large")
     st.html(f"<style>{(ROOT / 'assets' / 'style.css').read_text()}</style>")
     state = st.session_state
+    read_url(state)  # a shared link: data choice and parameters (first run of a session)
+    apply_pending(state)  # parameters a page asked for (a landscape cell)
     if "data" not in state:
         state["data"] = load_request({"kind": "demo", **DEMO_DEFAULTS})
+        state["data_req"] = {"kind": "demo", **DEMO_DEFAULTS}
 
     _sidebar_source(state)
     process_load(state)
@@ -415,11 +432,15 @@ def _frame() -> None:
 
     params, disc, pressed = requested_run(state, data)
     maybe_run(state, data, params, disc, pressed)
+    write_url(state)
     _sidebar_params(state, data)
+    pin_controls(state)
 
     if state.get("load_error"):
         st.error(f"The data could not be loaded: {state['load_error']}. The previous data and "
                  f"results are kept.", icon=":material/error:")
+    for msg in state.pop("url_problems", []):
+        st.warning(f"From the link: {msg}", icon=":material/link:")
     if state.get("run_error"):
         st.error(f"Ca-MCF could not run: {state['run_error']}. The previous results are kept.",
                  icon=":material/error:")
