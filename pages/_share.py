@@ -163,7 +163,11 @@ def write_url(state) -> None:
     rec = state.get("run")
     if rec is None:
         return
-    q = to_query(rec.params, rec.disc, state.get("data_req"))
+    req = state.get("data_req")
+    if (req or {}).get("kind") == "upload":
+        st.sidebar.caption(":material/link_off: The page link carries the parameters but not "
+                           "an uploaded file: a link cannot hold a file.")
+    q = to_query(rec.params, rec.disc, req)
     if rec.data.fingerprint != getattr(state.get("data"), "fingerprint", None):
         return  # new data not run yet: keep the link of what is shown
     if st.query_params.to_dict() != q:
@@ -201,5 +205,5 @@ def pin_controls(state) -> None:
         pinned = None
     if pinned is not None:
         p = pinned.params
-        st.sidebar.caption(f"📌 Pinned: δ1 {p['delta1']:g}, δ2 {p['delta2']:g}, k1 {p['k1']:g}, "
+        st.sidebar.caption(f":material/push_pin: Pinned: δ1 {p['delta1']:g}, δ2 {p['delta2']:g}, k1 {p['k1']:g}, "
                            f"k2 {p['k2']:g} — {pinned.result.selected_indices.size} features")

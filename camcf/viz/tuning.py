@@ -42,7 +42,8 @@ def diff_bars(d, max_bars: int = MAX_BARS) -> go.Figure:
                       margin={"l": 10, "r": 10, "t": 50, "b": 30},
                       legend={"orientation": "h", "y": -0.15 if shown else 1.0},
                       xaxis={"title": "features (− left, + entered)", "zeroline": True,
-                             "zerolinecolor": "#888"},
+                             "zerolinecolor": "#888", "tickformat": "d",
+                             "dtick": max(1, -(-max([r[1] + r[2] for r in shown] or [1]) // 8))},
                       yaxis={"automargin": True})
     return fig
 
