@@ -9,8 +9,10 @@ Reuse, only where the decisions are provably identical: **k2 is read by Phase 4 
 nowhere else; skipping and mirroring do not depend on it). Grid points that differ only in k2
 therefore share Phases 1–3: one full run per distinct value of the other parameters, then
 Phase 4 — the library's own phase function, on the run's blanket CMB and MI table — once per
-k2 value. Every other parameter changes Phase 1 or 2, so those points are run in full
-(``n_jobs`` spreads them over processes with joblib).
+k2 value. **k1 is read by Phase 2 only through n_keep = ⌈k1 × #candidates⌉** per target (the
+candidates themselves depend on δ1, not k1): two k1 values that give the same n_keep for every
+target that ran take identical decisions, so one run answers both. Every other change is run
+in full (``n_jobs`` spreads those runs over processes with joblib; the k1 reuse is sequential).
 
 The metric, when asked for, comes from the evaluation package's public entry points
 (:func:`camcf.evaluation.make_folds` and :func:`camcf.evaluation.sensitivity`) in one place,
@@ -20,6 +22,7 @@ is scored on its test part — a different run from the counts, which use all ro
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -67,6 +70,7 @@ class Landscape:
     seconds: float = 0.0
     full_runs: int = 0  # Ca-MCF runs with all four phases
     phase4_only: int = 0  # grid points answered by re-running Phase 4 only
+    k1_reused: int = 0  # grid points answered by a run with the same ⌈k1·n⌉ everywhere
 
     def params_at(self, i: int, j: int) -> dict:
         """The full parameter set of cell (row ``i``, column ``j``)."""
@@ -131,6 +135,12 @@ def _counts_for_k2(result: Result, k2_values: Sequence[float]) -> list[int]:
             sel.update(p4["blanket"])
         out.append(len(sel))
     return out
+
+
+def _n_kept(k1: float, n_candidates: int) -> int:
+    """⌈k1·n⌉ in floating point — the number of Phase 2 candidates kept, computed exactly as
+    :func:`camcf.phases.parents_children` computes it."""
+    return math.ceil(k1 * n_candidates)
 
 
 def _full_run(codes: np.ndarray, Y: np.ndarray, params: dict) -> Result:
@@ -215,7 +225,7 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
     other_values = ys if k2_axis == "x" else xs if k2_axis == "y" else None
     other_name = y if k2_axis == "x" else x if k2_axis == "y" else None
     counts = np.zeros((len(ys), len(xs)), dtype=np.int64)
-    full_runs = phase4_only = 0
+    full_runs = phase4_only = reused = 0
     if k2_axis is not None:
         jobs = [{**base, other_name: v, "k2": 1.0} for v in other_values]
     else:
@@ -231,7 +241,33 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
             yield from Parallel(n_jobs=n_jobs, return_as="generator")(
                 delayed(_full_run)(codes, Y, p) for p in jobs)
 
-    for gi, res in enumerate(results()):
+    k1_reuse = k2_axis is None and "k1" in (x, y) and (n_jobs == 1 or len(jobs) == 1)
+    if k1_reuse:
+        # per value of the other axis: runs whose ⌈k1·#candidates⌉ agree for every target take
+        # identical decisions (k1 enters nowhere else); one run answers all of them
+        k1_vals = xs if x == "k1" else ys
+        oname = y if x == "k1" else x
+        ovals = ys if x == "k1" else xs
+        for oi, ov in enumerate(ovals):
+            seen: dict[tuple, int] = {}
+            n_cand = None
+            for ki, kv in enumerate(k1_vals):
+                sig = None if n_cand is None else tuple(_n_kept(kv, n) for n in n_cand)
+                if sig is not None and sig in seen:
+                    c = seen[sig]
+                    reused += 1
+                else:
+                    res = _full_run(codes, Y, {**base, oname: ov, "k1": kv})
+                    full_runs += 1
+                    n_cand = [len(t.candidates_all) for t in res.targets if not t.skipped]
+                    sig = tuple(_n_kept(kv, n) for n in n_cand)
+                    c = seen[sig] = int(res.selected_indices.size)
+                i, j = (oi, ki) if x == "k1" else (ki, oi)
+                counts[i, j] = c
+                done += 1
+                if progress is not None:
+                    progress(done, total, f"{oname} = {ov:g}, k1 = {kv:g}")
+    for gi, res in enumerate(() if k1_reuse else results()):
         full_runs += 1
         if k2_axis is None:
             i, j = divmod(gi, len(xs))
@@ -262,4 +298,4 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
     return Landscape(x=x, y=y, x_values=xs, y_values=ys, counts=counts, base_params=base,
                      metric=metric, metric_values=values,
                      seconds=time.perf_counter() - t0, full_runs=full_runs,
-                     phase4_only=phase4_only)
+                     phase4_only=phase4_only, k1_reused=reused)

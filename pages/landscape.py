@@ -79,6 +79,7 @@ L = stored[1]
 st.caption(f"{len(L.x_values) * len(L.y_values)} cells in {L.seconds:.2f} s "
            f"({L.full_runs} full runs"
            + (f", {L.phase4_only} answered by re-running Phase 4 only" if L.phase4_only else "")
+           + (f", {L.k1_reused} shared with a run of the same ⌈k1·n⌉" if L.k1_reused else "")
            + ").")
 which = "n_selected"
 if L.metric is not None:

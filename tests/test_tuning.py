@@ -133,7 +133,8 @@ def test_landscape_counts_equal_direct_runs(demo):
     ds, codes = demo
     seen = []
     for x, y in (("delta1", "k1"), ("delta2", "k2")):
-        xs, ys = default_values(x, 2), default_values(y, 3)
+        xs = default_values(x, 2) if x == "delta2" else (0.05, 0.25)
+        ys = default_values(y, 3)
         L = landscape(ds, x, xs, y, ys, progress=lambda d, t, m: seen.append((d, t)))
         assert L.counts.shape == (3, 2)
         for i, yv in enumerate(ys):
@@ -141,6 +142,8 @@ def test_landscape_counts_equal_direct_runs(demo):
                 r = camcf.run(codes, ds.Y, **{x: xv, y: yv})
                 assert L.counts[i, j] == r.selected_indices.size, (x, xv, y, yv)
         assert seen[-1][0] == seen[-1][1] == 6
+        if x == "delta1":  # k1 values with the same ⌈k1·n⌉ everywhere share one run
+            assert L.full_runs + L.k1_reused == 6 and L.full_runs >= 2
     # the δ2 × k2 grid re-ran Phase 4 only for k2 (one full run per δ2 value)
     assert L.full_runs == 2 and L.phase4_only == 6
 
