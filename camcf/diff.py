@@ -226,39 +226,55 @@ def _cond_map(before: Result, after: Result) -> np.ndarray:
 
 
 def _keys(tr: dict, cond_ids: np.ndarray | None) -> np.ndarray:
-    """(rows × 6) int64 identity of every test: step, a, b, cond, aux, occurrence."""
+    """(rows × 6) int64 identity of every test: step, a+1, b+1, cond, aux+1, occurrence."""
     k = tr["step"].size
     if k == 0:
         return np.empty((0, 6), dtype=np.int64)
     cond = tr["cond"].astype(np.int64)
     if cond_ids is not None:
         cond = cond_ids[cond]
-    base = np.column_stack([tr["step"].astype(np.int64), tr["a"].astype(np.int64),
-                            tr["b"].astype(np.int64), cond, tr["aux"].astype(np.int64)])
+    base = np.column_stack([tr["step"].astype(np.int64), tr["a"].astype(np.int64) + 1,
+                            tr["b"].astype(np.int64) + 1, cond, tr["aux"].astype(np.int64) + 1])
     # occurrence number among equal identities (0 for all in practice: identities are unique)
+    code = _encode(base, base.max(axis=0) + 1)
     occ = np.zeros(k, dtype=np.int64)
-    _, inv = np.unique(base, axis=0, return_inverse=True)
-    inv = inv.ravel()
-    if np.unique(inv).size != k:
-        order = np.argsort(inv, kind="stable")
-        sorted_inv = inv[order]
-        starts = np.r_[0, np.nonzero(np.diff(sorted_inv))[0] + 1]
-        run_start = np.repeat(starts, np.diff(np.r_[starts, k]))
-        occ[order] = np.arange(k) - run_start
+    if code is not None:
+        order = np.argsort(code, kind="stable")
+        sc = code[order]
+        dup = np.r_[False, sc[1:] == sc[:-1]]
+        if dup.any():
+            starts = np.r_[0, np.nonzero(~dup[1:])[0] + 1]
+            run_start = np.repeat(starts, np.diff(np.r_[starts, k]))
+            occ[order] = np.arange(k) - run_start
     return np.column_stack([base, occ])
+
+
+def _encode(keys: np.ndarray, sizes: np.ndarray) -> np.ndarray | None:
+    """Mixed-radix code of each row (one int64), or None when it would not fit in 62 bits."""
+    sizes = np.maximum(np.asarray(sizes, dtype=np.int64), 1)
+    if float(np.prod(sizes.astype(float))) >= 2.0 ** 62:
+        return None
+    code = np.zeros(keys.shape[0], dtype=np.int64)
+    for c in range(keys.shape[1]):
+        code = code * sizes[c] + keys[:, c]
+    return code
 
 
 def _match(ka: np.ndarray, kb: np.ndarray) -> np.ndarray:
     """For each row of ``ka``, the row of ``kb`` with the same identity, or −1."""
     if ka.shape[0] == 0 or kb.shape[0] == 0:
         return np.full(ka.shape[0], -1, dtype=np.int64)
-    both = np.vstack([ka, kb])
-    _, inv = np.unique(both, axis=0, return_inverse=True)
-    inv = inv.ravel()
-    ia, ib = inv[: ka.shape[0]], inv[ka.shape[0]:]
-    where = np.full(inv.max() + 1, -1, dtype=np.int64)
-    where[ib] = np.arange(kb.shape[0])
-    return where[ia]
+    sizes = np.maximum(ka.max(axis=0), kb.max(axis=0)) + 1
+    ca, cb = _encode(ka, sizes), _encode(kb, sizes)
+    if ca is None:  # very wide identities: compare rows as wholes
+        both = np.vstack([ka, kb])
+        _, inv = np.unique(both, axis=0, return_inverse=True)
+        inv = inv.ravel()
+        ca, cb = inv[: ka.shape[0]], inv[ka.shape[0]:]
+    order = np.argsort(cb, kind="stable")
+    sb = cb[order]
+    pos = np.clip(np.searchsorted(sb, ca), 0, sb.size - 1)
+    return np.where(sb[pos] == ca, order[pos], -1)
 
 
 def _test(res: Result, t: TargetResult, i: int) -> Test:
