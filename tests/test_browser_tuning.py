@@ -172,3 +172,68 @@ def test_shared_link_reopens_the_same_view(pw_browser, server):
     assert page2.locator('[data-testid="stMetricValue"]').first.inner_text() == metric
     assert page2.get_by_text("results are stale").count() == 0
     ctx2.close()
+
+
+@pytest.mark.slow
+def test_tuning_views_on_a_wide_data_set(pw_browser, data_dir):
+    """Enron (1702 × 1001, 53 labels → 106 categories) from the shared folder: pin, move δ1,
+    run, What changed (paged table, explanation); the landscape on a 1 × 2 grid."""
+    if not (Path(data_dir) / "enron").is_dir():
+        pytest.skip("the shared data folder has no enron")
+    proc, url = start_app({"CAMCF_DATA_DIR": str(data_dir)})
+    try:
+        ctx, page = _page(pw_browser)
+        page.set_default_timeout(180_000)
+        page.goto(url)
+        _settle(page)
+        side = page.locator('[data-testid="stSidebar"]')
+        side.locator("label").filter(has_text="Shared data folder").click()
+        _settle(page)
+        box = side.locator('[data-testid="stSelectbox"]').filter(has_text="Data set")
+        box.click()
+        page.get_by_role("option").filter(has_text="enron").first.click()
+        _settle(page)
+        side.get_by_role("button", name="Load data set").click()
+        _settle(page)
+        page.get_by_role("button", name="Run", exact=True).click()
+        wait_idle(page, 180_000)
+        side.get_by_text("results are stale").wait_for(state="detached", timeout=180_000)
+        side.get_by_role("button", name="Pin this run").click()
+        _settle(page)
+        slider = side.locator('[data-testid="stSlider"] input[type="range"]').first  # δ1
+        slider.focus()
+        for _ in range(4):  # 0.050 → 0.030
+            page.keyboard.press("ArrowLeft")
+        side.get_by_text("results are stale").wait_for(timeout=30_000)
+        page.get_by_role("button", name="Run", exact=True).click()
+        wait_idle(page, 180_000)
+        side.get_by_text("results are stale").wait_for(state="detached", timeout=180_000)
+        side.locator('[data-testid="stSidebarNav"]').get_by_text("What changed").click()
+        _settle(page)
+        main = page.locator('[data-testid="stMain"]')
+        main.get_by_text("First flipped decision").first.wait_for(timeout=60_000)
+        assert "δ1 0.05 → 0.03" in main.inner_text()
+        main.get_by_text("Changed only").click()  # all 106 categories: paged
+        _settle(page)
+        assert main.get_by_text("Page (of 3").count() == 1
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(SHOTS / "what-changed-enron.png"), full_page=True)
+        side.locator('[data-testid="stSidebarNav"]').get_by_text("Threshold landscape").click()
+        _settle(page)
+        page.locator('[data-testid="stNumberInput"]').filter(has_text="steps").first \
+            .locator("input").fill("1")
+        page.keyboard.press("Enter")
+        _settle(page)
+        page.locator('[data-testid="stNumberInput"]').filter(has_text="steps").nth(1) \
+            .locator("input").fill("2")
+        page.keyboard.press("Enter")
+        _settle(page)
+        main.get_by_role("button", name="Compute the landscape (2 cells)").click()
+        main.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=240_000)
+        _settle(page)
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(SHOTS / "landscape-enron.png"), full_page=True)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        ctx.close()
+    finally:
+        _stop(proc)

@@ -16,11 +16,13 @@ MAX_BARS = 40
 
 
 def diff_bars(d, max_bars: int = MAX_BARS) -> go.Figure:
-    """Per changed category, the features that entered (+, right) and left (−, left) its
-    blanket; the ``max_bars`` categories with the most change, largest first."""
+    """Per category whose blanket changed, the features that entered (+, right) and left
+    (−, left) it; the ``max_bars`` categories with the most change, largest first."""
     rows = []
     for cd in d.changed:
         plus, minus = len(cd.entered["blanket"]), len(cd.left["blanket"])
+        if plus + minus == 0:  # a decision flipped but the blanket stayed: not a bar
+            continue
         rows.append((d.after.categories[cd.target].display, plus, minus, cd.n_flips))
     rows.sort(key=lambda r: (-(r[1] + r[2]), -r[3], r[0]))
     shown = rows[:max_bars][::-1]  # largest at the top
@@ -37,7 +39,7 @@ def diff_bars(d, max_bars: int = MAX_BARS) -> go.Figure:
     if len(rows) > max_bars:
         title += f" (the {max_bars} most changed of {len(rows)})"
     elif not rows:
-        title += " — none: every category kept its blanket"
+        title += " — none: every category kept its blanket (see the table for flips)"
     fig.update_layout(barmode="relative", title=title, height=max(260, 60 + 22 * len(shown)),
                       margin={"l": 10, "r": 10, "t": 50, "b": 30},
                       legend={"orientation": "h", "y": -0.15 if shown else 1.0},
