@@ -31,6 +31,8 @@ PAGES = [  # url path, a text the page shows, graphs expected
     ("recovery", "Recovery", 0),
     ("pruning", "Pruning", 0),
     ("step_through", "Step through", 1),
+    ("what_changed", "What changed", 0),
+    ("landscape", "Threshold landscape", 0),
     ("evaluation", "Evaluation", 0),
     ("export", "Export", 0),
 ]
@@ -112,9 +114,8 @@ def browser_app():
                     outside.append(u)
 
             page.on("request", on_request)
-            # The first request of a fresh server goes to "/": Streamlit's first run of a
-            # process still treats pages/ as v1 pages and would answer a deep link with
-            # "Page not found" (st.navigation turns that mode off from then on).
+            # (a deep link as the first request of a fresh server is tested in
+            # test_browser_tuning.py)
             page.goto(url)
             wait_idle(page)
             page.on("requestfailed", lambda r: failed.append(f"{r.url} {r.failure}"))
