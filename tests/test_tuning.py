@@ -163,3 +163,24 @@ def test_landscape_metric_on_request(demo):
     assert np.isfinite(L.metric_values[0, 0]) and 0 <= L.metric_values[0, 0] <= 1
     frame = L.to_frame()
     assert list(frame.columns) == ["delta1", "k1", "n_selected", "hamming_loss"]
+
+
+# ------------------------------------------------------------------------------- figures
+def test_figures_draw_changes_and_cells(demo):
+    from camcf.viz.tuning import diff_bars, landscape_heatmap
+
+    a, b = _run(demo), _run(demo, delta1=0.12)
+    d = diff_results(a, b)
+    fig = diff_bars(d, max_bars=3)
+    moved = [cd for cd in d.changed if cd.entered["blanket"] or cd.left["blanket"]]
+    assert len(fig.data[0].y) == min(3, len(moved))
+    left = {a.categories[cd.target].display: len(cd.left["blanket"]) for cd in moved}
+    for name, x in zip(fig.data[1].y, fig.data[1].x, strict=True):
+        assert -x == left[name]
+    ds, _ = demo
+    L = landscape(ds, "delta2", [0.05, 0.2], "k2", [0.5, 1.0])
+    h = landscape_heatmap(L, current={"delta2": 0.2, "k2": 0.5})
+    cells = h.data[1]
+    assert len(cells.x) == 4 and [list(c[:2]) for c in cells.customdata] == [
+        [0, 0], [0, 1], [1, 0], [1, 1]]
+    assert h.data[2].name == "current parameters" and h.data[2].x == ("0.2",)
