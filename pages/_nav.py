@@ -49,14 +49,17 @@ _frame = threading.local()  # script runs of one session happen on one thread
 _TOKEN = "_camcf_nav_rerun"
 
 
-def pages() -> list:
-    """The st.Page objects (absolute paths; the first is the default page)."""
+def pages(*, icons: bool = True) -> list:
+    """The st.Page objects (absolute paths; the first is the default page). Without ``icons``
+    for the guard's navigation: its page icon would become the tab's icon for a moment, and
+    the browser would fetch it from the internet."""
     test = _in_app_test()
     out = []
     for i, (path, title, icon) in enumerate(PAGES):
         if (ROOT / path).is_file():
             url = f"{Path(path).stem}-page" if test else None  # None: inferred from the name
-            out.append(st.Page(ROOT / path, title=title, icon=icon, default=i == 0,
+            out.append(st.Page(ROOT / path, title=title, icon=icon if icons else None,
+                               default=i == 0,
                                url_path=url))
     return out
 
@@ -72,7 +75,7 @@ def leave_directory_mode() -> None:
     state = st.session_state
     if state.pop(_TOKEN, False) or _process["navigated"] or _in_app_test():
         return
-    st.navigation(pages(), position="hidden")
+    st.navigation(pages(icons=False), position="hidden")
     _process["navigated"] = True
     state[_TOKEN] = True
     st.rerun()
