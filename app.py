@@ -24,35 +24,39 @@ from __future__ import annotations
 import html
 import io
 import json
-import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
-if str(ROOT) not in sys.path:  # pages import pages/_common.py
-    sys.path.insert(0, str(ROOT))
+import pandas as pd
+import streamlit as st
 
-import pandas as pd  # noqa: E402
-import streamlit as st  # noqa: E402
-
-import camcf  # noqa: E402
-from camcf import catalog  # noqa: E402
-from camcf.algorithm_params import (  # noqa: E402
+import camcf
+from camcf import catalog
+from camcf.algorithm_params import (
     ALGORITHM_PARAMS,
     DISCRETIZE_PARAMS,
     WIDGETS,
 )
-from camcf.algorithm_params import by_name as _by_name  # noqa: E402
-from camcf.discretize import discretize  # noqa: E402
-from camcf.errors import CamcfError  # noqa: E402
-from camcf.lru import BoundedLRU  # noqa: E402
+from camcf.algorithm_params import by_name as _by_name
+from camcf.discretize import discretize
+from camcf.errors import CamcfError
+from camcf.lru import BoundedLRU
+
+# Streamlit puts the entry file's folder on sys.path while it runs a script (as Python does for
+# a script), so the pages' shared modules import as the package ``pages``.
+from pages._nav import PAGES, frame_running, leave_directory_mode, navigate  # noqa: F401
+from pages._share import apply_pending, pin_controls, read_url, write_url
+
+ROOT = Path(__file__).resolve().parent
 
 #: cells (n × m) up to which a data set counts as small: run on load, auto-run offered
 _disc = _by_name(DISCRETIZE_PARAMS)
 SMALL = 400_000
 #: cells above which a run shows a progress box
 SHOW_PROGRESS = 50_000
+#: seconds: when the last run on the current data took less, a moved slider re-runs at once
+FAST_RUN = 0.5
 RUN_CACHE_ENTRIES = 8
 
 PARAM_DEFAULTS = dict(camcf.DEFAULTS)
@@ -317,6 +321,7 @@ def process_load(state) -> None:
         state["load_error"] = f"could not read the data ({type(e).__name__}: {e})"
         return
     state["data"] = bundle
+    state["data_req"] = {k: v for k, v in req.items() if k in ("kind", "n", "seed", "name")}
     state.pop("load_error", None)
     state.pop("run_error", None)
 
@@ -381,12 +386,22 @@ def _params_panel() -> None:
         st.warning(reason, icon=":material/update:")
 
 
+def auto_possible(state, data: DataBundle) -> bool:
+    """Changes may apply at once: the data are small, or the last run on them was fast."""
+    last: RunRecord | None = state.get("run")
+    fast = (last is not None and last.data.fingerprint == data.fingerprint
+            and float(last.result.stats.get("seconds", 1e9)) < FAST_RUN)
+    return data.cells <= SMALL or fast
+
+
 def _sidebar_params(state, data: DataBundle) -> None:
     """Draw the parameter widgets (after the run, so the stale mark describes its outcome)."""
     st.sidebar.header("Parameters")
-    small = data.cells <= SMALL
-    auto = st.sidebar.toggle("Auto-run on every change", key="auto_run", disabled=not small,
-                             help="Only for small data sets (n × m ≤ 400,000).") and small
+    possible = auto_possible(state, data)
+    auto = st.sidebar.toggle(
+        "Auto-run when runs are fast", key="auto_run", disabled=not possible,
+        help=f"A moved slider re-runs at once when the last run took under {FAST_RUN:g} s "
+             f"(or the data are small: n × m ≤ {SMALL:,}); otherwise press Run.") and possible
     with st.sidebar:
         if auto:  # every change reruns the app and applies at once
             with st.container(border=True):
@@ -399,7 +414,7 @@ def requested_run(state, data: DataBundle) -> tuple[dict, dict, bool]:
     """The parameters the widgets hold (from the last interaction) and whether to apply them:
     Run was pressed, or auto-run is on for small data."""
     params, disc = params_from_state(state)
-    auto = bool(state.get("auto_run")) and data.cells <= SMALL
+    auto = bool(state.get("auto_run")) and auto_possible(state, data)
     return params, disc, bool(state.pop("run_pressed", False)) or auto
 
 
@@ -447,58 +462,23 @@ def stale_reason(state, data: DataBundle, params: dict, disc: dict) -> str | Non
     return None
 
 
-#: (file, title, icon, url path). The url paths differ from the file names on purpose: with a
-#: ``pages/`` folder beside app.py Streamlit 1.67 also registers every file there as a v1 page
-#: (url = file name) and would run such a page *without* this frame on a rerun. Distinct url
-#: paths make every request fall through to app.py, whose st.navigation picks the page.
-PAGES = [
-    ("pages/overview.py", "Overview", ":material/insights:", "overview-page"),
-    ("pages/skeleton.py", "Label skeleton", ":material/hub:", "label-skeleton"),
-    ("pages/local_structure.py", "Local structure", ":material/account_tree:",
-     "local-structure"),
-    ("pages/recovery.py", "Recovery", ":material/restore:", "phase-3-recovery"),
-    ("pages/pruning.py", "Pruning", ":material/content_cut:", "phase-4-pruning"),
-    ("pages/step_through.py", "Step through", ":material/footprint:", "step-through"),
-    ("pages/evaluation.py", "Evaluation", ":material/speed:", "evaluation-page"),
-    ("pages/compare.py", "Compare methods", ":material/leaderboard:", "compare-methods"),
-    ("pages/export.py", "Export", ":material/download:", "export-results"),
-]
-
-
-def pages() -> list:
-    """The pages; the Evaluation page only when its file exists."""
-    out = []
-    for i, (path, title, icon, url) in enumerate(PAGES):
-        if (ROOT / path).is_file():
-            out.append(st.Page(path, title=title, icon=icon, url_path=url, default=i == 0))
-    return out
-
-
-def _leave_v1_pages_mode() -> None:
-    """Streamlit 1.67 runs the first script run of a server process in its v1 multipage mode
-    when a ``pages/`` folder exists (st.navigation switches that off from then on). Widgets
-    drawn in that first run get other ids, so the user's first click would be lost. Switch
-    the mode off and rerun at once. (AppTest resets the mode before every run; there the
-    distinct url paths in PAGES are enough.)"""
-    try:
-        from streamlit import config
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # pragma: no cover - another Streamlit layout
-        return
-    if PagesManager.uses_pages_directory and not config.get_option("global.appTest"):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def main() -> None:
-    _leave_v1_pages_mode()
+    leave_directory_mode()  # public st.navigation + st.rerun; see pages/_nav.py
+    with frame_running():
+        _frame()
+
+
+def _frame() -> None:
     st.set_page_config(page_title="Ca-MCF explorer", page_icon=str(ROOT / "assets" / "logo.svg"),
                        layout="wide")
     st.logo(str(ROOT / "assets" / "logo.svg"), size="large")
     st.html(f"<style>{(ROOT / 'assets' / 'style.css').read_text()}</style>")
     state = st.session_state
+    read_url(state)  # a shared link: data choice and parameters (first run of a session)
+    apply_pending(state)  # parameters a page asked for (a landscape cell)
     if "data" not in state:
         state["data"] = load_request({"kind": "demo", **DEMO_DEFAULTS})
+        state["data_req"] = {"kind": "demo", **DEMO_DEFAULTS}
 
     _sidebar_source(state)
     process_load(state)
@@ -512,11 +492,15 @@ def main() -> None:
     maybe_run(state, data, params, disc, pressed)
     if state.get("load_error"):
         load_slot.error(state["load_error"], icon=":material/error:")
+    write_url(state)
     _sidebar_params(state, data)
+    pin_controls(state)
 
     if state.get("load_error"):
         st.error(f"The data could not be loaded: {state['load_error']}. The previous data and "
                  f"results are kept.", icon=":material/error:")
+    for msg in state.pop("url_problems", []):
+        st.warning(f"From the link: {msg}", icon=":material/link:")
     run_error = run_error_message(state, data, params, disc)
     if run_error:
         st.error(f"Ca-MCF could not run: {run_error}. The previous results are kept.",
@@ -530,7 +514,7 @@ def main() -> None:
         for w in rec.warnings:
             st.warning(w, icon=":material/warning:")
 
-    pg = st.navigation(pages())
+    pg = navigate()
     pg.run()
 
 

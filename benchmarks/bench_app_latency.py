@@ -7,7 +7,7 @@ a real run, not a cache hit), waits for the "results are stale" mark, and presse
 click until the app's script state has gone running → notRunning and two animation frames have
 been painted, with the stale mark gone. Prints every repeat and the median.
 
-    .venv/bin/python benchmarks/bench_app_latency.py [--repeats 5] [--page overview-page]
+    .venv/bin/python benchmarks/bench_app_latency.py [--repeats 5] [--page overview]
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--dataset", default="yeast")
-    ap.add_argument("--page", default="overview-page", help="url path of the page to measure on")
+    ap.add_argument("--page", default="overview", help="url path of the page to measure on")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
         print(f"{CHROMIUM} not found", file=sys.stderr)
@@ -65,7 +65,7 @@ def main() -> int:
             # process still knows the pages/ folder as v1 pages (st.navigation turns that off)
             page.goto(url)
             wait_idle(page)
-            if args.page != "overview-page":
+            if args.page != "overview":
                 page.goto(f"{url}/{args.page}")
                 wait_idle(page)
             side = page.locator('[data-testid="stSidebar"]')

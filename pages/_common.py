@@ -10,13 +10,20 @@ import streamlit as st
 
 from camcf.viz import graphs
 from camcf.viz.style import legend_html
+from pages._nav import in_frame, leave_directory_mode
 
 GRAPH_HEIGHT = 520
 FRAME_EXTRA = 30  # the iframe is a little taller than the graph so no scrollbar appears
 
 
 def current_run():
-    """The RunRecord the frame stored; stops the page with a note when there is none."""
+    """The RunRecord the frame stored; stops the page with a note when there is none.
+
+    A page run without the frame (Streamlit's ``pages/`` directory mode on a server's first
+    request, e.g. a deep link) leaves that mode and reruns through app.py instead.
+    """
+    if not in_frame():
+        leave_directory_mode()
     rec = st.session_state.get("run")
     if rec is None:
         st.info("No results yet. Choose data and press **Run** in the sidebar.")

@@ -26,13 +26,15 @@ CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-qui
                "--disable-component-update", "--disable-sync"]
 PAGES = [  # url path, a text the page shows, graphs expected
     ("", "Ca-MCF explorer", 0),
-    ("label-skeleton", "Label skeleton", 1),
-    ("local-structure", "Local structure", 1),
-    ("phase-3-recovery", "Recovery", 0),
-    ("phase-4-pruning", "Pruning", 0),
-    ("step-through", "Step through", 1),
-    ("evaluation-page", "Evaluation", 0),
-    ("export-results", "Export", 0),
+    ("skeleton", "Label skeleton", 1),
+    ("local_structure", "Local structure", 1),
+    ("recovery", "Recovery", 0),
+    ("pruning", "Pruning", 0),
+    ("step_through", "Step through", 1),
+    ("what_changed", "What changed", 0),
+    ("landscape", "Threshold landscape", 0),
+    ("evaluation", "Evaluation", 0),
+    ("export", "Export", 0),
 ]
 
 pytestmark = pytest.mark.browser
@@ -112,9 +114,8 @@ def browser_app():
                     outside.append(u)
 
             page.on("request", on_request)
-            # The first request of a fresh server goes to "/": Streamlit's first run of a
-            # process still treats pages/ as v1 pages and would answer a deep link with
-            # "Page not found" (st.navigation turns that mode off from then on).
+            # (a deep link as the first request of a fresh server is tested in
+            # test_browser_tuning.py)
             page.goto(url)
             wait_idle(page)
             page.on("requestfailed", lambda r: failed.append(f"{r.url} {r.failure}"))
@@ -144,7 +145,7 @@ def test_every_page_draws(browser_app):
             page.wait_for_timeout(400)  # let plotly finish drawing before the screenshot
         page.screenshot(path=str(SHOTS / f"{path or 'overview'}.png"), full_page=True)
     # the local graph of the default target holds its PC members and the target itself
-    page.goto(f"{url}/local-structure")
+    page.goto(f"{url}/local_structure")
     wait_idle(page)
     ids = graph_node_ids(page)
     assert any("=" in i for i in ids)  # a category node (the target)
@@ -183,7 +184,7 @@ def test_slider_and_run_change_the_result(browser_app):
 def test_clicking_a_pruning_point_explains_it(browser_app):
     """The plotly scatter sends the click back (on_select): the page explains that feature."""
     page, url, failed, outside = browser_app
-    page.goto(f"{url}/phase-4-pruning")
+    page.goto(f"{url}/pruning")
     wait_idle(page)
     chart = page.locator('[data-testid="stPlotlyChart"]').first
     chart.wait_for(timeout=15_000)
@@ -207,7 +208,7 @@ def test_clicking_a_pruning_point_explains_it(browser_app):
 def test_evaluation_page_classifies_on_demand(browser_app):
     """The heavy work waits for its button; then the metrics table and the radar chart show."""
     page, url, failed, outside = browser_app
-    page.goto(f"{url}/evaluation-page")
+    page.goto(f"{url}/evaluation")
     wait_idle(page)
     main = page.locator('[data-testid="stMain"]')
     assert "All features vs the selection" not in main.inner_text()

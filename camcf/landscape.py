@@ -1,0 +1,301 @@
+"""The threshold landscape: how many features Ca-MCF selects over a grid of two parameters.
+
+:func:`landscape` runs Ca-MCF at every point of an ``x × y`` grid (for instance δ1 × k1 or
+δ2 × k2), the other parameters fixed, and returns the number of selected features per cell
+(and, on request, one ML-kNN metric per cell).
+
+Reuse, only where the decisions are provably identical: **k2 is read by Phase 4 alone**
+(``camcf.algorithm._run_target`` passes it to :func:`camcf.phases.symmetry_and_redundancy` and
+nowhere else; skipping and mirroring do not depend on it). Grid points that differ only in k2
+therefore share Phases 1–3: one full run per distinct value of the other parameters, then
+Phase 4 — the library's own phase function, on the run's blanket CMB and MI table — once per
+k2 value. **k1 is read by Phase 2 only through n_keep = ⌈k1 × #candidates⌉** per target (the
+candidates themselves depend on δ1, not k1): two k1 values that give the same n_keep for every
+target that ran take identical decisions, so one run answers both. Every other change is run
+in full (``n_jobs`` spreads those runs over processes with joblib; the k1 reuse is sequential).
+
+The metric, when asked for, comes from the evaluation package's public entry points
+(:func:`camcf.evaluation.make_folds` and :func:`camcf.evaluation.sensitivity`) in one place,
+:func:`_metric_grid`: Ca-MCF selects on the training part of a seeded hold-out split and ML-kNN
+is scored on its test part — a different run from the counts, which use all rows.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .algorithm import DEFAULTS, run
+from .dataset import Dataset
+from .discretize import discretize
+from .errors import ParameterError
+from .phases import symmetry_and_redundancy
+from .result import Result
+from .trace import CondSets, TraceBuilder
+
+__all__ = ["GRID_PARAMS", "PRESETS", "Landscape", "default_values", "landscape"]
+
+#: the parameters a landscape axis may vary
+GRID_PARAMS = ("delta1", "delta2", "k1", "k2")
+#: (x, y) pairs offered by the app
+PRESETS = (("delta1", "k1"), ("delta2", "k2"))
+#: range of each parameter for default grids (low, high)
+_RANGES = {"delta1": (0.02, 0.1), "delta2": (0.02, 0.3), "k1": (0.2, 1.0), "k2": (0.2, 1.0)}
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True, eq=False)
+class Landscape:
+    """Counts (and optionally a metric) over an ``x × y`` grid.
+
+    ``counts[i, j]`` is the number of selected features at ``y = y_values[i]`` and
+    ``x = x_values[j]``; ``metric_values`` has the same shape (NaN where nothing was selected).
+    """
+
+    x: str
+    y: str
+    x_values: tuple[float, ...]
+    y_values: tuple[float, ...]
+    counts: np.ndarray
+    base_params: dict
+    metric: str | None = None
+    metric_values: np.ndarray | None = None
+    seconds: float = 0.0
+    full_runs: int = 0  # Ca-MCF runs with all four phases
+    phase4_only: int = 0  # grid points answered by re-running Phase 4 only
+    k1_reused: int = 0  # grid points answered by a run with the same ⌈k1·n⌉ everywhere
+
+    def params_at(self, i: int, j: int) -> dict:
+        """The full parameter set of cell (row ``i``, column ``j``)."""
+        return {**self.base_params, self.x: self.x_values[j], self.y: self.y_values[i]}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per cell: x, y, ``n_selected`` and the metric column when computed."""
+        rows = []
+        for i, yv in enumerate(self.y_values):
+            for j, xv in enumerate(self.x_values):
+                row = {self.x: xv, self.y: yv, "n_selected": int(self.counts[i, j])}
+                if self.metric_values is not None:
+                    row[self.metric] = float(self.metric_values[i, j])
+                rows.append(row)
+        return pd.DataFrame(rows)
+
+
+def default_values(name: str, size: int = 5) -> tuple[float, ...]:
+    """``size`` evenly spaced values over the usual range of ``name`` (rounded for display)."""
+    if name not in _RANGES:
+        raise ParameterError(f"a landscape axis must be one of {GRID_PARAMS}, got {name!r}")
+    if size < 1:
+        raise ParameterError(f"the grid needs at least one value per axis, got size={size}")
+    lo, hi = _RANGES[name]
+    return tuple(float(round(v, 4)) for v in np.linspace(lo, hi, size))
+
+
+class _TableEngine:
+    """What Phase 4 reads from an information engine: the MI table of the run (no new
+    computation; Phase 4 only looks values up)."""
+
+    def __init__(self, result: Result) -> None:
+        self._table = result.mi_table
+        self.m = result.n_features
+        self.n_tests = 0
+        self.n_hits = 0
+
+    def mi_table(self) -> np.ndarray:
+        return self._table
+
+
+def _counts_for_k2(result: Result, k2_values: Sequence[float]) -> list[int]:
+    """Number of selected features of ``result``'s run with k2 replaced by each value.
+
+    Phases 1–3 are taken from ``result`` (k2 does not enter them); Phase 4 is re-run with
+    :func:`camcf.phases.symmetry_and_redundancy` per target, exactly as ``camcf.run`` calls it.
+    """
+    eng = _TableEngine(result)
+    p = result.params
+    cats = result.categories
+    out = []
+    for k2 in k2_values:
+        sel: set[int] = set()
+        for t in result.targets:
+            if t.skipped:
+                continue
+            c = t.category
+            others = [d.id for d in cats if d.label_index != c.label_index]
+            p4 = symmetry_and_redundancy(eng, c.id, result.mi_table[:, c.id], list(t.cmb),
+                                         others, p["delta1"], float(k2), p["gamma"],
+                                         TraceBuilder(CondSets()))
+            sel.update(p4["blanket"])
+        out.append(len(sel))
+    return out
+
+
+def _n_kept(k1: float, n_candidates: int) -> int:
+    """⌈k1·n⌉ in floating point — the number of Phase 2 candidates kept, computed exactly as
+    :func:`camcf.phases.parents_children` computes it."""
+    return math.ceil(k1 * n_candidates)
+
+
+def _full_run(codes: np.ndarray, Y: np.ndarray, params: dict) -> Result:
+    import warnings
+
+    from .algorithm import CamcfWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CamcfWarning)  # "nothing selected" is a count of 0 here
+        return run(codes, Y, **params)
+
+
+def _metric_grid(ds: Dataset, disc: Mapping[str, Any], x: str, xs: Sequence[float], y: str,
+                 ys: Sequence[float], base: dict, metric: str, seed: int) -> np.ndarray:
+    """One ML-kNN metric per cell via the evaluation package (the only call into it)."""
+    from . import evaluation as ev
+
+    folds = ev.make_folds(ds.X, ds.Y, protocol="holdout", discretize=disc.get("mode", "auto"),
+                          bins=int(disc.get("bins", 3)),
+                          strategy=disc.get("strategy", "uniform"),
+                          splits=ev.make_splits(ds.n_samples, "holdout", seed=seed))
+    frame = ev.sensitivity(folds, {x: list(xs), y: list(ys)}, base, metrics=[metric])
+    mat = ev.sensitivity_matrix(frame, metric, rows=y, columns=x)
+    return mat.reindex(index=list(ys), columns=list(xs)).to_numpy(dtype=float)
+
+
+def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
+              y_values: Sequence[float], params: Mapping[str, Any] | None = None, *,
+              disc: Mapping[str, Any] | None = None, metric: str | None = None,
+              seed: int = 0, n_jobs: int = 1, progress: Progress | None = None) -> Landscape:
+    """Number of selected features over the ``x × y`` grid.
+
+    Parameters
+    ----------
+    ds : Dataset
+        Raw data; discretised once with :func:`camcf.discretize.discretize` and ``disc``
+        (``mode``, ``bins``, ``strategy``; the app's discretisation choice).
+    x, y : str
+        Two distinct names of :data:`GRID_PARAMS`.
+    x_values, y_values : sequence of float
+        The grid values (each validated as Ca-MCF validates it).
+    params : dict, optional
+        The other Ca-MCF parameters (defaults: :data:`camcf.DEFAULTS`).
+    metric : str, optional
+        A key of :data:`camcf.evaluation.METRICS`: also score ML-kNN per cell on a hold-out
+        split (seed ``seed``), which costs a selection and a classification per cell.
+    n_jobs : int
+        Processes for the full runs (joblib; 1 runs in this process).
+    progress : callable(done, total, message), optional
+        Called after every grid point (and once before the metric, if any).
+
+    Returns
+    -------
+    Landscape
+    """
+    if x not in GRID_PARAMS or y not in GRID_PARAMS or x == y:
+        raise ParameterError(f"x and y must be two different names of {GRID_PARAMS}; got "
+                             f"x={x!r}, y={y!r}")
+    xs = tuple(float(v) for v in x_values)
+    ys = tuple(float(v) for v in y_values)
+    if not xs or not ys:
+        raise ParameterError("give at least one value for each axis of the landscape")
+    base = {**DEFAULTS, **(params or {})}
+    base = {k: base[k] for k in DEFAULTS}
+    from .algorithm import check_params
+
+    for v in xs:
+        check_params(**{**base, x: v})
+    for v in ys:
+        check_params(**{**base, y: v})
+    disc = dict(disc or {})
+    t0 = time.perf_counter()
+    codes, _ = discretize(ds.X, bins=int(disc.get("bins", 3)),
+                          strategy=disc.get("strategy", "uniform"), mode=disc.get("mode", "auto"))
+    Y = ds.Y
+    total = len(xs) * len(ys)
+    done = 0
+
+    # groups of grid points that share everything but k2
+    k2_axis = "x" if x == "k2" else "y" if y == "k2" else None
+    k2_values = xs if k2_axis == "x" else ys if k2_axis == "y" else ()
+    other_values = ys if k2_axis == "x" else xs if k2_axis == "y" else None
+    other_name = y if k2_axis == "x" else x if k2_axis == "y" else None
+    counts = np.zeros((len(ys), len(xs)), dtype=np.int64)
+    full_runs = phase4_only = reused = 0
+    if k2_axis is not None:
+        jobs = [{**base, other_name: v, "k2": 1.0} for v in other_values]
+    else:
+        jobs = [{**base, x: xv, y: yv} for yv in ys for xv in xs]
+
+    def results():
+        if n_jobs == 1 or len(jobs) == 1:
+            for p in jobs:
+                yield _full_run(codes, Y, p)
+        else:
+            from joblib import Parallel, delayed
+
+            yield from Parallel(n_jobs=n_jobs, return_as="generator")(
+                delayed(_full_run)(codes, Y, p) for p in jobs)
+
+    k1_reuse = k2_axis is None and "k1" in (x, y) and (n_jobs == 1 or len(jobs) == 1)
+    if k1_reuse:
+        # per value of the other axis: runs whose ⌈k1·#candidates⌉ agree for every target take
+        # identical decisions (k1 enters nowhere else); one run answers all of them
+        k1_vals = xs if x == "k1" else ys
+        oname = y if x == "k1" else x
+        ovals = ys if x == "k1" else xs
+        for oi, ov in enumerate(ovals):
+            seen: dict[tuple, int] = {}
+            n_cand = None
+            for ki, kv in enumerate(k1_vals):
+                sig = None if n_cand is None else tuple(_n_kept(kv, n) for n in n_cand)
+                if sig is not None and sig in seen:
+                    c = seen[sig]
+                    reused += 1
+                else:
+                    res = _full_run(codes, Y, {**base, oname: ov, "k1": kv})
+                    full_runs += 1
+                    n_cand = [len(t.candidates_all) for t in res.targets if not t.skipped]
+                    sig = tuple(_n_kept(kv, n) for n in n_cand)
+                    c = seen[sig] = int(res.selected_indices.size)
+                i, j = (oi, ki) if x == "k1" else (ki, oi)
+                counts[i, j] = c
+                done += 1
+                if progress is not None:
+                    progress(done, total, f"{oname} = {ov:g}, k1 = {kv:g}")
+    for gi, res in enumerate(() if k1_reuse else results()):
+        full_runs += 1
+        if k2_axis is None:
+            i, j = divmod(gi, len(xs))
+            counts[i, j] = res.selected_indices.size
+            done += 1
+            msg = f"{x} = {xs[j]:g}, {y} = {ys[i]:g}"
+        else:
+            got = _counts_for_k2(res, k2_values)
+            phase4_only += len(k2_values)
+            for kk, c in enumerate(got):
+                if k2_axis == "x":
+                    counts[gi, kk] = c
+                else:
+                    counts[kk, gi] = c
+            done += len(k2_values)
+            msg = f"{other_name} = {other_values[gi]:g}, every k2"
+        if progress is not None:
+            progress(done, total, msg)
+    values = None
+    if metric is not None:
+        from .evaluation import METRICS
+
+        if metric not in METRICS:
+            raise ParameterError(f"metric must be one of {list(METRICS)}, got {metric!r}")
+        if progress is not None:
+            progress(done, total, f"ML-kNN {metric} on a hold-out split")
+        values = _metric_grid(ds, disc, x, xs, y, ys, base, metric, seed)
+    return Landscape(x=x, y=y, x_values=xs, y_values=ys, counts=counts, base_params=base,
+                     metric=metric, metric_values=values,
+                     seconds=time.perf_counter() - t0, full_runs=full_runs,
+                     phase4_only=phase4_only, k1_reused=reused)

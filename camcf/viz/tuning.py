@@ -1,0 +1,92 @@
+"""Figures of the tuning pages: what changed between two runs, and the threshold landscape.
+
+They take a :class:`camcf.diff.RunDiff` or a :class:`camcf.landscape.Landscape` (no Streamlit).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .style import COLORS
+
+#: display symbol of each grid parameter
+SYMBOL = {"delta1": "δ1", "delta2": "δ2", "k1": "k1", "k2": "k2"}
+MAX_BARS = 40
+
+
+def diff_bars(d, max_bars: int = MAX_BARS) -> go.Figure:
+    """Per category whose blanket changed, the features that entered (+, right) and left
+    (−, left) it; the ``max_bars`` categories with the most change, largest first."""
+    rows = []
+    for cd in d.changed:
+        plus, minus = len(cd.entered["blanket"]), len(cd.left["blanket"])
+        if plus + minus == 0:  # a decision flipped but the blanket stayed: not a bar
+            continue
+        rows.append((d.after.categories[cd.target].display, plus, minus, cd.n_flips))
+    rows.sort(key=lambda r: (-(r[1] + r[2]), -r[3], r[0]))
+    shown = rows[:max_bars][::-1]  # largest at the top
+    names = [r[0] for r in shown]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(y=names, x=[r[1] for r in shown], orientation="h",
+                         name="entered the blanket", marker_color=COLORS["tp"],
+                         hovertemplate="%{y}: %{x} entered<extra></extra>"))
+    fig.add_trace(go.Bar(y=names, x=[-r[2] for r in shown], orientation="h",
+                         name="left the blanket", marker_color=COLORS["extra"],
+                         customdata=[r[2] for r in shown],
+                         hovertemplate="%{y}: %{customdata} left<extra></extra>"))
+    title = "Blanket changes per category"
+    if len(rows) > max_bars:
+        title += f" (the {max_bars} most changed of {len(rows)})"
+    elif not rows:
+        title += " — none: every category kept its blanket (see the table for flips)"
+    fig.update_layout(barmode="relative", title=title, height=max(260, 60 + 22 * len(shown)),
+                      margin={"l": 10, "r": 10, "t": 50, "b": 30},
+                      legend={"orientation": "h", "y": -0.15 if shown else 1.0},
+                      xaxis={"title": "features (− left, + entered)", "zeroline": True,
+                             "zerolinecolor": "#888", "tickformat": "d",
+                             "dtick": max(1, -(-max([r[1] + r[2] for r in shown] or [1]) // 8))},
+                      yaxis={"automargin": True})
+    return fig
+
+
+def landscape_heatmap(L, value: str = "n_selected", current: dict | None = None) -> go.Figure:
+    """Heatmap of the landscape: ``value`` is ``"n_selected"`` or the metric's name. Cells are
+    equal (categorical axes) and show their value; ``current`` (parameter values) is ringed."""
+    if value == "n_selected":
+        z = L.counts.astype(float)
+        cbar, fmt = "features selected", "%{z:.0f}"
+    else:
+        z = np.asarray(L.metric_values, dtype=float)
+        cbar, fmt = value, "%{z:.3f}"
+    xs = [f"{v:g}" for v in L.x_values]
+    ys = [f"{v:g}" for v in L.y_values]
+    text = [[("—" if np.isnan(v) else (f"{v:.0f}" if value == "n_selected" else f"{v:.3f}"))
+             for v in row] for row in z]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=xs, y=ys, text=text, texttemplate="%{text}", colorscale="Viridis",
+        colorbar={"title": {"text": cbar}}, hoverinfo="skip"))
+    # an invisible marker on every cell carries hover and click (plotly selects points, and a
+    # heatmap has none); customdata = (row, column) of the cell
+    cells = [(i, j) for i in range(len(ys)) for j in range(len(xs))]
+    fig.add_trace(go.Scatter(
+        x=[xs[j] for _, j in cells], y=[ys[i] for i, _ in cells], mode="markers",
+        customdata=[[i, j, z[i][j]] for i, j in cells], showlegend=False, name="cells",
+        marker={"size": 44, "symbol": "square", "color": "rgba(0,0,0,0)"},
+        hovertemplate=(f"{SYMBOL[L.x]} = %{{x}}<br>{SYMBOL[L.y]} = %{{y}}<br>{cbar} = "
+                       f"{fmt.replace('z', 'customdata[2]')}"
+                       "<extra>click to set the sliders</extra>")))
+    if current is not None:
+        cx, cy = f"{current.get(L.x, np.nan):g}", f"{current.get(L.y, np.nan):g}"
+        if cx in xs and cy in ys:
+            fig.add_trace(go.Scatter(x=[cx], y=[cy], mode="markers", hoverinfo="skip",
+                                     marker={"symbol": "square-open", "size": 38,
+                                             "color": COLORS["target"],
+                                             "line": {"width": 3}},
+                                     name="current parameters", showlegend=True))
+    fig.update_layout(
+        height=460, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        xaxis={"title": SYMBOL[L.x], "type": "category"},
+        yaxis={"title": SYMBOL[L.y], "type": "category"},
+        legend={"orientation": "h", "y": 1.08}, clickmode="event+select")
+    return fig

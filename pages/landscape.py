@@ -1,0 +1,106 @@
+"""Threshold landscape: the number of selected features (and, on request, one ML-kNN metric)
+over a δ1 × k1 or δ2 × k2 grid; clicking a cell sets the sidebar sliders.
+
+The grid is computed by :func:`camcf.landscape.landscape`; this page only draws it.
+"""
+
+import streamlit as st
+
+from camcf.errors import CamcfError
+from camcf.evaluation import METRICS
+from camcf.landscape import PRESETS, default_values, landscape
+from camcf.viz.tuning import SYMBOL, landscape_heatmap
+from pages._common import current_run
+from pages._share import set_params_from_page
+
+MAX_STEPS = 12
+
+rec = current_run()
+state = st.session_state
+st.title("Threshold landscape")
+st.caption("How many features Ca-MCF selects over a grid of two parameters, the others as in "
+           "the current run. Click a cell to move the sidebar sliders there.")
+
+preset = st.radio("Grid", PRESETS, horizontal=True, key="ls_preset",
+                  format_func=lambda p: f"{SYMBOL[p[0]]} × {SYMBOL[p[1]]}")
+x, y = preset
+cols = st.columns(2)
+axes = {}
+for col, name in zip(cols, (x, y), strict=True):
+    with col:
+        dv = default_values(name)
+        a, b, c = st.columns(3)
+        lo = a.number_input(f"{SYMBOL[name]} from", 0.0, 1.0, dv[0], 0.005, format="%.3f",
+                            key=f"ls_{name}_lo")
+        hi = b.number_input(f"{SYMBOL[name]} to", 0.0, 1.0, dv[-1], 0.005, format="%.3f",
+                            key=f"ls_{name}_hi")
+        steps = c.number_input("steps", 1, MAX_STEPS, len(dv), 1, key=f"ls_{name}_steps")
+        if steps == 1 or hi <= lo:
+            values = (round(lo, 4),)
+        else:
+            values = tuple(round(lo + (hi - lo) * i / (steps - 1), 4) for i in range(steps))
+        axes[name] = values
+with st.expander("Also an ML-kNN metric (slower: a selection and a classification per cell)"):
+    want_metric = st.toggle("Score each cell with ML-kNN on a hold-out split", key="ls_metric_on")
+    metric = st.selectbox("Metric", list(METRICS), key="ls_metric",
+                          format_func=lambda m: METRICS[m]["name"], disabled=not want_metric)
+    st.caption("Ca-MCF selects on a seeded 70 % training part and ML-kNN is scored on the rest; "
+               "the counts above use all rows.")
+
+base = dict(rec.params)
+request = (repr(rec.key), x, axes[x], y, axes[y], metric if want_metric else None)
+stored = state.get("landscape")
+have = stored is not None and stored[0] == request
+n_cells = len(axes[x]) * len(axes[y])
+if st.button(f"Compute the landscape ({n_cells} cells)", type="primary", key="ls_go",
+             disabled=have):
+    bar = st.progress(0.0, text="starting")
+
+    def progress(done: int, total: int, msg: str) -> None:
+        bar.progress(min(1.0, done / total) if total else 1.0, text=f"{done}/{total} — {msg}")
+
+    try:
+        L = landscape(rec.data.dataset, x, axes[x], y, axes[y], base, disc=rec.disc,
+                      metric=metric if want_metric else None, progress=progress)
+    except CamcfError as e:
+        bar.empty()
+        st.error(f"The landscape could not be computed: {e}")
+        st.stop()
+    bar.empty()
+    state["landscape"] = stored = (request, L)
+    have = True
+if stored is None:
+    st.info("Choose the grid and press **Compute the landscape**.")
+    st.stop()
+if not have:
+    st.caption("The grid or the current run changed since this landscape was computed; press "
+               "Compute to update it.")
+L = stored[1]
+st.caption(f"{len(L.x_values) * len(L.y_values)} cells in {L.seconds:.2f} s "
+           f"({L.full_runs} full runs"
+           + (f", {L.phase4_only} answered by re-running Phase 4 only" if L.phase4_only else "")
+           + (f", {L.k1_reused} shared with a run of the same ⌈k1·n⌉" if L.k1_reused else "")
+           + ").")
+which = "n_selected"
+if L.metric is not None:
+    which = st.radio("Show", ["n_selected", L.metric], horizontal=True, key="ls_show",
+                     format_func=lambda v: "features selected" if v == "n_selected"
+                     else METRICS[v]["name"])
+current = {k: float(v) for k, v in rec.params.items() if k in SYMBOL}
+event = st.plotly_chart(landscape_heatmap(L, which, current), key="ls_chart",
+                        on_select="rerun", selection_mode="points")
+points = (event or {}).get("selection", {}).get("points", []) if event else []
+if points:
+    i, j = (int(v) for v in points[0]["customdata"][:2])
+    chosen = L.params_at(i, j)
+    target = {L.x: chosen[L.x], L.y: chosen[L.y]}
+    if state.get("ls_applied") != (id(L), i, j):  # once per click, not on later reruns
+        state["ls_applied"] = (id(L), i, j)
+        set_params_from_page(target)
+    st.success(f"Sliders set to {SYMBOL[L.x]} = {target[L.x]:g}, {SYMBOL[L.y]} = "
+               f"{target[L.y]:g}. Press Run (or let auto-run apply it).")
+with st.expander("The grid as a table"):
+    st.dataframe(L.to_frame(), hide_index=True, width="stretch")
+    st.download_button("Download (CSV)", data=L.to_frame().to_csv(index=False),
+                       file_name=f"camcf-landscape-{L.x}-{L.y}.csv", mime="text/csv",
+                       on_click="ignore", key="ls_csv")
