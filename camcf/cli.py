@@ -29,6 +29,11 @@ def add_data_args(p: argparse.ArgumentParser, *, data_required: bool = True) -> 
         p.add_argument("data", metavar="DATA", help="data file: .arff, .mat or .csv")
     p.add_argument("--labels", help="label columns: comma-separated names, last:K or first:K")
     p.add_argument("--xml", help="MULAN XML file naming the label attributes")
+    p.add_argument("--variable", metavar="NAME",
+                   help="MATLAB .mat: the variable(s) to read when the file holds several, e.g. "
+                        "train_data (its pair train_target), X/Y, or train (one matrix, labels "
+                        "last:K); without it, a file with several pairs is refused with a "
+                        "message listing them")
     p.add_argument("--discretize", choices=["auto", "none"], default="auto",
                    help="auto: bin continuous columns (SPEC.md); none: data is already coded")
     p.add_argument("--bins", type=int, default=3, help="bins for continuous columns (3)")
@@ -70,7 +75,7 @@ def read_data(args, path: str | None = None):
     path = path or args.data
     if not Path(path).exists():
         raise CamcfError(f"{path}: no such file")
-    return load(path, labels=args.labels, xml=args.xml)
+    return load(path, labels=args.labels, xml=args.xml, variable=getattr(args, "variable", None))
 
 
 def codes_of(ds, args) -> np.ndarray:
@@ -102,7 +107,7 @@ def cmd_select(args) -> int:
                   category_names=ds.category_names, **params_from_args(args))
     payload = res.to_dict(include_trace=args.trace)
     payload["data"] = {"path": str(args.data), "source": ds.source,
-                       "labels": args.labels, "xml": args.xml,
+                       "labels": args.labels, "xml": args.xml, "variable": args.variable,
                        "discretize": args.discretize, "bins": args.bins,
                        "strategy": args.strategy}
     _write(args.output, payload)
