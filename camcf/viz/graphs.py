@@ -31,6 +31,9 @@ _STRIP = [
 _SCALE = 260.0
 #: removed candidates drawn in a local graph (the strongest); the rest become one summary node
 MAX_REMOVED = 25
+#: parents/children and spouses drawn in a local graph, each (blanket members first, then the
+#: strongest); the rest become one summary node each
+MAX_GROUP = 30
 #: rejected candidates and strongest other neighbours drawn around a target in the skeleton view
 EGO_REJECTED = 10
 EGO_NEIGHBOURS = 8
@@ -80,16 +83,35 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
                    title=f"{name}: in the label skeleton R of {tname}; "
                          f"I = {_fmt(float(result.category_mi[t.id, q]))} bits")
         g.add_edge(name, tname, kind="skeleton")
-    for f in t.pc:
+    def strongest(fs) -> list[int]:  # blanket members first, then by s_f
+        return sorted(fs, key=lambda f: (fates.get(f) != "blanket", -round(float(s[f]), 12), f))
+
+    def summary_node(n_more: int, what: str, role: str) -> None:
+        label = f"+{n_more} more {what}"
+        g.add_node(label, role=role, pool=-3, fate="",
+                   title=f"{n_more} more {what} (weaker s_f, not in the final blanket first); "
+                         "the tables below list them all")
+        g.add_edge(label, tname, kind=role if role != "spouse" else "spouse")
+
+    pcs = strongest(t.pc)
+    for f in pcs[:MAX_GROUP]:
         g.add_node(result.feature_names[f], role="pc", pool=f, fate=fates.get(f, ""),
                    title=feat_title(f, "parent/child"))
         g.add_edge(result.feature_names[f], tname, kind="pc")
-    for z, xs in t.spouses.items():
+    if len(pcs) > MAX_GROUP:
+        summary_node(len(pcs) - MAX_GROUP, "parents/children", "pc")
+    sps = strongest(t.spouses)
+    for z in sps[:MAX_GROUP]:
+        xs = t.spouses[z]
         g.add_node(result.feature_names[z], role="spouse", pool=z, fate=fates.get(z, ""),
                    title=feat_title(z, "spouse via " + ", ".join(
                        result.feature_names[x] for x in xs)))
-        for x in xs:
-            g.add_edge(result.feature_names[z], result.feature_names[x], kind="spouse")
+        drawn = [x for x in xs if result.feature_names[x] in g]
+        for x in drawn or [None]:
+            g.add_edge(result.feature_names[z],
+                       result.feature_names[x] if x is not None else tname, kind="spouse")
+    if len(sps) > MAX_GROUP:
+        summary_node(len(sps) - MAX_GROUP, "spouses", "spouse")
     for f, r in t.recovered:
         name = result.feature_names[f]
         rn = result.categories[r].display
