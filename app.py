@@ -42,6 +42,7 @@ from camcf.algorithm_params import by_name as _by_name
 from camcf.discretize import discretize
 from camcf.errors import CamcfError
 from camcf.lru import BoundedLRU
+from camcf.viz.summary import app_words
 
 # Streamlit puts the entry file's folder on sys.path while it runs a script (as Python does for
 # a script), so the pages' shared modules import as the package ``pages``.
@@ -128,7 +129,7 @@ def shared_bundle(name: str, folder: str | None = None) -> DataBundle:
 
 
 def upload_bundle(data: bytes, filename: str, labels=None, xml_bytes: bytes | None = None,
-                  xml_name: str | None = None) -> DataBundle:
+                  xml_name: str | None = None, variable: str | None = None) -> DataBundle:
     from camcf.io import load_bytes
 
     if not data:
@@ -137,22 +138,35 @@ def upload_bundle(data: bytes, filename: str, labels=None, xml_bytes: bytes | No
         labels = labels.strip() or None
     elif labels is not None:
         labels = list(labels) or None
-    ds = load_bytes(data, filename, labels=labels, xml_bytes=xml_bytes)
+    ds = load_bytes(data, filename, labels=labels, xml_bytes=xml_bytes, variable=variable or None)
     spec = labels if isinstance(labels, str) or labels is None else (
         json.dumps(list(labels), ensure_ascii=False) if any("," in str(v) for v in labels)
         else ",".join(labels))  # a JSON list keeps names with commas for --labels
+    shown = f"{filename} ({variable}, uploaded)" if variable else f"{filename} (uploaded)"
     return DataBundle(
-        dataset=ds, description=f"{filename} (uploaded)",
+        dataset=ds, description=shown,
         source={"kind": "upload", "path": filename, "labels": spec,
-                "xml": xml_name if xml_bytes else None, "description": ds.source},
+                "xml": xml_name if xml_bytes else None, "variable": variable or None,
+                "description": ds.source},
         fingerprint=ds.fingerprint())
+
+
+def mat_choices(data: bytes, filename: str) -> list[dict]:
+    """The variable (pairs) an uploaded .mat file offers (for the Variables chooser); empty when
+    the file cannot be read (the loader reports the real problem)."""
+    from camcf.io import variable_choices_bytes
+
+    try:
+        return variable_choices_bytes(data, filename)
+    except CamcfError:
+        return []
 
 
 def load_request(req: dict) -> DataBundle:
     """Turn a load request into data; every data source goes through here.
 
     ``req["kind"]``: ``"demo"`` (n, seed), ``"shared"`` (name, folder) or ``"upload"``
-    (data, filename, labels, xml, xml_name). Raises :class:`camcf.CamcfError` for bad input.
+    (data, filename, labels, xml, xml_name, variable). Raises :class:`camcf.CamcfError` for bad input.
     """
     kind = req.get("kind")
     if kind == "demo":
@@ -161,7 +175,7 @@ def load_request(req: dict) -> DataBundle:
         return _shared_cached(req["name"], req.get("folder") or str(catalog.data_dir()))
     if kind == "upload":
         return upload_bundle(req["data"], req["filename"], req.get("labels"), req.get("xml"),
-                             req.get("xml_name"))
+                             req.get("xml_name"), req.get("variable"))
     raise CamcfError(f"unknown data source {kind!r}")
 
 
@@ -184,7 +198,7 @@ def execute(data: DataBundle, disc: dict, params: dict, progress=None) -> RunRec
     """Discretise and run Ca-MCF (no caching here). Raises CamcfError on bad choices."""
     ds = data.dataset
     codes, info = discretize(ds.X, bins=int(disc["bins"]), strategy=disc["strategy"],
-                             mode=disc["mode"])
+                             mode=disc["mode"], names=list(ds.feature_names))
     kinds: dict[str, int] = {}
     for col in info:
         kinds[col["kind"]] = kinds.get(col["kind"], 0) + 1
@@ -193,7 +207,8 @@ def execute(data: DataBundle, disc: dict, params: dict, progress=None) -> RunRec
         res = camcf.run(codes, ds.Y, feature_names=list(ds.feature_names),
                         label_names=list(ds.label_names), category_names=ds.category_names,
                         progress=progress, **params)
-    msgs = tuple(str(w.message) for w in caught if issubclass(w.category, camcf.CamcfWarning))
+    msgs = tuple(dict.fromkeys(app_words(str(w.message)) for w in caught
+                               if issubclass(w.category, camcf.CamcfWarning)))
     return RunRecord(key=run_key(data, disc, params), data=data, disc=dict(disc),
                      params=dict(params), result=res, disc_info=kinds, warnings=msgs)
 
@@ -218,6 +233,11 @@ def _demo_cached(n: int, seed: int) -> DataBundle:
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _shared_cached(name: str, folder: str) -> DataBundle:
     return shared_bundle(name, folder)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _mat_choices_cached(data: bytes, filename: str) -> list[dict]:
+    return mat_choices(data, filename)
 
 
 @st.cache_resource(show_spinner=False)
@@ -269,25 +289,38 @@ def _sidebar_source(state) -> None:
                                       key="upload_file")
         xml = st.sidebar.file_uploader("MULAN label XML (optional, ARFF/CSV)", type=["xml"],
                                        key="upload_xml")
-        labels = None
-        if up is not None and Path(up.name).suffix.lower() in (".csv", ".tsv", ".txt"):
-            cols = csv_columns(up.getvalue())
-            labels = st.sidebar.multiselect("Label columns", cols, key="upload_label_cols",
-                                            help="The columns that hold the labels.")
-        else:
-            labels = st.sidebar.text_input(
-                "Label columns", key="upload_labels",
-                placeholder="last:6, or names a,b,c; empty: XML / MEKA -C header",
-                help="Names separated by commas (a JSON list such as [\"a,b\", \"c\"] for names "
-                     "with commas), or last:K / first:K. Leave empty when a MULAN XML is given "
-                     "or the ARFF header has MEKA's -C option.")
-            if labels and not labels.strip().startswith(("last:", "first:", "[")):
-                labels = [s.strip() for s in labels.split(",") if s.strip()]
-        if st.sidebar.button("Load file", key="load_upload", disabled=up is None):
+        suffix = Path(up.name).suffix.lower() if up is not None else ""
+        choices = _mat_choices_cached(up.getvalue(), up.name) if suffix == ".mat" else []
+        # One form: choosing label columns or variables does not rerun the app, and the button
+        # sits above the choosers, so a chooser that shrinks when it closes cannot move it.
+        with st.sidebar.form("upload_form", border=False):
+            pressed = st.form_submit_button("Load file", key="load_upload", disabled=up is None,
+                                            type="secondary")
+            variable, labels = None, None
+            if choices:
+                by_var = {c["variable"]: c for c in choices}
+                variable = st.selectbox(
+                    "Variables", list(by_var), key="upload_variable",
+                    format_func=lambda v: by_var[v]["text"],
+                    help="The feature and label variables to read from this MATLAB file.")
+            if suffix in (".csv", ".tsv", ".txt"):
+                cols = csv_columns(up.getvalue())
+                labels = st.multiselect("Label columns", cols, key="upload_label_cols",
+                                        help="The columns that hold the labels (type to search).")
+            elif not (choices and by_var[variable]["labels"]):
+                labels = st.text_input(
+                    "Label columns", key="upload_labels",
+                    placeholder="last:6, or names a,b,c; empty: XML / MEKA -C header",
+                    help="Names separated by commas (a JSON list such as [\"a,b\", \"c\"] for "
+                         "names with commas), or last:K / first:K. Leave empty when a MULAN XML "
+                         "is given or the ARFF header has MEKA's -C option.")
+                if labels and not labels.strip().startswith(("last:", "first:", "[")):
+                    labels = [s.strip() for s in labels.split(",") if s.strip()]
+        if pressed and up is not None:
             state["load_request"] = {
                 "kind": "upload", "data": up.getvalue(), "filename": up.name,
                 "labels": labels or None, "xml": xml.getvalue() if xml is not None else None,
-                "xml_name": xml.name if xml is not None else None}
+                "xml_name": xml.name if xml is not None else None, "variable": variable}
     else:
         folder = catalog.data_dir()
         names = catalog.available(folder)
@@ -295,9 +328,9 @@ def _sidebar_source(state) -> None:
         if not names:
             st.sidebar.warning(f"No shared data sets found in {folder}.")
         else:
-            name = st.sidebar.selectbox("Data set", names, key="shared_name",
-                                        format_func=lambda s: f"{s} — {catalog.CATALOG[s].note}"
-                                        if catalog.CATALOG[s].note else s)
+            name = st.sidebar.selectbox("Data set", names, key="shared_name")
+            if catalog.CATALOG[name].note:  # in full below the chooser, never clipped
+                st.sidebar.caption(catalog.CATALOG[name].note)
             if st.sidebar.button("Load data set", key="load_shared"):
                 state["load_request"] = {"kind": "shared", "name": name, "folder": str(folder)}
 
@@ -311,7 +344,7 @@ def process_load(state) -> None:
     try:
         bundle = load_checked(req, disc)
     except CamcfError as e:
-        state["load_error"] = str(e)
+        state["load_error"] = app_words(str(e))
         return
     except MemoryError:
         state["load_error"] = ("the machine ran out of memory reading the data; use a smaller "
@@ -434,7 +467,7 @@ def maybe_run(state, data: DataBundle, params: dict, disc: dict, pressed: bool) 
         state.pop("run_error", None)
         state.pop("load_error", None)  # new results: an older message would mislead
     except CamcfError as e:
-        state["run_error"] = {"key": key, "message": str(e)}
+        state["run_error"] = {"key": key, "message": app_words(str(e))}
     except MemoryError:
         state["run_error"] = {"key": key, "message": "the machine ran out of memory; use a "
                               "smaller data set or fewer categories"}
@@ -481,8 +514,7 @@ def _frame() -> None:
         state["data_req"] = {"kind": "demo", **DEMO_DEFAULTS}
 
     _sidebar_source(state)
-    process_load(state)
-    load_slot = st.sidebar.empty()  # filled after the run: a new result clears the message
+    process_load(state)  # a load error is shown once, above the page (below)
     data: DataBundle = state["data"]
     ds = data.dataset
     st.sidebar.caption(f"**{data.description}** — {ds.n_samples:,} samples, "
@@ -490,8 +522,6 @@ def _frame() -> None:
 
     params, disc, pressed = requested_run(state, data)
     maybe_run(state, data, params, disc, pressed)
-    if state.get("load_error"):
-        load_slot.error(state["load_error"], icon=":material/error:")
     write_url(state)
     _sidebar_params(state, data)
     pin_controls(state)

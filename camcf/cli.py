@@ -58,6 +58,11 @@ def add_data_args(p: argparse.ArgumentParser, *, data_required: bool = True) -> 
                    help="one label column by its exact name (repeat for several; for names "
                         "containing commas)")
     p.add_argument("--xml", help="MULAN XML file naming the label attributes")
+    p.add_argument("--variable", metavar="NAME",
+                   help="MATLAB .mat: the variable(s) to read when the file holds several, e.g. "
+                        "train_data (its pair train_target), X/Y, or train (one matrix, labels "
+                        "last:K); without it, a file with several pairs is refused with a "
+                        "message listing them")
     add_param_flags(p, DISCRETIZE_PARAMS)
 
 
@@ -87,7 +92,8 @@ def read_data(args, path: str | None = None):
     path = path or args.data
     if not Path(path).exists():
         raise CamcfError(f"{path}: no such file")
-    return load(path, labels=label_spec(args), xml=args.xml)
+    return load(path, labels=label_spec(args), xml=args.xml,
+                variable=getattr(args, "variable", None))
 
 
 def codes_of(ds, args) -> np.ndarray:
@@ -127,6 +133,7 @@ def cmd_select(args) -> int:
     payload = {"method": "camcf", **res.to_dict(include_trace=args.trace)}
     payload["data"] = {"path": str(args.data), "source": ds.source,
                        "labels": label_spec(args), "xml": args.xml,
+                       "variable": getattr(args, "variable", None),
                        "discretize": args.discretize, "bins": args.bins,
                        "strategy": args.strategy}
     _write(args.output, payload)

@@ -61,6 +61,7 @@ __all__ = [
     "build_cpts",
     "compare_blanket",
     "make_causal_multilabel",
+    "make_wide",
     "markov_blanket_features",
     "network_graph",
     "sample_from_cpts",
@@ -502,3 +503,63 @@ def compare_blanket(found: set[int] | Sequence[int], true: set[int] | Sequence[i
         "recall": recall,
         "f1": f1,
     }
+
+
+def make_wide(n: int, m: int, q: int, seed: int = 0, *, group_size: int = 6,
+              parents_per_label: int = 3) -> Dataset:
+    """A seeded wide multi-label data set: ``q`` binary labels (``2q`` label categories) and
+    ``m`` ternary features, for exercising the explorer at real sizes (hundreds of label
+    categories, thousands of features). It has no known truth; use :func:`make_causal_multilabel`
+    when the answer matters.
+
+    The rule: labels come in groups of ``group_size`` that share a hidden binary factor (so their
+    categories are tied and enter each other's label skeleton); each label also depends on
+    ``parents_per_label`` features of its own (logistic in the centred codes), and each label has
+    one child feature (a noisy copy with 15 % flips). Every other feature is uniform noise on
+    {0, 1, 2}. Deterministic for a given ``(n, m, q, seed)``.
+
+    Parameters
+    ----------
+    n : int
+        Samples (at least 20).
+    m : int
+        Features (at least ``parents_per_label + 1``).
+    q : int
+        Labels (at least 1); the data set has ``2q`` label categories.
+    seed : int
+        Seed of the generator.
+
+    Returns
+    -------
+    Dataset
+        ``X`` of shape (n, m) holding codes 0..2, ``Y`` of shape (n, q) holding 0/1; features
+        ``f00000…``, labels ``L000…``, categories ``"0"``/``"1"``.
+    """
+    if n < 20 or q < 1 or m < parents_per_label + 1:
+        raise ValueError(f"make_wide needs n ≥ 20, q ≥ 1, m ≥ {parents_per_label + 1}; got "
+                         f"n={n}, m={m}, q={q}")
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(n, m)).astype(np.int64)
+    n_groups = max(1, -(-q // max(1, group_size)))
+    G = rng.integers(0, 2, size=(n, n_groups)) * 2 - 1  # ±1 hidden factors
+    Y = np.zeros((n, q), dtype=np.int64)
+    children = rng.permutation(m)
+    for i in range(q):
+        parents = rng.choice(m, size=parents_per_label, replace=False)
+        w = rng.uniform(0.8, 1.6, size=parents_per_label) * rng.choice([-1, 1], parents_per_label)
+        logit = 1.4 * G[:, i // max(1, group_size)] + (X[:, parents] - 1) @ w
+        logit += rng.normal(0.0, 0.8, size=n) + rng.uniform(-0.6, 0.6)
+        Y[:, i] = (logit > 0).astype(np.int64)
+        c = int(children[i % m])
+        if c not in parents:
+            flip = rng.random(n) < 0.15
+            X[:, c] = np.where(flip, rng.integers(0, 3, size=n), 2 * Y[:, i])
+    wf = max(5, len(str(m - 1)))
+    wl = max(3, len(str(q - 1)))
+    return Dataset(
+        X=X.astype(float), Y=Y,
+        feature_names=[f"f{j:0{wf}d}" for j in range(m)],
+        label_names=[f"L{i:0{wl}d}" for i in range(q)],
+        source=f"make_wide(n={n}, m={m}, q={q}, seed={seed})",
+        category_names=[{0: "0", 1: "1"} for _ in range(q)],
+    )

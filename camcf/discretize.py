@@ -70,6 +70,7 @@ def discretize(
     bins: int = 3,
     strategy: str = "uniform",
     mode: str = "auto",
+    names: list[str] | None = None,
 ) -> tuple[np.ndarray, list[dict]]:
     """Turn a feature matrix into discrete codes.
 
@@ -85,6 +86,9 @@ def discretize(
         ``"auto"``: a column of integers with at most 10 distinct values is used as it is, any
         other column is binned. ``"none"``: no binning; every column must hold integers, whose
         distinct values are mapped to codes 0..k−1.
+    names : list of str, optional
+        The feature names, one per column: messages about columns name them (else they give
+        column positions).
 
     Returns
     -------
@@ -129,9 +133,13 @@ def discretize(
         ) from None
     if A.ndim != 2:
         raise InvalidDataError(f"X must be 2-D (samples × features); got shape {A.shape}")
+
+    def colname(j: int) -> str:
+        return str(names[j]) if names is not None and len(names) == A.shape[1] else str(j)
+
     nan_cols = np.flatnonzero(np.isnan(A).any(axis=0))
     if nan_cols.size:
-        shown = ", ".join(str(j) for j in nan_cols[:20]) + (", …" if nan_cols.size > 20 else "")
+        shown = ", ".join(colname(j) for j in nan_cols[:20]) + (", …" if nan_cols.size > 20 else "")
         raise InvalidDataError(
             f"X has missing values (NaN) in {nan_cols.size} column(s): {shown}; impute the "
             "missing values or remove those columns/rows before discretising"
@@ -139,7 +147,7 @@ def discretize(
     inf_cols = np.flatnonzero(np.isinf(A).any(axis=0))
     if inf_cols.size:
         raise InvalidDataError(
-            f"X has infinite values in column(s) {', '.join(str(j) for j in inf_cols[:20])}; "
+            f"X has infinite values in column(s) {', '.join(colname(j) for j in inf_cols[:20])}; "
             "replace or remove them before discretising"
         )
     n, m = A.shape
@@ -150,7 +158,7 @@ def discretize(
         if bad:
             raise InvalidDataError(
                 f"with mode='none' every value must be an integer code, but column(s) "
-                f"{', '.join(str(j) for j in bad[:20])} hold non-integer values; use "
+                f"{', '.join(colname(j) for j in bad[:20])} hold non-integer values; use "
                 "mode='auto' to bin them"
             )
     for j in range(m):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from camcf.viz import graphs
+from camcf.viz import graphs, summary
 from camcf.viz.style import legend_html
 from pages._nav import in_frame, leave_directory_mode
 
@@ -35,8 +35,8 @@ def run_id(rec) -> str:
     return repr(rec.key)
 
 
-def target_options(result, *, include_skipped: bool = False) -> list[int]:
-    return [t.id for t in result.targets if include_skipped or not t.skipped]
+def target_options(result, *, include_skipped: bool = False, by: str = "order") -> list[int]:
+    return summary.target_order(result, by, include_skipped=include_skipped)
 
 
 def default_target(result) -> int:
@@ -51,28 +51,46 @@ def default_target(result) -> int:
 
 
 def pick_target(result, key: str, *, label: str = "Target category", where=None) -> int:
-    """A target chooser whose choice is shared by all pages (stored as ``chosen_target``)."""
+    """A searchable target chooser (type to find a category) with a sort control; the choice
+    and the order are shared by all pages (``chosen_target``, ``target_sort``)."""
     where = where or st
-    opts = target_options(result)
+    state = st.session_state
+    sort_key = f"{key}_sort"
+    if sort_key not in state:
+        state[sort_key] = state.get("target_sort", "order")
+    c1, c2 = where.columns([3, 1])
+    by = c2.selectbox("Sort by", list(summary.TARGET_SORTS), key=sort_key,
+                      format_func=summary.TARGET_SORTS.get,
+                      help="Order of the categories in the chooser (type in it to search).")
+    state["target_sort"] = by
+    opts = target_options(result, by=by)
     if not opts:
         st.warning("Every category was skipped (too few samples); lower the minimum category "
                    "size under Advanced.")
         st.stop()
-    chosen = st.session_state.get("chosen_target")
+    chosen = state.get("chosen_target")
     if chosen not in opts:
         chosen = default_target(result)
-    if key in st.session_state and st.session_state[key] not in opts:
-        del st.session_state[key]
-
-    def fmt(i: int) -> str:
-        t = result.targets[i]
-        extra = f" (mirror of {result.targets[t.mirror_of].category.display})" \
-            if t.mirror_of is not None else ""
-        return f"{t.category.display} — {t.category.size} samples{extra}"
-
-    tid = where.selectbox(label, opts, index=opts.index(chosen), key=key, format_func=fmt)
-    st.session_state["chosen_target"] = tid
+    if key in state and state[key] not in opts:
+        del state[key]
+    tid = c1.selectbox(f"{label} ({len(opts):,}; type to search)", opts,
+                       index=opts.index(chosen), key=key,
+                       format_func=lambda i: summary.target_label(result, i))
+    state["chosen_target"] = tid
     return int(tid)
+
+
+def paged(frame: pd.DataFrame, key: str, *, size: int = 200, where=None) -> pd.DataFrame:
+    """The rows of ``frame`` on the page chosen with a page number under the table (tables of
+    more than ``size`` rows); a caption says which rows are shown."""
+    where = where or st
+    if len(frame) <= size:
+        return frame
+    n_pages = summary.page_bounds(len(frame), 1, size)[2]
+    page = where.number_input(f"Page (of {n_pages:,})", 1, n_pages, 1, 1, key=key)
+    a, b, _ = summary.page_bounds(len(frame), page, size)
+    where.caption(f"Rows {a + 1:,}–{b:,} of {len(frame):,}.")
+    return frame.iloc[a:b]
 
 
 def truth_for(rec, tid: int):
@@ -87,12 +105,33 @@ def local_html(run: str, tid: int, highlight: tuple, show_removed: bool, truth: 
                height: int, _result) -> str:
     return graphs.local_graph_html(_result, tid, highlight=highlight, show_removed=show_removed,
                                    truth=set(truth) if truth is not None else None,
-                                   height=height)
+                                   height=height, decorate=False)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def skeleton_html(run: str, highlight: int | None, height: int, _result) -> str:
-    return graphs.skeleton_graph_html(_result, highlight=highlight, height=height)
+    return graphs.skeleton_graph_html(_result, highlight=highlight, height=height,
+                                      decorate=False)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def ego_html(run: str, tid: int, height: int, _result) -> str:
+    return graphs.skeleton_ego_html(_result, tid, height=height, decorate=False)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _label_space(run: str, _result) -> dict:
+    from camcf.viz import figures
+
+    return figures.label_space(_result)
+
+
+def heatmap_figure(rec, tid: int | None):
+    """The seriated label-space heatmap (the clustering is computed once per run)."""
+    from camcf.viz import figures
+
+    return figures.skeleton_heatmap(rec.result, highlight=tid,
+                                    space=_label_space(run_id(rec), rec.result))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -108,5 +147,8 @@ def legend(keys) -> None:
     st.html(legend_html(keys))
 
 
-def fmt_features(result, idx) -> str:
-    return ", ".join(result.feature_names[i] for i in idx) or "—"
+def fmt_features(result, idx, limit: int = 60) -> str:
+    """Feature names joined by commas; beyond ``limit`` names, '… and N more'."""
+    idx = list(idx)
+    out = ", ".join(result.feature_names[i] for i in idx[:limit]) or "—"
+    return out + (f", … and {len(idx) - limit:,} more" if len(idx) > limit else "")

@@ -9,6 +9,7 @@ from pages._common import (
     current_run,
     legend,
     local_html,
+    paged,
     pick_target,
     run_id,
     show_graph,
@@ -23,9 +24,8 @@ st.caption("Candidates are the features with s_f = I(t; X_f) > δ1, the best ⌈
            "Backward elimination removes f when I(t; X_f | PC−f ∪ R) ≤ δ1; a spouse z is "
            "independent of t given R but dependent given a PC member x and R.")
 
-c1, c2, c3 = st.columns([2, 1, 1])
-with c1:
-    tid = pick_target(res, "ls_target")
+tid = pick_target(res, "ls_target")
+c2, c3 = st.columns([1, 1])
 show_removed = c2.toggle("Show removed candidates", value=True, key="ls_removed")
 truth = truth_for(rec, tid)
 show_truth = c3.toggle("Colour against the truth", value=False, key="ls_truth",
@@ -42,8 +42,8 @@ html = local_html(run_id(rec), tid, (), show_removed,
                   tuple(sorted(truth)) if show_truth and truth is not None else None, height, res)
 show_graph(html, height)
 st.caption("Spouses are drawn to the PC member that induced them; dashed: label skeleton and "
-           "removed candidates; grey fill: pruned later in Phase 4. Hover a node for its "
-           "numbers.")
+           "removed candidates (the strongest 25; the rest as one '+N more' node); grey fill: "
+           "pruned later in Phase 4. Hover a node for its numbers.")
 
 st.subheader("MI with the target, δ1 and the k1 cut")
 st.plotly_chart(figures.mi_ranks(res, tid), key="ls_mi")
@@ -54,12 +54,13 @@ bw = df[df["step"] == "backward"]
 if bw.empty:
     st.info("No candidate passed δ1: nothing to eliminate.")
 else:
-    st.dataframe(pd.DataFrame({
+    st.dataframe(paged(pd.DataFrame({
         "feature": bw["b_name"], "I(t; X_f | PC−f ∪ R) bits": bw["value"].round(4),
         "conditioning on": bw["cond_names"].replace("", "— (s_f)"),
         "features / label categories in S": bw["cond_size_features"].astype(str) + " / "
         + bw["cond_size_labels"].astype(str),
-        "δ1": bw["threshold"], "decision": bw["decision"]}), hide_index=True, width="stretch")
+        "δ1": bw["threshold"], "decision": bw["decision"]}), "ls_bw_page"), hide_index=True,
+        width="stretch")
 
 st.subheader("Spouses")
 sp = df[(df["step"] == "spouse") & (df["decision"] == "spouse")]
@@ -69,6 +70,7 @@ st.caption(f"{screened} features passed the screen I(t; X_z | R) ≤ δ1 and wer
 if sp.empty:
     st.info("No spouse found for this category.")
 else:
-    st.dataframe(pd.DataFrame({"spouse": sp["b_name"], "induced by": sp["aux_name"],
-                               "I(t; X_z | x ∪ R) bits": sp["value"].round(4),
-                               "δ1": sp["threshold"]}), hide_index=True, width="stretch")
+    st.dataframe(paged(pd.DataFrame({"spouse": sp["b_name"], "induced by": sp["aux_name"],
+                                     "I(t; X_z | x ∪ R) bits": sp["value"].round(4),
+                                     "δ1": sp["threshold"]}), "ls_sp_page"),
+                 hide_index=True, width="stretch")

@@ -5,7 +5,7 @@ import streamlit as st
 
 from camcf.viz import figures, summary
 from camcf.viz.style import COLORS
-from pages._common import current_run, pick_target
+from pages._common import current_run, paged, pick_target
 
 rec = current_run()
 res = rec.result
@@ -28,7 +28,8 @@ with left:
     st.markdown(f"**{rec.data.description}**")
     st.dataframe(summary.describe_data(ds, res), width="stretch")
     with st.expander("Labels and their categories"):
-        st.dataframe(summary.label_table(ds), hide_index=True, width="stretch")
+        st.dataframe(paged(summary.label_table(ds), "ov_labels_page"), hide_index=True,
+                     width="stretch")
 with right:
     st.subheader("Parameters")
     p = rec.params
@@ -43,9 +44,8 @@ with right:
         hide_index=True, width="stretch")
     st.subheader("Selected features")
     sel = summary.selected_frame(res)
-    if sel.empty:
-        st.warning("No feature was selected with these parameters: try a lower δ1 or a "
-                   "higher k1/k2.")
+    if sel.empty:  # the run's own warning (drawn by app.py above every page) says what to do
+        st.info("No feature was selected with these parameters.")
     else:
         st.dataframe(sel, hide_index=True, width="stretch", height=min(320, 38 + 35 * len(sel)))
 
@@ -58,7 +58,7 @@ else:
     st.plotly_chart(figures.flow_sankey(res), key="ov_sankey")
 st.plotly_chart(figures.flow_bars(res), key="ov_bars")
 with st.expander("Flow counts per category"):
-    st.dataframe(summary.flow_counts(res), width="stretch")
+    st.dataframe(paged(summary.flow_counts(res), "ov_flow_page"), width="stretch")
 
 if rec.data.truth is not None:
     st.subheader("Found vs true")

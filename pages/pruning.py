@@ -3,7 +3,7 @@
 import streamlit as st
 
 from camcf.viz import explain_row, figures, summary
-from pages._common import current_run, fmt_features, pick_target, run_id, trace_frame
+from pages._common import current_run, fmt_features, paged, pick_target, run_id, trace_frame
 
 rec = current_run()
 res = rec.result
@@ -74,4 +74,4 @@ else:
     st.dataframe(red[["feature", "s_f", "explaining category", "I(f; C_d)", "ratio I(f;C_d)/s_f",
                       "gamma"]].round(4), hide_index=True, width="stretch")
 with st.expander("Every feature that reached Phase 4"):
-    st.dataframe(frame.round(4), hide_index=True, width="stretch")
+    st.dataframe(paged(frame.round(4), "pr_all_page"), hide_index=True, width="stretch")

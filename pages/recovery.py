@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from camcf.viz import figures, summary
-from pages._common import current_run, pick_target
+from pages._common import current_run, paged, pick_target
 
 rec = current_run()
 res = rec.result
@@ -23,7 +23,7 @@ for t in res.targets:
                      "displaced (blocker)": res.categories[r].display})
 st.subheader("Recovered features, all categories")
 if rows:
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(paged(pd.DataFrame(rows), "rc_all_page"), hide_index=True, width="stretch")
 else:
     st.info("No feature was recovered in any category.")
 
@@ -41,12 +41,20 @@ c2.metric("Competitions lost", int((comp["decision"] == "lost").sum()))
 df = res.to_frame(tid)
 c3.metric("Not tried (s_f < δ1/2)", int((df["step"] == "recovery-skip").sum()))
 st.subheader("The competition")
+if comp.empty:
+    st.info(f"No feature competed for {t.category.display}: no feature outside the blanket had "
+            f"s_f ≥ δ1/2 = {res.params['delta1'] / 2:g} bits, so nothing could displace a "
+            f"member of R.")
+    st.stop()
 st.plotly_chart(figures.competition(res, tid), key="rc_comp")
 st.markdown("**Winners**")
-st.dataframe(won, hide_index=True, width="stretch")
+if won.empty:
+    st.caption("None: every feature that competed lost to the member of R it challenged.")
+else:
+    st.dataframe(won, hide_index=True, width="stretch")
 st.markdown("**Features that competed and lost**")
 lost = comp[comp["decision"] == "lost"]
 if lost.empty:
     st.caption("None: the first feature tried won (or no feature was eligible).")
 else:
-    st.dataframe(lost, hide_index=True, width="stretch")
+    st.dataframe(paged(lost, "rc_lost_page"), hide_index=True, width="stretch")

@@ -1,5 +1,8 @@
-"""Label skeleton (Phase 1): the flattened categories, their DCSMI, the skeleton graph, and the
-greedy acceptance of one target's skeleton R."""
+"""Label skeleton (Phase 1): the flattened categories, their DCSMI, the chosen target's
+neighbourhood in the label space, and the greedy acceptance of its skeleton R.
+
+Readable at any number of categories: the graph is the target's ego graph (bounded), the
+heatmap is seriated and aggregated by camcf.viz, long tables are paged."""
 
 import pandas as pd
 import streamlit as st
@@ -7,7 +10,10 @@ import streamlit as st
 from camcf.viz import figures
 from pages._common import (
     current_run,
+    ego_html,
+    heatmap_figure,
     legend,
+    paged,
     pick_target,
     run_id,
     show_graph,
@@ -22,29 +28,46 @@ st.caption("Each label is flattened into its categories; for a target category, 
            "of the other labels with I(t; C') > δ2 are candidates, accepted greedily while "
            "I(t; C' | accepted) > δ2.")
 
-cats = pd.DataFrame([{
-    "category": t.category.display, "label": t.category.label, "value": t.category.name,
-    "size": t.category.size, "skipped": t.skipped, "why skipped": t.skip_reason or "",
-    "mirror of": res.targets[t.mirror_of].category.display if t.mirror_of is not None else "",
-    "skeleton R": ", ".join(res.categories[q].display for q in t.skeleton),
-} for t in res.targets])
-with st.expander(f"Flattened categories ({len(cats)})", expanded=len(cats) <= 30):
-    st.dataframe(cats, hide_index=True, width="stretch")
+k = len(res.targets)
+with st.expander(f"Flattened categories ({k:,})", expanded=k <= 30):
+    cats = pd.DataFrame([{
+        "category": t.category.display, "label": t.category.label, "value": t.category.name,
+        "size": t.category.size, "skipped": t.skipped, "why skipped": t.skip_reason or "",
+        "mirror of": res.targets[t.mirror_of].category.display if t.mirror_of is not None
+        else "", "|R|": len(t.skeleton),
+        "skeleton R": ", ".join(res.categories[q].display for q in t.skeleton),
+    } for t in res.targets])
+    st.dataframe(paged(cats, "sk_cats_page"), hide_index=True, width="stretch")
 
 tid = pick_target(res, "sk_target")
+t = res.targets[tid]
 left, right = st.columns([1, 1])
 with left:
-    st.subheader("Skeleton graph")
-    legend(["target", "label-category"])
+    st.subheader(f"Around {t.category.display}")
+    view = "Neighbourhood"
+    if k <= 40:
+        view = st.segmented_control("Graph", ["Neighbourhood", "Whole skeleton"],
+                                    default="Neighbourhood", key="sk_view") or "Neighbourhood"
     height = 460
-    show_graph(skeleton_html(run_id(rec), tid, height, res), height)
-    st.caption("An edge joins a category and each member of its R (thicker: higher DCSMI). "
-               "Grey: skipped categories.")
+    if view == "Neighbourhood":
+        legend(["target", "label-category", "rejected", "neighbour", "points-here"])
+        show_graph(ego_html(run_id(rec), tid, height, res), height)
+        st.caption("Inner ring: R, numbered in the order the greedy step accepted it (thicker: "
+                   "higher DCSMI). Outer ring: candidates that were not accepted, the other "
+                   "categories with the largest DCSMI with the target, and categories that "
+                   "have the target in their own R. Hover a box for its numbers.")
+    else:
+        legend(["target", "label-category"])
+        show_graph(skeleton_html(run_id(rec), tid, height, res), height)
+        st.caption("An edge joins a category and each member of its R (thicker: higher DCSMI). "
+                   "Grey: skipped categories.")
 with right:
-    st.subheader("DCSMI heatmap")
-    st.plotly_chart(figures.skeleton_heatmap(res), key="sk_heat")
+    st.subheader("The whole label space")
+    st.plotly_chart(heatmap_figure(rec, tid), key="sk_heat")
+    st.caption("Rows and columns ordered by hierarchical clustering so related categories sit "
+               "together; the target's row and column are outlined. Hover a cell for the names, "
+               "drag to zoom, double-click to reset.")
 
-t = res.targets[tid]
 st.subheader(f"Greedy acceptance for {t.category.display}")
 df = trace_frame(run_id(rec), tid, res)
 mi = df[df["step"] == "label-mi"]
@@ -52,16 +75,17 @@ cmi = df[df["step"] == "label-cmi"]
 cand = mi[mi["decision"] == "candidate"].sort_values("value", ascending=False, kind="stable")
 a, b = st.columns([1, 1])
 with a:
-    st.markdown(f"**Candidates** (I(t; C') > δ2 = {res.params['delta2']:g}): {len(cand)} of "
-                f"{len(mi)} categories of the other labels")
-    st.dataframe(pd.DataFrame({"category": cand["b_name"], "I(t; C') bits":
-                               cand["value"].round(4)}), hide_index=True, width="stretch")
+    st.markdown(f"**Candidates** (I(t; C') > δ2 = {res.params['delta2']:g}): {len(cand):,} of "
+                f"{len(mi):,} categories of the other labels")
+    st.dataframe(paged(pd.DataFrame({"category": cand["b_name"], "I(t; C') bits":
+                                     cand["value"].round(4)}), "sk_cand_page", where=a),
+                 hide_index=True, width="stretch")
 with b:
     st.markdown("**Each greedy step**: the conditional MI given the categories accepted so far")
-    st.dataframe(pd.DataFrame({
+    st.dataframe(paged(pd.DataFrame({
         "category": cmi["b_name"], "given": cmi["cond_names"].replace("", "— (first)"),
         "I(t; C' | accepted) bits": cmi["value"].round(4), "δ2": cmi["threshold"],
-        "decision": cmi["decision"]}), hide_index=True, width="stretch")
+        "decision": cmi["decision"]}), "sk_cmi_page", where=b), hide_index=True, width="stretch")
 if len(cand):
     st.plotly_chart(figures.skeleton_steps(res, tid), key="sk_steps")
 st.markdown("**R** = " + (", ".join(res.categories[q].display for q in t.skeleton) or

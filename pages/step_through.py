@@ -12,6 +12,7 @@ from pages._common import (
     current_run,
     legend,
     local_html,
+    paged,
     pick_target,
     run_id,
     show_graph,
@@ -27,9 +28,8 @@ res = rec.result
 st.title("Step through")
 st.caption("Every test Ca-MCF performed for one target category, in the order it took them.")
 
-c1, c2, c3 = st.columns([3, 5, 2])
-with c1:
-    tid = pick_target(res, "st_target")
+tid = pick_target(res, "st_target")
+c2, c3 = st.columns([4, 1])
 with c2:
     phases = st.pills("Phases", list(PHASES), default=list(PHASES), format_func=PHASES.get,
                       selection_mode="multi", key="st_phases") or []
@@ -95,3 +95,8 @@ with right:
     st.dataframe({"#": list(range(lo + 1, lo + 1 + len(around))), "step": around["step"],
                   "variable": around["b_name"], "value": around["value"].round(4),
                   "decision": around["decision"]}, hide_index=True, width="stretch")
+with st.expander(f"All {n:,} decisions shown (paged)"):
+    listing = view[["phase", "step", "b_name", "cond_names", "value", "threshold",
+                    "decision"]].rename(columns={"b_name": "variable", "cond_names": "given"})
+    listing.insert(0, "#", range(1, n + 1))
+    st.dataframe(paged(listing.round(4), "st_list_page"), hide_index=True, width="stretch")

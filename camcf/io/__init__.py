@@ -2,8 +2,8 @@
 
 from .arff import load_arff
 from .csv import load_csv
-from .load import check_runnable, load, load_bytes, load_train_test
-from .matlab import load_matlab
+from .load import check_runnable, load, load_bytes, load_train_test, variable_choices_bytes
+from .matlab import load_matlab, variable_choices
 from .mulan import parse_mulan_xml, read_mulan_xml
 
 __all__ = [
@@ -16,4 +16,6 @@ __all__ = [
     "load_train_test",
     "parse_mulan_xml",
     "read_mulan_xml",
+    "variable_choices",
+    "variable_choices_bytes",
 ]

@@ -19,7 +19,7 @@ from ..errors import (
 from ._common import LabelSpec
 from .arff import load_arff
 from .csv import load_csv
-from .matlab import load_matlab
+from .matlab import load_matlab, variable_choices
 
 EXTENSIONS: dict[str, str] = {
     ".arff": "arff",
@@ -36,6 +36,7 @@ def load(
     labels: LabelSpec = None,
     xml: str | Path | None = None,
     name: str | None = None,
+    variable: str | None = None,
 ) -> Dataset:
     """Read a multi-label data set, choosing the reader by extension.
 
@@ -49,6 +50,9 @@ def load(
         A MULAN label XML file (ARFF and CSV only).
     name : str, optional
         Name shown in messages and in ``Dataset.source`` (defaults to the file name).
+    variable : str, optional
+        MATLAB files only: which variable(s) to read (``"train_data"``, ``"X/Y"``, ``"train"``;
+        see :func:`camcf.io.matlab.variable_choices`).
 
     Returns
     -------
@@ -63,7 +67,7 @@ def load(
     """
     shown = name or Path(path).name
     try:
-        return _load(path, labels=labels, xml=xml, name=name, shown=shown)
+        return _load(path, labels=labels, xml=xml, name=name, shown=shown, variable=variable)
     except ResourceLimitError:
         raise
     except MemoryError:
@@ -82,14 +86,14 @@ def load(
 
 
 def _load(path: str | Path, *, labels: LabelSpec, xml: str | Path | None, name: str | None,
-          shown: str) -> Dataset:
+          shown: str, variable: str | None = None) -> Dataset:
     kind = EXTENSIONS.get(Path(path).suffix.lower())
     if kind is None:
         raise DataFormatError(
             f"{shown}: unknown file type {Path(path).suffix or '(no extension)'!r}; expected "
             "one of .arff, .mat, .csv, .tsv, .txt"
         )
-    if kind == "arff":
+    if kind == "arff" and variable is None:
         return load_arff(path, labels=labels, xml=xml, name=name)
     if kind == "matlab":
         if xml is not None:
@@ -97,7 +101,11 @@ def _load(path: str | Path, *, labels: LabelSpec, xml: str | Path | None, name: 
                 f"{shown}: a label XML file names ARFF/CSV columns; a .mat file has no column "
                 "names (use labels='last:K' or a target variable)"
             )
-        return load_matlab(path, labels=labels, name=name)
+        return load_matlab(path, labels=labels, name=name, variable=variable)
+    if variable is not None:
+        raise DataFormatError(
+            f"{shown}: a variable ({variable!r}) can only be chosen in a MATLAB .mat file"
+        )
     return load_csv(path, labels=labels, xml=xml, name=name)
 
 
@@ -177,7 +185,8 @@ def _align_features(train: Dataset, test: Dataset) -> Dataset:
 
 
 def load_train_test(
-    train_path: str | Path, test_path: str | Path, **kw: object
+    train_path: str | Path, test_path: str | Path, *, variable: str | None = None,
+    test_variable: str | None = None, **kw: object
 ) -> tuple[Dataset, Dataset]:
     """Read a fixed train/test split given as two files.
 
@@ -185,6 +194,11 @@ def load_train_test(
     ----------
     train_path, test_path : str or Path
         The two files (each may be of any supported format).
+    variable, test_variable : str, optional
+        MATLAB files: the variable(s) of the training and of the test part. One file holding
+        both parts (``train_data/train_target`` and ``test_data/test_target``) is read by giving
+        the same path twice with ``variable="train_data"``, ``test_variable="test_data"``
+        (``test_variable`` defaults to ``variable``).
     **kw
         Passed to :func:`load` for both files (``labels``, ``xml``).
 
@@ -200,9 +214,11 @@ def load_train_test(
         When the two files do not have the same features and labels.
     """
     kw.pop("name", None)
-    train = load(train_path, **kw)  # type: ignore[arg-type]
-    test = load(test_path, **kw)  # type: ignore[arg-type]
+    train = load(train_path, variable=variable, **kw)  # type: ignore[arg-type]
+    test = load(test_path, variable=test_variable or variable, **kw)  # type: ignore[arg-type]
     a, b = Path(train_path).name, Path(test_path).name
+    if a == b and (variable or test_variable):
+        a, b = f"{a} ({variable})", f"{b} ({test_variable or variable})"
     if train.n_features != test.n_features:
         raise DataFormatError(
             f"{a} has {train.n_features} features but {b} has {test.n_features}; train and "
@@ -281,6 +297,7 @@ def load_bytes(
     *,
     labels: LabelSpec = None,
     xml_bytes: bytes | None = None,
+    variable: str | None = None,
 ) -> Dataset:
     """Read an uploaded file from memory.
 
@@ -294,6 +311,8 @@ def load_bytes(
         As for :func:`load`.
     xml_bytes : bytes, optional
         Content of a MULAN label XML file.
+    variable : str, optional
+        MATLAB files: which variable(s) to read (as for :func:`load`).
 
     Returns
     -------
@@ -308,8 +327,18 @@ def load_bytes(
         if xml_bytes is not None:
             xml_path = Path(tmp) / "uploaded-labels.xml"
             xml_path.write_bytes(xml_bytes)
-        ds = load(path, labels=labels, xml=xml_path, name=shown)
+        ds = load(path, labels=labels, xml=xml_path, name=shown, variable=variable)
     return ds
 
 
-__all__ = ["EXTENSIONS", "check_runnable", "load", "load_bytes", "load_train_test"]
+def variable_choices_bytes(data: bytes, filename: str) -> list[dict]:
+    """:func:`camcf.io.matlab.variable_choices` of an uploaded ``.mat`` file (in memory)."""
+    shown = Path(filename).name or "upload.mat"
+    with tempfile.TemporaryDirectory(prefix="camcf-upload-") as tmp:
+        path = Path(tmp) / (_SAFE.sub("_", shown) or "upload.mat")
+        path.write_bytes(data)
+        return variable_choices(path, name=shown)
+
+
+__all__ = ["EXTENSIONS", "check_runnable", "load", "load_bytes", "load_train_test", "variable_choices",
+           "variable_choices_bytes"]

@@ -182,6 +182,66 @@ def _check_declared_size(p: Path, shown: str) -> None:
     check_memory(need, f"{shown}: the variables this MATLAB file declares")
 
 
+def _read(path: str | Path, shown: str) -> dict:
+    """The file's variables, after refusing headers that declare more than the memory limit."""
+    p = check_readable(path, shown)
+    _check_declared_size(p, shown)
+    try:
+        return scipy.io.loadmat(str(p))
+    except MemoryError:
+        raise  # a ResourceLimitError from the guard, or the machine's own limit: load() says so
+    except NotImplementedError:
+        raise DataFormatError(
+            f"{shown}: this is a MATLAB v7.3 (HDF5) file, which cannot be read here; save it "
+            "again in MATLAB with save(..., '-v7') or export it as CSV"
+        ) from None
+    except Exception as exc:  # scipy raises ValueError, TypeError, OSError … for non-.mat bytes
+        raise DataFormatError(f"{shown}: expected a MATLAB .mat file, but it could not be read ({exc})") from None
+
+
+def _rows(a: np.ndarray) -> int:
+    return int(a.shape[0]) if a.ndim >= 1 else 0
+
+
+def variable_choices(path: str | Path, *, name: str | None = None) -> list[dict]:
+    """What a ``.mat`` file offers to read, best first: every feature/label variable pair of a
+    known layout (``train_data``/``train_target``, ``test_data``/``test_target``, ``X``/``Y``, …)
+    whose row counts fit, then every other numeric matrix as a single matrix holding features
+    and labels side by side (labels then given as ``last:K``).
+
+    Returns a list of ``{"variable": str (what to pass as ``variable=``: ``"fvar/tvar"`` for a
+    pair, the name for a matrix), "features": str, "labels": str | None, "shape": (n, m),
+    "text": a one-line description}``. Raises :class:`DataFormatError` for a file that is not a
+    readable ``.mat`` file.
+    """
+    shown = source_name(path, name)
+    num = _numeric_vars(_read(path, shown), shown)
+    lower: dict[str, str] = {}
+    for key in num:
+        lower.setdefault(key.lower(), key)
+    out: list[dict] = []
+    used: set[str] = set()
+    for f, t in PAIRS:
+        if f in lower and t in lower:
+            fv, tv = lower[f], lower[t]
+            X, L = num[fv], num[tv]
+            n = _rows(X)
+            if L.ndim == 1 or n in L.shape:
+                q = L.shape[1] if L.ndim == 2 and L.shape[0] == n else (
+                    L.shape[0] if L.ndim == 2 else 1)
+                m = X.shape[1] if X.ndim == 2 else 1
+                out.append({"variable": f"{fv}/{tv}", "features": fv, "labels": tv,
+                            "shape": (n, m),
+                            "text": f"{fv} / {tv}: {n} samples, {m} features, {q} labels"})
+                used.update((fv, tv))
+    for key, a in num.items():
+        if key in used or a.ndim != 2 or min(a.shape) < 2:
+            continue
+        out.append({"variable": key, "features": key, "labels": None, "shape": tuple(a.shape),
+                    "text": f"{key}: one {a.shape[0]}×{a.shape[1]} matrix (labels: last:K)"})
+    return out
+
+
 def load_matlab(
     path: str | Path,
     *,
@@ -209,8 +269,10 @@ def load_matlab(
         ``"last:K"`` / ``"first:K"`` for a single combined matrix. Not allowed when the file has a
         label variable.
     variable : str, optional
-        The variable to read when the file holds several candidates (e.g. ``"train"``), or the
-        feature variable of a pair.
+        The variable to read when the file holds several candidates (e.g. ``"train"``), the
+        feature variable of a known pair (``"train_data"``), or any pair written
+        ``"features/labels"`` (``"X_tr/Y_tr"``). :func:`variable_choices` lists what a file
+        offers.
     name : str, optional
         Name shown in messages and in ``Dataset.source``.
 
@@ -226,19 +288,7 @@ def load_matlab(
         The labels of a combined matrix were not given, or given in a way that does not fit.
     """
     shown = source_name(path, name)
-    p = check_readable(path, shown)
-    _check_declared_size(p, shown)
-    try:
-        raw = scipy.io.loadmat(str(p))
-    except MemoryError:
-        raise  # a ResourceLimitError from the guard, or the machine's own limit: load() says so
-    except NotImplementedError:
-        raise DataFormatError(
-            f"{shown}: this is a MATLAB v7.3 (HDF5) file, which cannot be read here; save it "
-            "again in MATLAB with save(..., '-v7') or export it as CSV"
-        ) from None
-    except Exception as exc:  # scipy raises ValueError, TypeError, OSError … for non-.mat bytes
-        raise DataFormatError(f"{shown}: expected a MATLAB .mat file, but it could not be read ({exc})") from None
+    raw = _read(path, shown)
     found = _describe(raw)
     num = _numeric_vars(raw, shown)
     lower: dict[str, str] = {}
@@ -246,7 +296,16 @@ def load_matlab(
         lower.setdefault(key.lower(), key)
 
     pairs = [(lower[f], lower[t]) for f, t in PAIRS if f in lower and t in lower]
-    if variable is not None:
+    if variable is not None and "/" in variable:  # an explicit pair "features/labels"
+        fv, _, tv = variable.partition("/")
+        for v in (fv, tv):
+            if v not in num and v.lower() not in lower:
+                raise DataFormatError(
+                    f"{shown}: no numeric variable {v!r}; variables found: {found}"
+                )
+        pairs = [(fv if fv in num else lower[fv.lower()], tv if tv in num else lower[tv.lower()])]
+        combined = []
+    elif variable is not None:
         if variable not in num and variable.lower() not in lower:
             raise DataFormatError(
                 f"{shown}: no numeric variable {variable!r}; variables found: {found}"
@@ -262,7 +321,7 @@ def load_matlab(
         options = ", ".join(f"{f}/{t}" for f, t in pairs)
         raise DataFormatError(
             f"{shown}: several feature/label pairs found ({options}); choose one with "
-            f"variable='{pairs[0][0]}'"
+            f"variable='{pairs[0][0]}' (--variable {pairs[0][0]})"
         )
 
     if pairs:
@@ -300,7 +359,7 @@ def load_matlab(
         if len(combined) > 1 and variable is None:
             raise DataFormatError(
                 f"{shown}: several matrices could hold the data ({', '.join(combined)}); "
-                f"choose one with variable='{combined[0]}'"
+                f"choose one with variable='{combined[0]}' (--variable {combined[0]})"
             )
         var = combined[0]
         M = _as_matrix(num[var], var, shown)
@@ -349,4 +408,4 @@ def load_matlab(
     )
 
 
-__all__ = ["load_matlab"]
+__all__ = ["load_matlab", "variable_choices"]

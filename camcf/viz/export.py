@@ -18,10 +18,12 @@ PARAM_FLAGS = [(p.name, p.flag) for p in ALGORITHM_PARAMS]
 
 
 def cli_command(data_path: str, *, labels: str | None, xml: str | None, discretize: dict,
-                params: dict, output: str = "result.json") -> str:
-    """``camcf select DATA [--labels …] [--xml …] --discretize … --bins … --strategy … --delta1 …
-    --output OUT.json``."""
+                params: dict, output: str = "result.json", variable: str | None = None) -> str:
+    """``camcf select DATA [--variable …] [--labels …] [--xml …] --discretize … --bins …
+    --strategy … --delta1 … --output OUT.json``."""
     args = ["camcf", "select", data_path]
+    if variable:
+        args += ["--variable", variable]
     if labels:
         args += ["--labels", labels]
     if xml:
@@ -38,11 +40,14 @@ def cli_command(data_path: str, *, labels: str | None, xml: str | None, discreti
 
 def run_config(source: dict, discretize: dict, params: dict, *, fingerprint: str = "") -> dict:
     """The configuration as data: where the data came from, discretisation, parameters, and the
-    CLI command. ``source``: ``{"kind", "path", "labels", "xml", "description"}``."""
+    CLI command. ``source``: ``{"kind", "path", "labels", "xml", "variable", "description"}``
+    (``variable``: the MATLAB variable(s) read, optional)."""
     cmd = cli_command(source.get("path") or "DATA", labels=source.get("labels"),
-                      xml=source.get("xml"), discretize=discretize, params=params)
+                      xml=source.get("xml"), discretize=discretize, params=params,
+                      variable=source.get("variable"))
     return {
-        "data": {k: source.get(k) for k in ("kind", "path", "labels", "xml", "description")},
+        "data": {k: source.get(k) for k in ("kind", "path", "labels", "xml", "variable",
+                                            "description")},
         "data_fingerprint": fingerprint,
         "discretize": dict(discretize),
         "params": dict(params),

@@ -10,6 +10,7 @@ Node ids are the display names of the variables (feature names, ``label=category
 
 from __future__ import annotations
 
+import functools
 import html as _html
 import math
 import re
@@ -18,7 +19,7 @@ import networkx as nx
 import numpy as np
 
 from ..trace import TARGET
-from .style import COLORS, FONT, lighten
+from .style import COLORS, FONT, legend_html, lighten
 
 #: tags pyvis adds that would fetch from a CDN or a relative path (nothing there offline)
 _STRIP = [
@@ -28,6 +29,14 @@ _STRIP = [
     re.compile(r"<script[^>]*node_modules[^>]*>\s*</script>", re.S),
 ]
 _SCALE = 260.0
+#: removed candidates drawn in a local graph (the strongest); the rest become one summary node
+MAX_REMOVED = 25
+#: parents/children and spouses drawn in a local graph, each (blanket members first, then the
+#: strongest); the rest become one summary node each
+MAX_GROUP = 30
+#: rejected candidates and strongest other neighbours drawn around a target in the skeleton view
+EGO_REJECTED = 10
+EGO_NEIGHBOURS = 8
 
 
 def _fmt(v: float) -> str:
@@ -74,16 +83,35 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
                    title=f"{name}: in the label skeleton R of {tname}; "
                          f"I = {_fmt(float(result.category_mi[t.id, q]))} bits")
         g.add_edge(name, tname, kind="skeleton")
-    for f in t.pc:
+    def strongest(fs) -> list[int]:  # blanket members first, then by s_f
+        return sorted(fs, key=lambda f: (fates.get(f) != "blanket", -round(float(s[f]), 12), f))
+
+    def summary_node(n_more: int, what: str, role: str) -> None:
+        label = f"+{n_more} more {what}"
+        g.add_node(label, role=role, pool=-3, fate="",
+                   title=f"{n_more} more {what} (weaker s_f, not in the final blanket first); "
+                         "the tables below list them all")
+        g.add_edge(label, tname, kind=role if role != "spouse" else "spouse")
+
+    pcs = strongest(t.pc)
+    for f in pcs[:MAX_GROUP]:
         g.add_node(result.feature_names[f], role="pc", pool=f, fate=fates.get(f, ""),
                    title=feat_title(f, "parent/child"))
         g.add_edge(result.feature_names[f], tname, kind="pc")
-    for z, xs in t.spouses.items():
+    if len(pcs) > MAX_GROUP:
+        summary_node(len(pcs) - MAX_GROUP, "parents/children", "pc")
+    sps = strongest(t.spouses)
+    for z in sps[:MAX_GROUP]:
+        xs = t.spouses[z]
         g.add_node(result.feature_names[z], role="spouse", pool=z, fate=fates.get(z, ""),
                    title=feat_title(z, "spouse via " + ", ".join(
                        result.feature_names[x] for x in xs)))
-        for x in xs:
-            g.add_edge(result.feature_names[z], result.feature_names[x], kind="spouse")
+        drawn = [x for x in xs if result.feature_names[x] in g]
+        for x in drawn or [None]:
+            g.add_edge(result.feature_names[z],
+                       result.feature_names[x] if x is not None else tname, kind="spouse")
+    if len(sps) > MAX_GROUP:
+        summary_node(len(sps) - MAX_GROUP, "spouses", "spouse")
     for f, r in t.recovered:
         name = result.feature_names[f]
         rn = result.categories[r].display
@@ -93,12 +121,18 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
         if rn in g:
             g.add_edge(rn, name, kind="blocked-by")
     if show_removed:
-        for f in t.candidates:
+        removed = [f for f in t.candidates if result.feature_names[f] not in g]
+        for f in removed[:MAX_REMOVED]:  # candidates are in s_f order: the strongest first
             name = result.feature_names[f]
-            if name not in g:
-                g.add_node(name, role="removed", pool=f, fate="removed",
-                           title=feat_title(f, "candidate"))
-                g.add_edge(name, tname, kind="removed")
+            g.add_node(name, role="removed", pool=f, fate="removed",
+                       title=feat_title(f, "candidate"))
+            g.add_edge(name, tname, kind="removed")
+        if len(removed) > MAX_REMOVED:
+            more = f"+{len(removed) - MAX_REMOVED} more removed"
+            g.add_node(more, role="removed", pool=-3, fate="",
+                       title=f"{len(removed) - MAX_REMOVED} more candidates removed by backward "
+                             "elimination (weaker s_f); see the Backward elimination table")
+            g.add_edge(more, tname, kind="removed")
     if truth is not None:
         for f in sorted(truth):
             name = result.feature_names[f]
@@ -117,9 +151,27 @@ def _ring(names: list[str], radius: float, start: float = 0.0) -> dict[str, tupl
 
 
 def layout(g: nx.Graph, center: str | None = None, seed: int = 7) -> dict[str, tuple[float, float]]:
-    """Deterministic positions in pixels: a seeded spring layout, ``center`` pinned at 0."""
+    """Deterministic positions in pixels: a seeded spring layout, ``center`` pinned at 0.
+
+    Cached by the graph's nodes and edges (the same graph gets the same positions without
+    recomputing them, so a rerun never moves a node)."""
     if g.number_of_nodes() == 0:
         return {}
+    key = (tuple(sorted(g.nodes)), tuple(sorted(tuple(sorted(e)) for e in g.edges)), center,
+           seed)
+    return dict(_layout_cached(key))
+
+
+@functools.lru_cache(maxsize=64)
+def _layout_cached(key: tuple) -> tuple:
+    nodes, edges, center, seed = key
+    g = nx.Graph()
+    g.add_nodes_from(nodes)
+    g.add_edges_from(edges)
+    return tuple(_spring(g, center, seed).items())
+
+
+def _spring(g: nx.Graph, center: str | None, seed: int) -> dict[str, tuple[float, float]]:
     nodes = sorted(g.nodes)
     init = _ring(nodes, 1.0)
     fixed = None
@@ -138,7 +190,8 @@ def layout(g: nx.Graph, center: str | None = None, seed: int = 7) -> dict[str, t
 
 def _network_html(g: nx.Graph, pos: dict, height: int, highlight: set[str],
                   truth=None, result=None, dim_share: float = 0.75,
-                  scale: float = 1.0) -> str:
+                  scale: float = 1.0, title: str | None = None,
+                  legend: list[str] | None = None) -> str:
     from pyvis.network import Network
 
     net = Network(height=f"{height}px", width="100%", directed=False, cdn_resources="in_line",
@@ -163,16 +216,17 @@ def _network_html(g: nx.Graph, pos: dict, height: int, highlight: set[str],
             fill, border = lighten(fill, dim_share), lighten(border, dim_share)
         if n in highlight:
             border, width = COLORS["highlight"], 4
-        shape = {"target": "star", "label-category": "box"}.get(role, "dot")
+        shape = {"target": "star", "label-category": "box", "rejected": "box",
+                 "neighbour": "box", "points-here": "box"}.get(role, "dot")
         size = {"target": 30, "label-category": 18}.get(role, 16) * scale
         if n in highlight:
             size += 6 * scale
         x, y = pos[n]
         font = {"size": round(16 * scale), "face": FONT, "color": "#222222" if not dim or n in highlight
                 else "#9a9a9a"}
-        if shape == "box":
+        if role == "label-category":
             font["color"] = "#ffffff" if not dim or n in highlight else "#f4f4f4"
-        net.add_node(n, label=n, title=a.get("title", n), x=x, y=y, physics=False, shape=shape,
+        net.add_node(n, label=a.get("label", n), title=a.get("title", n), x=x, y=y, physics=False, shape=shape,
                      size=size, borderWidth=width,
                      color={"background": fill, "border": border,
                             "highlight": {"background": fill, "border": COLORS["highlight"]}},
@@ -182,36 +236,57 @@ def _network_html(g: nx.Graph, pos: dict, height: int, highlight: set[str],
         color = {"skeleton": COLORS["label-category"], "spouse": COLORS["spouse"],
                  "recovered": COLORS["recovered"], "blocked-by": COLORS["recovered"],
                  "removed": COLORS["removed"], "missed": COLORS["missed"],
-                 "pc": COLORS["pc"]}.get(kind, "#999999")
+                 "pc": COLORS["pc"], "rejected": COLORS["rejected"],
+                 "neighbour": COLORS["neighbour"],
+                 "points-here": COLORS["points-here"]}.get(kind, "#999999")
         if dim and not (u in highlight and v in highlight):
             color = lighten(color, dim_share)
         net.add_edge(u, v, color=color, width=a.get("width", 2),
-                     dashes=kind in ("skeleton", "removed", "blocked-by", "missed"),
+                     dashes=kind in ("skeleton", "removed", "blocked-by", "missed", "rejected",
+                                     "neighbour", "points-here"),
                      title=a.get("title", kind))
     net.set_options(
         '{"physics": {"enabled": false}, "edges": {"smooth": false},'
         ' "interaction": {"hover": true, "tooltipDelay": 120, "dragNodes": true,'
         ' "zoomView": true}}')
-    return standalone(net.generate_html())
+    return standalone(net.generate_html(), title=title, legend=legend)
 
 
-def standalone(page: str) -> str:
-    """Remove the tags pyvis adds that point to a CDN or to ``../node_modules``."""
+def standalone(page: str, *, title: str | None = None, legend: list[str] | None = None) -> str:
+    """Remove the tags pyvis adds that point to a CDN or to ``../node_modules``; with ``title``
+    or ``legend`` (role keys of :data:`~camcf.viz.style.LEGEND`), put a heading and a colour
+    legend above the graph and give the page that title (for exported files)."""
     for rx in _STRIP:
         page = rx.sub("", page)
+    if title or legend:
+        head = ""
+        if title:
+            head += (f'<h3 class="camcf-title" style="font-family:{FONT};margin:8px 10px 2px">'
+                     f"{_html.escape(title)}</h3>")
+            page = re.sub(r"<title>.*?</title>", f"<title>{_html.escape(title)}</title>", page,
+                          count=1, flags=re.S) if "<title>" in page else page.replace(
+                "<head>", f"<head><title>{_html.escape(title)}</title>", 1)
+        if legend:
+            head += f'<div style="font-family:{FONT};margin:0 10px 6px">{legend_html(legend)}</div>'
+        page = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + head, page, count=1)
     page = page.replace('class="card"', 'class="camcf-card"').replace(
         'class="card-body"', 'class="camcf-card-body"')
     return page.replace("<head>", "<head><style>body{margin:0}#mynetwork{border:none!important}"
                                   "</style>", 1)
 
 
+LOCAL_LEGEND = ["target", "label-category", "pc", "spouse", "recovered", "pruned", "removed"]
+
+
 def local_graph_html(result, target, *, highlight=(), show_removed: bool = True, truth=None,
-                     height: int = 520) -> str:
+                     height: int = 520, decorate: bool = True) -> str:
     """Standalone HTML of a target's local structure (see :func:`local_graph`).
 
     ``highlight``: pool indices (features ``0..m−1``, categories ``m+c``, ``-1`` the target) or
     names to emphasise; those not in the graph are added on an outer ring (the others keep their
-    positions).
+    positions). ``decorate``: a title and a colour legend above the graph (for exported files;
+    the app draws its own legend and passes False). At most :data:`MAX_REMOVED` removed
+    candidates are drawn, the rest as one summary node.
     """
     t = result.target(target)
     g = local_graph(result, t.id, show_removed=show_removed, truth=truth)
@@ -231,7 +306,13 @@ def local_graph_html(result, target, *, highlight=(), show_removed: bool = True,
             role = "label-category" if pool >= m else "other"
             g.add_node(name, role=role, pool=pool, fate="", title=f"{name}: involved in this step")
             pos[name] = ring[name]
-    return _network_html(g, pos, height, names, truth=truth, result=result)
+    title = legend = None
+    if decorate:
+        title = (f"Ca-MCF local structure of {t.category.display}: PC, spouses, recovered, "
+                 f"and what Phase 4 pruned")
+        legend = LOCAL_LEGEND + (["tp", "missed", "extra"] if truth is not None else [])
+    return _network_html(g, pos, height, names, truth=truth, result=result, title=title,
+                         legend=legend)
 
 
 def skeleton_graph(result) -> nx.Graph:
@@ -256,10 +337,14 @@ def skeleton_graph(result) -> nx.Graph:
     return g
 
 
-def skeleton_graph_html(result, *, highlight=None, height: int = 480) -> str:
-    """Standalone HTML of the label skeleton: categories on a circle, label by label.
+def skeleton_graph_html(result, *, highlight=None, height: int = 480,
+                        decorate: bool = True) -> str:
+    """Standalone HTML of the whole label skeleton: categories on a circle, label by label.
 
     ``highlight``: a target (id or display name) drawn as the target, its R emphasised.
+    ``decorate``: a title and a colour legend above the graph (exported files). Readable up to
+    a few dozen categories; :func:`skeleton_ego_html` shows one target's neighbourhood at any
+    size.
     """
     g = skeleton_graph(result)
     order = [c.display for c in result.categories]
@@ -270,7 +355,100 @@ def skeleton_graph_html(result, *, highlight=None, height: int = 480) -> str:
         t = result.target(highlight)
         g.nodes[t.category.display]["role"] = "target"
         names = {t.category.display} | {result.categories[q].display for q in t.skeleton}
-    return _network_html(g, pos, height, names, dim_share=0.45, scale=radius / _SCALE)
+    title = legend = None
+    if decorate:
+        title = (f"Ca-MCF label skeleton: {len(order)} label categories, an edge joins a "
+                 f"category and each member of its R (δ2 = {result.params['delta2']:g})")
+        legend = ["target", "label-category", "removed"] if highlight is not None else [
+            "label-category", "removed"]
+    return _network_html(g, pos, height, names, dim_share=0.45, scale=radius / _SCALE,
+                         title=title, legend=legend)
+
+
+def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
+                 n_neighbours: int = EGO_NEIGHBOURS) -> tuple[nx.Graph, dict]:
+    """One target's neighbourhood in the label space, bounded whatever the number of categories.
+
+    Nodes: the target; its R in acceptance order (role ``label-category``, labelled
+    ``1. L=v``, ``2. …``); up to ``n_rejected`` candidates (I(t; C') > δ2) that were not accepted
+    (role ``rejected``, the strongest first); up to ``n_neighbours`` other categories with the
+    largest DCSMI with the target (role ``neighbour``; categories of the target's own label left
+    out), and the categories whose R holds the target (role ``points-here``, at most
+    ``n_neighbours``). Returns the graph and fixed positions in pixels: R on an inner arc,
+    the others on an outer ring — the same target always gets the same picture.
+    """
+    t = result.target(target)
+    mi = np.asarray(result.category_mi, dtype=float)[t.id]
+    tname = t.category.display
+    own = t.category.label_index
+    g = nx.Graph()
+    g.add_node(tname, role="target", title=f"target {tname} ({t.category.size} samples), "
+                                            f"|R| = {len(t.skeleton)}")
+    acc = list(t.skeleton)
+    for i, q in enumerate(acc):
+        c = result.categories[q]
+        g.add_node(c.display, role="label-category", label=f"{i + 1}. {c.display}",
+                   title=f"{c.display}: accepted into R as number {i + 1}; "
+                         f"I(t; C') = {_fmt(float(mi[q]))} bits")
+        g.add_edge(tname, c.display, kind="skeleton", width=1 + 6 * min(float(mi[q]), 1.0),
+                   title=f"I = {_fmt(float(mi[q]))} bits")
+    rejected = [q for q in t.skeleton_candidates if q not in set(acc)]
+    rejected = sorted(rejected, key=lambda q: (-mi[q], q))
+    for q in rejected[:n_rejected]:
+        c = result.categories[q]
+        g.add_node(c.display, role="rejected",
+                   title=f"{c.display}: candidate (I(t; C') = {_fmt(float(mi[q]))} bits > δ2), "
+                         "not accepted: its conditional MI given the accepted ones was ≤ δ2")
+        g.add_edge(tname, c.display, kind="rejected", title=f"I = {_fmt(float(mi[q]))} bits")
+    if len(rejected) > n_rejected:
+        more = f"+{len(rejected) - n_rejected} more rejected"
+        g.add_node(more, role="rejected", title=f"{len(rejected) - n_rejected} weaker candidates "
+                                                "not accepted (see the greedy acceptance table)")
+        g.add_edge(tname, more, kind="rejected")
+    others = [c.id for c in result.categories
+              if c.label_index != own and c.display not in g]
+    others = sorted(others, key=lambda q: (-mi[q], q))[:n_neighbours]
+    for q in others:
+        c = result.categories[q]
+        g.add_node(c.display, role="neighbour",
+                   title=f"{c.display}: I(t; C') = {_fmt(float(mi[q]))} bits "
+                         f"(≤ δ2 = {result.params['delta2']:g}: not a candidate)"
+                   if mi[q] <= result.params["delta2"] else
+                   f"{c.display}: I(t; C') = {_fmt(float(mi[q]))} bits")
+        g.add_edge(tname, c.display, kind="neighbour", title=f"I = {_fmt(float(mi[q]))} bits")
+    back = [o.id for o in result.targets if t.id in o.skeleton and o.id != t.id]
+    for q in back[:n_neighbours]:
+        c = result.categories[q]
+        if c.display not in g:
+            g.add_node(c.display, role="points-here",
+                       title=f"{c.display}: has {tname} in its own R")
+        g.add_edge(tname, c.display, kind="points-here" if g.nodes[c.display]["role"] ==
+                   "points-here" else g.edges[tname, c.display]["kind"]
+                   if g.has_edge(tname, c.display) else "points-here")
+    pos = {tname: (0.0, 0.0)}
+    inner = [n for n, a in g.nodes(data=True) if a["role"] == "label-category"]
+    outer = [n for n, a in g.nodes(data=True) if a["role"] not in ("target", "label-category")]
+    r1 = _SCALE * (0.55 if len(inner) <= 6 else 0.8)
+    pos.update({n: (r1 * x, r1 * y) for n, (x, y) in _ring(inner, 1.0, -math.pi / 2).items()})
+    r2 = _SCALE * (1.25 if len(outer) <= 14 else 1.6)
+    pos.update({n: (r2 * x, r2 * y) for n, (x, y) in
+                _ring(outer, 1.0, -math.pi / 2 + math.pi / max(len(outer), 1)).items()})
+    return g, pos
+
+
+EGO_LEGEND = ["target", "label-category", "rejected", "neighbour", "points-here"]
+
+
+def skeleton_ego_html(result, target, *, height: int = 460, decorate: bool = True,
+                      n_rejected: int = EGO_REJECTED, n_neighbours: int = EGO_NEIGHBOURS) -> str:
+    """Standalone HTML of :func:`skeleton_ego` (bounded: at most 2 + |R| + n_rejected +
+    2 · n_neighbours nodes). ``decorate``: a title and a colour legend above it."""
+    t = result.target(target)
+    g, pos = skeleton_ego(result, t.id, n_rejected=n_rejected, n_neighbours=n_neighbours)
+    title = (f"Label skeleton around {t.category.display}: R in acceptance order, rejected "
+             f"candidates, strongest DCSMI neighbours") if decorate else None
+    return _network_html(g, pos, height, set(), title=title,
+                         legend=EGO_LEGEND if decorate else None)
 
 
 def node_ids(page: str) -> list[str]:

@@ -21,6 +21,9 @@ COLORS: dict[str, str] = {
     "missed": "#F0C419",  # true but not found
     "extra": "#CC3366",  # found but not true
     "highlight": "#111111",  # border of the variables a step involves
+    "rejected": "#D9C8EE",  # a skeleton candidate (I > δ2) that was not accepted into R
+    "neighbour": "#EDEDED",  # another category with a large DCSMI, not a candidate
+    "points-here": "#F4D7C4",  # a category that has the target in its own R
 }
 
 #: role -> legend text
@@ -35,6 +38,9 @@ LEGEND: dict[str, str] = {
     "tp": "found and true",
     "missed": "missed (true, not found)",
     "extra": "extra (found, not true)",
+    "rejected": "candidate not accepted into R",
+    "neighbour": "strongest other DCSMI (≤ δ2)",
+    "points-here": "has the target in its R",
 }
 
 #: Phase-4 fate of a feature -> colour key

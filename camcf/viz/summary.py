@@ -205,3 +205,83 @@ def pruning_frame(result, target) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["feature_index", "feature", "entered as", "s_f", "fate",
                                        "explaining category", "I(f; C_d)",
                                        "ratio I(f;C_d)/s_f", "gamma", "best other I"])
+
+
+#: how a target chooser can order the label categories: key -> what the user reads
+TARGET_SORTS: dict[str, str] = {
+    "order": "flattening order",
+    "size": "category size (largest first)",
+    "blanket": "blanket size (largest first)",
+    "skeleton": "skeleton size |R| (largest first)",
+}
+
+
+def target_order(result, by: str = "order", *, include_skipped: bool = False) -> list[int]:
+    """Target ids ordered for a chooser.
+
+    ``by``: ``"order"`` (flattening order), ``"size"`` (samples in the category),
+    ``"blanket"`` (final blanket size) or ``"skeleton"`` (|R|), the largest first; ties keep the
+    flattening order. Skipped categories are left out unless ``include_skipped``.
+    """
+    if by not in TARGET_SORTS:
+        raise ValueError(f"unknown order {by!r}; one of {', '.join(TARGET_SORTS)}")
+    ts = [t for t in result.targets if include_skipped or not t.skipped]
+    key = {"order": lambda t: 0, "size": lambda t: -t.category.size,
+           "blanket": lambda t: -len(t.blanket), "skeleton": lambda t: -len(t.skeleton)}[by]
+    return [t.id for t in sorted(ts, key=lambda t: (key(t), t.id))]
+
+
+def target_label(result, tid: int) -> str:
+    """What a chooser shows for a target: ``label=value — n samples, blanket b, |R| r``."""
+    t = result.targets[tid]
+    extra = (f", mirror of {result.targets[t.mirror_of].category.display}"
+             if t.mirror_of is not None else "")
+    return (f"{t.category.display} — {t.category.size} samples, blanket {len(t.blanket)}, "
+            f"|R| {len(t.skeleton)}{extra}")
+
+
+def page_bounds(n_rows: int, page: int, size: int) -> tuple[int, int, int]:
+    """Rows ``[start, stop)`` of 1-based ``page`` with ``size`` rows a page, and the number of
+    pages (at least 1). A page beyond the last is clipped to the last."""
+    size = max(1, int(size))
+    n_pages = max(1, -(-int(n_rows) // size))
+    page = min(max(1, int(page)), n_pages)
+    start = (page - 1) * size
+    return start, min(int(n_rows), start + size), n_pages
+
+
+#: library phrases (Python keywords, CLI flags) -> the explorer's own words
+_APP_WORDS: tuple[tuple[str, str], ...] = (
+    ("give them with labels=['name', ...] / --labels NAMES (comma-separated attribute names), "
+     "labels='last:K' / --labels last:K (or first:K), or a MULAN XML file listing the labels",
+     "pick them under Label columns (column names, or last:K / first:K), or upload a MULAN XML "
+     "file listing the labels"),
+    ("pass labels='last:K' (--labels last:K) or 'first:K'",
+     "type last:K or first:K under Label columns"),
+    ("pass labels='last:K' or 'first:K'", "type last:K or first:K under Label columns"),
+    ("do not pass a label specification", "leave Label columns empty"),
+    ("camcf.discretize", "the Discretisation settings"),
+)
+_APP_RX: tuple[tuple[str, str], ...] = (
+    (r"choose one with variable='([^']*)'", r"choose one under Variables (e.g. \1)"),
+    (r"\bdelta1\b", "δ1"), (r"\bdelta2\b", "δ2"),
+    (r"\bmode='(none|auto)'", r"discretisation mode \1"),
+    (r"\bX has (missing|infinite) values", r"The features have \1 values"),
+    (r"\bmin_category_size\b", "minimum category size"),
+    (r"\s*\(--[a-z-]+[^)]*\)", ""),
+    (r"labels=(\[[^\]]*\]|'[^']*')", r"Label columns \1"),
+)
+
+
+def app_words(message: str) -> str:
+    """A library message as the explorer says it: no Python keywords or CLI flags
+    (``delta1`` → δ1, ``labels='last:K' (--labels last:K)`` → the Label columns box, ``variable=``
+    → the Variables box). The facts in the message are kept."""
+    import re
+
+    out = str(message)
+    for a, b in _APP_WORDS:
+        out = out.replace(a, b)
+    for rx, b in _APP_RX:
+        out = re.sub(rx, b, out)
+    return out

@@ -1,0 +1,157 @@
+"""The app in a real browser on a wide data set: a MATLAB file with two variable pairs is
+uploaded through the sidebar, its pair chosen in the Variables chooser, and every page is drawn
+(hundreds of label categories, thousands of features). Screenshots go to ``/tmp/shots-views/``
+(``$CAMCF_SHOTS`` to change it).
+
+The data: :func:`camcf.datasets.make_wide` (150 binary labels = 300 label categories, 3,000
+features, 60 samples in the training pair); δ1 is raised to 0.2 before loading so that the run
+itself takes a few seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import scipy.io
+
+from camcf.datasets import make_wide
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_browser import (  # noqa: E402
+    CHROME_ARGS,
+    CHROMIUM,
+    graph_node_ids,
+    start_app,
+    wait_idle,
+)
+
+SHOTS = Path(os.environ.get("CAMCF_SHOTS", "/tmp/shots-views"))
+pytestmark = pytest.mark.browser
+N, M, Q = 60, 3000, 150
+#: (navigation title, url path, graphs drawn). Pages are opened through the navigation: a new
+#: URL would start a new session, without the uploaded data.
+NAV = [("Overview", "overview-page", 0), ("Label skeleton", "label-skeleton", 1),
+       ("Local structure", "local-structure", 1), ("Recovery", "phase-3-recovery", 0),
+       ("Pruning", "phase-4-pruning", 0), ("Step through", "step-through", 1),
+       ("Export", "export-results", 0)]
+
+
+def open_page(page, title: str, timeout: float = 120_000) -> None:
+    """Open a page through the sidebar navigation (keeps the session) and wait for its run."""
+    page.locator('[data-testid="stSidebarNav"] a').filter(has_text=title).first.click()
+    wait_idle(page, timeout=timeout)
+
+
+def write_wide_mat(path: Path, n: int = N, m: int = M, q: int = Q) -> Path:
+    """A .mat file with train_data/train_target (n rows, labels × samples as MATLAB users
+    often store them) and test_data/test_target (20 rows) from :func:`make_wide`."""
+    ds = make_wide(n + 20, m, q, seed=11)
+    scipy.io.savemat(path, {"train_data": ds.X[:n], "train_target": ds.Y[:n].T,
+                            "test_data": ds.X[n:], "test_target": ds.Y[n:]})
+    return path
+
+
+def set_delta1(page, presses: int) -> None:
+    """Move δ1 (the first sidebar slider, step 0.005) right by ``presses`` steps."""
+    slider = page.locator(
+        '[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first
+    slider.focus()
+    for _ in range(presses):
+        page.keyboard.press("ArrowRight")
+    wait_idle(page)
+
+
+def upload_mat(page, path: Path, choose: str) -> None:
+    """Upload ``path`` in the sidebar, pick the variable pair whose text starts with
+    ``choose`` and press Load file."""
+    side = page.locator('[data-testid="stSidebar"]')
+    side.locator("label").filter(has_text="Upload a file").click()
+    wait_idle(page)
+    side.locator('input[type="file"]').first.set_input_files(str(path))
+    wait_idle(page)
+    box = side.locator('[data-testid="stSelectbox"]').filter(has_text="Variables")
+    box.wait_for(timeout=30_000)
+    box.click()
+    page.get_by_role("option").filter(has_text=choose).first.click()
+    side.get_by_role("button", name="Load file").click()
+    wait_idle(page, timeout=180_000)
+
+
+@pytest.fixture(scope="module")
+def wide_page(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed")
+    if shutil.which("streamlit") is None and not Path(sys.executable).with_name(
+            "streamlit").exists():
+        pytest.skip("streamlit executable not found")
+    path = write_wide_mat(tmp_path_factory.mktemp("wide") / "wide-split.mat")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    proc, url = start_app()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+            page = browser.new_page(viewport={"width": 1440, "height": 1600})
+            page.goto(url)
+            wait_idle(page)
+            set_delta1(page, 30)  # 0.05 → 0.20
+            upload_mat(page, path, "train_data / train_target")
+            yield page, url
+            browser.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def test_the_chosen_pair_loads_and_runs(wide_page):
+    page, url = wide_page
+    side = page.locator('[data-testid="stSidebar"]')
+    side.get_by_text("train_data/train_target").first.wait_for(timeout=30_000)
+    text = side.inner_text()
+    assert f"{N} samples, {M:,} features, {Q} labels" in text
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert side.get_by_text("results are stale").count() == 0
+    page.screenshot(path=str(SHOTS / "wide-loaded.png"), full_page=True)
+
+
+def test_every_page_draws_on_wide_data(wide_page):
+    page, url = wide_page
+    for title, path, n_graphs in NAV:
+        open_page(page, title)
+        assert page.url.rstrip("/").endswith(path) or path == "overview-page", page.url
+        assert page.locator('[data-testid="stException"]').count() == 0, path
+        text = page.locator('[data-testid="stSidebar"]').inner_text()
+        assert f"{M:,} features" in text, path  # still the uploaded data
+        if n_graphs:
+            ids = graph_node_ids(page)
+            assert 0 < len(ids) <= 120, (path, len(ids))
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(SHOTS / f"wide-{path}.png"), full_page=True)
+
+
+def test_skeleton_neighbourhood_and_search(wide_page):
+    page, url = wide_page
+    open_page(page, "Label skeleton")
+    ids = graph_node_ids(page)
+    assert len(ids) <= 1 + 40 + 11 + 16  # an ego graph, not a 300-node ring
+    main = page.locator('[data-testid="stMain"]')
+    box = main.locator('[data-testid="stSelectbox"]').filter(has_text="Target category")
+    box.click()
+    page.keyboard.type("L042=1")
+    page.get_by_role("option").filter(has_text="L042=1").first.click()
+    wait_idle(page)
+    page.wait_for_timeout(500)
+    ids = graph_node_ids(page)
+    assert "L042=1" in ids
+    page.screenshot(path=str(SHOTS / "wide-skeleton-L042.png"), full_page=True)
