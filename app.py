@@ -47,7 +47,7 @@ from camcf.viz.summary import app_words
 # Streamlit puts the entry file's folder on sys.path while it runs a script (as Python does for
 # a script), so the pages' shared modules import as the package ``pages``.
 from pages._nav import PAGES, frame_running, leave_directory_mode, navigate  # noqa: F401
-from pages._share import apply_pending, pin_controls, read_url, write_url
+from pages._share import WIDGET_KEYS, apply_pending, pin_controls, read_url, write_url
 
 ROOT = Path(__file__).resolve().parent
 
@@ -64,10 +64,6 @@ PARAM_DEFAULTS = dict(camcf.DEFAULTS)
 #: the run's discretisation settings (keys mode/bins/strategy) from the declarations
 DISC_DEFAULTS = {"mode": _disc["discretize"].default, "bins": _disc["bins"].default,
                  "strategy": _disc["strategy"].default}
-#: widget keys of the declared parameters (kept stable: tests and links use them)
-WIDGET_KEYS = {**{p.name: f"p_{p.name}" for p in ALGORITHM_PARAMS},
-               "min_category_size": "p_min_cat", "discretize": "d_mode", "bins": "d_bins",
-               "strategy": "d_strategy"}
 #: options shown with a friendlier wording
 OPTION_NAMES = {"uniform": "equal width", "quantile": "equal frequency"}
 DEMO_DEFAULTS = {"n": 1000, "seed": 0}

@@ -21,24 +21,28 @@ from collections.abc import Mapping
 import streamlit as st
 
 import camcf
+from camcf.algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS, WIDGETS
+from camcf.params import Param
 
-#: query name -> (widget key, kind, run-dict ("params" / "disc"), name in that dict)
-FIELDS: dict[str, tuple[str, type, str, str]] = {
-    "delta1": ("p_delta1", float, "params", "delta1"),
-    "delta2": ("p_delta2", float, "params", "delta2"),
-    "k1": ("p_k1", float, "params", "k1"),
-    "k2": ("p_k2", float, "params", "k2"),
-    "gamma": ("p_gamma", float, "params", "gamma"),
-    "min_cat": ("p_min_cat", int, "params", "min_category_size"),
-    "recovery": ("p_recovery", str, "params", "recovery"),
-    "disc": ("d_mode", str, "disc", "mode"),
-    "bins": ("d_bins", int, "disc", "bins"),
-    "strategy": ("d_strategy", str, "disc", "strategy"),
+#: widget keys of the declared parameters (kept stable: tests and links use them)
+WIDGET_KEYS: dict[str, str] = {
+    **{p.name: f"p_{p.name}" for p in ALGORITHM_PARAMS},
+    "min_category_size": "p_min_cat", "discretize": "d_mode", "bins": "d_bins",
+    "strategy": "d_strategy"}
+#: shorter query names of some parameters (the rest use the declared name)
+_QUERY_NAME = {"min_category_size": "min_cat", "discretize": "disc"}
+#: a run's discretisation dict names its entries differently from the declarations
+_DISC_NAME = {"discretize": "mode"}
+#: query name -> (the declaration, widget key, run-dict ("params" / "disc"), name in that dict)
+FIELDS: dict[str, tuple[Param, str, str, str]] = {
+    **{_QUERY_NAME.get(p.name, p.name): (p, WIDGET_KEYS[p.name], "params", p.name)
+       for p in ALGORITHM_PARAMS},
+    **{_QUERY_NAME.get(p.name, p.name): (p, WIDGET_KEYS[p.name], "disc",
+                                         _DISC_NAME.get(p.name, p.name))
+       for p in DISCRETIZE_PARAMS},
 }
 #: parameter name (as in a Result) -> widget key, for values set from a page
-WIDGET_OF = {name: key for key, _, where, name in FIELDS.values() if where == "params"}
-_CHOICES = {"recovery": ("first", "all"), "disc": ("auto", "none"),
-            "strategy": ("uniform", "quantile")}
+WIDGET_OF = {name: key for _, key, where, name in FIELDS.values() if where == "params"}
 _SOURCE_RADIO = {"demo": "Built-in demo", "upload": "Upload a file",
                  "shared": "Shared data folder"}
 UPLOAD_NOTE = ("An uploaded file cannot be put in a link: this link opens on the demo. Share "
@@ -75,33 +79,22 @@ def from_query(q: Mapping[str, str]) -> tuple[dict, dict | None, list[str]]:
     """
     widgets: dict = {}
     problems: list[str] = []
-    params: dict = {}
-    for qn, (key, kind, where, name) in FIELDS.items():
+    for qn, (decl, key, _, _) in FIELDS.items():
         if qn not in q:
             continue
         raw = str(q[qn])
         try:
-            v = kind(float(raw)) if kind is int else kind(raw)
-        except ValueError:
-            problems.append(f"{qn}={raw!r} is not a number")
+            v = decl.kind(float(raw)) if decl.kind is int else decl.kind(raw)
+            v = decl.validate(v)  # the range the declaration allows, as a run checks it
+        except ValueError as e:  # a ParameterError is a ValueError too
+            problems.append(f"{qn}={raw!r}: {e}" if isinstance(e, camcf.ParameterError)
+                            else f"{qn}={raw!r} is not a number")
             continue
-        if qn in _CHOICES and v not in _CHOICES[qn]:
-            problems.append(f"{qn}={raw!r} is not one of {', '.join(_CHOICES[qn])}")
+        lo, hi, _ = WIDGETS.get(decl.name, (None, None, None))
+        if decl.kind is int and lo is not None and not lo <= v <= hi:
+            problems.append(f"{qn}={raw!r} must be between {lo:g} and {hi:g}")
             continue
-        if qn == "bins" and not 2 <= v <= 20:
-            problems.append(f"bins={raw!r} must be between 2 and 20")
-            continue
-        if where == "params":
-            params[name] = v
         widgets[key] = v
-    if params:  # validate the Ca-MCF parameters the way a run validates them
-        full = {**camcf.DEFAULTS, **params}
-        for name in list(params):
-            try:
-                camcf.algorithm.check_params(**{**camcf.DEFAULTS, name: full[name]})
-            except camcf.ParameterError as e:
-                problems.append(str(e))
-                widgets.pop(WIDGET_OF[name], None)
     req = None
     data = str(q.get("data", "")).strip()
     if data == "demo" or (not data and ("n" in q or "seed" in q)):

@@ -35,10 +35,10 @@ pytestmark = pytest.mark.browser
 N, M, Q = 60, 3000, 150
 #: (navigation title, url path, graphs drawn). Pages are opened through the navigation: a new
 #: URL would start a new session, without the uploaded data.
-NAV = [("Overview", "overview-page", 0), ("Label skeleton", "label-skeleton", 1),
-       ("Local structure", "local-structure", 1), ("Recovery", "phase-3-recovery", 0),
-       ("Pruning", "phase-4-pruning", 0), ("Step through", "step-through", 1),
-       ("Export", "export-results", 0)]
+NAV = [("Overview", "overview", 0), ("Label skeleton", "skeleton", 1),
+       ("Local structure", "local_structure", 1), ("Recovery", "recovery", 0),
+       ("Pruning", "pruning", 0), ("Step through", "step_through", 1),
+       ("Export", "export", 0)]
 
 
 def open_page(page, title: str, timeout: float = 120_000) -> None:
@@ -129,7 +129,7 @@ def test_every_page_draws_on_wide_data(wide_page):
     page, url = wide_page
     for title, path, n_graphs in NAV:
         open_page(page, title)
-        assert page.url.rstrip("/").endswith(path) or path == "overview-page", page.url
+        assert page.url.rstrip("/").endswith(path) or path == "overview", page.url
         assert page.locator('[data-testid="stException"]').count() == 0, path
         text = page.locator('[data-testid="stSidebar"]').inner_text()
         assert f"{M:,} features" in text, path  # still the uploaded data
