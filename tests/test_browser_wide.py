@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 import scipy.io
@@ -129,7 +130,7 @@ def test_every_page_draws_on_wide_data(wide_page):
     page, url = wide_page
     for title, path, n_graphs in NAV:
         open_page(page, title)
-        assert page.url.rstrip("/").endswith(path) or path == "overview", page.url
+        assert urlparse(page.url).path.rstrip("/").endswith(path) or path == "overview", page.url
         assert page.locator('[data-testid="stException"]').count() == 0, path
         text = page.locator('[data-testid="stSidebar"]').inner_text()
         assert f"{M:,} features" in text, path  # still the uploaded data
@@ -148,10 +149,10 @@ def test_skeleton_neighbourhood_and_search(wide_page):
     main = page.locator('[data-testid="stMain"]')
     box = main.locator('[data-testid="stSelectbox"]').filter(has_text="Target category")
     box.click()
-    page.keyboard.type("L042=1")
-    page.get_by_role("option").filter(has_text="L042=1").first.click()
+    page.keyboard.type("y42=1")
+    page.get_by_role("option").filter(has_text="y42=1").first.click()
     wait_idle(page)
     page.wait_for_timeout(500)
     ids = graph_node_ids(page)
-    assert "L042=1" in ids
+    assert "y42=1" in ids
     page.screenshot(path=str(SHOTS / "wide-skeleton-L042.png"), full_page=True)
