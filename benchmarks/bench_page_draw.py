@@ -41,7 +41,7 @@ NAV = [("Overview", False), ("Label skeleton", True), ("Local structure", True),
 CLICK_AND_MEASURE = """(title) => new Promise(resolve => {
   const app = document.querySelector('[data-testid="stApp"]');
   const links = [...document.querySelectorAll('[data-testid="stSidebarNav"] a')];
-  const link = links.find(a => a.innerText.trim().startsWith(title));
+  const link = links.find(a => a.innerText.includes(title));
   let running = false;
   const check = () => {
     const s = app.getAttribute('data-test-script-state');
