@@ -45,6 +45,7 @@ import numpy as np
 
 from ..algorithm_params import ALGORITHM_PARAMS
 from ..errors import CamcfError, ParameterError
+from ..output import json_safe
 from .metrics import METRICS
 
 __all__ = ["add_parser", "evaluate", "run"]
@@ -131,21 +132,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 # ---------------------------------------------------------------------------- helpers
-def _json_number(v: Any) -> Any:
-    if isinstance(v, float | np.floating):
-        v = float(v)
-        return None if math.isnan(v) or math.isinf(v) else v
-    if isinstance(v, np.integer):
-        return int(v)
-    return v
-
-
-def _clean(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_clean(v) for v in obj]
-    return _json_number(obj)
+_clean = json_safe  # strict JSON: NaN/inf → null, numpy → Python (camcf.output)
 
 
 def _check_args(args: argparse.Namespace) -> None:

@@ -30,10 +30,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..errors import CamcfError, ParameterError
+from ..output import json_safe
 from .metrics import METRICS
 
 __all__ = ["add_parser", "comparison_frame", "comparison_payload", "run"]
@@ -145,23 +145,7 @@ def comparison_frame(comparisons: dict) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def _num(v: Any) -> Any:
-    if isinstance(v, float | np.floating):
-        v = float(v)
-        return None if math.isnan(v) or math.isinf(v) else v
-    if isinstance(v, np.integer):
-        return int(v)
-    if isinstance(v, np.bool_):
-        return bool(v)
-    return v
-
-
-def _clean(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_clean(v) for v in obj]
-    return _num(obj)
+_clean = json_safe  # strict JSON: NaN/inf → null, numpy → Python (camcf.output)
 
 
 def comparison_payload(comparisons: dict, methods_used: dict, settings: dict,
