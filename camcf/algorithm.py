@@ -324,8 +324,8 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
 
     label_of = np.array([c.label_index for c in cats])
 
-    def others(c: Category) -> list[int]:  # categories of the other labels, flattened order
-        return np.flatnonzero(label_of != c.label_index).tolist()
+    def others(c: Category) -> np.ndarray:  # categories of the other labels, flattened order
+        return np.flatnonzero(label_of != c.label_index)
 
     if n_jobs is None or n_jobs == 1:
         outcomes = (target_work(X, C, card, mi, cat_mi, c, others(c), params, trace, engine)
@@ -427,7 +427,7 @@ def _reintern(res: TargetResult, local_sets: list[tuple[int, ...]], cond_sets: C
 
 
 def target_work(X, C: np.ndarray, card: np.ndarray | None, mi: np.ndarray, cat_mi: np.ndarray,
-                category: Category, others: list[int], params: dict, trace: str = "full",
+                category: Category, others, params: dict, trace: str = "full",
                 engine: str = "fast"
                 ) -> tuple[TargetResult, list[tuple[int, ...]], tuple[int, int]]:
     """One target category's whole run, as a pure function of read-only inputs.
@@ -444,7 +444,7 @@ def target_work(X, C: np.ndarray, card: np.ndarray | None, mi: np.ndarray, cat_m
     return res, cond_sets.sets, (eng.n_tests, eng.n_hits)
 
 
-def _run_target(eng, c: Category, others: list[int], s: np.ndarray, params: dict,
+def _run_target(eng, c: Category, others, s: np.ndarray, params: dict,
                 cond_sets: CondSets, trace: str = "full") -> TargetResult:
     tb = TraceBuilder(cond_sets, trace)
     d1, d2 = params["delta1"], params["delta2"]

@@ -74,6 +74,19 @@ DECISION_ROWS: dict[str, frozenset[str]] = {
     "redundancy": frozenset({"dominates"}),
 }
 
+# _KEEP[step code, decision code]: the row is kept at level "decisions"
+_KEEP = np.zeros((len(STEP_NAMES), len(DECISIONS)), dtype=bool)
+for _step, _kept in DECISION_ROWS.items():
+    for _d in _kept:
+        _KEEP[STEP_CODE[_step], DECISION_CODE[_d]] = True
+del _step, _kept, _d
+
+
+def decide(mask, yes: str, no: str) -> np.ndarray:
+    """Decision codes (int8) for :meth:`TraceBuilder.add`: ``yes`` where ``mask``, else ``no``."""
+    return np.where(mask, np.int8(DECISION_CODE[yes]), np.int8(DECISION_CODE[no]))
+
+
 _COLUMNS = ("seq", "step", "a", "b", "cond", "value", "threshold", "decision", "aux")
 _DTYPES = (np.int32, np.int8, np.int32, np.int32, np.int32, np.float64, np.float64, np.int8,
            np.int32)
@@ -144,9 +157,12 @@ class TraceBuilder:
         """Add rows; every argument may be a scalar or an array of one common length.
 
         ``cond`` is a sequence of pool indices (the same for all rows added) and ``decision``
-        a decision name or an array of them.
+        a decision name, an integer array of decision codes (:func:`decide` builds one from a
+        boolean mask) or an array of names.
         """
-        value = np.atleast_1d(np.asarray(value, dtype=np.float64))
+        value = np.asarray(value, dtype=np.float64)
+        if value.ndim == 0:
+            value = value.reshape(1)
         k = value.size
         if k == 0:
             return
@@ -154,33 +170,52 @@ class TraceBuilder:
         seq0 = self.n
         self.n += k
         self._counts[code] += k
-        if self.level == "counters":
+        level = self.level
+        if level == "counters":
             return
+        sel = None  # rows kept (None: all of them)
         if isinstance(decision, str):
-            dec = np.full(k, DECISION_CODE[decision], dtype=np.int8)
-        else:  # names → codes per distinct name, not per row
-            names, inv = np.unique(np.asarray(decision), return_inverse=True)
-            dec = np.array([DECISION_CODE[str(d)] for d in names], dtype=np.int8)[inv.ravel()]
-        row = [
-            np.arange(seq0, seq0 + k, dtype=np.int32),
-            np.full(k, code, dtype=np.int8),
-            np.broadcast_to(np.asarray(a, dtype=np.int32), (k,)),
-            np.broadcast_to(np.asarray(b, dtype=np.int32), (k,)),
-            None,
-            value,
-            np.broadcast_to(np.asarray(threshold, dtype=np.float64), (k,)),
-            dec,
-            np.broadcast_to(np.asarray(aux, dtype=np.int32), (k,)),
-        ]
-        if self.level == "decisions":
-            keep = np.isin(dec, [DECISION_CODE[d] for d in DECISION_ROWS.get(step, ())])
-            if not keep.any():
+            dcode = DECISION_CODE[decision]
+            if level == "decisions" and not _KEEP[code, dcode]:
                 return
-            row = [None if c is None else c[keep] for c in row]
-            k = int(keep.sum())
+            dec = None
+        else:
+            dec = np.asarray(decision)
+            if dec.dtype.kind not in "iu":  # names → codes per distinct name, not per row
+                names, inv = np.unique(dec, return_inverse=True)
+                dec = np.array([DECISION_CODE[str(d)] for d in names], dtype=np.int8)[inv.ravel()]
+            if dec.shape != (k,):
+                dec = np.broadcast_to(dec, (k,))
+            if level == "decisions":
+                sel = np.flatnonzero(_KEEP[code][dec])
+                if sel.size == 0:
+                    return
+                if sel.size == k:
+                    sel = None
+        n_out = k if sel is None else sel.size
+
+        def column(x, dtype):
+            arr = np.asarray(x)
+            if arr.ndim == 0:
+                return np.full(n_out, arr, dtype=dtype)
+            if sel is not None:
+                arr = arr[sel]
+            return arr.astype(dtype, copy=False)
+
         self._flush()
-        row[4] = np.full(k, self._conds.id(cond() if callable(cond) else cond), dtype=np.int32)
-        self._chunks.append(tuple(row))
+        cond_id = self._conds.id(cond() if callable(cond) else cond)
+        self._chunks.append((
+            np.arange(seq0, seq0 + k, dtype=np.int32) if sel is None
+            else (sel + seq0).astype(np.int32),
+            np.full(n_out, code, dtype=np.int8),
+            column(a, np.int32),
+            column(b, np.int32),
+            np.full(n_out, cond_id, dtype=np.int32),
+            value if sel is None else value[sel],
+            column(threshold, np.float64),
+            np.full(n_out, dcode, dtype=np.int8) if dec is None else column(dec, np.int8),
+            column(aux, np.int32),
+        ))
 
     def freeze(self) -> dict[str, np.ndarray]:
         self._flush()

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from ..info import rounded
-from ..trace import TARGET, TraceBuilder
+from ..trace import TARGET, TraceBuilder, decide
 
 
 def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: float,
@@ -77,7 +77,7 @@ def spouses(engine, target: int, s: np.ndarray, pc: list[int], R: list[int], del
         engine.n_hits += non_pc.size
     screened_mask = rounded(v1) <= delta1
     tb.add("spouse-screen", TARGET, non_pc, R_pool, v1, delta1,
-           np.where(screened_mask, "tested", "not-tested"))
+           decide(screened_mask, "tested", "not-tested"))
     screened = non_pc[screened_mask]
     found: dict[int, list[int]] = {}
     if screened.size == 0:
@@ -86,7 +86,7 @@ def spouses(engine, target: int, s: np.ndarray, pc: list[int], R: list[int], del
         cond = [x] + R_pool
         hit = rounded(v2) > delta1
         tb.add("spouse", TARGET, screened, cond, v2, delta1,
-               np.where(hit, "spouse", "not-spouse"), aux=x)
+               decide(hit, "spouse", "not-spouse"), aux=x)
         for z in screened[hit]:
             found.setdefault(int(z), []).append(int(x))
     return dict(sorted(found.items()))

@@ -15,14 +15,18 @@ import math
 import numpy as np
 
 from ..info import rounded
-from ..trace import TraceBuilder
+from ..trace import TraceBuilder, decide
+
+_BLOCK_CELLS = 1 << 20  # (survivors × other categories) values per block
 
 
 def symmetry_and_redundancy(engine, target: int, s: np.ndarray, cmb: list[int],
-                            others: list[int], delta1: float, k2: float, gamma: float,
+                            others, delta1: float, k2: float, gamma: float,
                             tb: TraceBuilder) -> dict:
-    """Return the cut, the removals and the final blanket (sorted feature indices)."""
-    m = engine.m
+    """Return the cut, the removals and the final blanket (sorted feature indices).
+
+    ``others`` lists the categories of the other labels in flattened order (a list or an
+    integer array)."""
     cmb_arr = np.asarray(cmb, dtype=np.int64)
     rs = rounded(s)
     order = cmb_arr[np.argsort(-rs[cmb_arr], kind="stable")] if cmb_arr.size else cmb_arr
@@ -34,30 +38,13 @@ def symmetry_and_redundancy(engine, target: int, s: np.ndarray, cmb: list[int],
     engine.n_tests += 2 * kept.size + cut.size
     engine.n_hits += 2 * kept.size + cut.size
 
-    sym_removed = kept[rs[kept] <= delta1]
-    survivors = kept[~(rs[kept] <= delta1)]
-    tb.add("symmetry", -1, kept, [], s[kept], delta1,
-           np.where(rs[kept] <= delta1, "removed", "stays"))
+    sym_mask = rs[kept] <= delta1
+    sym_removed = kept[sym_mask]
+    survivors = kept[~sym_mask]
+    tb.add("symmetry", -1, kept, [], s[kept], delta1, decide(sym_mask, "removed", "stays"))
 
-    table = engine.mi_table()
-    others_arr = np.asarray(others, dtype=np.int64)
-    redundant: list[tuple[int, int, float, float]] = []
-    final: list[int] = []
-    for f in survivors:
-        f = int(f)
-        limit = gamma * float(s[f])
-        vals = table[f, others_arr] if others_arr.size else np.empty(0)
-        dom = rounded(vals) > rounded(limit)
-        upto = int(np.argmax(dom)) + 1 if dom.any() else dom.size
-        engine.n_tests += upto
-        engine.n_hits += upto
-        tb.add("redundancy", f, others_arr[:upto] + m, [], vals[:upto], limit,
-               np.where(dom[:upto], "dominates", "does-not-dominate"))
-        if dom.any():
-            d = int(others_arr[upto - 1])
-            redundant.append((f, d, float(vals[upto - 1]), float(s[f])))
-        else:
-            final.append(f)
+    redundant, final = _redundancy(engine, s, survivors, np.asarray(others, dtype=np.int64),
+                                   gamma, tb)
     after_symmetry = sorted(int(f) for f in survivors)
     return {
         "cmb": [int(f) for f in cmb],
@@ -68,3 +55,40 @@ def symmetry_and_redundancy(engine, target: int, s: np.ndarray, cmb: list[int],
         "redundancy_removed": redundant,
         "blanket": sorted(final),
     }
+
+
+def _redundancy(engine, s: np.ndarray, survivors: np.ndarray, others: np.ndarray, gamma: float,
+                tb: TraceBuilder) -> tuple[list[tuple[int, int, float, float]], list[int]]:
+    """The redundancy step: (removals (f, d, I(X_f; C_d), s_f), the survivors that stay).
+
+    Survivors go in blocks of rows: I(X_f; C_d) for every other category d at once. f's tests
+    stop at the first dominating d (they cover every d when none dominates); the rows are
+    recorded f by f, d in flattened order, as a loop over the survivors would.
+    """
+    m = engine.m
+    n_others = others.size
+    if n_others == 0:  # nothing to test against: every survivor stays
+        return [], survivors.tolist()
+    table = engine.mi_table()
+    redundant: list[tuple[int, int, float, float]] = []
+    final: list[int] = []
+    block = max(1, _BLOCK_CELLS // n_others)
+    for lo in range(0, survivors.size, block):
+        fs = survivors[lo:lo + block]
+        limits = gamma * s[fs]
+        vals = table[np.ix_(fs, others)]
+        dom = rounded(vals) > rounded(limits)[:, None]
+        hit = dom.any(axis=1)
+        upto = np.where(hit, np.argmax(dom, axis=1) + 1, n_others)
+        total = int(upto.sum())
+        engine.n_tests += total
+        engine.n_hits += total
+        rows = np.arange(n_others)[None, :] < upto[:, None]  # row-major: f by f
+        tb.add("redundancy", np.repeat(fs, upto), np.broadcast_to(others + m, dom.shape)[rows],
+               [], vals[rows], np.repeat(limits, upto),
+               decide(dom[rows], "dominates", "does-not-dominate"))
+        for i in np.flatnonzero(hit).tolist():
+            j = int(upto[i]) - 1
+            redundant.append((int(fs[i]), int(others[j]), float(vals[i, j]), float(s[fs[i]])))
+        final.extend(fs[~hit].tolist())
+    return redundant, final

@@ -48,13 +48,14 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
 
     consumed: set[int] = set()
     recovered: list[tuple[int, int]] = []
-    for f in outside:
-        f = int(f)
-        if len(consumed) == len(R):
-            break
-        if rs[f] < delta1 / 2:
-            tb.add_one("recovery-skip", TARGET, f, (), float(s[f]), delta1 / 2, "skipped")
-            continue
+    # the features outside CMB go by ascending index; the skipped ones between two eligible
+    # features are recorded as one run of rows
+    skip_from = 0
+    for f in eligible.tolist():
+        at = int(np.searchsorted(outside, f))
+        skipped = outside[skip_from:at]
+        tb.add("recovery-skip", TARGET, skipped, (), s[skipped], delta1 / 2, "skipped")
+        skip_from = at + 1
         for r in R:
             if r in consumed:
                 continue
@@ -67,6 +68,8 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
                 recovered.append((f, r))
                 consumed.add(r)
                 break
-        if recovered and recovery == "first":
-            break
+        if (recovered and recovery == "first") or len(consumed) == len(R):
+            return recovered
+    skipped = outside[skip_from:]
+    tb.add("recovery-skip", TARGET, skipped, (), s[skipped], delta1 / 2, "skipped")
     return recovered

@@ -12,46 +12,50 @@ from __future__ import annotations
 import numpy as np
 
 from ..info import rounded
-from ..trace import TARGET, TraceBuilder
+from ..trace import DECISION_CODE, TARGET, TraceBuilder, decide
+
+_ACCEPTED = DECISION_CODE["accepted"]
+_REJECTED = DECISION_CODE["rejected"]
 
 
-def label_skeleton(engine, target: int, others: list[int], delta2: float, tb: TraceBuilder
+def label_skeleton(engine, target: int, others, delta2: float, tb: TraceBuilder
                    ) -> tuple[list[int], list[int]]:
     """Return (R, sorted candidates) as category ids (pool index − m).
 
-    ``others`` lists the categories of the other labels in flattened order.
+    ``others`` lists the categories of the other labels in flattened order (a list or an
+    integer array).
     """
     m = engine.m
-    if not others:
+    others = np.asarray(others, dtype=np.int64)
+    if others.size == 0:
         return [], []
-    pool = np.asarray(others, dtype=np.int64) + m
+    pool = others + m
     mi = engine.cmi_many(target, pool, [])
     r = rounded(mi)
     is_cand = r > delta2
-    tb.add("label-mi", TARGET, pool, [], mi, delta2,
-           np.where(is_cand, "candidate", "not-candidate"))
-    cand = np.nonzero(is_cand)[0]
-    order = cand[np.argsort(-r[cand], kind="stable")]
-    sorted_cands = [int(others[i]) for i in order]
-    if not sorted_cands:
+    tb.add("label-mi", TARGET, pool, [], mi, delta2, decide(is_cand, "candidate", "not-candidate"))
+    cand = np.flatnonzero(is_cand)
+    if cand.size == 0:
         return [], []
+    order = cand[np.argsort(-r[cand], kind="stable")]
+    ranked = others[order]
     # the first candidate is accepted without a further test
-    first = sorted_cands[0]
+    first = int(ranked[0])
     tb.add("label-cmi", TARGET, first + m, [], mi[order[0]], delta2, "accepted")
     R = [first]
-    pending = sorted_cands[1:]
-    while pending:
+    pending = ranked[1:]
+    while pending.size:
         cond = [q + m for q in R]
-        vals = engine.cmi_many(target, [q + m for q in pending], cond)
-        acc = np.nonzero(rounded(vals) > delta2)[0]
-        stop = int(acc[0]) if acc.size else len(pending) - 1
-        decisions = ["rejected"] * (stop + 1)
+        vals = engine.cmi_many(target, pending + m, cond)
+        acc = np.flatnonzero(rounded(vals) > delta2)
+        stop = int(acc[0]) if acc.size else pending.size - 1
+        decisions = np.full(stop + 1, _REJECTED, dtype=np.int8)
         if acc.size:
-            decisions[stop] = "accepted"
-        tb.add("label-cmi", TARGET, np.asarray(pending[: stop + 1]) + m, cond,
-               vals[: stop + 1], delta2, decisions)
+            decisions[stop] = _ACCEPTED
+        tb.add("label-cmi", TARGET, pending[: stop + 1] + m, cond, vals[: stop + 1], delta2,
+               decisions)
         if not acc.size:
             break
-        R.append(pending[stop])
+        R.append(int(pending[stop]))
         pending = pending[stop + 1:]
-    return R, sorted_cands
+    return R, ranked.tolist()
