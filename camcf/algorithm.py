@@ -420,7 +420,7 @@ def _reintern(res: TargetResult, local_sets: list[tuple[int, ...]], cond_sets: C
     """Map a target's own conditioning-set ids onto the run-wide list (flattening order)."""
     if not local_sets or not res.trace or res.trace["cond"].size == 0:
         return res
-    ids = np.array([cond_sets.id(c) for c in local_sets], dtype=np.int32)
+    ids = cond_sets.merge(local_sets)
     trace = dict(res.trace)
     trace["cond"] = ids[trace["cond"]]
     return dataclasses.replace(res, trace=trace)

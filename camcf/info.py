@@ -35,6 +35,7 @@ _CELL_BUDGET = 1 << 22  # contingency cells per bincount chunk (~32 MB of int64)
 _ELEM_BUDGET = 1 << 22  # elements of one n × k block of codes or indices (~32 MB of int64)
 _JOINT_CACHE_BYTES = 64 << 20  # joint codes of conditioning sets kept per engine
 _TALL = 1 << 15  # rows from which counting goes one column at a time
+_WALK_BATCH = 64  # most backward-elimination steps computed together (see _FastLeaveOneOut)
 HASH_SEED = 20240611
 
 
@@ -307,6 +308,16 @@ class FastEngine(_EngineBase):
         return np.column_stack([self.column(j) for j in cols]) if cols.size else np.empty(
             (self.n, 0), dtype=np.uint8)
 
+    def rows_of(self, cols: np.ndarray) -> np.ndarray:
+        """Pool columns ``cols`` as a C-ordered k × n array (one row per column)."""
+        cols = np.asarray(cols, dtype=np.int64)
+        if self.sparse and cols.size and cols.max() < self.m:
+            out = np.zeros((cols.size, self.n), dtype=self.X.dtype)
+            r, local, codes, _, _ = self._entries(cols, 1)
+            out[local, r] = codes
+            return out
+        return np.ascontiguousarray(self.columns(cols).T)
+
     def _target(self, target: int) -> np.ndarray:
         if self._t is None or self._t[0] != target:
             self._t = (target, self.C[:, target].astype(np.int64))
@@ -399,29 +410,38 @@ class FastEngine(_EngineBase):
         return self._mi_blocks(n1, marg, na)
 
     # -- conditional, batched -----------------------------------------------------------------
-    def _entries(self, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Stored entries (row, position of the column in ``cols``, code) of sparse features."""
+    def _entries(self, cols: np.ndarray, K: int | None = None) -> tuple[np.ndarray, ...]:
+        """Stored entries of sparse features, column after column: (row, position of the
+        column in ``cols``, code, where each column's entries start (len(cols) + 1 offsets),
+        position × K + code with K, by default, the largest code bound of ``cols``)."""
         indptr = self.X.indptr
         starts = indptr[cols].astype(np.int64)
         lens = indptr[cols + 1].astype(np.int64) - starts
-        total = int(lens.sum())
+        bounds = np.zeros(len(cols) + 1, dtype=np.int64)
+        np.cumsum(lens, out=bounds[1:])
+        total = int(bounds[-1])
         if total == 0:
             e = np.empty(0, dtype=np.int64)
-            return e, e, e
+            return e, e, e, bounds, e
         local = np.repeat(np.arange(len(cols)), lens)
-        offs = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total)
-        return self.X.indices[offs], local, self.X.data[offs].astype(np.int64)
+        offs = np.repeat(starts - bounds[:-1], lens) + np.arange(total)
+        codes = self.X.data[offs].astype(np.int64)
+        if K is None:
+            K = int(self.card[cols].max())
+        return self.X.indices[offs], local, codes, bounds, local * K + codes
 
-    def _cmi_given_codes(self, t: np.ndarray, cols: np.ndarray, s: np.ndarray, ns: int
-                         ) -> np.ndarray:
+    def _cmi_given_codes(self, t: np.ndarray, cols: np.ndarray, s: np.ndarray, ns: int,
+                         entries: tuple | None = None) -> np.ndarray:
         """I(t; V_j | S) for pool columns ``cols`` given the joint code ``s`` of S (ns states).
 
         With sparse features, counts come from the stored entries only (code 0 is the remainder
-        of each (t, s) cell), so sparse data costs what it stores. I(t; V | S) = Σ_s p(s)·I(t;
-        V | S = s), and a stratum in which t is constant (a singleton, say) contributes exactly
-        0: those strata are dropped before counting, which matters when S has nearly as many
-        states as there are samples. The sum keeps the full n in the denominator, so the value
-        is unchanged.
+        of each (t, s) cell), so sparse data costs what it stores; ``entries`` may pass
+        :meth:`_entries` of ``cols`` computed once for several calls. I(t; V | S) = Σ_s p(s)·
+        I(t; V | S = s), and a stratum in which t is constant (a singleton, say) contributes
+        exactly 0: those strata are left out of the sums (dense rows in them are dropped before
+        counting, sparse entries in them go to one extra stratum that is not summed), which
+        matters when S has nearly as many states as there are samples. The sum keeps the full n
+        in the denominator, so the value is unchanged.
         """
         n = self.n
         tab = self._tab
@@ -429,69 +449,67 @@ class FastEngine(_EngineBase):
         if len(cols) == 0:
             return out
         ts0 = np.bincount(t * ns + s, minlength=2 * ns)
-        pos = ts0[ns:]
-        live = (pos > 0) & (ts0[:ns] > 0)  # both t = 0 and t = 1 occur in the stratum
+        live = (ts0[ns:] > 0) & (ts0[:ns] > 0)  # both t = 0 and t = 1 occur in the stratum
         n_live = int(live.sum())
         if n_live == 0:
             return out
-        if n_live == ns:
-            ok = None  # every stratum informative: no row is dropped
-            ts_counts = ts0
-            ts_row = t * ns + s
-        else:
-            remap = np.where(live, np.cumsum(live) - 1, -1)
-            s = remap[s]  # −1 for rows in dead strata
-            ns = n_live
-            ok = s >= 0
-            ts_counts = np.bincount(t[ok] * ns + s[ok], minlength=2 * ns)
-            # cell of each row within a (column, code) block; −1 for rows of dead strata
-            ts_row = np.where(ok, t * ns + s, -1)
-        s_ts = tab[ts_counts].sum()
-        s_s = tab[ts_counts[:ns] + ts_counts[ns:]].sum()
+        if n_live == ns:  # every stratum informative: no row is dropped
+            S, ts_counts, ts_row, live_rows = ns, ts0, t * ns + s, None
+        else:  # the dead strata become one extra stratum, number n_live
+            S = n_live + 1
+            remap = np.where(live, np.cumsum(live) - 1, n_live)
+            ts_row = t * S
+            ts_row += remap[s]
+            ts_counts = np.bincount(ts_row, minlength=2 * S)
+            live_rows = None if self.sparse else np.flatnonzero(remap[s] < n_live)
+        s_ts = tab[ts_counts[:S][:n_live]].sum() + tab[ts_counts[S:][:n_live]].sum()
+        s_s = tab[ts_counts[:S][:n_live] + ts_counts[S:][:n_live]].sum()
         sparse = self.sparse and int(cols.max()) < self.m
-        live_rows = np.nonzero(ok)[0] if (not sparse and ok is not None) else None
         rows = n if live_rows is None else live_rows.size
         ts_live = ts_row if live_rows is None else ts_row[live_rows]
         K = int(self.card[cols].max())
-        per = K * 2 * ns
+        per = K * 2 * S
         chunk = max(1, min(_CELL_BUDGET // per, _ELEM_BUDGET // max(rows, 1)))
+        if sparse and entries is None and chunk >= len(cols):
+            entries = self._entries(cols, K)
         for start in range(0, len(cols), chunk):
             part = cols[start:start + chunk]
+            k = len(part)
             if sparse:
                 # counts of codes ≥ 1 from the stored entries; code 0 is the remainder
-                r, c, v = self._entries(part)
-                cell = ts_row[r]
-                if ok is None:
-                    idx = (c * K + v) * (2 * ns) + cell
-                else:
-                    keep = cell >= 0
-                    idx = (c[keep] * K + v[keep]) * (2 * ns) + cell[keep]
-                counts = np.bincount(idx, minlength=len(part) * per)
-                counts = counts.reshape(len(part), K, 2 * ns)
+                if entries is None:  # this chunk's entries
+                    ent, first = self._entries(part, K), 0
+                else:  # the slice of the entries of every column
+                    ent, first = entries, start
+                a, b = ent[3][first], ent[3][first + k]
+                idx = ent[4][a:b] - first * K  # (position in part, code) of each entry
+                idx *= 2 * S
+                idx += ts_row[ent[0][a:b]]
+                counts = np.bincount(idx, minlength=k * per).reshape(k, K, 2 * S)
                 counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
             elif rows >= _TALL:
                 # tall data: one contiguous column at a time, no n × k temporaries
-                counts = np.empty((len(part), K, 2 * ns), dtype=np.int64)
+                counts = np.empty((k, K, 2 * S), dtype=np.int64)
                 for i, j in enumerate(part.tolist()):
                     v = self.column(j)
-                    key = np.multiply(v if live_rows is None else v[live_rows], 2 * ns,
+                    key = np.multiply(v if live_rows is None else v[live_rows], 2 * S,
                                       dtype=np.int64)
                     key += ts_live
-                    counts[i] = np.bincount(key, minlength=per).reshape(K, 2 * ns)
+                    counts[i] = np.bincount(key, minlength=per).reshape(K, 2 * S)
             else:
                 V = self.columns(part)
                 if live_rows is not None:
                     V = V[live_rows]
-                idx = np.multiply(V, 2 * ns, dtype=np.int64)
+                idx = np.multiply(V, 2 * S, dtype=np.int64)
                 idx += ts_live[:, None]
-                idx += (np.arange(len(part)) * per)[None, :]
+                idx += (np.arange(k) * per)[None, :]
                 # order="K": no copy of a column-major block (bincount ignores the order)
-                counts = np.bincount(idx.ravel(order="K"), minlength=len(part) * per)
-                counts = counts.reshape(len(part), K, 2 * ns)
-            s_vts = tab[counts].sum(axis=(1, 2))
-            c4 = counts.reshape(len(part), K, 2, ns)
-            s_vs = tab[c4[:, :, 0, :] + c4[:, :, 1, :]].sum(axis=(1, 2))
-            out[start:start + len(part)] = (s_vts + s_s - s_ts - s_vs) / n
+                counts = np.bincount(idx.ravel(order="K"), minlength=k * per)
+                counts = counts.reshape(k, K, 2 * S)
+            c4 = counts.reshape(k, K, 2, S)[..., :n_live]
+            s_vts = tab[c4].reshape(k, -1).sum(axis=1)
+            s_vs = tab[c4[:, :, 0] + c4[:, :, 1]].reshape(k, -1).sum(axis=1)
+            out[start:start + k] = (s_vts + s_s - s_ts - s_vs) / n
         return out
 
     def _cmi_one(self, t: np.ndarray, v: np.ndarray, k: int, s: np.ndarray, ns: int) -> float:
@@ -554,11 +572,15 @@ class FastEngine(_EngineBase):
         cols = np.asarray(list(variables), dtype=np.int64)
         r, nr = self.joint(fixed)
         t = self._target(target)
+        # the stored entries of sparse columns are gathered once for every x
+        entries = (self._entries(cols) if self.sparse and cols.size and int(cols.max()) < self.m
+                   else None)
         out = []
         for x in extras:
             self.n_tests += len(cols)
             kx = int(self.card[x])
-            out.append(self._cmi_given_codes(t, cols, r * kx + self.column(x), nr * kx))
+            out.append(self._cmi_given_codes(t, cols, r * kx + self.column(x), nr * kx,
+                                             entries))
         return out
 
     def leave_one_out(self, target, members, fixed):
@@ -581,6 +603,12 @@ class _LeaveOneOut:
     def remove(self, f: int) -> None:
         self.members.remove(int(f))
 
+    def walk(self, order: Sequence[int]):
+        """Yield ``(f, value(f))`` for the members ``order`` in turn; the caller may
+        :meth:`remove` each f before taking the next one (backward elimination)."""
+        for f in order:
+            yield int(f), self.value(f)
+
 
 class _FastLeaveOneOut(_LeaveOneOut):
     """Keeps the row hash of members ∪ fixed; "without f" is one subtraction, its strata one
@@ -593,6 +621,7 @@ class _FastLeaveOneOut(_LeaveOneOut):
         # the members' columns as int64 and their hash terms, kept while they fit the budget
         self._keep = len(self.members) * engine.n * 16 <= _JOINT_CACHE_BYTES
         self._cols: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._terms: dict[int, np.ndarray] = {}  # hash terms of the last batch of walk()
 
     def _col(self, f: int) -> tuple[np.ndarray, np.ndarray]:
         hit = self._cols.get(f)
@@ -614,10 +643,132 @@ class _FastLeaveOneOut(_LeaveOneOut):
         s, ns = _compact(self.total - term, sort=False)
         return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns)
 
+    def walk(self, order: Sequence[int]):
+        """Backward elimination in speculative batches, with exact values.
+
+        The values of the next B members are computed together assuming that each is removed
+        in turn (the j-th conditions on S − {f_1, …, f_j}), which is what backward elimination
+        does while it prunes. When the caller keeps a member instead, the batch ends there (the
+        later values assumed its removal) and is taken again from the next member with the
+        true conditioning set. A batch doubles while the guess holds and shrinks to what was
+        used when it does not, so the waste is at most the work done. Every yielded value is
+        I(t; V_f | (members − f) ∪ fixed) for the members at the time it is taken.
+        """
+        order = [int(f) for f in order]
+        eng = self.engine
+        K = int(eng.card[order].max()) if order else 1
+        cap = max(1, min(_WALK_BATCH, _ELEM_BUDGET // max(eng.n, 1),
+                         _CELL_BUDGET // (2 * K * eng.n)))
+        i, size = 0, 1
+        while i < len(order):
+            batch = order[i:i + size]
+            values, from_table = self._chain(batch)
+            used = 0
+            for f, v, hit in zip(batch, values.tolist(), from_table.tolist(), strict=True):
+                used += 1
+                eng.n_tests += 1
+                eng.n_hits += hit
+                yield f, v
+                if f in self._in:  # kept: the later values assumed its removal
+                    break
+            i += used
+            size = min(2 * size, cap) if used == len(batch) else used
+
+    def _chain(self, batch: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """I(t; V_j | S_j) for the columns ``batch`` with S_j = (members ∪ fixed) − {batch[:j+1]},
+        and which of them were read from the unconditional tables (S_j empty).
+
+        A stratum in which t is constant contributes exactly 0, and every stratum of S_j lies
+        inside one of the last, smallest set S_B: so only the rows of the strata of S_B where
+        both t = 0 and t = 1 occur are counted (one hash factorisation of n rows finds them;
+        often a few per cent of the rows), and a batch with none gives exactly 0. The strata of
+        each S_j among those rows come from its row hash (the running total minus the terms of
+        the members removed so far): one sort of the B × rows hash block for short data, one
+        hash factorisation per S_j for tall data. The counts of (stratum, code, t) come from one
+        ``bincount``; the sums keep the full n in the denominator.
+        """
+        eng = self.engine
+        n, B = eng.n, len(batch)
+        cols = np.asarray(batch, dtype=np.int64)
+        W = eng.rows_of(cols)  # B × n codes
+        inset = np.array([f in self._in for f in batch])
+        terms = W.astype(np.uint64)
+        terms *= eng._mult[cols][:, None]
+        terms[~inset] = 0
+        self._terms = dict(zip(batch, terms, strict=True))  # for remove()
+        left = len(self._in) - np.cumsum(inset)  # |S_j|
+        t = eng._target(self.target)
+        s_last, ns_last = _compact(self.total - terms.sum(axis=0, dtype=np.uint64), sort=False)
+        c_last = np.bincount(s_last * 2 + t, minlength=2 * ns_last)
+        rows = np.flatnonzero(((c_last[0::2] > 0) & (c_last[1::2] > 0))[s_last])
+        out = np.zeros(B)
+        nr = rows.size
+        if nr:
+            if nr < n:
+                W, terms, t, total = W[:, rows], terms[:, rows], t[rows], self.total[rows]
+            else:
+                total = self.total
+            out = self._chain_counts(W, terms, t, total, int(eng.card[cols].max()))
+        empty = left == 0
+        if empty.any():  # nothing to condition on: the unconditional table
+            for j in np.flatnonzero(empty).tolist():
+                out[j] = eng._table_value(batch[j], self.target)
+        return out, empty
+
+    def _chain_counts(self, W: np.ndarray, terms: np.ndarray, t: np.ndarray,
+                      total: np.ndarray, K: int) -> np.ndarray:
+        """The batch values from the kept rows: codes ``W`` (B × r), hash terms of the removed
+        members (B × r, 0 where not a member), ``t`` and the running hash total of those rows."""
+        B, nr = W.shape
+        H = np.cumsum(terms, axis=0, dtype=np.uint64)  # Σ of removed terms (mod 2^64)
+        np.subtract(total[None, :], H, out=H)
+        if nr < _TALL:
+            order = np.argsort(H, axis=1)
+            order += (np.arange(B) * nr)[:, None]  # flat positions
+            Hs = H.ravel()[order]
+            new = np.empty((B, nr), dtype=bool)
+            new[:, 0] = True
+            np.not_equal(Hs[:, 1:], Hs[:, :-1], out=new[:, 1:])
+            g = np.cumsum(new, axis=1, dtype=np.int64)
+            ns = g[:, -1].copy()
+            g -= 1
+            codes = W.ravel()[order]
+            order %= nr
+            ts = t[order]
+        else:
+            g = np.empty((B, nr), dtype=np.int64)
+            ns = np.empty(B, dtype=np.int64)
+            for j in range(B):
+                g[j], ns[j] = _compact(H[j], sort=False)
+            codes, ts = W, t[None, :]
+        off = np.cumsum(ns) - ns
+        g += off[:, None]
+        NS = int(ns.sum())
+        # counts of (stratum, t) decide which strata are informative: one where t is constant
+        # contributes exactly 0 and is masked out of every sum below
+        g2 = g * 2
+        g2 += ts
+        c_ts = np.bincount(g2.ravel(), minlength=2 * NS).reshape(NS, 2)
+        live = (c_ts[:, 0] > 0) & (c_ts[:, 1] > 0)
+        key = g * (2 * K)
+        key += codes.astype(np.int64) * 2
+        key += ts
+        c = np.bincount(key.ravel(), minlength=NS * 2 * K).reshape(NS, 2 * K)
+        c *= live[:, None]
+        c_ts *= live[:, None]
+        tab = self.engine._tab
+        flat = c.ravel()
+        s_vts = np.add.reduceat(tab[flat], off * (2 * K))
+        s_vs = np.add.reduceat(tab[flat[0::2] + flat[1::2]], off * K)
+        s_ts = np.add.reduceat(tab[c_ts.ravel()], off * 2)
+        s_s = np.add.reduceat(tab[c_ts[:, 0] + c_ts[:, 1]], off)
+        return (s_vts + s_s - s_ts - s_vs) / self.engine.n
+
     def remove(self, f: int) -> None:
         super().remove(f)
         f = int(f)
         if f not in self.fixed:
             self._in.discard(f)
-        self.total = self.total - self._col(f)[1]
+        term = self._terms.pop(f, None)
+        self.total = self.total - (self._col(f)[1] if term is None else term)
         self._cols.pop(f, None)

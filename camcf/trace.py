@@ -22,6 +22,7 @@ every level, and every level counts the tests of each step:
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -238,14 +239,29 @@ class CondSets:
         self._ids: dict[tuple[int, ...], int] = {}
 
     def id(self, cond) -> int:
-        key = tuple(cond)
+        """The id of ``cond`` (a sequence of pool indices), added if new."""
+        key = cond if type(cond) is tuple else tuple(cond)
         i = self._ids.get(key)  # numpy integers hash and compare as ints
         if i is None:
-            key = tuple(map(int, key))
+            key = tuple(map(operator.index, key))  # stored as Python ints
             i = len(self.sets)
             self.sets.append(key)
             self._ids[key] = i
         return i
+
+    def merge(self, sets: list[tuple[int, ...]]) -> np.ndarray:
+        """The ids of another interner's ``sets`` (already tuples of Python ints) in this one,
+        adding the new ones in their order."""
+        out = np.empty(len(sets), dtype=np.int32)
+        ids = self._ids
+        for j, key in enumerate(sets):
+            i = ids.get(key)
+            if i is None:
+                i = len(self.sets)
+                self.sets.append(key)
+                ids[key] = i
+            out[j] = i
+        return out
 
 
 def iter_tests(cols: dict[str, np.ndarray], target: int, cond_sets: list[tuple[int, ...]]):

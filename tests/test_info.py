@@ -119,6 +119,40 @@ def test_leave_one_out_matches_reference():
     assert lf2.value(8) == pytest.approx(fast.mi_table()[8, 0], abs=1e-15)
 
 
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+@pytest.mark.parametrize("threshold", [0.0, 0.004, 0.02, 1.0])
+def test_backward_walk_matches_reference_step_by_step(layout, threshold):
+    """walk() computes batches assuming each member is removed; whatever the caller decides,
+    every value equals the reference's for the members at that moment, and the counters match
+    one test per step."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(11)
+    n, m = 250, 40
+    X = rng.integers(0, 3, size=(n, m)) * (rng.random((n, m)) < 0.4)
+    C = np.column_stack([(X[:, 0] + X[:, 1]) % 2, rng.random(n) < 0.4]).astype(int)
+    Xe = sp.csc_matrix(X) if layout == "sparse" else X
+    fast, ref = FastEngine(Xe, C), ReferenceEngine(X, C)
+    members = list(rng.permutation(m)[:30])
+    fixed = [m + 1]
+    lf, lr = fast.leave_one_out(0, members, fixed), ref.leave_one_out(0, members, fixed)
+    kept = removed = 0
+    for f, v in lf.walk(list(members)):
+        assert v == pytest.approx(lr.value(f), abs=1e-12)
+        if v <= threshold:
+            lf.remove(f)
+            lr.remove(f)
+            removed += 1
+        else:
+            kept += 1
+    assert lf.members == lr.members
+    assert fast.stats()["tests"] == len(members)
+    if threshold == 0.0:
+        assert kept > 0
+    if threshold == 1.0:
+        assert kept == 0  # every step removed: one batch after another, all exact
+
+
 def test_engine_counts_tests_and_hits():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(100, 5))

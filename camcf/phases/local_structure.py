@@ -46,16 +46,26 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
 
     R_pool = [q + m for q in R]
     pc = list(kept)
+    kept_arr = np.asarray(kept, dtype=np.int64)
+    in_pc = np.ones(len(kept), dtype=bool)  # which of the kept candidates are still in PC
+    R_tuple = tuple(R_pool)
+
+    def cond(i: int) -> tuple[int, ...]:  # S = (PC − f) ∪ R for the i-th kept candidate f
+        in_pc[i] = False
+        members = kept_arr[in_pc].tolist()
+        in_pc[i] = True
+        return tuple(members) + R_tuple
+
     loo = engine.leave_one_out(target, pc, R_pool)
-    for f in kept:
-        v = loo.value(f)
+    for i, (f, v) in enumerate(loo.walk(kept)):
         removed = rounded(v) <= delta1
-        # S = (PC − f) ∪ R, materialised only if the trace keeps the row
-        tb.add_one("backward", TARGET, f, lambda f=f: [g for g in pc if g != f] + R_pool, v,
-                   delta1, "removed" if removed else "stays")
+        # S is materialised only if the trace keeps the row
+        tb.add_one("backward", TARGET, f, lambda i=i: cond(i), v, delta1,
+                   "removed" if removed else "stays")
         if removed:
             pc.remove(f)
             loo.remove(f)
+            in_pc[i] = False
     return [int(f) for f in order], kept, pc
 
 
