@@ -81,6 +81,9 @@ for _step, _kept in DECISION_ROWS.items():
     for _d in _kept:
         _KEEP[STEP_CODE[_step], DECISION_CODE[_d]] = True
 del _step, _kept, _d
+_KEEP_ANY = _KEEP.any(axis=1).tolist()  # per step: does level "decisions" keep any row?
+# per step: the one decision code level "decisions" keeps, if it keeps exactly one
+_KEEP_ONE = [int(np.flatnonzero(row)[0]) if row.sum() == 1 else None for row in _KEEP]
 
 
 def decide(mask, yes: str, no: str) -> np.ndarray:
@@ -109,6 +112,15 @@ class Test:
     threshold: float
     decision: str
     aux: int
+
+
+def _item(x, i: int):
+    """Row ``i`` of an argument of :meth:`TraceBuilder.add` (a scalar or a sequence)."""
+    if isinstance(x, np.ndarray):
+        return x[i] if x.ndim else x[()]
+    if isinstance(x, list | tuple):
+        return x[i]
+    return x
 
 
 class TraceBuilder:
@@ -154,33 +166,47 @@ class TraceBuilder:
                                       for c, d in zip(cols, _DTYPES, strict=True)))
             self._rows = []
 
-    def add(self, step: str, a, b, cond, value, threshold, decision, aux=-1) -> None:
+    def keeps(self, step: str, decision: str) -> bool:
+        """Whether rows of ``step`` with ``decision`` are recorded at this level."""
+        if self.level == "full":
+            return True
+        return self.level == "decisions" and bool(_KEEP[STEP_CODE[step], DECISION_CODE[decision]])
+
+    def add(self, step: str, a, b, cond, value, threshold, decision, aux=-1, *, at=None,
+            n: int | None = None) -> None:
         """Add rows; every argument may be a scalar or an array of one common length.
 
         ``cond`` is a sequence of pool indices (the same for all rows added) and ``decision``
         a decision name, an integer array of decision codes (:func:`decide` builds one from a
         boolean mask) or an array of names.
+
+        With ``n`` and ``at``, the call stands for ``n`` tests of which only the rows at
+        positions ``at`` (ascending, in ``range(n)``) are given: the others are counted, not
+        recorded. A caller uses it for rows it knows this level does not keep (:meth:`keeps`).
         """
         value = np.asarray(value, dtype=np.float64)
         if value.ndim == 0:
             value = value.reshape(1)
         k = value.size
-        if k == 0:
+        total = k if n is None else int(n)
+        if total == 0:
             return
         code = STEP_CODE[step]
         seq0 = self.n
-        self.n += k
-        self._counts[code] += k
+        self.n += total
+        self._counts[code] += total
         level = self.level
-        if level == "counters":
+        if level == "counters" or k == 0:
             return
-        sel = None  # rows kept (None: all of them)
+        sel = None  # positions of the rows kept among the k given (None: all of them)
         if isinstance(decision, str):
             dcode = DECISION_CODE[decision]
             if level == "decisions" and not _KEEP[code, dcode]:
                 return
             dec = None
         else:
+            if level == "decisions" and not _KEEP_ANY[code]:
+                return
             dec = np.asarray(decision)
             if dec.dtype.kind not in "iu":  # names → codes per distinct name, not per row
                 names, inv = np.unique(dec, return_inverse=True)
@@ -188,12 +214,24 @@ class TraceBuilder:
             if dec.shape != (k,):
                 dec = np.broadcast_to(dec, (k,))
             if level == "decisions":
-                sel = np.flatnonzero(_KEEP[code][dec])
+                one = _KEEP_ONE[code]
+                sel = np.flatnonzero(dec == one if one is not None else _KEEP[code][dec])
                 if sel.size == 0:
                     return
                 if sel.size == k:
                     sel = None
+            dcode = None
         n_out = k if sel is None else sel.size
+        seq = (np.arange(seq0, seq0 + k, dtype=np.int64) if at is None
+               else np.asarray(at, dtype=np.int64) + seq0)
+        if callable(cond):
+            cond = cond()
+        if n_out == 1:  # one row: cheaper as a tuple, like add_one
+            i = 0 if sel is None else int(sel[0])
+            self._rows.append((int(seq[i]), code, _item(a, i), _item(b, i), self._conds.id(cond),
+                               float(value[i]), _item(threshold, i),
+                               dcode if dec is None else int(dec[i]), _item(aux, i)))
+            return
 
         def column(x, dtype):
             arr = np.asarray(x)
@@ -204,14 +242,12 @@ class TraceBuilder:
             return arr.astype(dtype, copy=False)
 
         self._flush()
-        cond_id = self._conds.id(cond() if callable(cond) else cond)
         self._chunks.append((
-            np.arange(seq0, seq0 + k, dtype=np.int32) if sel is None
-            else (sel + seq0).astype(np.int32),
+            column(seq, np.int32),
             np.full(n_out, code, dtype=np.int8),
             column(a, np.int32),
             column(b, np.int32),
-            np.full(n_out, cond_id, dtype=np.int32),
+            np.full(n_out, self._conds.id(cond), dtype=np.int32),
             value if sel is None else value[sel],
             column(threshold, np.float64),
             np.full(n_out, dcode, dtype=np.int8) if dec is None else column(dec, np.int8),

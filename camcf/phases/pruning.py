@@ -73,22 +73,28 @@ def _redundancy(engine, s: np.ndarray, survivors: np.ndarray, others: np.ndarray
     redundant: list[tuple[int, int, float, float]] = []
     final: list[int] = []
     block = max(1, _BLOCK_CELLS // n_others)
+    every_row = tb.keeps("redundancy", "does-not-dominate")
     for lo in range(0, survivors.size, block):
         fs = survivors[lo:lo + block]
         limits = gamma * s[fs]
-        vals = table[np.ix_(fs, others)]
+        vals = table[fs].take(others, axis=1)
         dom = rounded(vals) > rounded(limits)[:, None]
         hit = dom.any(axis=1)
-        upto = np.where(hit, np.argmax(dom, axis=1) + 1, n_others)
+        upto = np.where(hit, np.argmax(dom, axis=1) + 1, n_others)  # tests per survivor
         total = int(upto.sum())
         engine.n_tests += total
         engine.n_hits += total
-        rows = np.arange(n_others)[None, :] < upto[:, None]  # row-major: f by f
-        tb.add("redundancy", np.repeat(fs, upto), np.broadcast_to(others + m, dom.shape)[rows],
-               [], vals[rows], np.repeat(limits, upto),
-               decide(dom[rows], "dominates", "does-not-dominate"))
-        for i in np.flatnonzero(hit).tolist():
-            j = int(upto[i]) - 1
-            redundant.append((int(fs[i]), int(others[j]), float(vals[i, j]), float(s[fs[i]])))
+        h = np.flatnonzero(hit)
+        last = upto[h] - 1  # the dominating category of each removed survivor
+        if every_row:
+            rows = np.arange(n_others)[None, :] < upto[:, None]  # row-major: f by f
+            tb.add("redundancy", np.repeat(fs, upto),
+                   np.broadcast_to(others + m, dom.shape)[rows], [], vals[rows],
+                   np.repeat(limits, upto), decide(dom[rows], "dominates", "does-not-dominate"))
+        else:  # only the dominating rows can be kept: the last test of each removed survivor
+            tb.add("redundancy", fs[h], others[last] + m, [], vals[h, last], limits[h],
+                   "dominates", at=np.cumsum(upto)[h] - 1, n=total)
+        redundant.extend(zip(fs[h].tolist(), others[last].tolist(), vals[h, last].tolist(),
+                             s[fs[h]].tolist(), strict=True))
         final.extend(fs[~hit].tolist())
     return redundant, final
