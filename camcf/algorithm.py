@@ -36,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
 
-from .algorithm_params import ALGORITHM_PARAMS
+from .algorithm_params import ALGORITHM_PARAMS, N_JOBS
 from .errors import InvalidDataError, ParameterError
 from .info import FastEngine, ReferenceEngine
 from .params import defaults as _param_defaults
@@ -257,10 +257,7 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
         raise ParameterError(f"engine must be 'fast' or 'reference', got {engine!r}")
     if trace not in TRACE_LEVELS:
         raise ParameterError(f"trace must be one of {', '.join(TRACE_LEVELS)}, got {trace!r}")
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(
-            n_jobs, int | np.integer) or n_jobs == 0):
-        raise ParameterError(f"n_jobs must be a non-zero integer (−1 = all cores) or None, got "
-                             f"{n_jobs!r}")
+    n_jobs = N_JOBS.validate(n_jobs)
     from .dataset import Dataset
 
     if isinstance(X, Dataset):
