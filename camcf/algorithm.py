@@ -35,10 +35,11 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
+from threadpoolctl import threadpool_limits
 
 from .algorithm_params import ALGORITHM_PARAMS, N_JOBS
 from .errors import InvalidDataError, ParameterError
-from .info import FastEngine, ReferenceEngine
+from .info import FastEngine, ReferenceEngine, feature_indicators
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
 from .phases import (
@@ -316,6 +317,7 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
     mi = eng.mi_table()
     cat_mi = eng.category_mi_table()
     card = eng.card if engine == "fast" else None
+    ind = feature_indicators(X, card) if engine == "fast" else None
     plan = _plan(cats, params["min_category_size"], mirror=engine == "fast")
     todo = [c for c in cats if plan[c.id] is None]
 
@@ -325,30 +327,33 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
         return np.flatnonzero(label_of != c.label_index).tolist()
 
     if n_jobs is None or n_jobs == 1:
-        outcomes = (target_work(X, C, card, mi, cat_mi, c, others(c), params, trace, engine)
-                    for c in todo)
+        outcomes = (target_work(X, C, card, mi, cat_mi, c, others(c), params, trace, engine,
+                                ind) for c in todo)
     else:
         outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(target_work)(X, C, card, mi, cat_mi, c, others(c), params, trace, engine)
-            for c in todo)
+            delayed(target_work)(X, C, card, mi, cat_mi, c, others(c), params, trace, engine,
+                                 ind) for c in todo)
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()
     tests = hits = 0
     total = len(cats)
-    for c in cats:
-        if progress is not None:
-            progress(c.id, total, f"target {c.display}")
-        how = plan[c.id]
-        if how is None:
-            res, local_sets, (n_t, n_h) = next(outcomes)
-            targets[c.id] = _reintern(res, local_sets, cond_sets)
-            tests += n_t
-            hits += n_h
-        elif isinstance(how, str):
-            targets[c.id] = TargetResult(c, skipped=True, skip_reason=how)
-        else:  # complementary category of a binary label: identical decisions (SPEC.md)
-            targets[c.id] = dataclasses.replace(targets[how], category=c, mirror_of=how)
+    # the per-target products are small: BLAS threads would only contend (joblib's workers
+    # limit theirs already)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for c in cats:
+            if progress is not None:
+                progress(c.id, total, f"target {c.display}")
+            how = plan[c.id]
+            if how is None:
+                res, local_sets, (n_t, n_h) = next(outcomes)
+                targets[c.id] = _reintern(res, local_sets, cond_sets)
+                tests += n_t
+                hits += n_h
+            elif isinstance(how, str):
+                targets[c.id] = TargetResult(c, skipped=True, skip_reason=how)
+            else:  # complementary category of a binary label: identical decisions (SPEC.md)
+                targets[c.id] = dataclasses.replace(targets[how], category=c, mirror_of=how)
     if progress is not None:
         progress(total, total, "done")
 
@@ -425,17 +430,21 @@ def _reintern(res: TargetResult, local_sets: list[tuple[int, ...]], cond_sets: C
 
 def target_work(X, C: np.ndarray, card: np.ndarray | None, mi: np.ndarray, cat_mi: np.ndarray,
                 category: Category, others: list[int], params: dict, trace: str = "full",
-                engine: str = "fast"
+                engine: str = "fast", indicators: np.ndarray | None = None
                 ) -> tuple[TargetResult, list[tuple[int, ...]], tuple[int, int]]:
     """One target category's whole run, as a pure function of read-only inputs.
 
     ``X`` (codes, n × m, dense or sparse), ``C`` (indicators, n × C), ``card`` (code bounds of
     the pool), ``mi`` (m × C) and ``cat_mi`` (C × C) are shared and never written. Returns the
     target's result (its trace's conditioning-set ids refer to the returned list of sets), the
-    sets, and (tests, cache hits). This is what :func:`run` hands to joblib workers.
+    sets, and (tests, cache hits). ``indicators`` (:func:`camcf.info.feature_indicators`, shared
+    too) lets the engine count by BLAS products. This is what :func:`run` hands to joblib
+    workers.
     """
-    Engine = ReferenceEngine if engine == "reference" else FastEngine
-    eng = Engine(X, C, card=card, tables=(mi, cat_mi))
+    if engine == "reference":
+        eng = ReferenceEngine(X, C, tables=(mi, cat_mi))
+    else:
+        eng = FastEngine(X, C, card=card, tables=(mi, cat_mi), indicators=indicators)
     cond_sets = CondSets()
     res = _run_target(eng, category, others, mi[:, category.id], params, cond_sets, trace)
     return res, cond_sets.sets, (eng.n_tests, eng.n_hits)

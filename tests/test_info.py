@@ -158,8 +158,8 @@ def test_engine_counts_tests_and_hits():
     X = rng.integers(0, 2, size=(100, 5))
     C = X[:, :1]
     eng = FastEngine(X, C)
-    eng.cmi_many(0, [1, 2], [3])
-    eng.cmi_many(0, [1, 2], [3])  # same tests again: served from the cache
+    eng.cmi_many(0, [1, 2], [3])  # conditional: counted
+    eng.cmi_many(0, [1, 2], [])  # unconditional: read from the MI table
     st_ = eng.stats()
     assert st_["tests"] == 4
     assert st_["cache_hits"] == 2
