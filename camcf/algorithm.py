@@ -378,13 +378,14 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
 def _check_working_set(X, n_categories: int, n_jobs: int | None) -> None:
     """Refuse before allocating when the run would not fit (:func:`camcf.limits.check_memory`).
 
-    The estimate: the indicators (1 byte a cell), the shared tables and, per parallel worker,
+    The estimate: the indicators (1 byte a cell), the shared tables (and at most 64 MB of float32
+    feature indicators for BLAS counting) and, per parallel worker,
     the per-target working set — a few n-length int64/uint64 vectors, the bounded count blocks
     and the joint-code cache — on top of the codes already held.
     """
     import os
 
-    from .info import _CELL_BUDGET, _ELEM_BUDGET, _JOINT_CACHE_BYTES
+    from .info import _CELL_BUDGET, _ELEM_BUDGET, _INDICATOR_BYTES, _JOINT_CACHE_BYTES
     from .limits import check_memory
 
     n, m = X.shape
@@ -393,7 +394,7 @@ def _check_working_set(X, n_categories: int, n_jobs: int | None) -> None:
     else:
         workers = (os.cpu_count() or 1) if n_jobs < 0 else int(n_jobs)
     per_worker = 12 * 8 * n + 8 * (_CELL_BUDGET + 2 * _ELEM_BUDGET) + _JOINT_CACHE_BYTES
-    tables = 8 * (m + n_categories) * n_categories + 4 * n * n_categories
+    tables = 8 * (m + n_categories) * n_categories + 4 * n * n_categories + _INDICATOR_BYTES
     need = n * n_categories + tables + workers * per_worker
     check_memory(need, f"Ca-MCF on {n} samples × {m} features with {n_categories} label "
                        f"categories ({workers} worker{'s' if workers > 1 else ''})")
