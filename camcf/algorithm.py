@@ -35,10 +35,11 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
+from threadpoolctl import threadpool_limits
 
-from .algorithm_params import ALGORITHM_PARAMS
+from .algorithm_params import ALGORITHM_PARAMS, N_JOBS
 from .errors import InvalidDataError, ParameterError
-from .info import FastEngine, ReferenceEngine
+from .info import FastEngine, ReferenceEngine, feature_indicators
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
 from .phases import (
@@ -257,10 +258,7 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
         raise ParameterError(f"engine must be 'fast' or 'reference', got {engine!r}")
     if trace not in TRACE_LEVELS:
         raise ParameterError(f"trace must be one of {', '.join(TRACE_LEVELS)}, got {trace!r}")
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(
-            n_jobs, int | np.integer) or n_jobs == 0):
-        raise ParameterError(f"n_jobs must be a non-zero integer (−1 = all cores) or None, got "
-                             f"{n_jobs!r}")
+    n_jobs = N_JOBS.validate(n_jobs)
     from .dataset import Dataset
 
     if isinstance(X, Dataset):
@@ -319,6 +317,7 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
     mi = eng.mi_table()
     cat_mi = eng.category_mi_table()
     card = eng.card if engine == "fast" else None
+    ind = feature_indicators(X, card) if engine == "fast" else None
     plan = _plan(cats, params["min_category_size"], mirror=engine == "fast")
     todo = [c for c in cats if plan[c.id] is None]
 
@@ -328,30 +327,33 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
         return np.flatnonzero(label_of != c.label_index)
 
     if n_jobs is None or n_jobs == 1:
-        outcomes = (target_work(X, C, card, mi, cat_mi, c, others(c), params, trace, engine)
-                    for c in todo)
+        outcomes = (target_work(X, C, card, mi, cat_mi, c, others(c), params, trace, engine,
+                                ind) for c in todo)
     else:
         outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(target_work)(X, C, card, mi, cat_mi, c, others(c), params, trace, engine)
-            for c in todo)
+            delayed(target_work)(X, C, card, mi, cat_mi, c, others(c), params, trace, engine,
+                                 ind) for c in todo)
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()
     tests = hits = 0
     total = len(cats)
-    for c in cats:
-        if progress is not None:
-            progress(c.id, total, f"target {c.display}")
-        how = plan[c.id]
-        if how is None:
-            res, local_sets, (n_t, n_h) = next(outcomes)
-            targets[c.id] = _reintern(res, local_sets, cond_sets)
-            tests += n_t
-            hits += n_h
-        elif isinstance(how, str):
-            targets[c.id] = TargetResult(c, skipped=True, skip_reason=how)
-        else:  # complementary category of a binary label: identical decisions (SPEC.md)
-            targets[c.id] = dataclasses.replace(targets[how], category=c, mirror_of=how)
+    # the per-target products are small: BLAS threads would only contend (joblib's workers
+    # limit theirs already)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for c in cats:
+            if progress is not None:
+                progress(c.id, total, f"target {c.display}")
+            how = plan[c.id]
+            if how is None:
+                res, local_sets, (n_t, n_h) = next(outcomes)
+                targets[c.id] = _reintern(res, local_sets, cond_sets)
+                tests += n_t
+                hits += n_h
+            elif isinstance(how, str):
+                targets[c.id] = TargetResult(c, skipped=True, skip_reason=how)
+            else:  # complementary category of a binary label: identical decisions (SPEC.md)
+                targets[c.id] = dataclasses.replace(targets[how], category=c, mirror_of=how)
     if progress is not None:
         progress(total, total, "done")
 
@@ -376,13 +378,14 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
 def _check_working_set(X, n_categories: int, n_jobs: int | None) -> None:
     """Refuse before allocating when the run would not fit (:func:`camcf.limits.check_memory`).
 
-    The estimate: the indicators (1 byte a cell), the shared tables and, per parallel worker,
+    The estimate: the indicators (1 byte a cell), the shared tables (and at most 64 MB of float32
+    feature indicators for BLAS counting) and, per parallel worker,
     the per-target working set — a few n-length int64/uint64 vectors, the bounded count blocks
     and the joint-code cache — on top of the codes already held.
     """
     import os
 
-    from .info import _CELL_BUDGET, _ELEM_BUDGET, _JOINT_CACHE_BYTES
+    from .info import _CELL_BUDGET, _ELEM_BUDGET, _INDICATOR_BYTES, _JOINT_CACHE_BYTES
     from .limits import check_memory
 
     n, m = X.shape
@@ -391,7 +394,7 @@ def _check_working_set(X, n_categories: int, n_jobs: int | None) -> None:
     else:
         workers = (os.cpu_count() or 1) if n_jobs < 0 else int(n_jobs)
     per_worker = 12 * 8 * n + 8 * (_CELL_BUDGET + 2 * _ELEM_BUDGET) + _JOINT_CACHE_BYTES
-    tables = 8 * (m + n_categories) * n_categories + 4 * n * n_categories
+    tables = 8 * (m + n_categories) * n_categories + 4 * n * n_categories + _INDICATOR_BYTES
     need = n * n_categories + tables + workers * per_worker
     check_memory(need, f"Ca-MCF on {n} samples × {m} features with {n_categories} label "
                        f"categories ({workers} worker{'s' if workers > 1 else ''})")
@@ -428,17 +431,21 @@ def _reintern(res: TargetResult, local_sets: list[tuple[int, ...]], cond_sets: C
 
 def target_work(X, C: np.ndarray, card: np.ndarray | None, mi: np.ndarray, cat_mi: np.ndarray,
                 category: Category, others, params: dict, trace: str = "full",
-                engine: str = "fast"
+                engine: str = "fast", indicators: np.ndarray | None = None
                 ) -> tuple[TargetResult, list[tuple[int, ...]], tuple[int, int]]:
     """One target category's whole run, as a pure function of read-only inputs.
 
     ``X`` (codes, n × m, dense or sparse), ``C`` (indicators, n × C), ``card`` (code bounds of
     the pool), ``mi`` (m × C) and ``cat_mi`` (C × C) are shared and never written. Returns the
     target's result (its trace's conditioning-set ids refer to the returned list of sets), the
-    sets, and (tests, cache hits). This is what :func:`run` hands to joblib workers.
+    sets, and (tests, cache hits). ``indicators`` (:func:`camcf.info.feature_indicators`, shared
+    too) lets the engine count by BLAS products. This is what :func:`run` hands to joblib
+    workers.
     """
-    Engine = ReferenceEngine if engine == "reference" else FastEngine
-    eng = Engine(X, C, card=card, tables=(mi, cat_mi))
+    if engine == "reference":
+        eng = ReferenceEngine(X, C, tables=(mi, cat_mi))
+    else:
+        eng = FastEngine(X, C, card=card, tables=(mi, cat_mi), indicators=indicators)
     cond_sets = CondSets()
     res = _run_target(eng, category, others, mi[:, category.id], params, cond_sets, trace)
     return res, cond_sets.sets, (eng.n_tests, eng.n_hits)

@@ -47,7 +47,8 @@ DISCRETIZE_PARAMS: tuple[Param, ...] = (
           help="binning strategy: uniform (equal width) or quantile (equal frequency)"),
 )
 
-N_JOBS = Param("n_jobs", None, int, low=-1, none_ok=True, symbol="n_jobs", advanced=True,
+N_JOBS = Param("n_jobs", None, int, low=-1, exclude=(0,), none_ok=True, symbol="n_jobs",
+               advanced=True,
                help="target categories in parallel (joblib); -1 = all cores, none = 1")
 
 CAMCF_PARAMS: tuple[Param, ...] = (*ALGORITHM_PARAMS, *DISCRETIZE_PARAMS, N_JOBS)

@@ -35,6 +35,8 @@ _CELL_BUDGET = 1 << 22  # contingency cells per bincount chunk (~32 MB of int64)
 _ELEM_BUDGET = 1 << 22  # elements of one n × k block of codes or indices (~32 MB of int64)
 _JOINT_CACHE_BYTES = 64 << 20  # joint codes of conditioning sets kept per engine
 _TALL = 1 << 15  # rows from which counting goes one column at a time
+_INDICATOR_BYTES = 64 << 20  # float32 code indicators of X kept for BLAS counting, at most
+_BLAS_CELLS = 32  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
 _WALK_BATCH = 64  # most backward-elimination steps computed together (see _FastLeaveOneOut)
 HASH_SEED = 20240611
 
@@ -107,6 +109,25 @@ def pool_cardinality(X, C: np.ndarray) -> np.ndarray:
     return np.concatenate([np.asarray(fx, dtype=np.int64), np.asarray(fc, dtype=np.int64)]) + 1
 
 
+def feature_indicators(X, card: np.ndarray) -> np.ndarray | None:
+    """Float32 indicators ``[X == v]`` for codes v = 1..K−1 of dense features: array
+    (K − 1) × n × m, each block column-major, for counting by a BLAS product; None for sparse X,
+    for codes of one value, for ≥ 2^24 rows (float32 counts stop being exact) or when they would
+    take more than 64 MB. Read-only: every per-target engine of a run shares it."""
+    if sp.issparse(X) or X.ndim != 2 or X.shape[1] == 0 or X.shape[0] >= 2**24:
+        return None
+    n, m = X.shape
+    K = int(np.asarray(card)[:m].max())
+    if K < 2 or (K - 1) * n * m * 4 > _INDICATOR_BYTES:
+        return None
+    out = np.empty((K - 1, m, n), dtype=np.float32)  # block v−1 transposed: n × m column-major
+    for v in range(1, K):
+        np.equal(X.T, v, out=out[v - 1], casting="unsafe")
+    out = out.transpose(0, 2, 1)
+    out.flags.writeable = False
+    return out
+
+
 def joint_codes(columns: np.ndarray) -> tuple[np.ndarray, int]:
     """Code the distinct rows of ``columns`` (n × k) as 0..ns−1, exactly (no hashing)."""
     columns = np.asarray(columns)
@@ -166,8 +187,7 @@ class _EngineBase:
         self.m = int(m)
         self.n_categories = int(n_categories)
         self.n_tests = 0  # information quantities the algorithm asked for
-        self.n_hits = 0  # of those, served from something already computed
-        self._value_cache: dict = {}
+        self.n_hits = 0  # of those, read from the unconditional tables
         self._mi_table, self._cat_table = tables if tables is not None else (None, None)
 
     # -- counters -----------------------------------------------------------------------
@@ -207,10 +227,6 @@ class _EngineBase:
         """A session for backward elimination: ``value(f)`` is I(t; V_f | (members − f) ∪ fixed)
         and ``remove(f)`` drops f from the members for later calls."""
         return _LeaveOneOut(self, target, members, fixed)
-
-    def reset_target_cache(self) -> None:
-        """Drop cached values (they are keyed by target)."""
-        self._value_cache.clear()
 
     def _target_col(self, target: int) -> int:
         return self.m + target
@@ -264,7 +280,7 @@ class FastEngine(_EngineBase):
 
     def __init__(self, X, C: np.ndarray, *, card: np.ndarray | None = None,
                  tables: tuple[np.ndarray, np.ndarray] | None = None,
-                 seed: int = HASH_SEED) -> None:
+                 indicators: np.ndarray | None = None, seed: int = HASH_SEED) -> None:
         super().__init__(X.shape[0], X.shape[1], C.shape[1], tables)
         self.sparse = bool(sp.issparse(X))
         if self.sparse and X.format != "csc":
@@ -279,6 +295,7 @@ class FastEngine(_EngineBase):
         # rows collide with probability about 2^-63. Removing one column is a subtraction.
         self._mult = hash_multipliers(self.m + self.n_categories, seed)
         self._tab = _xlogx(np.arange(self.n + 1))
+        self._ind = indicators  # feature_indicators(X, card), or None: no BLAS counting
         self._joint_cache: dict[frozenset, tuple[np.ndarray, int]] = {}
         self._joint_bytes = 0
         self._t: tuple[int, np.ndarray] | None = None
@@ -487,6 +504,9 @@ class FastEngine(_EngineBase):
                 idx += ts_row[ent[0][a:b]]
                 counts = np.bincount(idx, minlength=k * per).reshape(k, K, 2 * S)
                 counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
+            elif self._ind is not None and (K - 1) * 2 * S <= _BLAS_CELLS and \
+                    int(part.max()) < self.m:
+                counts = self._counts_blas(part, ts_row, live_rows, ts_counts, S, K)
             elif rows >= _TALL:
                 # tall data: one contiguous column at a time, no n × k temporaries
                 counts = np.empty((k, K, 2 * S), dtype=np.int64)
@@ -512,6 +532,25 @@ class FastEngine(_EngineBase):
             out[start:start + k] = (s_vts + s_s - s_ts - s_vs) / n
         return out
 
+    def _counts_blas(self, part: np.ndarray, ts_row: np.ndarray, live_rows, ts_counts,
+                     S: int, K: int) -> np.ndarray:
+        """Counts (k × K × 2S) of (code, t, stratum) of dense features ``part`` by products
+        [X_j == v]ᵀ · onehot(t, stratum) in float32 (exact: fewer than 2^24 rows); rows outside
+        ``live_rows`` are left out, and code 0 is the remainder."""
+        n, k = self.n, len(part)
+        onehot = np.zeros((n, 2 * S), dtype=np.float32)
+        if live_rows is None:
+            onehot[np.arange(n), ts_row] = 1.0
+        else:
+            onehot[live_rows, ts_row[live_rows]] = 1.0
+        counts = np.empty((k, K, 2 * S), dtype=np.int64)
+        whole = 4 * k >= self.m  # most columns: one product over all of them, then pick
+        for v in range(1, K):
+            ind = self._ind[v - 1]
+            counts[:, v, :] = (ind.T @ onehot)[part] if whole else ind[:, part].T @ onehot
+        counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
+        return counts
+
     def _cmi_one(self, t: np.ndarray, v: np.ndarray, k: int, s: np.ndarray, ns: int) -> float:
         """I(t; V | S) for one column ``v`` (codes < k) given the joint code ``s`` (ns states):
         one ``bincount`` over (s, v, t)."""
@@ -533,7 +572,7 @@ class FastEngine(_EngineBase):
         return float(self.category_mi_table()[j - self.m, target])
 
     def cmi_many(self, target, variables, cond):
-        cols = np.asarray(list(variables), dtype=np.int64)
+        cols = np.asarray(variables, dtype=np.int64)
         self.n_tests += len(cols)
         if len(cols) == 0:
             return np.empty(0)
@@ -547,29 +586,12 @@ class FastEngine(_EngineBase):
             if (~feat).any():
                 out[~feat] = self.category_mi_table()[cols[~feat] - self.m, target]
             return out
-        key_cond = frozenset(int(c) for c in cond)
-        out = np.empty(len(cols))
-        todo = []
-        cache = self._value_cache
-        for i, c in enumerate(cols.tolist()):
-            v = cache.get((target, c, key_cond))
-            if v is None:
-                todo.append(i)
-            else:
-                out[i] = v
-        self.n_hits += len(cols) - len(todo)
-        if todo:
-            s, ns = self.joint(cond)
-            sub = cols[todo]
-            vals = self._cmi_given_codes(self._target(target), sub, s, ns)
-            out[todo] = vals
-            for c, v in zip(sub.tolist(), vals.tolist(), strict=True):
-                cache[(target, c, key_cond)] = v
-        return out
+        s, ns = self.joint(cond)
+        return self._cmi_given_codes(self._target(target), cols, s, ns)
 
     def cmi_each_extra(self, target, variables, extras, fixed):
         # the joint code of ``fixed`` is built once; adding x is one multiply-add per row
-        cols = np.asarray(list(variables), dtype=np.int64)
+        cols = np.asarray(variables, dtype=np.int64)
         r, nr = self.joint(fixed)
         t = self._target(target)
         # the stored entries of sparse columns are gathered once for every x

@@ -53,6 +53,8 @@ class Param:
     advanced: bool = False
     # also accept numbers of this kind (e.g. an int parameter that may also be a float share)
     also: type | None = None
+    # values inside the range that are not allowed (e.g. n_jobs = 0)
+    exclude: tuple = ()
 
     @property
     def flag(self) -> str:
@@ -72,7 +74,8 @@ class Param:
         hi = "inf" if self.high is None else _num(self.high)
         left = "[" if self.low is not None and self.low_closed else "("
         right = "]" if self.high is not None and self.high_closed else ")"
-        return f"in {left}{lo}, {hi}{right}"
+        but = f" except {', '.join(_num(x) for x in self.exclude)}" if self.exclude else ""
+        return f"in {left}{lo}, {hi}{right}{but}"
 
     def validate(self, value: Any) -> Any:
         """The value, converted to ``kind``; :class:`ParameterError` if it is not allowed."""
@@ -106,7 +109,8 @@ class Param:
             raise ParameterError(f"{self.name} must be finite, got {value!r}")
         if (self.low is not None and (v < self.low or (v == self.low and not self.low_closed))) \
                 or (self.high is not None
-                    and (v > self.high or (v == self.high and not self.high_closed))):
+                    and (v > self.high or (v == self.high and not self.high_closed))) \
+                or v in self.exclude:
             raise ParameterError(f"{self.name} must be {self.describe()}, got {value!r}")
         return v
 

@@ -107,6 +107,10 @@ def test_bad_trace_level_and_n_jobs_are_parameter_errors():
         camcf.run(X, Y, trace="everything")
     with pytest.raises(ParameterError, match="n_jobs"):
         camcf.run(X, Y, n_jobs=0)
+    # the estimator and the run share one declaration: 0 is refused there too
+    with pytest.raises(ParameterError, match="except 0"):
+        camcf.CaMCF(n_jobs=0).fit(X, Y)
+    assert camcf.CaMCF(n_jobs=1).fit(X, Y).n_features_in_ == X.shape[1]
 
 
 def test_codes_take_the_smallest_type_and_column_major_layout():
