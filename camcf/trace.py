@@ -114,13 +114,19 @@ class Test:
     aux: int
 
 
-def _item(x, i: int):
-    """Row ``i`` of an argument of :meth:`TraceBuilder.add` (a scalar or a sequence)."""
+_FEW_ROWS = 16  # rows of one add() kept as tuples rather than as a chunk of arrays
+
+
+def _few(x, idx, sel, n_out: int) -> list:
+    """Rows ``idx`` (``sel``, or all when None) of an argument of :meth:`TraceBuilder.add`
+    (a scalar or a sequence of one value per row), as a list."""
     if isinstance(x, np.ndarray):
-        return x[i] if x.ndim else x[()]
+        if x.ndim == 0:
+            return [x[()]] * n_out
+        return (x if sel is None else x[sel]).tolist()
     if isinstance(x, list | tuple):
-        return x[i]
-    return x
+        return [x[i] for i in idx]
+    return [x] * n_out
 
 
 class TraceBuilder:
@@ -222,16 +228,25 @@ class TraceBuilder:
                     sel = None
             dcode = None
         n_out = k if sel is None else sel.size
-        seq = (np.arange(seq0, seq0 + k, dtype=np.int64) if at is None
-               else np.asarray(at, dtype=np.int64) + seq0)
         if callable(cond):
             cond = cond()
-        if n_out == 1:  # one row: cheaper as a tuple, like add_one
-            i = 0 if sel is None else int(sel[0])
-            self._rows.append((int(seq[i]), code, _item(a, i), _item(b, i), self._conds.id(cond),
-                               float(value[i]), _item(threshold, i),
-                               dcode if dec is None else int(dec[i]), _item(aux, i)))
+        cond_id = self._conds.id(cond)
+        if n_out <= _FEW_ROWS:  # a few rows: kept as tuples, made arrays in bulk (_flush)
+            idx = range(k) if sel is None else sel.tolist()
+            if at is None:
+                seqs = [seq0 + i for i in idx]
+            else:
+                at_l = np.asarray(at).tolist()
+                seqs = [seq0 + at_l[i] for i in idx]
+            self._rows.extend(zip(
+                seqs, [code] * n_out, _few(a, idx, sel, n_out), _few(b, idx, sel, n_out),
+                [cond_id] * n_out, (value if sel is None else value[sel]).tolist(),
+                _few(threshold, idx, sel, n_out),
+                [dcode] * n_out if dec is None else _few(dec, idx, sel, n_out),
+                _few(aux, idx, sel, n_out), strict=True))
             return
+        seq = (np.arange(seq0, seq0 + k, dtype=np.int64) if at is None
+               else np.asarray(at, dtype=np.int64) + seq0)
 
         def column(x, dtype):
             arr = np.asarray(x)
@@ -247,7 +262,7 @@ class TraceBuilder:
             np.full(n_out, code, dtype=np.int8),
             column(a, np.int32),
             column(b, np.int32),
-            np.full(n_out, self._conds.id(cond), dtype=np.int32),
+            np.full(n_out, cond_id, dtype=np.int32),
             value if sel is None else value[sel],
             column(threshold, np.float64),
             np.full(n_out, dcode, dtype=np.int8) if dec is None else column(dec, np.int8),
