@@ -245,7 +245,7 @@ class TraceBuilder:
                 [dcode] * n_out if dec is None else _few(dec, idx, sel, n_out),
                 _few(aux, idx, sel, n_out), strict=True))
             return
-        seq = (np.arange(seq0, seq0 + k, dtype=np.int64) if at is None
+        seq = (np.arange(seq0, seq0 + k, dtype=np.int32) if at is None
                else np.asarray(at, dtype=np.int64) + seq0)
 
         def column(x, dtype):

@@ -74,6 +74,7 @@ def _redundancy(engine, s: np.ndarray, survivors: np.ndarray, others: np.ndarray
     final: list[int] = []
     block = max(1, _BLOCK_CELLS // n_others)
     every_row = tb.keeps("redundancy", "does-not-dominate")
+    others_pool = (others + m).astype(np.int32)
     for lo in range(0, survivors.size, block):
         fs = survivors[lo:lo + block]
         limits = gamma * s[fs]
@@ -86,10 +87,14 @@ def _redundancy(engine, s: np.ndarray, survivors: np.ndarray, others: np.ndarray
         engine.n_hits += total
         h = np.flatnonzero(hit)
         last = upto[h] - 1  # the dominating category of each removed survivor
-        if every_row:
+        if every_row and total == dom.size:  # every survivor tested against every category
+            tb.add("redundancy", np.repeat(fs, n_others), np.tile(others_pool, fs.size), [],
+                   vals.ravel(), np.repeat(limits, n_others), decide(dom.ravel(), "dominates",
+                                                                    "does-not-dominate"))
+        elif every_row:
             rows = np.arange(n_others)[None, :] < upto[:, None]  # row-major: f by f
             tb.add("redundancy", np.repeat(fs, upto),
-                   np.broadcast_to(others + m, dom.shape)[rows], [], vals[rows],
+                   np.broadcast_to(others_pool, dom.shape)[rows], [], vals[rows],
                    np.repeat(limits, upto), decide(dom[rows], "dominates", "does-not-dominate"))
         else:  # only the dominating rows can be kept: the last test of each removed survivor
             tb.add("redundancy", fs[h], others[last] + m, [], vals[h, last], limits[h],

@@ -1,0 +1,187 @@
+"""The decision record's builder and the vectorised Phase 4 redundancy step.
+
+The builder takes decisions as names or as int8 codes, rows in bulk or a few at a time, and rows
+given sparsely (``at``/``n``); whatever the call form, the frozen record must be the same. The
+redundancy step tests all survivors at once; it must record exactly what a loop over the
+survivors records.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import camcf.phases.pruning as pruning
+from camcf.info import rounded
+from camcf.trace import (
+    DECISION_CODE,
+    DECISION_ROWS,
+    STEP_NAMES,
+    TRACE_LEVELS,
+    CondSets,
+    TraceBuilder,
+    decide,
+)
+
+LEVELS = list(TRACE_LEVELS)
+
+
+def frozen(tb: TraceBuilder) -> dict:
+    return {k: (v.dtype.str, v.tolist()) for k, v in tb.freeze().items()}
+
+
+def rows_of(level, calls):
+    """Freeze a builder fed ``calls`` (a function of the builder)."""
+    sets = CondSets()
+    tb = TraceBuilder(sets, level)
+    calls(tb)
+    return frozen(tb), tb.counts, tb.n, sets.sets
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_decision_names_codes_and_decide_record_the_same_rows(level):
+    rng = np.random.default_rng(1)
+    k = 40
+    mask = rng.random(k) < 0.3
+    b = rng.integers(0, 50, k)
+    v = rng.random(k)
+    names = np.where(mask, "spouse", "not-spouse")
+    codes = decide(mask, "spouse", "not-spouse")
+    assert codes.dtype == np.int8
+    assert codes.tolist() == [DECISION_CODE[str(x)] for x in names]
+
+    def with_(dec):
+        def calls(tb):
+            tb.add("spouse", -1, b, [3, 7], v, 0.05, dec, aux=3)
+            tb.add("k2-cut", -1, b[:5], [], v[:5], 0.1, "cut-k2")
+        return calls
+
+    a = rows_of(level, with_(names))
+    assert a == rows_of(level, with_(codes)) == rows_of(level, with_(list(names)))
+    n_spouse = int(mask.sum())
+    expected = {"full": k + 5, "decisions": n_spouse + 5, "counters": 0}[level]
+    assert len(a[0]["seq"][1]) == expected
+    assert a[1] == {"spouse": k, "k2-cut": 5} and a[2] == k + 5
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_rows_added_one_by_one_few_or_in_bulk_freeze_alike(level):
+    rng = np.random.default_rng(2)
+    k = 60  # more than the few-rows limit
+    b = rng.integers(0, 90, k)
+    v = rng.random(k)
+    mask = rng.random(k) < 0.5
+    codes = decide(mask, "removed", "stays")
+
+    def bulk(tb):
+        tb.add("backward", -1, b, [1, 2], v, 0.01, codes)
+
+    def by_three(tb):
+        for i in range(0, k, 3):
+            tb.add("backward", -1, b[i:i + 3], [1, 2], v[i:i + 3], 0.01, codes[i:i + 3])
+
+    def one_by_one(tb):
+        for i in range(k):
+            tb.add_one("backward", -1, int(b[i]), lambda: [1, 2], float(v[i]), 0.01,
+                       "removed" if mask[i] else "stays")
+
+    a = rows_of(level, bulk)
+    assert a == rows_of(level, by_three) == rows_of(level, one_by_one)
+    if level == "full":
+        assert a[0]["seq"][1] == list(range(k))
+        assert a[0]["b"][1] == b.tolist() and a[0]["value"][1] == v.tolist()
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_rows_given_sparsely_keep_their_place_in_the_sequence(level):
+    def calls(tb):
+        tb.add("symmetry", -1, [4, 5], [], [0.2, 0.3], 0.01, "stays")
+        # 10 tests of which only positions 3 and 9 are given (both dominating)
+        tb.add("redundancy", [11, 12], [20, 21], [], [0.5, 0.6], [0.1, 0.2], "dominates",
+               at=np.array([3, 9]), n=10)
+        tb.add("redundancy", [], [], [], [], 0.1, "dominates", at=np.array([], dtype=int), n=4)
+        tb.add("k2-cut", -1, 8, [], 0.7, 0.1, "cut-k2")
+
+    cols, counts, n, _ = rows_of(level, calls)
+    assert counts == {"k2-cut": 1, "symmetry": 2, "redundancy": 14} and n == 17
+    seq = cols["seq"][1]
+    if level == "counters":
+        assert seq == []
+    elif level == "decisions":
+        assert seq == [2 + 3, 2 + 9, 16]
+        assert cols["a"][1] == [11, 12, -1] and cols["threshold"][1] == [0.1, 0.2, 0.1]
+    else:
+        assert seq == [0, 1, 5, 11, 16]
+
+
+def test_keeps_says_what_each_level_records():
+    sets = CondSets()
+    full, dec, cnt = (TraceBuilder(sets, lv) for lv in ("full", "decisions", "counters"))
+    for step in STEP_NAMES:
+        for d in DECISION_CODE:
+            assert full.keeps(step, d)
+            assert not cnt.keeps(step, d)
+            assert dec.keeps(step, d) == (d in DECISION_ROWS.get(step, ()))
+
+
+class _Table:
+    """An engine with a given MI table (all Phase 4 reads) and the counters."""
+
+    def __init__(self, table):
+        self.table = table
+        self.m = table.shape[0]
+        self.n_tests = self.n_hits = 0
+
+    def mi_table(self):
+        return self.table
+
+
+def loop_redundancy(engine, s, survivors, others, gamma, tb):
+    """The redundancy step as a loop over the survivors (the straightforward form)."""
+    m = engine.m
+    table = engine.mi_table()
+    redundant, final = [], []
+    for f in survivors:
+        f = int(f)
+        limit = gamma * float(s[f])
+        vals = table[f, others] if others.size else np.empty(0)
+        dom = rounded(vals) > rounded(limit)
+        upto = int(np.argmax(dom)) + 1 if dom.any() else dom.size
+        engine.n_tests += upto
+        engine.n_hits += upto
+        tb.add("redundancy", f, others[:upto] + m, [], vals[:upto], limit,
+               np.where(dom[:upto], "dominates", "does-not-dominate"))
+        if dom.any():
+            redundant.append((f, int(others[upto - 1]), float(vals[upto - 1]), float(s[f])))
+        else:
+            final.append(f)
+    return redundant, final
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("block_cells", [1, 7, 1 << 20])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_vectorised_redundancy_records_what_the_loop_records(monkeypatch, level, block_cells,
+                                                             seed):
+    rng = np.random.default_rng(seed)
+    m, n_cat = 30, 12
+    # coarse values: ties between I(X_f; C_d) and γ·s_f happen at 12 decimals
+    table = np.round(rng.random((m, n_cat)) * 0.16, 2)
+    s = np.round(0.05 + rng.random(m) * 0.2, 2)
+    gamma = 1.2 if seed else 1.0
+    survivors = rng.permutation(m)[:17]
+    others = np.array([d for d in range(n_cat) if d not in (4, 5)])
+    monkeypatch.setattr(pruning, "_BLOCK_CELLS", block_cells)
+
+    def run(fn):
+        eng = _Table(table)
+        tb = TraceBuilder(CondSets(), level)
+        out = fn(eng, s, survivors, others, gamma, tb)
+        return out, frozen(tb), tb.counts, (eng.n_tests, eng.n_hits)
+
+    got, want = run(pruning._redundancy), run(loop_redundancy)
+    assert got == want
+    assert want[0][0] and want[0][1]  # some survivors removed, some kept
+    # no other category: every survivor stays, nothing is tested
+    assert run(lambda e, s_, f, o, g, tb: pruning._redundancy(e, s_, f, o[:0], g, tb)) == run(
+        lambda e, s_, f, o, g, tb: loop_redundancy(e, s_, f, o[:0], g, tb))
