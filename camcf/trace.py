@@ -88,7 +88,8 @@ _KEEP_ONE = [int(np.flatnonzero(row)[0]) if row.sum() == 1 else None for row in 
 
 def decide(mask, yes: str, no: str) -> np.ndarray:
     """Decision codes (int8) for :meth:`TraceBuilder.add`: ``yes`` where ``mask``, else ``no``."""
-    return np.where(mask, np.int8(DECISION_CODE[yes]), np.int8(DECISION_CODE[no]))
+    y, n = DECISION_CODE[yes], DECISION_CODE[no]
+    return np.asarray(mask, dtype=bool).view(np.int8) * np.int8(y - n) + np.int8(n)
 
 
 _COLUMNS = ("seq", "step", "a", "b", "cond", "value", "threshold", "decision", "aux")

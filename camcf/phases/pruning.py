@@ -70,6 +70,8 @@ def _redundancy(engine, s: np.ndarray, survivors: np.ndarray, others: np.ndarray
     if n_others == 0:  # nothing to test against: every survivor stays
         return [], survivors.tolist()
     table = engine.mi_table()
+    if others.min() < 0 or others.max() >= table.shape[1]:
+        raise IndexError(f"category ids out of range 0..{table.shape[1] - 1}")
     redundant: list[tuple[int, int, float, float]] = []
     final: list[int] = []
     block = max(1, _BLOCK_CELLS // n_others)
@@ -78,7 +80,7 @@ def _redundancy(engine, s: np.ndarray, survivors: np.ndarray, others: np.ndarray
     for lo in range(0, survivors.size, block):
         fs = survivors[lo:lo + block]
         limits = gamma * s[fs]
-        vals = table[fs].take(others, axis=1)
+        vals = table[fs].take(others, axis=1, mode="clip")  # in range: checked above
         dom = rounded(vals) > rounded(limits)[:, None]
         hit = dom.any(axis=1)
         upto = np.where(hit, np.argmax(dom, axis=1) + 1, n_others)  # tests per survivor
