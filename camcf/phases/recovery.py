@@ -26,14 +26,14 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
         return []
     m = engine.m
     in_cmb = np.zeros(m, dtype=bool)
-    in_cmb[list(cmb)] = True
+    in_cmb[np.asarray(cmb, dtype=np.intp)] = True
     outside = np.nonzero(~in_cmb)[0]
     rs = rounded(s)
     eligible = outside[~(rs[outside] < delta1 / 2)]
     base = {r: list(pc) + [q + m for q in R if q != r] for r in R}
     vf_cache: dict[int, np.ndarray] = {}
     vb_cache: dict[int, float] = {}
-    pos = {int(f): i for i, f in enumerate(eligible)}
+    pos = dict(zip(eligible.tolist(), range(eligible.size), strict=True))
 
     def vf(r: int, f: int) -> float:
         if r not in vf_cache:  # one batched pass: every eligible feature against this S_base

@@ -43,19 +43,21 @@ def label_skeleton(engine, target: int, others, delta2: float, tb: TraceBuilder
     first = int(ranked[0])
     tb.add("label-cmi", TARGET, first + m, [], mi[order[0]], delta2, "accepted")
     R = [first]
-    pending = ranked[1:]
+    cond = [first + m]  # R as pool indices
+    pending = ranked[1:] + m  # pool indices, in candidate order
     while pending.size:
-        cond = [q + m for q in R]
-        vals = engine.cmi_many(target, pending + m, cond)
+        vals = engine.cmi_many(target, pending, list(cond))
         acc = np.flatnonzero(rounded(vals) > delta2)
         stop = int(acc[0]) if acc.size else pending.size - 1
         decisions = np.full(stop + 1, _REJECTED, dtype=np.int8)
         if acc.size:
             decisions[stop] = _ACCEPTED
-        tb.add("label-cmi", TARGET, pending[: stop + 1] + m, cond, vals[: stop + 1], delta2,
+        tb.add("label-cmi", TARGET, pending[: stop + 1], cond, vals[: stop + 1], delta2,
                decisions)
         if not acc.size:
             break
-        R.append(int(pending[stop]))
+        q = int(pending[stop])
+        R.append(q - m)
+        cond.append(q)
         pending = pending[stop + 1:]
     return R, ranked.tolist()
