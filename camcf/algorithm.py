@@ -113,6 +113,7 @@ def _prepare_labels(Y) -> np.ndarray:
 
 
 _SPARSE_BELOW = 0.3  # share of non-zero codes under which the engine keeps X sparse
+_SPARSE_FROM = 1 << 20  # cells from which dense input that is mostly zeros is made sparse
 _MAX_DIRECT_CODE = 64  # codes 0..63 are used as they are; other columns are recoded
 
 
@@ -120,8 +121,8 @@ def prepare_features(X):
     """Check the feature codes and put them in the engine's form, without a float copy.
 
     Returns a dense column-major array of the smallest unsigned type that holds the codes, or a
-    ``scipy.sparse`` CSC matrix (same dtype) when X is sparse or fewer than 30 % of its codes are
-    non-zero. Codes 0..63 are used as they are; a column with other values (negative, large) is
+    ``scipy.sparse`` CSC matrix (same dtype) when X is sparse or when it has at least 2^20 cells
+    and fewer than 30 % of its codes are non-zero (below that size dense counting is faster). Codes 0..63 are used as they are; a column with other values (negative, large) is
     recoded to 0..k−1 in ascending order of its values. Raises :class:`InvalidDataError` for NaN,
     non-integer values or a wrong shape and :class:`camcf.ResourceLimitError` when the codes
     would not fit in memory.
@@ -189,7 +190,7 @@ def prepare_features(X):
         else:
             out[:, a:a + block] = part
         nnz += int(np.count_nonzero(out[:, a:a + block]))
-    if nnz < _SPARSE_BELOW * n * m:
+    if nnz < _SPARSE_BELOW * n * m and n * m >= _SPARSE_FROM:
         return sp.csc_matrix(out)
     return out
 

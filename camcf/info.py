@@ -657,13 +657,18 @@ class _FastLeaveOneOut(_LeaveOneOut):
     def value(self, f: int) -> float:
         eng = self.engine
         eng.n_tests += 1
-        f = int(f)
+        v, from_table = self._single(int(f))
+        eng.n_hits += from_table
+        return v
+
+    def _single(self, f: int) -> tuple[float, bool]:
+        """value(f) without counting it, and whether it was read from the tables."""
+        eng = self.engine
         if len(self._in) - (f in self._in) == 0:  # nothing to condition on
-            eng.n_hits += 1
-            return eng._table_value(f, self.target)
+            return eng._table_value(f, self.target), True
         col, term = self._col(f)
-        s, ns = _compact(self.total - term, sort=False)
-        return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns)
+        s, ns = _compact(self.total - term if f in self._in else self.total, sort=False)
+        return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns), False
 
     def walk(self, order: Sequence[int]):
         """Backward elimination in speculative batches, with exact values.
@@ -711,6 +716,9 @@ class _FastLeaveOneOut(_LeaveOneOut):
         """
         eng = self.engine
         n, B = eng.n, len(batch)
+        if B == 1:  # one step: the plain leave-one-out value (fewer calls than a batch)
+            v, from_table = self._single(batch[0])
+            return np.array([v]), np.array([from_table])
         cols = np.asarray(batch, dtype=np.int64)
         W = eng.rows_of(cols)  # B × n codes
         inset = np.array([f in self._in for f in batch])

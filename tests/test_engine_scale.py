@@ -131,7 +131,10 @@ def test_sparse_input_stays_sparse_and_decides_as_dense():
     X, Y = problem(5, n=200, m=25, sparse_share=0.15)
     S = prepare_features(sp.csr_matrix(X))
     assert sp.issparse(S) and S.format == "csc" and S.dtype == np.uint8
-    assert sp.issparse(prepare_features(X))  # mostly zeros: kept sparse
+    assert not sp.issparse(prepare_features(X))  # small dense input: dense counts faster
+    big = np.zeros((1100, 1000), dtype=np.uint8)
+    big[::7, ::3] = 2
+    assert sp.issparse(prepare_features(big))  # ≥ 2^20 cells, mostly zeros: made sparse
     for params in (AUTHORS, HEAVIER):
         dense = quiet_run(X, Y, **params)
         sparse = quiet_run(sp.csr_matrix(X), Y, **params)
