@@ -27,6 +27,7 @@ Example
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 import warnings
@@ -35,11 +36,11 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
-from threadpoolctl import threadpool_limits
 
 from .algorithm_params import ALGORITHM_PARAMS, N_JOBS
 from .errors import InvalidDataError, ParameterError
 from .info import FastEngine, ReferenceEngine, feature_indicators
+from .parallel import one_blas_thread
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
 from .phases import (
@@ -339,9 +340,7 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
     cond_sets = CondSets()
     tests = hits = 0
     total = len(cats)
-    # the per-target products are small: BLAS threads would only contend (joblib's workers
-    # limit theirs already)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread() if ind is not None else contextlib.nullcontext():
         for c in cats:
             if progress is not None:
                 progress(c.id, total, f"target {c.display}")
