@@ -341,9 +341,18 @@ class FastEngine(_EngineBase):
         return self._t[1]
 
     def _hash(self, cols: Sequence[int]) -> np.ndarray:
+        """Row hash Σ_j a_j·x_j (mod 2^64) of pool columns ``cols``, in column blocks."""
+        cols = np.asarray(cols, dtype=np.int64)
         h = np.zeros(self.n, dtype=np.uint64)
-        for j in cols:
-            h += self.column(j).astype(np.uint64) * self._mult[int(j)]
+        block = max(1, _ELEM_BUDGET // max(self.n, 1) // 2)
+        for a in range(0, cols.size, block):
+            part = cols[a:a + block]
+            if part.size == 1:
+                h += self.column(int(part[0])).astype(np.uint64) * self._mult[int(part[0])]
+                continue
+            terms = self.rows_of(part).astype(np.uint64)
+            terms *= self._mult[part][:, None]
+            h += terms.sum(axis=0, dtype=np.uint64)
         return h
 
     # -- joint codes -------------------------------------------------------------------------
