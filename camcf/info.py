@@ -553,10 +553,14 @@ class FastEngine(_EngineBase):
         else:
             onehot[live_rows, ts_row[live_rows]] = 1.0
         counts = np.empty((k, K, 2 * S), dtype=np.int64)
-        whole = 4 * k >= self.m  # most columns: one product over all of them, then pick
-        for v in range(1, K):
-            ind = self._ind[v - 1]
-            counts[:, v, :] = (ind.T @ onehot)[part] if whole else ind[:, part].T @ onehot
+        if 4 * k >= self.m:  # most columns: one product over every code and column, then pick
+            L = self._ind.shape[0]
+            flat = self._ind.transpose(0, 2, 1).reshape(L * self.m, n)  # a view: no copy
+            prod = (flat @ onehot).reshape(L, self.m, 2 * S)
+            counts[:, 1:, :] = prod[:K - 1, part, :].transpose(1, 0, 2)
+        else:
+            for v in range(1, K):
+                counts[:, v, :] = self._ind[v - 1][:, part].T @ onehot
         counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
         return counts
 
