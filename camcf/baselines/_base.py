@@ -99,6 +99,7 @@ class MultiLabelSelector(SelectorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         tags.target_tags.multi_output = True
+        tags.input_tags.sparse = self.accepts_sparse
         return tags
 
 
