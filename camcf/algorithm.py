@@ -27,6 +27,7 @@ Example
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 import warnings
@@ -35,11 +36,11 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
-from threadpoolctl import threadpool_limits
 
 from .algorithm_params import ALGORITHM_PARAMS, N_JOBS
 from .errors import InvalidDataError, ParameterError
 from .info import FastEngine, ReferenceEngine, feature_indicators
+from .parallel import one_blas_thread
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
 from .phases import (
@@ -113,6 +114,7 @@ def _prepare_labels(Y) -> np.ndarray:
 
 
 _SPARSE_BELOW = 0.3  # share of non-zero codes under which the engine keeps X sparse
+_SPARSE_FROM = 1 << 20  # cells from which dense input that is mostly zeros is made sparse
 _MAX_DIRECT_CODE = 64  # codes 0..63 are used as they are; other columns are recoded
 
 
@@ -120,8 +122,8 @@ def prepare_features(X):
     """Check the feature codes and put them in the engine's form, without a float copy.
 
     Returns a dense column-major array of the smallest unsigned type that holds the codes, or a
-    ``scipy.sparse`` CSC matrix (same dtype) when X is sparse or fewer than 30 % of its codes are
-    non-zero. Codes 0..63 are used as they are; a column with other values (negative, large) is
+    ``scipy.sparse`` CSC matrix (same dtype) when X is sparse or when it has at least 2^20 cells
+    and fewer than 30 % of its codes are non-zero (below that size dense counting is faster). Codes 0..63 are used as they are; a column with other values (negative, large) is
     recoded to 0..k−1 in ascending order of its values. Raises :class:`InvalidDataError` for NaN,
     non-integer values or a wrong shape and :class:`camcf.ResourceLimitError` when the codes
     would not fit in memory.
@@ -189,7 +191,7 @@ def prepare_features(X):
         else:
             out[:, a:a + block] = part
         nnz += int(np.count_nonzero(out[:, a:a + block]))
-    if nnz < _SPARSE_BELOW * n * m:
+    if nnz < _SPARSE_BELOW * n * m and n * m >= _SPARSE_FROM:
         return sp.csc_matrix(out)
     return out
 
@@ -338,9 +340,7 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
     cond_sets = CondSets()
     tests = hits = 0
     total = len(cats)
-    # the per-target products are small: BLAS threads would only contend (joblib's workers
-    # limit theirs already)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread() if ind is not None else contextlib.nullcontext():
         for c in cats:
             if progress is not None:
                 progress(c.id, total, f"target {c.display}")

@@ -341,9 +341,18 @@ class FastEngine(_EngineBase):
         return self._t[1]
 
     def _hash(self, cols: Sequence[int]) -> np.ndarray:
+        """Row hash Σ_j a_j·x_j (mod 2^64) of pool columns ``cols``, in column blocks."""
+        cols = np.asarray(cols, dtype=np.int64)
         h = np.zeros(self.n, dtype=np.uint64)
-        for j in cols:
-            h += self.column(j).astype(np.uint64) * self._mult[int(j)]
+        block = max(1, _ELEM_BUDGET // max(self.n, 1) // 2)
+        for a in range(0, cols.size, block):
+            part = cols[a:a + block]
+            if part.size == 1:
+                h += self.column(int(part[0])).astype(np.uint64) * self._mult[int(part[0])]
+                continue
+            terms = self.rows_of(part).astype(np.uint64)
+            terms *= self._mult[part][:, None]
+            h += terms.sum(axis=0, dtype=np.uint64)
         return h
 
     # -- joint codes -------------------------------------------------------------------------
@@ -544,10 +553,14 @@ class FastEngine(_EngineBase):
         else:
             onehot[live_rows, ts_row[live_rows]] = 1.0
         counts = np.empty((k, K, 2 * S), dtype=np.int64)
-        whole = 4 * k >= self.m  # most columns: one product over all of them, then pick
-        for v in range(1, K):
-            ind = self._ind[v - 1]
-            counts[:, v, :] = (ind.T @ onehot)[part] if whole else ind[:, part].T @ onehot
+        if 4 * k >= self.m:  # most columns: one product over every code and column, then pick
+            L = self._ind.shape[0]
+            flat = self._ind.transpose(0, 2, 1).reshape(L * self.m, n)  # a view: no copy
+            prod = (flat @ onehot).reshape(L, self.m, 2 * S)
+            counts[:, 1:, :] = prod[:K - 1, part, :].transpose(1, 0, 2)
+        else:
+            for v in range(1, K):
+                counts[:, v, :] = self._ind[v - 1][:, part].T @ onehot
         counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
         return counts
 
@@ -657,13 +670,18 @@ class _FastLeaveOneOut(_LeaveOneOut):
     def value(self, f: int) -> float:
         eng = self.engine
         eng.n_tests += 1
-        f = int(f)
+        v, from_table = self._single(int(f))
+        eng.n_hits += from_table
+        return v
+
+    def _single(self, f: int) -> tuple[float, bool]:
+        """value(f) without counting it, and whether it was read from the tables."""
+        eng = self.engine
         if len(self._in) - (f in self._in) == 0:  # nothing to condition on
-            eng.n_hits += 1
-            return eng._table_value(f, self.target)
+            return eng._table_value(f, self.target), True
         col, term = self._col(f)
-        s, ns = _compact(self.total - term, sort=False)
-        return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns)
+        s, ns = _compact(self.total - term if f in self._in else self.total, sort=False)
+        return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns), False
 
     def walk(self, order: Sequence[int]):
         """Backward elimination in speculative batches, with exact values.
@@ -711,6 +729,9 @@ class _FastLeaveOneOut(_LeaveOneOut):
         """
         eng = self.engine
         n, B = eng.n, len(batch)
+        if B == 1:  # one step: the plain leave-one-out value (fewer calls than a batch)
+            v, from_table = self._single(batch[0])
+            return np.array([v]), np.array([from_table])
         cols = np.asarray(batch, dtype=np.int64)
         W = eng.rows_of(cols)  # B × n codes
         inset = np.array([f in self._in for f in batch])

@@ -42,3 +42,17 @@ def dask_cluster(address: str, *, timeout: float = 20.0) -> Iterator[object]:
             yield client
     finally:
         client.close()
+
+
+_BLAS = None  # one threadpoolctl controller per process (finding the libraries takes ms)
+
+
+def one_blas_thread() -> contextlib.AbstractContextManager:
+    """A context in which BLAS runs on one thread: the engine's per-target products are
+    small, and more threads would only contend with each other and with joblib's workers."""
+    global _BLAS
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
