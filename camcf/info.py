@@ -559,8 +559,8 @@ class FastEngine(_EngineBase):
     def _counts_blas(self, part: np.ndarray, ts_row: np.ndarray, live_rows, ts_counts,
                      S: int, K: int) -> np.ndarray:
         """Counts (k × K × 2S) of (code, t, stratum) of dense features (or of categories)
-        ``part`` by products [X_j == v]ᵀ · onehot(t, stratum) in float32 (exact: fewer than 2^24 rows); rows outside
-        ``live_rows`` are left out, and code 0 is the remainder."""
+        ``part`` by products [X_j == v]ᵀ · onehot(t, stratum) in float32 (exact: fewer than
+        2^24 rows); rows outside ``live_rows`` are left out, and code 0 is the remainder."""
         n, k = self.n, len(part)
         onehot = np.zeros((n, 2 * S), dtype=np.float32)
         if live_rows is None:
