@@ -46,18 +46,41 @@ def label_skeleton(engine, target: int, others, delta2: float, tb: TraceBuilder
     cond = [first + m]  # R as pool indices
     pending = ranked[1:] + m  # pool indices, in candidate order
     while pending.size:
-        vals = engine.cmi_many(target, pending, list(cond))
-        acc = np.flatnonzero(rounded(vals) > delta2)
-        stop = int(acc[0]) if acc.size else pending.size - 1
+        vals, stop = _until_accepted(engine, target, pending, cond, delta2)
+        accepted = stop is not None
+        if not accepted:
+            stop = pending.size - 1
         decisions = np.full(stop + 1, _REJECTED, dtype=np.int8)
-        if acc.size:
+        if accepted:
             decisions[stop] = _ACCEPTED
         tb.add("label-cmi", TARGET, pending[: stop + 1], cond, vals[: stop + 1], delta2,
                decisions)
-        if not acc.size:
+        if not accepted:
             break
         q = int(pending[stop])
         R.append(q - m)
         cond.append(q)
         pending = pending[stop + 1:]
     return R, ranked.tolist()
+
+
+_FIRST_CHUNK = 8  # candidates measured in the first chunk of a round (then 16, 32, …)
+
+
+def _until_accepted(engine, target: int, pending: np.ndarray, cond: list[int], delta2: float
+                    ) -> tuple[np.ndarray, int | None]:
+    """I(t; C_d | R) for the pending candidates in order, in chunks that double, up to the
+    first accepted one; returns the values measured and the accepted one's position (None:
+    none). The candidates after it are measured again given the larger R, so measuring them
+    now would be wasted: the values and decisions are those of measuring every candidate."""
+    parts = []
+    start, size = 0, _FIRST_CHUNK
+    while start < pending.size:
+        part = engine.cmi_many(target, pending[start:start + size], list(cond))
+        parts.append(part)
+        hit = np.flatnonzero(rounded(part) > delta2)
+        if hit.size:
+            return np.concatenate(parts), start + int(hit[0])
+        start += size
+        size *= 2
+    return np.concatenate(parts), None
