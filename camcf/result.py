@@ -189,7 +189,10 @@ class Result:
         indices), value, threshold, decision, aux; with ``names`` also a_name, b_name,
         cond_names and aux_name.
         """
-        sel = self.targets if target is None else [self.target(target)]
+        return self._frame(self.targets if target is None else [self.target(target)],
+                           names=names)
+
+    def _frame(self, sel: list[TargetResult], *, names: bool = True) -> pd.DataFrame:
         frames = []
         for t in sel:
             cols = t.trace
@@ -281,7 +284,9 @@ class Result:
         target by target; return the number of rows.
 
         ``fmt``: "parquet" (pyarrow; ``cond`` is a list of int32 pool indices), "csv" or
-        "jsonl" (one JSON object a line); from the file name's suffix when omitted.
+        "jsonl" (one JSON object a line); from the file name's suffix when omitted. The rows
+        are the rows of :meth:`to_frame`, built as Arrow columns straight from the trace arrays
+        (each distinct conditioning set once), never as Python objects per row.
         """
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -298,24 +303,25 @@ class Result:
         rows = 0
         writer = None
         try:
-            frames = self.iter_record(names=names)
+            from ._record import RecordColumns
+
+            rc = RecordColumns(self, names=names)
             first = True
-            for df in frames:
-                rows += len(df)
+            for t in self.targets:
+                if not t.trace or t.trace["step"].size == 0:
+                    continue
+                cols = rc.columns(t)
+                rows += t.trace["step"].size
                 if fmt == "parquet":
-                    table = pa.Table.from_pandas(df.assign(cond=[list(c) for c in df["cond"]]),
-                                                 preserve_index=False)
                     if writer is None:
-                        schema = table.schema.set(table.schema.get_field_index("cond"),
-                                                  pa.field("cond", pa.list_(pa.int32())))
-                        writer = pq.ParquetWriter(fh, schema)
-                    writer.write_table(table.cast(writer.schema))
+                        writer = pq.ParquetWriter(fh, rc.parquet_schema(t))
+                    writer.write_table(rc.table(cols, writer.schema))
                 elif fmt == "csv":
-                    out = df.assign(cond=[" ".join(map(str, c)) for c in df["cond"]])
-                    fh.write(out.to_csv(index=False, header=first).encode("utf-8"))
+                    if first:
+                        fh.write((",".join(cols) + "\n").encode())
+                    fh.write(rc.csv_bytes(cols))
                 else:
-                    fh.write(df.assign(cond=[list(c) for c in df["cond"]]).to_json(
-                        orient="records", lines=True, force_ascii=False).encode("utf-8"))
+                    fh.write(rc.jsonl_bytes(cols))
                 first = False
             if fmt == "parquet" and writer is None:  # an empty record still has a schema
                 writer = pq.ParquetWriter(fh, pa.Table.from_pandas(
@@ -454,6 +460,18 @@ class Result:
         """JSON text; the same input and parameters give the same text byte for byte."""
         from .output import json_safe
 
+        if include_trace and (indent is None or type(indent) is int):
+            # the trace's text is built column-wise (see camcf._record), then put in its place
+            from ._record import RecordColumns
+
+            d = self.to_dict()
+            d["trace"] = []
+            text = json.dumps(json_safe(d), indent=indent, ensure_ascii=False,
+                              sort_keys=False, allow_nan=False)
+            tail = '"trace": []' + ("}" if indent is None else "\n}")
+            if text.endswith(tail):
+                return (text[:-len(tail)] + '"trace": '
+                        + RecordColumns(self, names=False).trace_json(indent) + tail[11:])
         return json.dumps(json_safe(self.to_dict(include_trace=include_trace)), indent=indent,
                           ensure_ascii=False, sort_keys=False, allow_nan=False)
 
