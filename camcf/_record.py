@@ -106,6 +106,27 @@ class RecordColumns:
         self.vocab = pool + ["", "t"] + [t.category.display for t in res.targets]
         self._cache: dict = {}
 
+    def _float_text(self, v: np.ndarray, how: str) -> pa.Array:
+        """Text of each float (``how``: csv, json, py), each distinct value of the whole
+        record's value and threshold columns formatted once."""
+        got = self._cache.get(("float", how))
+        if got is None:
+            vals = [t.trace[c] for t in self.res.targets if t.trace for c in ("value", "threshold")]
+            vals, _ = _distinct_floats(np.concatenate(vals) if vals else np.empty(0))
+            if how == "csv":
+                s = vals.astype(str)
+                s[np.isnan(vals)] = ""
+                txt = s.tolist()
+            elif how == "json":
+                txt = _pd_json_values(vals)
+            else:  # json.dumps of round(v, 12), non-finite as null (Result.trace_records)
+                txt = [repr(round(x, 12)) if math.isfinite(x) else "null" for x in vals.tolist()]
+            got = (vals.view(np.int64), pa.array(txt, pa.string()))
+            self._cache[("float", how)] = got
+        bits, txt = got
+        return txt.take(pa.array(np.searchsorted(
+            bits, np.ascontiguousarray(v, dtype=np.float64).view(np.int64))))
+
     # -- columns ------------------------------------------------------------------------------
     def columns(self, t) -> dict:
         cols = t.trace
@@ -219,10 +240,7 @@ class RecordColumns:
             elif isinstance(c, CondColumn):
                 texts.append(self._cond_text(c, " "))
             elif c.dtype.kind == "f":
-                vals, inv = _distinct_floats(c)
-                s = vals.astype(str)
-                s[np.isnan(vals)] = ""
-                texts.append(pa.array(s.tolist(), pa.string()).take(pa.array(inv)))
+                texts.append(self._float_text(c, "csv"))
             else:
                 texts.append(pc.cast(pa.array(c), pa.string()))
         rows = pc.binary_join_element_wise(*texts, ",")
@@ -239,8 +257,7 @@ class RecordColumns:
             elif isinstance(c, CondColumn):
                 pieces.append(self._cond_text(c, ",", "[", "]"))
             elif c.dtype.kind == "f":
-                vals, inv = _distinct_floats(c)
-                pieces.append(pa.array(_pd_json_values(vals), pa.string()).take(pa.array(inv)))
+                pieces.append(self._float_text(c, "json"))
             else:
                 pieces.append(pc.cast(pa.array(c), pa.string()))
         pieces.append(pa.scalar("}\n"))
@@ -275,17 +292,14 @@ class RecordColumns:
                     pieces.append(self._cond_text(c, item + nl[4], "[" + nl[4], nl[3] + "]",
                                                   empty=empty_list))
                 elif c.dtype.kind == "f":
-                    vals, inv = _distinct_floats(c)
-                    txt = [repr(round(v, 12)) if math.isfinite(v) else "null"
-                           for v in vals.tolist()]
-                    pieces.append(pa.array(txt, pa.string()).take(pa.array(inv)))
+                    pieces.append(self._float_text(c, "py"))
                 else:
                     pieces.append(pc.cast(pa.array(c), pa.string()))
             pieces.append(pa.scalar(nl[2] + "}"))
             rows = pc.binary_join_element_wise(*pieces, "")
-            parts.append(bytes(_string_bytes(pc.binary_join(
+            parts.append(_string_bytes(pc.binary_join(
                 pa.ListArray.from_arrays(pa.array([0, len(rows)], pa.int32()), rows),
-                item + nl[2]))))
+                item + nl[2])))
         if not parts:
             return empty_list
         body = (item + nl[2]).encode().join(parts).decode("utf-8")

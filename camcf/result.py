@@ -307,6 +307,7 @@ class Result:
 
             rc = RecordColumns(self, names=names)
             first = True
+            pending: list = []  # parquet: targets' tables, written as row groups of ≥ 2^17 rows
             for t in self.targets:
                 if not t.trace or t.trace["step"].size == 0:
                     continue
@@ -315,7 +316,10 @@ class Result:
                 if fmt == "parquet":
                     if writer is None:
                         writer = pq.ParquetWriter(fh, rc.parquet_schema(t))
-                    writer.write_table(rc.table(cols, writer.schema))
+                    pending.append(rc.table(cols, writer.schema))
+                    if sum(len(p) for p in pending) >= 1 << 17:
+                        writer.write_table(pa.concat_tables(pending))
+                        pending = []
                 elif fmt == "csv":
                     if first:
                         fh.write((",".join(cols) + "\n").encode())
@@ -323,6 +327,8 @@ class Result:
                 else:
                     fh.write(rc.jsonl_bytes(cols))
                 first = False
+            if pending:
+                writer.write_table(pa.concat_tables(pending))
             if fmt == "parquet" and writer is None:  # an empty record still has a schema
                 writer = pq.ParquetWriter(fh, pa.Table.from_pandas(
                     self.to_frame(names=names), preserve_index=False).schema)
