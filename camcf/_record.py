@@ -11,6 +11,8 @@ JSON lines) and as ``json.dumps`` of :meth:`camcf.Result.trace_records` (``to_js
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 from dataclasses import dataclass, replace
@@ -60,12 +62,16 @@ def _string_bytes(arr: pa.Array) -> memoryview:
 
 
 def _csv_quote(values: list[str]) -> list[str]:
-    """Python csv's QUOTE_MINIMAL (what pandas' to_csv does) for each text."""
+    """Each text as a field of pandas' to_csv (Python's csv writer, QUOTE_MINIMAL, lines ended
+    by "\\n"): asked of the csv module itself, whose rules vary with the Python version."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     out = []
     for s in values:
-        if any(c in s for c in ',"\r\n'):
-            s = '"' + s.replace('"', '""') + '"'
-        out.append(s)
+        buf.seek(0)
+        buf.truncate()
+        w.writerow([s, ""])
+        out.append(buf.getvalue()[:-2])
     return out
 
 
