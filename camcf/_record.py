@@ -39,6 +39,13 @@ class Coded:
     key: str | None = None
 
 
+class Columns(dict):
+    """Column name → numpy array, :class:`Coded` or :class:`CondColumn`; :attr:`coded` gives
+    some numeric columns as :class:`Coded` too, for the text formats."""
+
+    coded: dict
+
+
 @dataclass
 class CondColumn:
     """The conditioning sets of one target: each distinct set once (offsets into ``vals``,
@@ -138,7 +145,7 @@ class RecordColumns:
         cols = t.trace
         k = cols["step"].size
         step = cols["step"].astype(np.intp)
-        out = {
+        out = Columns({
             "target": np.full(k, t.id),
             "label": Coded([t.category.label], np.zeros(k, dtype=np.intp)),
             "category": Coded([t.category.name], np.zeros(k, dtype=np.intp)),
@@ -153,7 +160,10 @@ class RecordColumns:
             "threshold": cols["threshold"],
             "decision": Coded(DECISIONS, cols["decision"].astype(np.intp), "decision"),
             "aux": cols["aux"],
-        }
+        })
+        # for the text formats: columns that are functions of an index they share with others
+        out.coded = {"target": Coded([t.id], np.zeros(k, dtype=np.intp)),
+                     "phase": Coded(_PHASE.tolist(), step, "phase")}
         if not self.names:
             return out
         cc = out["cond"]
@@ -173,6 +183,8 @@ class RecordColumns:
         n_all = np.diff(cc.offsets).astype(np.int64)
         out["cond_size_features"] = n_feat[cc.inv]
         out["cond_size_labels"] = (n_all - n_feat)[cc.inv]
+        out.coded["cond_size_features"] = Coded(n_feat.tolist(), cc.inv)
+        out.coded["cond_size_labels"] = Coded((n_all - n_feat).tolist(), cc.inv)
         return out
 
     def _cond(self, cond_id: np.ndarray) -> CondColumn:
@@ -183,21 +195,28 @@ class RecordColumns:
         gather = np.repeat(self.starts[ids] - off[:-1], lens) + np.arange(off[-1])
         return CondColumn(off.astype(np.int32), self.flat[gather], inv.ravel())
 
-    def _encoded(self, col: Coded, how: str) -> pa.Array:
-        """The column's vocabulary encoded (``how``: raw, csv, json), gathered per row."""
+    def _vocab_text(self, col: Coded, how: str) -> list[str]:
+        """The column's vocabulary encoded (``how``: raw, csv, json, py)."""
         key = (col.key, how)
         enc = self._cache.get(key) if col.key else None
         if enc is None:
-            if how == "csv":
-                vals = _csv_quote(col.values)
+            vals = col.values
+            if vals and not isinstance(vals[0], str):
+                enc = [str(v) for v in vals]
+            elif how == "csv":
+                enc = _csv_quote(vals)
             elif how == "json":
-                vals = _pd_json_values(pd.Series(col.values, dtype=object))
+                enc = _pd_json_values(pd.Series(vals, dtype=object))
+            elif how == "py":
+                enc = [json.dumps(v, ensure_ascii=False) for v in vals]
             else:
-                vals = col.values
-            enc = pa.array(vals, pa.string())
+                enc = list(vals)
             if col.key:
                 self._cache[key] = enc
-        return enc.take(pa.array(col.idx))
+        return enc
+
+    def _encoded(self, col: Coded, how: str) -> pa.Array:
+        return pa.array(self._vocab_text(col, how), pa.string()).take(pa.array(col.idx))
 
     # -- parquet ------------------------------------------------------------------------------
     def parquet_schema(self, t) -> pa.Schema:
@@ -226,7 +245,9 @@ class RecordColumns:
 
     # -- text ---------------------------------------------------------------------------------
     def _cond_text(self, c: CondColumn, sep: str, left: str = "", right: str = "",
-                   empty: str = "") -> pa.Array:
+                   empty: str = "") -> list[str]:
+        """The text of each distinct set: its indices joined by ``sep`` between ``left`` and
+        ``right`` (``empty`` for an empty set when given)."""
         items = pa.ListArray.from_arrays(pa.array(c.offsets),
                                          pc.cast(pa.array(c.vals), pa.string()))
         joined = pc.binary_join(items, sep)
@@ -235,39 +256,65 @@ class RecordColumns:
         if empty:
             joined = pc.if_else(pc.equal(pc.list_value_length(items), 0), pa.scalar(empty),
                                 joined)
-        return joined.take(pa.array(c.inv))
+        return joined.to_pylist()
 
-    def csv_bytes(self, cols: dict) -> memoryview:
-        """The rows as pandas' ``to_csv(index=False, header=False)`` writes them."""
-        texts = []
-        for c in cols.values():
+    def _rows(self, cols: Columns, keys, how: str, before, end: str, cond) -> pa.Array:
+        """Each row's text: for column ``keys[i]``, the literal ``before(i, name)`` then the
+        value's text; ``end`` after the last. Literals and columns that share one index (a
+        column constant over the target, the step's phase/name/quantity, a set's names and
+        sizes) are put together in their small vocabularies, so that rows are gathered with
+        few ``take`` and joined once."""
+        parts: list = []  # str | (list of texts, index per row) | pa.Array
+        for i, name in enumerate(keys):
+            parts.append(before(i, name))
+            c = cols.coded.get(name, cols[name])
             if isinstance(c, Coded):
-                texts.append(self._encoded(c, "csv"))
+                vocab = self._vocab_text(c, how)
+                parts.append(vocab[0] if len(vocab) == 1 else (vocab, c.idx))
             elif isinstance(c, CondColumn):
-                texts.append(self._cond_text(c, " "))
+                parts.append((self._cond_text(c, *cond), c.inv))
             elif c.dtype.kind == "f":
-                texts.append(self._float_text(c, "csv"))
+                parts.append(self._float_text(c, how))
             else:
-                texts.append(pc.cast(pa.array(c), pa.string()))
-        rows = pc.binary_join_element_wise(*texts, ",")
-        return _string_bytes(pc.binary_join_element_wise(rows, pa.scalar(""), "\n"))
+                parts.append(pc.cast(pa.array(c), pa.string()))
+        parts.append(end)
+        merged: list = []
+        for p in parts:
+            last = merged[-1] if merged else None
+            if isinstance(p, str):
+                if isinstance(last, str):
+                    merged[-1] = last + p
+                elif isinstance(last, tuple):
+                    merged[-1] = ([v + p for v in last[0]], last[1])
+                else:
+                    merged.append(p)
+            elif isinstance(p, tuple):
+                if isinstance(last, str):
+                    merged[-1] = ([last + v for v in p[0]], p[1])
+                elif isinstance(last, tuple) and last[1] is p[1]:
+                    merged[-1] = ([a + b for a, b in zip(last[0], p[0], strict=True)], p[1])
+                else:
+                    merged.append(p)
+            else:
+                merged.append(p)
+        arrays = [pa.scalar(p) if isinstance(p, str) else
+                  pa.array(p[0], pa.string()).take(pa.array(p[1])) if isinstance(p, tuple)
+                  else p for p in merged]
+        if len(arrays) == 1:
+            return arrays[0]
+        return pc.binary_join_element_wise(*arrays, "")
 
-    def jsonl_bytes(self, cols: dict) -> memoryview:
+    def csv_bytes(self, cols: Columns) -> memoryview:
+        """The rows as pandas' ``to_csv(index=False, header=False)`` writes them."""
+        return _string_bytes(self._rows(cols, list(cols), "csv",
+                                        lambda i, _: "" if i == 0 else ",", "\n", (" ",)))
+
+    def jsonl_bytes(self, cols: Columns) -> memoryview:
         """The rows as pandas' ``to_json(orient="records", lines=True, force_ascii=False)``
         writes them (each line ended by a newline)."""
-        pieces = []
-        for i, (name, c) in enumerate(cols.items()):
-            pieces.append(pa.scalar(("{" if i == 0 else ",") + json.dumps(name) + ":"))
-            if isinstance(c, Coded):
-                pieces.append(self._encoded(c, "json"))
-            elif isinstance(c, CondColumn):
-                pieces.append(self._cond_text(c, ",", "[", "]"))
-            elif c.dtype.kind == "f":
-                pieces.append(self._float_text(c, "json"))
-            else:
-                pieces.append(pc.cast(pa.array(c), pa.string()))
-        pieces.append(pa.scalar("}\n"))
-        return _string_bytes(pc.binary_join_element_wise(*pieces, ""))
+        return _string_bytes(self._rows(
+            cols, list(cols), "json", lambda i, name: ("{" if i == 0 else ",")
+            + json.dumps(name) + ":", "}\n", (",", "[", "]")))
 
     def trace_json(self, indent: int | None) -> str:
         """``json.dumps(trace_records(), indent=indent, ensure_ascii=False)`` for a trace
@@ -284,25 +331,10 @@ class RecordColumns:
         for t in self.res.targets:
             if not t.trace or t.trace["step"].size == 0:
                 continue
-            cols = self.columns(t)
-            pieces = []
-            for i, name in enumerate(keys):
-                pre = "{" if i == 0 else item
-                pieces.append(pa.scalar(pre + nl[3] + json.dumps(name) + ": "))
-                c = cols[name]
-                if isinstance(c, Coded):
-                    pieces.append(pa.array([json.dumps(v, ensure_ascii=False)
-                                            for v in c.values], pa.string()).take(
-                                                pa.array(c.idx)))
-                elif isinstance(c, CondColumn):
-                    pieces.append(self._cond_text(c, item + nl[4], "[" + nl[4], nl[3] + "]",
-                                                  empty=empty_list))
-                elif c.dtype.kind == "f":
-                    pieces.append(self._float_text(c, "py"))
-                else:
-                    pieces.append(pc.cast(pa.array(c), pa.string()))
-            pieces.append(pa.scalar(nl[2] + "}"))
-            rows = pc.binary_join_element_wise(*pieces, "")
+            rows = self._rows(self.columns(t), keys, "py",
+                              lambda i, name: ("{" if i == 0 else item) + nl[3]
+                              + json.dumps(name) + ": ", nl[2] + "}",
+                              (item + nl[4], "[" + nl[4], nl[3] + "]", empty_list))
             parts.append(_string_bytes(pc.binary_join(
                 pa.ListArray.from_arrays(pa.array([0, len(rows)], pa.int32()), rows),
                 item + nl[2])))
