@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 import pandas as pd
@@ -249,13 +250,28 @@ class Result:
         df["a_name"] = a_names
         df["b_name"] = lookup(df["b"])
         df["aux_name"] = lookup(df["aux"])
-        # per distinct conditioning set, not per row
+        # per distinct conditioning set, not per row; the sets' elements counted and named
+        # by numpy / Arrow over one flat array of them
         ids, inv = np.unique(cond_id, return_inverse=True)
         sets = [self.cond_sets[i] for i in ids.tolist()]
-        cond_names = np.array([", ".join(names[list(c)]) if c else "" for c in sets] + [""],
-                              dtype=object)[:-1]
-        n_feat = np.array([sum(1 for p in c if p < m) for c in sets], dtype=np.int64)
-        n_lab = np.array([len(c) for c in sets], dtype=np.int64) - n_feat
+        off = np.zeros(len(sets) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, sets), dtype=np.int64, count=len(sets)), out=off[1:])
+        flat = np.fromiter(chain.from_iterable(sets), dtype=np.int64, count=int(off[-1]))
+        cond_names = np.empty(len(sets), dtype=object)
+        if flat.size:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            named = pa.array(names.tolist(), pa.string()).take(  # −1 → "t", the last name
+                pa.array(np.where(flat < 0, names.size - 1, flat)))
+            cond_names[:] = pc.binary_join(pa.ListArray.from_arrays(
+                pa.array(off.astype(np.int32)), named), ", ").to_pylist()
+        else:
+            cond_names[:] = ""
+        is_feat = np.zeros(flat.size + 1, dtype=np.int64)
+        np.cumsum(flat < m, out=is_feat[1:])
+        n_feat = is_feat[off[1:]] - is_feat[off[:-1]]
+        n_lab = np.diff(off) - n_feat
         df["cond_names"] = cond_names[inv.ravel()] if ids.size else np.empty(0, dtype=object)
         df["cond_size_features"] = n_feat[inv.ravel()]
         df["cond_size_labels"] = n_lab[inv.ravel()]
