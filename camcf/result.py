@@ -467,15 +467,27 @@ class Result:
 
     def trace_records(self) -> list[dict]:
         """The whole decision record as plain dicts (for JSON)."""
-        df = self.to_frame(names=False)
+        phases = [STEPS[s][0] for s in STEP_NAMES]
+        quantities = [STEPS[s][1] for s in STEP_NAMES]
+        sets = self.cond_sets
         out = []
-        for row in df.itertuples(index=False):
-            out.append({
-                "target": int(row.target), "seq": int(row.seq), "phase": int(row.phase),
-                "step": row.step, "quantity": row.quantity, "a": int(row.a), "b": int(row.b),
-                "cond": list(row.cond), "value": _num(row.value),
-                "threshold": _num(row.threshold), "decision": row.decision, "aux": int(row.aux),
-            })
+        for t in self.targets:
+            cols = t.trace
+            if not cols or cols["step"].size == 0:
+                continue
+            k = cols["step"].size
+            seq = cols["seq"] if "seq" in cols else np.arange(k)
+            for s, st, a, b, c, v, th, d, x in zip(
+                    seq.tolist(), cols["step"].tolist(), cols["a"].tolist(),
+                    cols["b"].tolist(), cols["cond"].tolist(), cols["value"].tolist(),
+                    cols["threshold"].tolist(), cols["decision"].tolist(), cols["aux"].tolist(),
+                    strict=True):
+                out.append({
+                    "target": t.id, "seq": s, "phase": phases[st], "step": STEP_NAMES[st],
+                    "quantity": quantities[st], "a": a, "b": b, "cond": list(sets[c]),
+                    "value": _num(v), "threshold": _num(th), "decision": DECISIONS[d],
+                    "aux": x,
+                })
         return out
 
     def to_json(self, *, include_trace: bool = False, indent: int | None = 1) -> str:
