@@ -490,22 +490,33 @@ class Result:
                 })
         return out
 
+    def fill_trace(self, text: str, indent: int | None) -> str | None:
+        """``text`` (``json.dumps(..., indent=indent, ensure_ascii=False)`` of a dict whose
+        top-level ``"trace"`` is an empty list) with that list replaced by the decision record,
+        as ``json.dumps`` writes :meth:`trace_records` there; the record's text is built
+        column-wise (see :mod:`camcf._record`). None when the place is not found once (then
+        dump the dict with the records in it)."""
+        if not (indent is None or type(indent) is int):
+            return None
+        needle = '"trace": []' if indent is None else "\n" + " " * indent + '"trace": []'
+        if text.count(needle) != 1:
+            return None
+        from ._record import RecordColumns
+
+        trace = RecordColumns(self, names=False).trace_json(indent)
+        return text.replace(needle, needle[:-2] + trace)
+
     def to_json(self, *, include_trace: bool = False, indent: int | None = 1) -> str:
         """JSON text; the same input and parameters give the same text byte for byte."""
         from .output import json_safe
 
         if include_trace and (indent is None or type(indent) is int):
-            # the trace's text is built column-wise (see camcf._record), then put in its place
-            from ._record import RecordColumns
-
             d = self.to_dict()
             d["trace"] = []
-            text = json.dumps(json_safe(d), indent=indent, ensure_ascii=False,
-                              sort_keys=False, allow_nan=False)
-            tail = '"trace": []' + ("}" if indent is None else "\n}")
-            if text.endswith(tail):
-                return (text[:-len(tail)] + '"trace": '
-                        + RecordColumns(self, names=False).trace_json(indent) + tail[11:])
+            text = self.fill_trace(json.dumps(json_safe(d), indent=indent, ensure_ascii=False,
+                                              sort_keys=False, allow_nan=False), indent)
+            if text is not None:
+                return text
         return json.dumps(json_safe(self.to_dict(include_trace=include_trace)), indent=indent,
                           ensure_ascii=False, sort_keys=False, allow_nan=False)
 

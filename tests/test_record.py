@@ -160,3 +160,35 @@ def test_parquet_row_groups_hold_several_targets(res):
     f = pq.ParquetFile(io.BytesIO(res.record_bytes("parquet")))
     assert f.metadata.num_rows == res.n_rows
     assert f.metadata.num_row_groups == 1  # a small record is one row group
+
+
+def test_fill_trace_refuses_an_unclear_place(res):
+    assert res.fill_trace('{"trace": [], "x": {"trace": []}}', None) is None
+    assert res.fill_trace('{"a": 1}', 1) is None
+    assert res.fill_trace("{}", "  ") is None
+
+
+def test_cli_select_with_trace_writes_the_same_json(tmp_path):
+    from camcf.cli import main
+
+    X, Y = problem(5)
+    data = tmp_path / "d.csv"
+    df = pd.DataFrame(X, columns=[ODD[j] if j < 3 else f"x{j}" for j in range(X.shape[1])])
+    for i in range(Y.shape[1]):
+        df[f"y{i}"] = Y[:, i]
+    df.to_csv(data, index=False)
+    args = ["select", str(data), "--labels", f"last:{Y.shape[1]}", "--discretize", "none",
+            "--delta1", "0.01", "--delta2", "0.02", "--k1", "1", "--k2", "0.3"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", camcf.CamcfWarning)
+        assert main([*args, "--trace", "-o", str(tmp_path / "t.json"),
+                     "--record", str(tmp_path / "r.jsonl")]) == 0
+        assert main([*args, "-o", str(tmp_path / "n.json")]) == 0
+    text = (tmp_path / "t.json").read_text()
+    got = json.loads(text)
+    plain = json.loads((tmp_path / "n.json").read_text())
+    assert list(got) == [*[k for k in plain if k != "data"], "trace", "data"]
+    assert len(got["trace"]) == got["n_tests"] > 0
+    assert len((tmp_path / "r.jsonl").read_text().splitlines()) == got["n_tests"]
+    # the text is json.dumps of the parsed payload (the trace written as json.dumps would)
+    assert text == json.dumps(got, indent=1, ensure_ascii=False) + "\n"
