@@ -39,7 +39,7 @@ from joblib import Parallel, delayed
 
 from .algorithm_params import ALGORITHM_PARAMS, N_JOBS
 from .errors import InvalidDataError, ParameterError
-from .info import FastEngine, ReferenceEngine, feature_indicators
+from .info import FastEngine, ReferenceEngine, category_indicators, feature_indicators
 from .parallel import one_blas_thread
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
@@ -319,7 +319,8 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
     mi = eng.mi_table()
     cat_mi = eng.category_mi_table()
     card = eng.card if engine == "fast" else None
-    ind = feature_indicators(X, card) if engine == "fast" else None
+    ind = ((feature_indicators(X, card), category_indicators(C)) if engine == "fast"
+           else None)
     plan = _plan(cats, params["min_category_size"], mirror=engine == "fast")
     todo = [c for c in cats if plan[c.id] is None]
 
@@ -340,7 +341,8 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
     cond_sets = CondSets()
     tests = hits = 0
     total = len(cats)
-    with one_blas_thread() if ind is not None else contextlib.nullcontext():
+    with one_blas_thread() if ind is not None and any(a is not None for a in ind) \
+            else contextlib.nullcontext():
         for c in cats:
             if progress is not None:
                 progress(c.id, total, f"target {c.display}")
@@ -378,8 +380,8 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
 def _check_working_set(X, n_categories: int, n_jobs: int | None) -> None:
     """Refuse before allocating when the run would not fit (:func:`camcf.limits.check_memory`).
 
-    The estimate: the indicators (1 byte a cell), the shared tables (and at most 64 MB of float32
-    feature indicators for BLAS counting) and, per parallel worker,
+    The estimate: the indicators (1 byte a cell), the shared tables (and at most 2 × 64 MB of
+    float32 indicators for BLAS counting) and, per parallel worker,
     the per-target working set — a few n-length int64/uint64 vectors, the bounded count blocks
     and the joint-code cache — on top of the codes already held.
     """
@@ -394,7 +396,7 @@ def _check_working_set(X, n_categories: int, n_jobs: int | None) -> None:
     else:
         workers = (os.cpu_count() or 1) if n_jobs < 0 else int(n_jobs)
     per_worker = 12 * 8 * n + 8 * (_CELL_BUDGET + 2 * _ELEM_BUDGET) + _JOINT_CACHE_BYTES
-    tables = 8 * (m + n_categories) * n_categories + 4 * n * n_categories + _INDICATOR_BYTES
+    tables = 8 * (m + n_categories) * n_categories + 4 * n * n_categories + 2 * _INDICATOR_BYTES
     need = n * n_categories + tables + workers * per_worker
     check_memory(need, f"Ca-MCF on {n} samples × {m} features with {n_categories} label "
                        f"categories ({workers} worker{'s' if workers > 1 else ''})")
@@ -431,15 +433,15 @@ def _reintern(res: TargetResult, local_sets: list[tuple[int, ...]], cond_sets: C
 
 def target_work(X, C: np.ndarray, card: np.ndarray | None, mi: np.ndarray, cat_mi: np.ndarray,
                 category: Category, others: list[int], params: dict, trace: str = "full",
-                engine: str = "fast", indicators: np.ndarray | None = None
+                engine: str = "fast", indicators: tuple | None = None
                 ) -> tuple[TargetResult, list[tuple[int, ...]], tuple[int, int]]:
     """One target category's whole run, as a pure function of read-only inputs.
 
     ``X`` (codes, n × m, dense or sparse), ``C`` (indicators, n × C), ``card`` (code bounds of
     the pool), ``mi`` (m × C) and ``cat_mi`` (C × C) are shared and never written. Returns the
     target's result (its trace's conditioning-set ids refer to the returned list of sets), the
-    sets, and (tests, cache hits). ``indicators`` (:func:`camcf.info.feature_indicators`, shared
-    too) lets the engine count by BLAS products. This is what :func:`run` hands to joblib
+    sets, and (tests, cache hits). ``indicators`` (:func:`camcf.info.feature_indicators` and
+    :func:`camcf.info.category_indicators`, shared too) lets the engine count by BLAS products. This is what :func:`run` hands to joblib
     workers.
     """
     if engine == "reference":

@@ -76,6 +76,8 @@ class CaMCF(SubsetSelector):
     kind = "subset"
     #: Ca-MCF flattens multi-class labels itself: the evaluation hands it the label codes
     accepts_label_codes = True
+    #: a scipy.sparse X stays sparse: the engine counts codes from their stored entries
+    accepts_sparse = True
 
     def __init__(self, delta1: float = _D["delta1"], delta2: float = _D["delta2"],
                  k1: float = _D["k1"], k2: float = _D["k2"], gamma: float = _D["gamma"],

@@ -36,7 +36,7 @@ _ELEM_BUDGET = 1 << 22  # elements of one n × k block of codes or indices (~32 
 _JOINT_CACHE_BYTES = 64 << 20  # joint codes of conditioning sets kept per engine
 _TALL = 1 << 15  # rows from which counting goes one column at a time
 _INDICATOR_BYTES = 64 << 20  # float32 code indicators of X kept for BLAS counting, at most
-_BLAS_CELLS = 32  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
+_BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
 _WALK_BATCH = 64  # most backward-elimination steps computed together (see _FastLeaveOneOut)
 HASH_SEED = 20240611
 
@@ -124,6 +124,18 @@ def feature_indicators(X, card: np.ndarray) -> np.ndarray | None:
     for v in range(1, K):
         np.equal(X.T, v, out=out[v - 1], casting="unsafe")
     out = out.transpose(0, 2, 1)
+    out.flags.writeable = False
+    return out
+
+
+def category_indicators(C: np.ndarray) -> np.ndarray | None:
+    """The category indicators as float32 (n × C, column-major) for counting by a BLAS product,
+    or None from 2^24 rows or above 64 MB. Read-only and shared like
+    :func:`feature_indicators`."""
+    n, q = C.shape
+    if q == 0 or n >= 2**24 or n * q * 4 > _INDICATOR_BYTES:
+        return None
+    out = np.asfortranarray(C, dtype=np.float32)
     out.flags.writeable = False
     return out
 
@@ -280,7 +292,7 @@ class FastEngine(_EngineBase):
 
     def __init__(self, X, C: np.ndarray, *, card: np.ndarray | None = None,
                  tables: tuple[np.ndarray, np.ndarray] | None = None,
-                 indicators: np.ndarray | None = None, seed: int = HASH_SEED) -> None:
+                 indicators: tuple | None = None, seed: int = HASH_SEED) -> None:
         super().__init__(X.shape[0], X.shape[1], C.shape[1], tables)
         self.sparse = bool(sp.issparse(X))
         if self.sparse and X.format != "csc":
@@ -295,7 +307,9 @@ class FastEngine(_EngineBase):
         # rows collide with probability about 2^-63. Removing one column is a subtraction.
         self._mult = hash_multipliers(self.m + self.n_categories, seed)
         self._tab = _xlogx(np.arange(self.n + 1))
-        self._ind = indicators  # feature_indicators(X, card), or None: no BLAS counting
+        # (feature_indicators(X, card), category_indicators(C)); None in either: count those
+        # columns with bincount
+        self._ind, self._cind = indicators if indicators is not None else (None, None)
         self._joint_cache: dict[frozenset, tuple[np.ndarray, int]] = {}
         self._joint_bytes = 0
         self._t: tuple[int, np.ndarray] | None = None
@@ -341,9 +355,18 @@ class FastEngine(_EngineBase):
         return self._t[1]
 
     def _hash(self, cols: Sequence[int]) -> np.ndarray:
+        """Row hash Σ_j a_j·x_j (mod 2^64) of pool columns ``cols``, in column blocks."""
+        cols = np.asarray(cols, dtype=np.int64)
         h = np.zeros(self.n, dtype=np.uint64)
-        for j in cols:
-            h += self.column(j).astype(np.uint64) * self._mult[int(j)]
+        block = max(1, _ELEM_BUDGET // max(self.n, 1) // 2)
+        for a in range(0, cols.size, block):
+            part = cols[a:a + block]
+            if part.size == 1:
+                h += self.column(int(part[0])).astype(np.uint64) * self._mult[int(part[0])]
+                continue
+            terms = self.rows_of(part).astype(np.uint64)
+            terms *= self._mult[part][:, None]
+            h += terms.sum(axis=0, dtype=np.uint64)
         return h
 
     # -- joint codes -------------------------------------------------------------------------
@@ -504,8 +527,9 @@ class FastEngine(_EngineBase):
                 idx += ts_row[ent[0][a:b]]
                 counts = np.bincount(idx, minlength=k * per).reshape(k, K, 2 * S)
                 counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
-            elif self._ind is not None and (K - 1) * 2 * S <= _BLAS_CELLS and \
-                    int(part.max()) < self.m:
+            elif (K - 1) * 2 * S <= _BLAS_CELLS and (
+                    (self._ind is not None and int(part.max()) < self.m)
+                    or (self._cind is not None and int(part.min()) >= self.m)):
                 counts = self._counts_blas(part, ts_row, live_rows, ts_counts, S, K)
             elif rows >= _TALL:
                 # tall data: one contiguous column at a time, no n × k temporaries
@@ -534,9 +558,9 @@ class FastEngine(_EngineBase):
 
     def _counts_blas(self, part: np.ndarray, ts_row: np.ndarray, live_rows, ts_counts,
                      S: int, K: int) -> np.ndarray:
-        """Counts (k × K × 2S) of (code, t, stratum) of dense features ``part`` by products
-        [X_j == v]ᵀ · onehot(t, stratum) in float32 (exact: fewer than 2^24 rows); rows outside
-        ``live_rows`` are left out, and code 0 is the remainder."""
+        """Counts (k × K × 2S) of (code, t, stratum) of dense features (or of categories)
+        ``part`` by products [X_j == v]ᵀ · onehot(t, stratum) in float32 (exact: fewer than
+        2^24 rows); rows outside ``live_rows`` are left out, and code 0 is the remainder."""
         n, k = self.n, len(part)
         onehot = np.zeros((n, 2 * S), dtype=np.float32)
         if live_rows is None:
@@ -544,10 +568,18 @@ class FastEngine(_EngineBase):
         else:
             onehot[live_rows, ts_row[live_rows]] = 1.0
         counts = np.empty((k, K, 2 * S), dtype=np.int64)
-        whole = 4 * k >= self.m  # most columns: one product over all of them, then pick
-        for v in range(1, K):
-            ind = self._ind[v - 1]
-            counts[:, v, :] = (ind.T @ onehot)[part] if whole else ind[:, part].T @ onehot
+        if part[0] >= self.m:  # categories: one block of 0/1 indicators
+            blocks, part = self._cind[None], part - self.m
+        else:
+            blocks = self._ind
+        L, _, width = blocks.shape
+        if 4 * k >= width:  # most columns: one product over every code and column, then pick
+            flat = blocks.transpose(0, 2, 1).reshape(L * width, n)  # a view: no copy
+            prod = (flat @ onehot).reshape(L, width, 2 * S)
+            counts[:, 1:, :] = prod[:K - 1, part, :].transpose(1, 0, 2)
+        else:
+            for v in range(1, K):
+                counts[:, v, :] = blocks[v - 1][:, part].T @ onehot
         counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
         return counts
 

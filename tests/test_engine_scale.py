@@ -267,3 +267,27 @@ def test_column_at_a_time_counting_of_tall_data_gives_the_same_record(monkeypatc
     ref = quiet_run(X, Y, **HEAVIER).to_json(include_trace=True)
     monkeypatch.setattr(camcf.info, "_TALL", 1)  # every call takes the tall-data path
     assert quiet_run(X, Y, **HEAVIER).to_json(include_trace=True) == ref
+
+
+def test_sparse_x_through_the_estimator_and_the_evaluation():
+    """A sparse X (what the ARFF reader returns for large sparse files): CaMCF fits it as it
+    is and selects what it selects on the dense X; a dense-only baseline refuses it with a
+    typed error naming the way out; the evaluation makes its folds from it as from the dense
+    X."""
+    from camcf.baselines.d2f import D2F
+    from camcf.errors import InvalidDataError
+    from camcf.evaluation.framework import folds_for
+
+    X, Y = problem(3, n=200, m=25, sparse_share=0.15)
+    S = sp.csr_matrix(X)
+    dense = camcf.CaMCF(**HEAVIER).fit(X, Y)
+    sparse = camcf.CaMCF(**HEAVIER).fit(S, Y)
+    assert sparse.get_support().tolist() == dense.get_support().tolist()
+    assert sparse.get_support().any()
+    with pytest.raises(InvalidDataError, match="toarray"):
+        D2F().fit(S, Y)
+    a = folds_for(S, Y, protocol="holdout", discretize=None)
+    b = folds_for(X, Y, protocol="holdout", discretize=None)
+    assert len(a) == len(b) == 1
+    np.testing.assert_array_equal(a[0].X_train, b[0].X_train)
+    np.testing.assert_array_equal(a[0].test, b[0].test)

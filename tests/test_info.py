@@ -123,7 +123,7 @@ def test_leave_one_out_matches_reference():
 def test_blas_counting_matches_reference(codes):
     """With the shared float32 indicators the engine counts by BLAS products (few cells); the
     values are the reference's, for a few columns or most of them, with dead strata or not."""
-    from camcf.info import feature_indicators, pool_cardinality
+    from camcf.info import category_indicators, feature_indicators, pool_cardinality
 
     rng = np.random.default_rng(codes)
     n, m = 300, 40
@@ -132,10 +132,10 @@ def test_blas_counting_matches_reference(codes):
     card = pool_cardinality(X, C)
     ind = feature_indicators(X, card)
     assert ind is not None and ind.shape == (codes - 1, n, m)
-    fast = FastEngine(X, C, card=card, indicators=ind)
+    fast = FastEngine(X, C, card=card, indicators=(ind, category_indicators(C)))
     ref = ReferenceEngine(X, C)
     for cond in ([m + 1], [m + 2, m + 1], [2], [m + 1, 3]):
-        for cols in (np.arange(m), np.arange(4, 9)):
+        for cols in (np.arange(m), np.arange(4, 9), np.array([m, m + 2])):
             np.testing.assert_allclose(fast.cmi_many(0, cols, cond), ref.cmi_many(0, cols, cond),
                                        atol=1e-12, err_msg=f"cond={cond}")
     # too big for the budget or sparse: no indicators

@@ -59,9 +59,22 @@ class MultiLabelSelector(SelectorMixin, BaseEstimator):
     def _checked_params(self) -> dict:
         return validate_params(self.params, self.get_params(deep=False))
 
+    #: whether fit() takes a scipy.sparse X as it is (else: a clear error, not a TypeError)
+    accepts_sparse: ClassVar[bool] = False
+
     def _validate_xy(self, X, Y, *, dtype="numeric"):
+        import scipy.sparse as sp
+
+        if sp.issparse(X) and not self.accepts_sparse:
+            n, m = X.shape
+            raise InvalidDataError(
+                f"{type(self).__name__} needs a dense X; this one is sparse ({n} × {m}): pass "
+                f"X.toarray() ({n * m * 8 / 2**20:.0f} MB as float64) or use camcf.CaMCF, which "
+                f"keeps sparse data sparse")
+        sparse = ("csc", "csr") if self.accepts_sparse else False
         try:
-            X, Y = validate_data(self, X, Y, dtype=dtype, multi_output=True, y_numeric=False)
+            X, Y = validate_data(self, X, Y, dtype=dtype, multi_output=True, y_numeric=False,
+                                 accept_sparse=sparse)
         except ValueError as e:
             raise InvalidDataError(str(e)) from None
         return X, labels_2d(Y)
@@ -86,6 +99,7 @@ class MultiLabelSelector(SelectorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         tags.target_tags.multi_output = True
+        tags.input_tags.sparse = self.accepts_sparse
         return tags
 
 

@@ -434,7 +434,7 @@ def make_folds(
     -------
     list of Fold
     """
-    X = np.asarray(X.to_numpy() if isinstance(X, pd.DataFrame) else X)
+    X = _dense(X.to_numpy() if isinstance(X, pd.DataFrame) else X)
     Y = np.asarray(Y.to_numpy() if isinstance(Y, pd.DataFrame) else Y)
     if Y.ndim == 1:
         Y = Y[:, None]
@@ -445,7 +445,7 @@ def make_folds(
     if X_test is not None or Y_test is not None:
         if X_test is None or Y_test is None or splits is not None:
             raise ParameterError("give either splits, or both X_test and Y_test")
-        X_test = np.asarray(X_test)
+        X_test = _dense(X_test)
         Y_test = np.asarray(Y_test)
         if Y_test.ndim == 1:
             Y_test = Y_test[:, None]
@@ -1221,6 +1221,22 @@ def sensitivity_matrix(
 
 
 # ---------------------------------------------------------------------------- whole data sets
+def _dense(X) -> np.ndarray:
+    """X as a dense array. The folds hold each split's discretised rows densely (every method
+    and ML-kNN read them so), so a sparse X is made dense here, after a memory check
+    (:class:`camcf.ResourceLimitError` names the size when it does not fit)."""
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        from ..limits import check_memory
+
+        n, m = X.shape
+        check_memory(n * m * 8, f"the evaluation's dense copy of the sparse X ({n} × {m}); "
+                                f"camcf.run and `camcf select` keep it sparse")
+        return X.toarray()
+    return np.asarray(X)
+
+
 def folds_for(
     X,
     Y,
@@ -1245,7 +1261,7 @@ def folds_for(
                                  "train/test pair is the 'holdout' protocol")
         return make_folds(X, Y, X_test=X_test, Y_test=Y_test, discretize=discretize,
                           bins=bins, strategy=strategy)
-    n = int(np.asarray(X).shape[0])
+    n = int(X.shape[0] if hasattr(X, "shape") else len(X))
     splits = make_splits(n, protocol, n_repeats=n_repeats, test_size=test_size,
                          n_folds=n_folds, seed=seed)
     return make_folds(X, Y, splits, protocol=protocol, discretize=discretize, bins=bins,

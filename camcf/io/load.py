@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..dataset import Dataset
 from ..errors import (
@@ -263,14 +264,20 @@ def check_runnable(ds: Dataset, *, bins: int = 3, strategy: str = "uniform",
     """
     from ..discretize import discretize
 
-    X = np.asarray(ds.X, dtype=float)
-    bad = ~np.isfinite(X)
-    if bad.any():
-        cols = np.flatnonzero(bad.any(axis=0))
+    if sp.issparse(ds.X):  # only the stored cells can be non-finite; kept sparse
+        X = sp.csc_matrix(ds.X, dtype=float)
+        bad_cell = ~np.isfinite(X.data)
+        bad_cols = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))[bad_cell]
+        n_bad, cols = int(bad_cell.sum()), np.unique(bad_cols)
+    else:
+        X = np.asarray(ds.X, dtype=float)
+        bad = ~np.isfinite(X)
+        n_bad, cols = int(bad.sum()), np.flatnonzero(bad.any(axis=0))
+    if n_bad:
         names = ", ".join(ds.feature_names[j] for j in cols[:10]) + (
             ", …" if cols.size > 10 else "")
         raise InvalidDataError(
-            f"{ds.source}: {int(bad.sum()):,} empty or non-finite cell(s) in {cols.size} feature "
+            f"{ds.source}: {n_bad:,} empty or non-finite cell(s) in {cols.size} feature "
             f"column(s) ({names}); Ca-MCF needs complete data: fill in or remove those cells, "
             "rows or columns in the file"
         )
