@@ -68,8 +68,9 @@ def start_app(env: dict | None = None, port: int | None = None):
     raise RuntimeError("streamlit did not become healthy within 60 s")
 
 
-def wait_idle(page, timeout: float = 30_000) -> None:
-    """Wait until the script has run (Streamlit's own e2e tests wait this way)."""
+def wait_idle(page, timeout: float = 90_000) -> None:
+    """Wait until the script has run (Streamlit's own e2e tests wait this way); generous, for
+    a loaded machine."""
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                            timeout=timeout)
     page.wait_for_timeout(150)
