@@ -31,7 +31,7 @@ from .algorithm import DEFAULTS
 from .algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS
 from .cli_params import add_param_flags, flag_values, method_params
 from .errors import CamcfError, FileAccessError, ParameterError, ResourceLimitError
-from .output import write_json
+from .output import json_text, write_json, write_text
 
 #: exit codes (documented in the module docstring, ``camcf --help`` and the README)
 EXIT_OK, EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 2, 3, 4, 130
@@ -130,13 +130,18 @@ def cmd_select(args) -> int:
     if args.record:
         rows = res.write_record(args.record)
         print(f"decision record: {rows} rows written to {args.record}")
-    payload = {"method": "camcf", **res.to_dict(include_trace=args.trace)}
-    payload["data"] = {"path": str(args.data), "source": ds.source,
-                       "labels": label_spec(args), "xml": args.xml,
-                       "variable": getattr(args, "variable", None),
-                       "discretize": args.discretize, "bins": args.bins,
-                       "strategy": args.strategy}
-    _write(args.output, payload)
+    data = {"path": str(args.data), "source": ds.source, "labels": label_spec(args),
+            "xml": args.xml, "variable": getattr(args, "variable", None),
+            "discretize": args.discretize, "bins": args.bins, "strategy": args.strategy}
+    payload = {"method": "camcf", **res.to_dict()}
+    text = None
+    if args.trace:  # the decision record's text is built column-wise, then put in its place
+        text = res.fill_trace(json_text({**payload, "trace": [], "data": data}), 1)
+        if text is None:
+            payload["trace"] = res.trace_records()
+    if text is None:
+        text = json_text({**payload, "data": data})
+    write_text(args.output, text)
     print(f"{ds.source}: {ds.n_samples} samples × {ds.n_features} features, "
           f"{ds.n_labels} labels, {len(res.categories)} label categories")
     print("parameters: " + ", ".join(f"{k}={v}" for k, v in res.params.items()))

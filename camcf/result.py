@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 import pandas as pd
@@ -189,7 +190,10 @@ class Result:
         indices), value, threshold, decision, aux; with ``names`` also a_name, b_name,
         cond_names and aux_name.
         """
-        sel = self.targets if target is None else [self.target(target)]
+        return self._frame(self.targets if target is None else [self.target(target)],
+                           names=names)
+
+    def _frame(self, sel: list[TargetResult], *, names: bool = True) -> pd.DataFrame:
         frames = []
         for t in sel:
             cols = t.trace
@@ -246,13 +250,28 @@ class Result:
         df["a_name"] = a_names
         df["b_name"] = lookup(df["b"])
         df["aux_name"] = lookup(df["aux"])
-        # per distinct conditioning set, not per row
+        # per distinct conditioning set, not per row; the sets' elements counted and named
+        # by numpy / Arrow over one flat array of them
         ids, inv = np.unique(cond_id, return_inverse=True)
         sets = [self.cond_sets[i] for i in ids.tolist()]
-        cond_names = np.array([", ".join(names[list(c)]) if c else "" for c in sets] + [""],
-                              dtype=object)[:-1]
-        n_feat = np.array([sum(1 for p in c if p < m) for c in sets], dtype=np.int64)
-        n_lab = np.array([len(c) for c in sets], dtype=np.int64) - n_feat
+        off = np.zeros(len(sets) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, sets), dtype=np.int64, count=len(sets)), out=off[1:])
+        flat = np.fromiter(chain.from_iterable(sets), dtype=np.int64, count=int(off[-1]))
+        cond_names = np.empty(len(sets), dtype=object)
+        if flat.size:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            named = pa.array(names.tolist(), pa.string()).take(  # −1 → "t", the last name
+                pa.array(np.where(flat < 0, names.size - 1, flat)))
+            cond_names[:] = pc.binary_join(pa.ListArray.from_arrays(
+                pa.array(off.astype(np.int32)), named), ", ").to_pylist()
+        else:
+            cond_names[:] = ""
+        is_feat = np.zeros(flat.size + 1, dtype=np.int64)
+        np.cumsum(flat < m, out=is_feat[1:])
+        n_feat = is_feat[off[1:]] - is_feat[off[:-1]]
+        n_lab = np.diff(off) - n_feat
         df["cond_names"] = cond_names[inv.ravel()] if ids.size else np.empty(0, dtype=object)
         df["cond_size_features"] = n_feat[inv.ravel()]
         df["cond_size_labels"] = n_lab[inv.ravel()]
@@ -281,7 +300,9 @@ class Result:
         target by target; return the number of rows.
 
         ``fmt``: "parquet" (pyarrow; ``cond`` is a list of int32 pool indices), "csv" or
-        "jsonl" (one JSON object a line); from the file name's suffix when omitted.
+        "jsonl" (one JSON object a line); from the file name's suffix when omitted. The rows
+        are the rows of :meth:`to_frame`, built as Arrow columns straight from the trace arrays
+        (each distinct conditioning set once), never as Python objects per row.
         """
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -298,25 +319,32 @@ class Result:
         rows = 0
         writer = None
         try:
-            frames = self.iter_record(names=names)
+            from ._record import RecordColumns
+
+            rc = RecordColumns(self, names=names)
             first = True
-            for df in frames:
-                rows += len(df)
+            pending: list = []  # parquet: targets' tables, written as row groups of ≥ 2^17 rows
+            for t in self.targets:
+                if not t.trace or t.trace["step"].size == 0:
+                    continue
+                cols = rc.columns(t)
+                rows += t.trace["step"].size
                 if fmt == "parquet":
-                    table = pa.Table.from_pandas(df.assign(cond=[list(c) for c in df["cond"]]),
-                                                 preserve_index=False)
                     if writer is None:
-                        schema = table.schema.set(table.schema.get_field_index("cond"),
-                                                  pa.field("cond", pa.list_(pa.int32())))
-                        writer = pq.ParquetWriter(fh, schema)
-                    writer.write_table(table.cast(writer.schema))
+                        writer = pq.ParquetWriter(fh, rc.parquet_schema(t))
+                    pending.append(rc.table(cols, writer.schema))
+                    if sum(len(p) for p in pending) >= 1 << 17:
+                        writer.write_table(pa.concat_tables(pending))
+                        pending = []
                 elif fmt == "csv":
-                    out = df.assign(cond=[" ".join(map(str, c)) for c in df["cond"]])
-                    fh.write(out.to_csv(index=False, header=first).encode("utf-8"))
+                    if first:
+                        fh.write((",".join(cols) + "\n").encode())
+                    fh.write(rc.csv_bytes(cols))
                 else:
-                    fh.write(df.assign(cond=[list(c) for c in df["cond"]]).to_json(
-                        orient="records", lines=True, force_ascii=False).encode("utf-8"))
+                    fh.write(rc.jsonl_bytes(cols))
                 first = False
+            if pending:
+                writer.write_table(pa.concat_tables(pending))
             if fmt == "parquet" and writer is None:  # an empty record still has a schema
                 writer = pq.ParquetWriter(fh, pa.Table.from_pandas(
                     self.to_frame(names=names), preserve_index=False).schema)
@@ -439,21 +467,56 @@ class Result:
 
     def trace_records(self) -> list[dict]:
         """The whole decision record as plain dicts (for JSON)."""
-        df = self.to_frame(names=False)
+        phases = [STEPS[s][0] for s in STEP_NAMES]
+        quantities = [STEPS[s][1] for s in STEP_NAMES]
+        sets = self.cond_sets
         out = []
-        for row in df.itertuples(index=False):
-            out.append({
-                "target": int(row.target), "seq": int(row.seq), "phase": int(row.phase),
-                "step": row.step, "quantity": row.quantity, "a": int(row.a), "b": int(row.b),
-                "cond": list(row.cond), "value": _num(row.value),
-                "threshold": _num(row.threshold), "decision": row.decision, "aux": int(row.aux),
-            })
+        for t in self.targets:
+            cols = t.trace
+            if not cols or cols["step"].size == 0:
+                continue
+            k = cols["step"].size
+            seq = cols["seq"] if "seq" in cols else np.arange(k)
+            for s, st, a, b, c, v, th, d, x in zip(
+                    seq.tolist(), cols["step"].tolist(), cols["a"].tolist(),
+                    cols["b"].tolist(), cols["cond"].tolist(), cols["value"].tolist(),
+                    cols["threshold"].tolist(), cols["decision"].tolist(), cols["aux"].tolist(),
+                    strict=True):
+                out.append({
+                    "target": t.id, "seq": s, "phase": phases[st], "step": STEP_NAMES[st],
+                    "quantity": quantities[st], "a": a, "b": b, "cond": list(sets[c]),
+                    "value": _num(v), "threshold": _num(th), "decision": DECISIONS[d],
+                    "aux": x,
+                })
         return out
+
+    def fill_trace(self, text: str, indent: int | None) -> str | None:
+        """``text`` (``json.dumps(..., indent=indent, ensure_ascii=False)`` of a dict whose
+        top-level ``"trace"`` is an empty list) with that list replaced by the decision record,
+        as ``json.dumps`` writes :meth:`trace_records` there; the record's text is built
+        column-wise (see :mod:`camcf._record`). None when the place is not found once (then
+        dump the dict with the records in it)."""
+        if not (indent is None or type(indent) is int):
+            return None
+        needle = '"trace": []' if indent is None else "\n" + " " * indent + '"trace": []'
+        if text.count(needle) != 1:
+            return None
+        from ._record import RecordColumns
+
+        trace = RecordColumns(self, names=False).trace_json(indent)
+        return text.replace(needle, needle[:-2] + trace)
 
     def to_json(self, *, include_trace: bool = False, indent: int | None = 1) -> str:
         """JSON text; the same input and parameters give the same text byte for byte."""
         from .output import json_safe
 
+        if include_trace and (indent is None or type(indent) is int):
+            d = self.to_dict()
+            d["trace"] = []
+            text = self.fill_trace(json.dumps(json_safe(d), indent=indent, ensure_ascii=False,
+                                              sort_keys=False, allow_nan=False), indent)
+            if text is not None:
+                return text
         return json.dumps(json_safe(self.to_dict(include_trace=include_trace)), indent=indent,
                           ensure_ascii=False, sort_keys=False, allow_nan=False)
 
