@@ -23,7 +23,7 @@ st.subheader("Decision record")
 st.caption(f"{res.n_tests:,} decisions: phase, step, quantity, variables, conditioning set, "
            "value (bits), threshold, decision.")
 d1, d2, d3 = st.columns(3)
-d1.download_button("Decision record (CSV)", lambda: res.to_frame().to_csv(index=False),
+d1.download_button("Decision record (CSV)", lambda: res.record_bytes("csv"),
                    "camcf-decisions.csv", "text/csv", on_click="ignore", key="ex_dec_csv")
 d3.download_button("Decision record (Parquet)", lambda: res.record_bytes("parquet"),
                    "camcf-decisions.parquet", "application/vnd.apache.parquet",
