@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import time
 import warnings
 from collections.abc import Callable
@@ -333,9 +334,11 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
         outcomes = (target_work(X, C, card, mi, cat_mi, c, others(c), params, trace, engine,
                                 ind) for c in todo)
     else:
-        outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(target_work)(X, C, card, mi, cat_mi, c, others(c), params, trace, engine,
-                                 ind) for c in todo)
+        # every shared array above 64 kB goes to the workers once, as a memory map (joblib's
+        # default, 1 MB, would pickle the smaller tables and indicators again for every task)
+        outcomes = Parallel(n_jobs=n_jobs, return_as="generator", max_nbytes="64K")(
+            delayed(_target_work_packed)(X, C, card, mi, cat_mi, c, others(c), params, trace,
+                                         engine, ind) for c in todo)
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()
@@ -349,6 +352,8 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
             how = plan[c.id]
             if how is None:
                 res, local_sets, (n_t, n_h) = next(outcomes)
+                if isinstance(local_sets, tuple):  # from a worker: (values, lengths)
+                    local_sets = _unpack_sets(*local_sets)
                 targets[c.id] = _reintern(res, local_sets, cond_sets)
                 tests += n_t
                 hits += n_h
@@ -441,8 +446,8 @@ def target_work(X, C: np.ndarray, card: np.ndarray | None, mi: np.ndarray, cat_m
     the pool), ``mi`` (m × C) and ``cat_mi`` (C × C) are shared and never written. Returns the
     target's result (its trace's conditioning-set ids refer to the returned list of sets), the
     sets, and (tests, cache hits). ``indicators`` (:func:`camcf.info.feature_indicators` and
-    :func:`camcf.info.category_indicators`, shared too) lets the engine count by BLAS products. This is what :func:`run` hands to joblib
-    workers.
+    :func:`camcf.info.category_indicators`, shared too) lets the engine count by BLAS
+    products. This is what :func:`run` hands to joblib workers.
     """
     if engine == "reference":
         eng = ReferenceEngine(X, C, tables=(mi, cat_mi))
@@ -451,6 +456,23 @@ def target_work(X, C: np.ndarray, card: np.ndarray | None, mi: np.ndarray, cat_m
     cond_sets = CondSets()
     res = _run_target(eng, category, others, mi[:, category.id], params, cond_sets, trace)
     return res, cond_sets.sets, (eng.n_tests, eng.n_hits)
+
+
+def _target_work_packed(*args):
+    """:func:`target_work` for a worker process: the conditioning sets travel back as two
+    int32 arrays (their values, their lengths), not as Python tuples (pickling ~10^6 ints
+    cost more than the work on Enron)."""
+    res, sets, counts = target_work(*args)
+    lengths = np.fromiter(map(len, sets), dtype=np.int32, count=len(sets))
+    values = np.fromiter(itertools.chain.from_iterable(sets), dtype=np.int32,
+                         count=int(lengths.sum()))
+    return res, (values, lengths), counts
+
+
+def _unpack_sets(values: np.ndarray, lengths: np.ndarray) -> list[tuple[int, ...]]:
+    flat = values.tolist()
+    ends = np.cumsum(lengths).tolist()
+    return [tuple(flat[e - k:e]) for e, k in zip(ends, lengths.tolist(), strict=True)]
 
 
 def _run_target(eng, c: Category, others, s: np.ndarray, params: dict,
