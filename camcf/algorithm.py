@@ -124,8 +124,9 @@ def prepare_features(X):
 
     Returns a dense column-major array of the smallest unsigned type that holds the codes, or a
     ``scipy.sparse`` CSC matrix (same dtype) when X is sparse or when it has at least 2^20 cells
-    and fewer than 30 % of its codes are non-zero (below that size dense counting is faster). Codes 0..63 are used as they are; a column with other values (negative, large) is
-    recoded to 0..k−1 in ascending order of its values. Raises :class:`InvalidDataError` for NaN,
+    and fewer than 30 % of its codes are non-zero (below that size dense counting is faster).
+    Codes 0..63 are used as they are; a column with other values (negative, large) is recoded
+    to 0..k−1 in ascending order of its values. Raises :class:`InvalidDataError` for NaN,
     non-integer values or a wrong shape and :class:`camcf.ResourceLimitError` when the codes
     would not fit in memory.
     """
