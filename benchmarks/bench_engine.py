@@ -18,15 +18,11 @@ import tracemalloc
 import warnings
 
 import numpy as np
+from bench_settings import SETTINGS  # the one declaration, beside this script
 
 import camcf
 from camcf.catalog import available, data_dir, load_shared
 from camcf.discretize import discretize
-
-SETTINGS = {
-    "authors": dict(delta1=0.05, delta2=0.1, k1=0.7, k2=1.0),
-    "heavier": dict(delta1=0.01, delta2=0.02, k1=1.0, k2=0.3),
-}
 
 
 class _Stop(Exception):

@@ -22,10 +22,7 @@ import sys
 import time
 import warnings
 
-SETTINGS = {
-    "authors": dict(delta1=0.05, delta2=0.1, k1=0.7, k2=1.0),
-    "heavier": dict(delta1=0.01, delta2=0.02, k1=1.0, k2=0.3),
-}
+from bench_settings import SETTINGS  # the one declaration, beside this script
 
 
 def _data(name):

@@ -25,10 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-SETTINGS = {
-    "authors": dict(delta1=0.05, delta2=0.1, k1=0.7, k2=1.0),
-    "heavier": dict(delta1=0.01, delta2=0.02, k1=1.0, k2=0.3),
-}
+from bench_settings import SETTINGS  # the one declaration, beside this script
+
 # name -> (n, m, q)
 POINTS = {
     "rows-1e5": (100_000, 100, 10),

@@ -24,16 +24,11 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from bench_settings import SETTINGS  # the one declaration, beside this script
 
 import camcf
 from camcf.catalog import available, load_shared
 from camcf.discretize import discretize
-
-SETTINGS = {
-    "authors": dict(delta1=0.05, delta2=0.1, k1=0.7, k2=1.0),
-    "heavier": dict(delta1=0.01, delta2=0.02, k1=1.0, k2=0.3),
-}
-
 
 _INT_COLUMNS = ("target", "seq", "step", "a", "b", "decision", "aux")
 TOLERANCE = 1e-12  # bits; values are compared to this, everything else exactly
