@@ -62,8 +62,7 @@ RUN_CACHE_ENTRIES = 8
 
 PARAM_DEFAULTS = dict(camcf.DEFAULTS)
 #: the run's discretisation settings (keys mode/bins/strategy) from the declarations
-DISC_DEFAULTS = {"mode": _disc["discretize"].default, "bins": _disc["bins"].default,
-                 "strategy": _disc["strategy"].default}
+DISC_DEFAULTS = {p.name: p.default for p in DISCRETIZE_PARAMS}
 #: options shown with a friendlier wording
 OPTION_NAMES = {"uniform": "equal width", "quantile": "equal frequency"}
 DEMO_DEFAULTS = {"n": 1000, "seed": 0}
@@ -182,7 +181,7 @@ def load_checked(req: dict, disc: dict) -> DataBundle:
 
     bundle = load_request(req)
     check_runnable(bundle.dataset, bins=int(disc["bins"]), strategy=disc["strategy"],
-                   mode=disc["mode"])
+                   discretize=disc["discretize"])
     return bundle
 
 
@@ -194,7 +193,7 @@ def execute(data: DataBundle, disc: dict, params: dict, progress=None) -> RunRec
     """Discretise and run Ca-MCF (no caching here). Raises CamcfError on bad choices."""
     ds = data.dataset
     codes, info = discretize(ds.X, bins=int(disc["bins"]), strategy=disc["strategy"],
-                             mode=disc["mode"], names=list(ds.feature_names))
+                             discretize=disc["discretize"], names=list(ds.feature_names))
     kinds: dict[str, int] = {}
     for col in info:
         kinds[col["kind"]] = kinds.get(col["kind"], 0) + 1
@@ -395,8 +394,8 @@ def params_from_state(state) -> tuple[dict, dict]:
     """(Ca-MCF parameters, discretisation) as the widgets currently hold them."""
     params = {p.name: p.kind(state.get(WIDGET_KEYS[p.name], p.default))
               for p in ALGORITHM_PARAMS}
-    d = {p.name: p.kind(state.get(WIDGET_KEYS[p.name], p.default)) for p in DISCRETIZE_PARAMS}
-    disc = {"mode": d["discretize"], "bins": d["bins"], "strategy": d["strategy"]}
+    disc = {p.name: p.kind(state.get(WIDGET_KEYS[p.name], p.default))
+            for p in DISCRETIZE_PARAMS}
     return params, disc
 
 

@@ -42,7 +42,9 @@ DISCRETIZE_PARAMS: tuple[Param, ...] = (
     Param("discretize", "auto", str, options=("auto", "none"), symbol="discretisation",
           help="auto: integer columns with ≤ 10 values as they are, others binned; none: the "
                "data already holds integer codes"),
-    Param("bins", 3, int, low=2, symbol="bins", help="bins for continuous columns"),
+    # at most 10,000: the bin edges are allocated, so a huge count would take the machine's
+    # memory before anything could be binned
+    Param("bins", 3, int, low=2, high=10_000, symbol="bins", help="bins for continuous columns"),
     Param("strategy", "uniform", str, options=("uniform", "quantile"), symbol="strategy",
           help="binning strategy: uniform (equal width) or quantile (equal frequency)"),
 )

@@ -102,9 +102,10 @@ def codes_of(ds, args) -> np.ndarray:
     from .discretize import discretize
 
     if args.discretize == "none":
-        discretize(ds.X, mode="none")  # checks that every value is an integer code
+        discretize(ds.X, discretize="none")  # checks that every value is an integer code
         return np.asarray(ds.X).astype(np.int64)
-    codes, _ = discretize(ds.X, bins=args.bins, strategy=args.strategy, mode=args.discretize)
+    codes, _ = discretize(ds.X, bins=args.bins, strategy=args.strategy,
+                          discretize=args.discretize)
     return codes
 
 

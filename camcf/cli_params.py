@@ -22,6 +22,8 @@ def _number(p: Param):
     def convert(text: str):
         if p.none_ok and text.lower() in ("none", "null"):
             return None
+        if text in p.words:
+            return text
         try:
             if p.kind is int and p.also is float and "." in text:
                 return float(text)
@@ -30,7 +32,7 @@ def _number(p: Param):
             raise argparse.ArgumentTypeError(
                 f"{p.flag} expects {p.describe()}, got {text!r}") from None
 
-    convert.__name__ = p.kind.__name__
+    convert.__name__ = p.kind.__name__ + "".join(f" or {w}" for w in p.words)
     return convert
 
 
@@ -61,7 +63,7 @@ def add_param_flags(parser, params: Iterable[Param], *, with_defaults: bool = Tr
             kw["metavar"] = "true|false"
         elif p.kind in (int, float):
             kw["type"] = _number(p)
-            kw["metavar"] = "N" if p.kind is int else "X"
+            kw["metavar"] = ("N" if p.kind is int else "X") + "".join(f"|{w}" for w in p.words)
         label = f"{p.symbol}: " if p.symbol and p.symbol != p.name else ""
         kw["help"] = f"{label}{p.help or p.describe()} ({default_text})".replace("%", "%%")
         kw["default"] = p.default if with_defaults else argparse.SUPPRESS

@@ -15,17 +15,25 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.preprocessing import KBinsDiscretizer
 
-from .errors import InvalidDataError, ParameterError
+from .algorithm_params import DISCRETIZE_PARAMS
+from .errors import InvalidDataError
+from .params import validate
+
+_DISC = {p.name: p for p in DISCRETIZE_PARAMS}
 
 #: Most distinct integer values a column may have to be used as it is.
 MAX_AS_IS = 10
-#: Most bins a column may be cut into (the bin edges are allocated: a huge count would take the
-#: machine's memory before anything could be binned).
-MAX_BINS = 10_000
-STRATEGIES = ("uniform", "quantile")
-MODES = ("auto", "none")
+#: Most bins a column may be cut into (declared with ``bins``).
+MAX_BINS = int(_DISC["bins"].high)
 
 _KBD_PARAMS = set(inspect.signature(KBinsDiscretizer).parameters)
+
+
+def check_discretization(**settings) -> dict:
+    """The discretisation settings (``discretize``, ``bins``, ``strategy``) validated against
+    their declarations (:data:`camcf.algorithm_params.DISCRETIZE_PARAMS`); missing ones take
+    their defaults. :class:`~camcf.errors.ParameterError` names a bad one."""
+    return validate(DISCRETIZE_PARAMS, settings)
 
 
 def _is_integral(col: np.ndarray) -> bool:
@@ -69,7 +77,7 @@ def discretize(
     *,
     bins: int = 3,
     strategy: str = "uniform",
-    mode: str = "auto",
+    discretize: str = "auto",
     names: list[str] | None = None,
 ) -> tuple[np.ndarray, list[dict]]:
     """Turn a feature matrix into discrete codes.
@@ -82,7 +90,7 @@ def discretize(
         Number of bins for a column that is binned (at least 2).
     strategy : {"uniform", "quantile"}, default "uniform"
         Equal-width or equal-frequency bins (scikit-learn's ``KBinsDiscretizer``).
-    mode : {"auto", "none"}, default "auto"
+    discretize : {"auto", "none"}, default "auto"
         ``"auto"``: a column of integers with at most 10 distinct values is used as it is, any
         other column is binned. ``"none"``: no binning; every column must hold integers, whose
         distinct values are mapped to codes 0..k−1.
@@ -102,21 +110,13 @@ def discretize(
 
     Raises
     ------
-    ParameterError
-        ``bins`` below 2 or not an integer, unknown ``strategy`` or ``mode``.
+    camcf.ParameterError
+        ``bins`` below 2 or not an integer, unknown ``strategy`` or ``discretize``.
     InvalidDataError
-        ``X`` is not 2-D or not numeric, holds NaN/inf, or (mode ``"none"``) non-integers.
+        ``X`` is not 2-D or not numeric, holds NaN/inf, or (``discretize="none"``) non-integers.
     """
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or not (
-            2 <= bins <= MAX_BINS):
-        raise ParameterError(
-            f"bins must be a whole number from 2 to {MAX_BINS:,}; got bins={bins!r}")
-    if strategy not in STRATEGIES:
-        raise ParameterError(
-            f"strategy must be one of {', '.join(STRATEGIES)}; got strategy={strategy!r}"
-        )
-    if mode not in MODES:
-        raise ParameterError(f"mode must be one of {', '.join(MODES)}; got mode={mode!r}")
+    check_discretization(discretize=discretize, bins=bins, strategy=strategy)
+    mode = discretize
     if sp.issparse(X):
         out = _discretize_sparse(X, bins, strategy, mode)
         if out is not None:
@@ -157,9 +157,9 @@ def discretize(
         bad = [j for j in range(m) if not _is_integral(A[:, j])]
         if bad:
             raise InvalidDataError(
-                f"with mode='none' every value must be an integer code, but column(s) "
+                f"with discretize='none' every value must be an integer code, but column(s) "
                 f"{', '.join(colname(j) for j in bad[:20])} hold non-integer values; use "
-                "mode='auto' to bin them"
+                "discretize='auto' to bin them"
             )
     for j in range(m):
         col = A[:, j]
@@ -252,13 +252,13 @@ def _discretize_sparse(X, bins: int, strategy: str, mode: str):
                      "edges": [float(e) for e in edges], "values": None})
     if non_integral:
         raise InvalidDataError(
-            f"with mode='none' every value must be an integer code, but column(s) "
+            f"with discretize='none' every value must be an integer code, but column(s) "
             f"{', '.join(str(j) for j in non_integral[:20])} hold non-integer values; use "
-            "mode='auto' to bin them"
+            "discretize='auto' to bin them"
         )
     codes = sp.csc_matrix((out, A.indices.copy(), A.indptr.copy()), shape=(n, m))
     codes.eliminate_zeros()
     return codes, info
 
 
-__all__ = ["MAX_AS_IS", "discretize"]
+__all__ = ["MAX_AS_IS", "check_discretization", "discretize"]

@@ -4,7 +4,23 @@ from __future__ import annotations
 
 
 class CamcfError(Exception):
-    """Base class of every error camcf raises on purpose."""
+    """Base class of every error camcf raises on purpose.
+
+    The message (``str(e)``) is complete English for a command line. Errors may also carry
+    structured ``fields`` (keyword arguments of the constructor, readable as attributes and as
+    ``e.fields``) so that another front end (the app) can word the problem itself instead of
+    rewriting the message.
+
+    >>> e = ParameterError("k1 must be in (0, 1], got 0", name="k1", value=0, allowed="(0, 1]")
+    >>> e.name, e.value, e.allowed, e.fields["name"]
+    ('k1', 0, '(0, 1]', 'k1')
+    """
+
+    def __init__(self, *args, **fields) -> None:
+        super().__init__(*args)
+        self.fields: dict = dict(fields)
+        for key, value in fields.items():
+            setattr(self, key, value)
 
 
 class DataFormatError(CamcfError, ValueError):
@@ -20,7 +36,16 @@ class InvalidDataError(CamcfError, ValueError):
 
 
 class ParameterError(CamcfError, ValueError):
-    """A parameter is out of its range; the message names the parameter and the value received."""
+    """A parameter is out of its range; the message names the parameter and the value received.
+
+    Raised by :meth:`camcf.params.Param.validate` with the fields ``name`` (the parameter),
+    ``value`` (what was received) and ``allowed`` (the allowed values in words, as
+    :meth:`~camcf.params.Param.describe` gives them).
+    """
+
+    name: str | None = None
+    value: object = None
+    allowed: str | None = None
 
 
 class ResourceLimitError(CamcfError, MemoryError):

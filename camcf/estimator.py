@@ -108,7 +108,8 @@ class CaMCF(SubsetSelector):
         if X.shape[0] < 2:
             raise InvalidDataError(f"X has n_samples = {X.shape[0]}; Ca-MCF needs at least 2 "
                                    "samples (dependence cannot be measured on one sample)")
-        codes, _ = discretize(X, bins=p["bins"], strategy=p["strategy"], mode=p["discretize"])
+        codes, _ = discretize(X, bins=p["bins"], strategy=p["strategy"],
+                              discretize=p["discretize"])
         algo = {name: p[name] for name in _by_name(ALGORITHM_PARAMS)}
         algo["n_jobs"] = p["n_jobs"]
         with warnings.catch_warnings():

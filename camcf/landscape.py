@@ -158,7 +158,7 @@ def _metric_grid(ds: Dataset, disc: Mapping[str, Any], x: str, xs: Sequence[floa
     """One ML-kNN metric per cell via the evaluation package (the only call into it)."""
     from . import evaluation as ev
 
-    folds = ev.make_folds(ds.X, ds.Y, protocol="holdout", discretize=disc.get("mode", "auto"),
+    folds = ev.make_folds(ds.X, ds.Y, protocol="holdout", discretize=disc.get("discretize", "auto"),
                           bins=int(disc.get("bins", 3)),
                           strategy=disc.get("strategy", "uniform"),
                           splits=ev.make_splits(ds.n_samples, "holdout", seed=seed))
@@ -214,7 +214,7 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
     disc = dict(disc or {})
     t0 = time.perf_counter()
     codes, _ = discretize(ds.X, bins=int(disc.get("bins", 3)),
-                          strategy=disc.get("strategy", "uniform"), mode=disc.get("mode", "auto"))
+                          strategy=disc.get("strategy", "uniform"), discretize=disc.get("discretize", "auto"))
     Y = ds.Y
     total = len(xs) * len(ys)
     done = 0

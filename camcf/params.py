@@ -16,6 +16,14 @@ Traceback (most recent call last):
 camcf.errors.ParameterError: k1 must be in (0, 1], got 0
 >>> p.flag
 '--k1'
+>>> d = Param("delta1", 0.05, float, low=0, words=("auto",))
+>>> d.validate("auto"), d.describe()
+('auto', "in [0, inf) or 'auto'")
+>>> try:
+...     d.validate(-1)
+... except ParameterError as e:
+...     print(e.name, e.value, e.allowed)
+delta1 -1 in [0, inf) or 'auto'
 """
 
 from __future__ import annotations
@@ -55,6 +63,9 @@ class Param:
     also: type | None = None
     # values inside the range that are not allowed (e.g. n_jobs = 0)
     exclude: tuple = ()
+    # words a number parameter also accepts, each with its own meaning given in ``help``
+    # (e.g. ``"auto"`` for a threshold derived from the data)
+    words: tuple[str, ...] = ()
 
     @property
     def flag(self) -> str:
@@ -75,43 +86,50 @@ class Param:
         left = "[" if self.low is not None and self.low_closed else "("
         right = "]" if self.high is not None and self.high_closed else ")"
         but = f" except {', '.join(_num(x) for x in self.exclude)}" if self.exclude else ""
-        return f"in {left}{lo}, {hi}{right}{but}"
+        words = "".join(f" or {w!r}" for w in self.words)
+        return f"in {left}{lo}, {hi}{right}{but}{words}"
+
+    def _error(self, message: str, value: Any) -> ParameterError:
+        return ParameterError(message, name=self.name, value=value, allowed=self.describe())
 
     def validate(self, value: Any) -> Any:
-        """The value, converted to ``kind``; :class:`ParameterError` if it is not allowed."""
+        """The value, converted to ``kind``; :class:`ParameterError` (with the fields ``name``,
+        ``value`` and ``allowed``) if it is not allowed."""
         if value is None:
             if self.none_ok:
                 return None
-            raise ParameterError(f"{self.name} is required ({self.describe()}), got None")
+            raise self._error(f"{self.name} is required ({self.describe()}), got None", value)
+        if self.words and isinstance(value, str) and value in self.words:
+            return value
         if self.kind is bool:
             if isinstance(value, bool):
                 return value
-            raise ParameterError(f"{self.name} must be True or False, got {value!r}")
+            raise self._error(f"{self.name} must be True or False, got {value!r}", value)
         if self.kind is str:
             if not isinstance(value, str):
-                raise ParameterError(f"{self.name} must be a string ({self.describe()}), got "
-                                     f"{value!r}")
+                raise self._error(f"{self.name} must be a string ({self.describe()}), got "
+                                  f"{value!r}", value)
             if self.options is not None and value not in self.options:
-                raise ParameterError(f"{self.name} must be {self.describe()}, got {value!r}")
+                raise self._error(f"{self.name} must be {self.describe()}, got {value!r}", value)
             return value
         kinds = tuple(k for k in (self.kind, self.also) if k is not None)
         if isinstance(value, bool) or not isinstance(value, Real):
-            raise ParameterError(f"{self.name} must be a number ({self.describe()}), got "
-                                 f"{value!r}")
+            raise self._error(f"{self.name} must be a number ({self.describe()}), got "
+                              f"{value!r}", value)
         if float in kinds:
             v: Any = float(value)
         elif isinstance(value, Integral):
             v = int(value)
         else:
-            raise ParameterError(f"{self.name} must be an integer ({self.describe()}), got "
-                                 f"{value!r}")
+            raise self._error(f"{self.name} must be an integer ({self.describe()}), got "
+                              f"{value!r}", value)
         if not math.isfinite(v):
-            raise ParameterError(f"{self.name} must be finite, got {value!r}")
+            raise self._error(f"{self.name} must be finite, got {value!r}", value)
         if (self.low is not None and (v < self.low or (v == self.low and not self.low_closed))) \
                 or (self.high is not None
                     and (v > self.high or (v == self.high and not self.high_closed))) \
                 or v in self.exclude:
-            raise ParameterError(f"{self.name} must be {self.describe()}, got {value!r}")
+            raise self._error(f"{self.name} must be {self.describe()}, got {value!r}", value)
         return v
 
 
@@ -124,7 +142,8 @@ def validate(params: Iterable[Param], values: Mapping[str, Any]) -> dict:
     decl = {p.name: p for p in params}
     unknown = sorted(set(values) - set(decl))
     if unknown:
-        raise ParameterError(f"unknown parameter(s) {unknown}; known: {sorted(decl)}")
+        raise ParameterError(f"unknown parameter(s) {unknown}; known: {sorted(decl)}",
+                             name=unknown[0], value=values[unknown[0]], allowed=sorted(decl))
     return {name: p.validate(values.get(name, p.default)) for name, p in decl.items()}
 
 

@@ -31,14 +31,11 @@ WIDGET_KEYS: dict[str, str] = {
     "strategy": "d_strategy"}
 #: shorter query names of some parameters (the rest use the declared name)
 _QUERY_NAME = {"min_category_size": "min_cat", "discretize": "disc"}
-#: a run's discretisation dict names its entries differently from the declarations
-_DISC_NAME = {"discretize": "mode"}
 #: query name -> (the declaration, widget key, run-dict ("params" / "disc"), name in that dict)
 FIELDS: dict[str, tuple[Param, str, str, str]] = {
     **{_QUERY_NAME.get(p.name, p.name): (p, WIDGET_KEYS[p.name], "params", p.name)
        for p in ALGORITHM_PARAMS},
-    **{_QUERY_NAME.get(p.name, p.name): (p, WIDGET_KEYS[p.name], "disc",
-                                         _DISC_NAME.get(p.name, p.name))
+    **{_QUERY_NAME.get(p.name, p.name): (p, WIDGET_KEYS[p.name], "disc", p.name)
        for p in DISCRETIZE_PARAMS},
 }
 #: parameter name (as in a Result) -> widget key, for values set from a page

@@ -93,7 +93,7 @@ if pressed:
         with status:
             comparisons = compare_data_sets(
                 data, used, protocol=protocol, n_repeats=int(repeats), test_size=float(test_size),
-                n_folds=int(folds_n), seed=int(seed), discretize=rec.disc["mode"],
+                n_folds=int(folds_n), seed=int(seed), discretize=rec.disc["discretize"],
                 bins=int(rec.disc["bins"]), strategy=rec.disc["strategy"],
                 n_features=n_features, k=int(k), neighbours=neighbours, progress=progress)
         secs = time.perf_counter() - t0

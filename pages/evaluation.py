@@ -116,7 +116,7 @@ def _folds(rec, settings: dict):
     ds = rec.data.dataset
     return folds_for(ds.X, ds.Y, protocol=settings["protocol"], n_repeats=settings["repeats"],
                      test_size=settings["test_size"], n_folds=settings["folds"],
-                     seed=settings["seed"], discretize=rec.disc["mode"],
+                     seed=settings["seed"], discretize=rec.disc["discretize"],
                      bins=int(rec.disc["bins"]), strategy=rec.disc["strategy"])
 
 

@@ -38,7 +38,7 @@ with right:
                        "discretisation", "columns"],
          "value": [f"{p['delta1']:g} bits", f"{p['delta2']:g} bits", f"{p['k1']:g}",
                    f"{p['k2']:g}", f"{p['gamma']:g}", str(p["min_category_size"]),
-                   p["recovery"], f"{rec.disc['mode']}, {rec.disc['bins']} bins "
+                   p["recovery"], f"{rec.disc['discretize']}, {rec.disc['bins']} bins "
                    f"({rec.disc['strategy']})",
                    ", ".join(f"{v} {k}" for k, v in rec.disc_info.items())]},
         hide_index=True, width="stretch")

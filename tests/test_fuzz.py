@@ -273,16 +273,16 @@ def test_hostile_parameters_give_a_result_or_a_parameter_error(delta1, delta2, k
 
 @FUZZ
 @given(bins=HOSTILE_NUMBERS, strategy=st.sampled_from(["uniform", "quantile", "kmeans", None, 3]),
-       mode=st.sampled_from(["auto", "none", "", None]),
+       how=st.sampled_from(["auto", "none", "", None]),
        scale=st.sampled_from([1.0, 1e-300, 1e300, 1.7e308]),
        shift=st.sampled_from([0.0, -1.7e308, 1e308]))
-def test_hostile_discretisation(bins, strategy, mode, scale, shift):
+def test_hostile_discretisation(bins, strategy, how, scale, shift):
     rng = np.random.default_rng(0)
     with np.errstate(over="ignore"):
         X = np.clip(rng.normal(size=(30, 3)) * scale + shift, -1.7e308, 1.7e308)
     with bounded():
         try:
-            codes, info = discretize(X, bins=bins, strategy=strategy, mode=mode)
+            codes, info = discretize(X, bins=bins, strategy=strategy, discretize=how)
             assert codes.shape == X.shape and (codes >= 0).all()
             for col in info:
                 if col["edges"] is not None:

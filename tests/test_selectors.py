@@ -110,7 +110,7 @@ def test_exported_command_and_params_table_follow_the_declarations():
     from camcf.viz.export import cli_command, params_table
 
     cmd = cli_command("d.csv", labels="last:2", xml=None,
-                      discretize={"mode": "auto", "bins": 3, "strategy": "uniform"},
+                      discretize={"discretize": "auto", "bins": 3, "strategy": "uniform"},
                       params=dict(DEFAULTS, delta1=0.02))
     for p in ALGORITHM_PARAMS:
         assert p.flag in cmd

@@ -43,7 +43,7 @@ def run_button(at):
 def test_query_round_trip():
     params = dict(camcf_defaults())
     params.update(delta1=0.035, k2=0.6, recovery="all", min_category_size=7)
-    disc = {"mode": "auto", "bins": 4, "strategy": "quantile"}
+    disc = {"discretize": "auto", "bins": 4, "strategy": "quantile"}
     q = to_query(params, disc, {"kind": "demo", "n": 800, "seed": 3})
     assert q["data"] == "demo" and q["n"] == "800" and q["delta1"] == "0.035"
     widgets, req, problems = from_query(q)

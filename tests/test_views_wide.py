@@ -16,7 +16,7 @@ from camcf.viz import figures, graphs, summary
 
 
 def _run(ds, **params):
-    codes, _ = discretize(ds.X, mode="none")
+    codes, _ = discretize(ds.X, discretize="none")
     return camcf.run(codes, ds.Y, feature_names=ds.feature_names, label_names=ds.label_names,
                      category_names=ds.category_names, **params)
 

@@ -234,7 +234,7 @@ def test_style_and_legend():
 
 def test_export_config_and_cli(res, demo):
     src = {"kind": "demo", "path": "demo.csv", "labels": "last:5", "xml": None}
-    cfg = run_config(src, {"mode": "auto", "bins": 3, "strategy": "uniform"}, res.params)
+    cfg = run_config(src, {"discretize": "auto", "bins": 3, "strategy": "uniform"}, res.params)
     cmd = cfg["cli"]
     assert cmd.startswith("camcf select demo.csv --labels last:5 --discretize auto --bins 3 "
                           "--strategy uniform --delta1 0.05 --delta2 0.1 --k1 0.7 --k2 1")
@@ -268,7 +268,7 @@ def test_exported_command_reproduces_the_run_through_the_cli(res, demo, tmp_path
     cli = pytest.importorskip("camcf.cli")
     (tmp_path / "demo.csv").write_text(dataset_csv(demo.dataset))
     src = {"kind": "demo", "path": "demo.csv", "labels": "last:5", "xml": None}
-    cfg = run_config(src, {"mode": "auto", "bins": 3, "strategy": "uniform"}, res.params)
+    cfg = run_config(src, {"discretize": "auto", "bins": 3, "strategy": "uniform"}, res.params)
     argv = shlex.split(cfg["cli"])[1:]
     monkeypatch.chdir(tmp_path)
     cli.main(argv)

@@ -212,9 +212,9 @@ def compare_command(args: argparse.Namespace) -> tuple[dict, pd.DataFrame]:
         if args.discretize == "none":
             from ..discretize import discretize
 
-            discretize(ds.X, mode="none")  # integer codes, handed over as they are
+            discretize(ds.X, discretize="none")  # integer codes, handed over as they are
             if test is not None:
-                discretize(test.X, mode="none")
+                discretize(test.X, discretize="none")
         loaded[name] = (ds.X, ds.Y) if test is None else (ds.X, ds.Y, test.X, test.Y)
         data[name] = {"source": ds.source, "n_samples": ds.n_samples + (
             test.n_samples if test is not None else 0), "n_features": ds.n_features,

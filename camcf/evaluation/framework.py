@@ -284,20 +284,21 @@ class Discretizer:
     ----------
     bins : int, default 3
     strategy : {"uniform", "quantile"}, default "uniform"
-    mode : {"auto", "none"}, default "auto"
+    discretize : {"auto", "none"}, default "auto"
         As for :func:`camcf.discretize.discretize`.
     """
 
-    def __init__(self, bins: int = 3, strategy: str = "uniform", mode: str = "auto") -> None:
+    def __init__(self, bins: int = 3, strategy: str = "uniform",
+                 discretize: str = "auto") -> None:
         self.bins = bins
         self.strategy = strategy
-        self.mode = mode
+        self.discretize = discretize
 
     def fit(self, X: np.ndarray) -> Discretizer:
         from ..discretize import discretize
 
         self.codes_, self.info_ = discretize(
-            X, bins=self.bins, strategy=self.strategy, mode=self.mode
+            X, bins=self.bins, strategy=self.strategy, discretize=self.discretize
         )
         return self
 
@@ -337,7 +338,8 @@ class Discretizer:
 
     def describe(self) -> dict[str, Any]:
         """Settings and, if fitted, how many columns were used as-is / binned / constant."""
-        out: dict[str, Any] = {"bins": self.bins, "strategy": self.strategy, "mode": self.mode}
+        out: dict[str, Any] = {"bins": self.bins, "strategy": self.strategy,
+                                 "discretize": self.discretize}
         if hasattr(self, "info_"):
             kinds = [i["kind"] for i in self.info_]
             out["columns"] = {k: kinds.count(k) for k in ("as-is", "binned", "constant")}
@@ -477,7 +479,7 @@ def make_folds(
             X_tr = np.asarray(X[train], dtype=np.int64)
             X_te = np.asarray(X[test], dtype=np.int64)
         else:
-            disc = Discretizer(bins=bins, strategy=strategy, mode=discretize)
+            disc = Discretizer(bins=bins, strategy=strategy, discretize=discretize)
             X_tr = disc.fit_transform(X[train])
             X_te = disc.transform(X[test])
         fold = Fold(

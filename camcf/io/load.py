@@ -248,7 +248,7 @@ def load_train_test(
 
 
 def check_runnable(ds: Dataset, *, bins: int = 3, strategy: str = "uniform",
-                   mode: str = "auto") -> None:
+                   discretize: str = "auto") -> None:
     """Raise a :class:`~camcf.errors.CamcfError` when Ca-MCF cannot run on ``ds`` as it is.
 
     A reader accepts files with empty cells or labels that never vary (they are still a data
@@ -259,10 +259,10 @@ def check_runnable(ds: Dataset, *, bins: int = 3, strategy: str = "uniform",
     Parameters
     ----------
     ds : Dataset
-    bins, strategy, mode
+    bins, strategy, discretize
         The discretisation that will be used (see :func:`camcf.discretize.discretize`).
     """
-    from ..discretize import discretize
+    from ..discretize import discretize as _discretize
 
     if sp.issparse(ds.X):  # only the stored cells can be non-finite; kept sparse
         X = sp.csc_matrix(ds.X, dtype=float)
@@ -292,7 +292,7 @@ def check_runnable(ds: Dataset, *, bins: int = 3, strategy: str = "uniform",
             "nothing to explain; check which columns are the labels (labels / --labels) and "
             "that the label values vary"
         )
-    discretize(X, bins=bins, strategy=strategy, mode=mode)
+    _discretize(X, bins=bins, strategy=strategy, discretize=discretize)
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")

@@ -28,7 +28,7 @@ def cli_command(data_path: str, *, labels: str | None, xml: str | None, discreti
         args += ["--labels", labels]
     if xml:
         args += ["--xml", xml]
-    args += ["--discretize", discretize.get("mode", "auto"), "--bins",
+    args += ["--discretize", discretize.get("discretize", "auto"), "--bins",
              str(discretize.get("bins", 3)), "--strategy", discretize.get("strategy", "uniform")]
     for p in ALGORITHM_PARAMS:
         key, flag = p.name, p.flag

@@ -265,7 +265,7 @@ _APP_WORDS: tuple[tuple[str, str], ...] = (
 _APP_RX: tuple[tuple[str, str], ...] = (
     (r"choose one with variable='([^']*)'", r"choose one under Variables (e.g. \1)"),
     (r"\bdelta1\b", "δ1"), (r"\bdelta2\b", "δ2"),
-    (r"\bmode='(none|auto)'", r"discretisation mode \1"),
+    (r"\bdiscretize='(none|auto)'", r"discretisation \1"),
     (r"\bX has (missing|infinite) values", r"The features have \1 values"),
     (r"\bmin_category_size\b", "minimum category size"),
     (r"\s*\(--[a-z-]+[^)]*\)", ""),
