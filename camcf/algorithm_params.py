@@ -9,7 +9,8 @@ exported reproduce-command. A parameter added here appears in all of them.
 * :data:`DISCRETIZE_PARAMS` — how the estimator codes continuous columns before selecting.
 * :data:`CAMCF_PARAMS` — the estimator's parameters: both of the above and ``n_jobs``.
 
-``widget`` hints for the app (slider range and step) live in :data:`WIDGETS`, keyed by name.
+Each number parameter declares the range a user interface offers (``widget``: slider min, max
+and step); :data:`WIDGETS` lists them by name.
 
 This module imports nothing from camcf but :mod:`camcf.params` (no import cycles).
 """
@@ -19,19 +20,23 @@ from __future__ import annotations
 from .params import Param
 
 ALGORITHM_PARAMS: tuple[Param, ...] = (
-    Param("delta1", 0.05, float, low=0, symbol="δ1",
+    Param("delta1", 0.05, float, low=0, symbol="δ1", widget=(0.0, 0.3, 0.005),
           help="feature–category threshold in bits: a feature enters a category's candidates "
                "when its mutual information with the category exceeds it"),
-    Param("delta2", 0.1, float, low=0, symbol="δ2",
+    Param("delta2", 0.1, float, low=0, symbol="δ2", widget=(0.0, 0.5, 0.01),
           help="category–category threshold in bits: a category joins the label skeleton when "
                "its dependence on the target exceeds it"),
     Param("k1", 0.7, float, low=0, high=1, low_closed=False, symbol="k1",
+          widget=(0.05, 1.0, 0.05),
           help="share of the Phase 2 candidates kept, in (0, 1]"),
     Param("k2", 1.0, float, low=0, high=1, low_closed=False, symbol="k2",
+          widget=(0.05, 1.0, 0.05),
           help="share of the blanket kept in Phase 4, in (0, 1]"),
     Param("gamma", 1.2, float, low=0, low_closed=False, symbol="γ", advanced=True,
+          widget=(0.1, 5.0, 0.05),
           help="redundancy margin (> 0)"),
     Param("min_category_size", 5, int, low=1, symbol="minimum category size", advanced=True,
+          widget=(1, 10_000, 1),
           help="skip label categories with fewer positive samples"),
     Param("recovery", "first", str, options=("first", "all"), symbol="recovery", advanced=True,
           help="Phase 3: stop after the first recovered feature (authors' code) or try all "
@@ -44,7 +49,8 @@ DISCRETIZE_PARAMS: tuple[Param, ...] = (
                "data already holds integer codes"),
     # at most 10,000: the bin edges are allocated, so a huge count would take the machine's
     # memory before anything could be binned
-    Param("bins", 3, int, low=2, high=10_000, symbol="bins", help="bins for continuous columns"),
+    Param("bins", 3, int, low=2, high=10_000, symbol="bins", widget=(2, 20, 1),
+          help="bins for continuous columns"),
     Param("strategy", "uniform", str, options=("uniform", "quantile"), symbol="strategy",
           help="binning strategy: uniform (equal width) or quantile (equal frequency)"),
 )
@@ -55,16 +61,9 @@ N_JOBS = Param("n_jobs", None, int, low=-1, exclude=(0,), none_ok=True, symbol="
 
 CAMCF_PARAMS: tuple[Param, ...] = (*ALGORITHM_PARAMS, *DISCRETIZE_PARAMS, N_JOBS)
 
-#: App widget hints: (min, max, step) of a slider or number input, per parameter name.
+#: (min, max, step) a user interface offers, per number parameter (from the declarations)
 WIDGETS: dict[str, tuple[float, float, float]] = {
-    "delta1": (0.0, 0.3, 0.005),
-    "delta2": (0.0, 0.5, 0.01),
-    "k1": (0.05, 1.0, 0.05),
-    "k2": (0.05, 1.0, 0.05),
-    "gamma": (0.1, 5.0, 0.05),
-    "min_category_size": (1, 10_000, 1),
-    "bins": (2, 20, 1),
-}
+    p.name: p.widget for p in CAMCF_PARAMS if p.widget is not None}
 
 
 def by_name(params: tuple[Param, ...] = CAMCF_PARAMS) -> dict[str, Param]:

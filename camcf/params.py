@@ -66,6 +66,27 @@ class Param:
     # words a number parameter also accepts, each with its own meaning given in ``help``
     # (e.g. ``"auto"`` for a threshold derived from the data)
     words: tuple[str, ...] = ()
+    # (min, max, step) a user interface offers for a number (a slider or number input, the
+    # landscape and tuning grids, values read from a link); inside the validation range
+    widget: tuple[float, float, float] | None = None
+
+    def __post_init__(self) -> None:
+        if self.widget is not None:
+            lo, hi, _ = self.widget
+            for v in (lo, hi):
+                try:
+                    self.validate(v)
+                except ParameterError:
+                    raise ValueError(f"{self.name}: widget bound {v} is outside the declared "
+                                     f"range {self.describe()}") from None
+
+    def ui_range(self) -> tuple[float, float, float]:
+        """(min, max, step) for a user interface: ``widget`` when declared, else the validation
+        range (open ends as 0 and 10,000) with step 1."""
+        if self.widget is not None:
+            return self.widget
+        return (self.low if self.low is not None else 0,
+                self.high if self.high is not None else 10_000, 1)
 
     @property
     def flag(self) -> str:
