@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import itertools
 import time
 import warnings
 from collections.abc import Callable
@@ -40,19 +39,13 @@ from joblib import Parallel, delayed
 
 from .algorithm_params import ALGORITHM_PARAMS, N_JOBS
 from .errors import InvalidDataError, ParameterError
-from .info import FastEngine, ReferenceEngine, category_indicators, feature_indicators
+from .info import pool_levels
 from .parallel import one_blas_thread
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
-from .phases import (
-    label_skeleton,
-    parents_children,
-    recover_blocked,
-    spouses,
-    symmetry_and_redundancy,
-)
+from .phases import run_target
 from .result import Category, Result, TargetResult
-from .trace import TRACE_LEVELS, CondSets, TraceBuilder
+from .trace import TRACE_LEVELS, CondSetList, CondSets
 
 #: Ca-MCF's defaults, from the one declaration in :mod:`camcf.algorithm_params`.
 DEFAULTS = _param_defaults(ALGORITHM_PARAMS)
@@ -64,53 +57,189 @@ class CamcfWarning(UserWarning):
     """Something in the data the user should know about (a label skipped, nothing selected)."""
 
 
-def check_params(delta1, delta2, k1, k2, gamma, min_category_size, recovery) -> dict:
-    """Validate parameters against :data:`camcf.algorithm_params.ALGORITHM_PARAMS`; raise
-    :class:`ParameterError` naming the argument, the value and the allowed range."""
-    return _validate_params(ALGORITHM_PARAMS, {
-        "delta1": delta1, "delta2": delta2, "k1": k1, "k2": k2, "gamma": gamma,
-        "min_category_size": min_category_size, "recovery": recovery})
+_NAMES = tuple(p.name for p in ALGORITHM_PARAMS)
 
 
-def _as_codes(X, what: str = "X") -> np.ndarray:
-    try:
-        A = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as e:
-        raise InvalidDataError(f"{what} must be numeric: {e}") from None
+def check_params(*args, **kwargs) -> dict:
+    """Validate Ca-MCF's parameters against :data:`camcf.algorithm_params.ALGORITHM_PARAMS`
+    (positional in declaration order — delta1, delta2, k1, k2, gamma, min_category_size,
+    recovery, significance — or by name; missing ones take the declared defaults) and raise
+    :class:`ParameterError` naming the argument, the value and the allowed range.
+
+    Returns the parameters as a run records them before a threshold given as ``"auto"`` is
+    resolved: ``significance`` is kept only when delta1 or delta2 is ``"auto"`` (it is not a
+    parameter of a run at numeric thresholds).
+    """
+    if len(args) > len(_NAMES):
+        raise TypeError(f"check_params takes at most {len(_NAMES)} positional arguments "
+                        f"({', '.join(_NAMES)})")
+    values = dict(zip(_NAMES, args, strict=False))
+    twice = sorted(set(values) & set(kwargs))
+    if twice:
+        raise TypeError(f"check_params got {twice[0]!r} twice")
+    values.update(kwargs)
+    out = _validate_params(ALGORITHM_PARAMS, values)
+    if "auto" not in (out["delta1"], out["delta2"]):
+        out.pop("significance")
+    return out
+
+
+def check_data(X, Y, *, discretize: str = "none", bins: int = 3, strategy: str = "uniform",
+               feature_names=None, label_names=None, source: str | None = None) -> None:
+    """Raise a :class:`camcf.CamcfError` when Ca-MCF cannot run on ``X`` and ``Y``.
+
+    The one check :func:`run` applies to its input and a caller applies before it replaces a
+    working data set (the app's load check): nothing is discretised or copied beyond one
+    column block at a time, and a ``scipy.sparse`` X is checked through its stored entries.
+
+    Parameters
+    ----------
+    X : array (n, m) or scipy.sparse matrix
+        The features: integer codes when ``discretize="none"`` (what :func:`run` takes), any
+        finite numbers when ``"auto"`` (they will be binned).
+    Y : array (n, q) or (n,)
+        Label codes: 0/1, −1/+1 or non-negative category codes.
+    discretize, bins, strategy
+        The discretisation that will be used (:func:`camcf.discretize.discretize`).
+    feature_names, label_names : sequence of str, optional
+        Checked to have one name per column; used in messages.
+    source : str, optional
+        Where the data came from (a file name), put at the start of every message.
+
+    Raises
+    ------
+    ParameterError
+        A bad discretisation setting.
+    InvalidDataError
+        No rows or no feature columns, missing (NaN) or infinite feature values, non-integer
+        codes (``discretize="none"``), codes beyond ±2**53, label columns that are missing,
+        negative or all constant, row counts or name counts that do not match.
+    """
+    from .discretize import check_discretization
+
+    check_discretization(discretize=discretize, bins=bins, strategy=strategy)
+    pre = f"{source}: " if source else ""
+    n, m = _check_features(X, discretize, feature_names, pre)
+    if Y is None:
+        raise InvalidDataError(f"{pre}Y (the label matrix) is required when X is an array")
+    A = _as_float(Y, "Y", pre)
+    if A.ndim == 1:
+        A = A[:, None]
     if A.ndim != 2:
-        raise InvalidDataError(f"{what} must be a 2-D array (samples × columns), got shape "
+        raise InvalidDataError(f"{pre}Y must be 1-D or 2-D (samples × labels), got shape "
                                f"{A.shape}")
-    _check_codes(A, what)
-    return A.astype(np.int64)
+    if A.shape[0] != n:
+        raise InvalidDataError(f"{pre}X has {n} rows but Y has {A.shape[0]}; give one label row "
+                               f"per sample")
+    if A.shape[1] == 0:
+        raise InvalidDataError(f"{pre}Y has no label columns; name the label columns of the "
+                               f"data")
+    _check_codes(A, "Y", 0, pre)
+    varying = 0
+    for i in range(A.shape[1]):
+        vals = np.unique(A[:, i])
+        if vals.min() < 0 and not (set(vals.tolist()) <= {-1.0, 1.0}):
+            raise InvalidDataError(
+                f"{pre}label column {i} has negative codes "
+                f"{sorted(int(v) for v in vals if v < 0)}; labels must be 0/1, −1/+1 or "
+                f"non-negative category codes")
+        varying += vals.size > 1
+    if not varying:
+        what = "all zero" if not A.any() else "constant"
+        raise InvalidDataError(
+            f"{pre}every label column holds a single value ({what}): every label has one "
+            "category only, so there is nothing to explain; check which columns are the labels "
+            "(labels / --labels) and that the label values vary — Ca-MCF needs at least one "
+            "label with two or more categories")
+    if feature_names is not None and len(feature_names) != m:
+        raise InvalidDataError(f"{pre}got {len(feature_names)} feature names for {m} columns")
+    if label_names is not None and len(label_names) != A.shape[1]:
+        raise InvalidDataError(f"{pre}got {len(label_names)} label names for {A.shape[1]} "
+                               f"labels")
 
 
-def _check_codes(A: np.ndarray, what: str, offset: int = 0) -> None:
+def _as_float(X, what: str, pre: str = "") -> np.ndarray:
+    try:
+        return np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise InvalidDataError(f"{pre}{what} must be numeric: {e}") from None
+
+
+def _check_features(X, discretize: str, names, pre: str) -> tuple[int, int]:
+    """Shape, finiteness and (``discretize="none"``) integer codes of X, column block by
+    column block (sparse: the stored entries); returns (n, m)."""
+    if sp.issparse(X):
+        if X.ndim != 2:
+            raise InvalidDataError(f"{pre}X must be 2-D, got shape {X.shape}")
+        Xc = sp.csc_matrix(X)
+        data = Xc.data if Xc.data.dtype.kind in "iub" else _as_float(Xc.data, "X", pre)
+        cols = np.repeat(np.arange(Xc.shape[1]), np.diff(Xc.indptr))
+        blocks = [(data, cols)]
+        n, m = Xc.shape
+    else:
+        A = X if isinstance(X, np.ndarray) and X.dtype.kind in "iubf" else _as_float(X, "X", pre)
+        if A.ndim != 2:
+            raise InvalidDataError(f"{pre}X must be a 2-D array (samples × columns), got shape "
+                                   f"{A.shape}")
+        n, m = A.shape
+        step = max(1, (1 << 22) // max(n, 1))
+        blocks = ((A[:, a:a + step], a) for a in range(0, m, step))
+    if n == 0:
+        raise InvalidDataError(f"{pre}the data has no rows; give at least one sample")
+    if m == 0:
+        raise InvalidDataError(f"{pre}X has no feature columns to select from")
+    for block, where in blocks:
+        if block.dtype.kind in "iub":
+            if discretize == "none" and block.size and int(np.abs(
+                    block.astype(np.int64, copy=False)).max()) > 2**53:
+                raise InvalidDataError(f"{pre}X holds values beyond ±2**53; codes must be "
+                                       f"small integers: recode them as 0..k-1")
+            continue
+        bad = ~np.isfinite(block)
+        if bad.any():
+            if isinstance(where, np.ndarray):  # sparse: column of each stored entry
+                bad_cols = np.unique(where[bad])
+            else:
+                bad_cols = np.flatnonzero(bad.any(axis=0)) + where
+            shown = ", ".join(str(names[j]) if names is not None and len(names) == m else str(j)
+                              for j in bad_cols[:10]) + (", …" if bad_cols.size > 10 else "")
+            raise InvalidDataError(
+                f"{pre}X has {int(bad.sum()):,} missing (NaN) or infinite cell(s) — empty or "
+                f"non-finite — in feature column(s) {shown}; Ca-MCF needs complete data: "
+                f"impute, fill in or remove those cells, rows or columns")
+        if discretize == "none":
+            _check_codes(block if block.ndim == 2 else block[:, None], "X",
+                         where if not isinstance(where, np.ndarray) else 0, pre)
+    return n, m
+
+
+def _check_codes(A: np.ndarray, what: str, offset: int = 0, pre: str = "") -> None:
     """Raise if the float block ``A`` (columns from ``offset``) has NaN or non-integer values."""
     if np.isnan(A).any():
         cols = (np.nonzero(np.isnan(A).any(axis=0))[0][:5] + offset).tolist()
-        raise InvalidDataError(f"{what} has missing values (NaN) in column(s) {cols}; impute or "
-                               f"drop them first")
+        raise InvalidDataError(f"{pre}{what} has missing values (NaN) in column(s) {cols}; impute "
+                               f"or drop them first")
     if A.size and float(np.abs(A).max()) > 2.0**53:  # int64 would overflow or merge codes
-        raise InvalidDataError(f"{what} holds values beyond ±2**53 ({float(np.abs(A).max()):.6g}); "
-                               f"codes must be small integers: recode them as 0..k-1")
+        raise InvalidDataError(f"{pre}{what} holds values beyond ±2**53 "
+                               f"({float(np.abs(A).max()):.6g}); codes must be small integers: "
+                               f"recode them as 0..k-1")
     if not np.all(A == np.round(A)):
         cols = (np.nonzero((A != np.round(A)).any(axis=0))[0][:5] + offset).tolist()
         raise InvalidDataError(
-            f"{what} must hold discrete codes; column(s) {cols} have non-integer values: "
+            f"{pre}{what} must hold discrete codes; column(s) {cols} have non-integer values: "
             f"discretise first (camcf.discretize) or pass a camcf.Dataset")
 
 
 def _prepare_labels(Y) -> np.ndarray:
-    Y = _as_codes(Y, "Y")
-    Y = Y.copy()
+    """Y (checked by :func:`check_data`) as int64 codes, one column a label, −1/+1 read as 0/1."""
+    Y = np.asarray(Y, dtype=float)
+    if Y.ndim == 1:
+        Y = Y[:, None]
+    Y = Y.astype(np.int64)
     for i in range(Y.shape[1]):
         vals = set(np.unique(Y[:, i]).tolist())
         if vals <= {-1, 1} and -1 in vals:
             Y[:, i] = (Y[:, i] == 1).astype(np.int64)  # −1/+1 is read as 0/1
-        elif min(vals) < 0:
-            raise InvalidDataError(
-                f"label column {i} has negative codes {sorted(v for v in vals if v < 0)}; labels "
-                f"must be 0/1, −1/+1 or non-negative category codes")
     return Y
 
 
@@ -119,8 +248,10 @@ _SPARSE_FROM = 1 << 20  # cells from which dense input that is mostly zeros is m
 _MAX_DIRECT_CODE = 64  # codes 0..63 are used as they are; other columns are recoded
 
 
-def prepare_features(X):
+def prepare_features(X, *, checked: bool = False):
     """Check the feature codes and put them in the engine's form, without a float copy.
+
+    ``checked=True`` skips the checks of the values (:func:`check_data` made them).
 
     Returns a dense column-major array of the smallest unsigned type that holds the codes, or a
     ``scipy.sparse`` CSC matrix (same dtype) when X is sparse or when it has at least 2^20 cells
@@ -143,7 +274,8 @@ def prepare_features(X):
                 data = data.astype(float)
             except (TypeError, ValueError) as e:
                 raise InvalidDataError(f"X must be numeric: {e}") from None
-            _check_codes(data[:, None], "X")
+            if not checked:
+                _check_codes(data[:, None], "X")
         lo = data.min() if data.size else 0
         hi = data.max() if data.size else 0
         if lo < 0 or hi >= _MAX_DIRECT_CODE:
@@ -167,7 +299,7 @@ def prepare_features(X):
     if A.ndim != 2:
         raise InvalidDataError(f"X must be a 2-D array (samples × columns), got shape {A.shape}")
     if A.dtype.kind not in "iubf":
-        A = _as_codes(A, "X")
+        A = _as_float(A, "X")
     n, m = A.shape
     if n * m == 0:
         return np.zeros((n, m), dtype=np.uint8, order="F")
@@ -175,7 +307,7 @@ def prepare_features(X):
     lo = hi = 0
     for a in range(0, m, block):  # checks in column blocks: no full-size float temporaries
         part = A[:, a:a + block]
-        if A.dtype.kind == "f":
+        if A.dtype.kind == "f" and not checked:
             _check_codes(part, "X", a)
         lo, hi = min(lo, part.min()), max(hi, part.max())
     recode = lo < 0 or hi >= _MAX_DIRECT_CODE
@@ -213,13 +345,19 @@ def flatten_labels(Y: np.ndarray, label_names: list[str],
     return cats
 
 
-def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7,
-        k2: float = 1.0, gamma: float = 1.2, min_category_size: int = 5,
-        recovery: str = "first", feature_names: list[str] | None = None,
+_D = DEFAULTS
+
+
+def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = _D["delta2"],
+        k1: float = _D["k1"], k2: float = _D["k2"], gamma: float = _D["gamma"],
+        min_category_size: int = _D["min_category_size"], recovery: str = _D["recovery"],
+        significance: float = _D["significance"], feature_names: list[str] | None = None,
         label_names: list[str] | None = None, category_names: list[dict] | None = None,
         engine: str = "fast", progress: Progress | None = None, n_jobs: int | None = None,
         trace: str = "full") -> Result:
     """Run Ca-MCF and record its decisions.
+
+    The defaults are those declared in :data:`camcf.algorithm_params.ALGORITHM_PARAMS`.
 
     Parameters
     ----------
@@ -228,8 +366,12 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
         A Dataset is discretised with :func:`camcf.discretize.discretize` defaults and supplies
         ``Y`` and the names. Sparse input stays sparse in the engine.
     Y : array (n_samples, n_labels) of label codes (0/1, −1/+1 or category codes)
-    delta1, delta2 : float ≥ 0
-        Feature–category and category–category thresholds, in bits.
+    delta1, delta2 : float ≥ 0 or "auto"
+        Feature–category and category–category thresholds, in bits. ``"auto"``: the threshold
+        a G test at level ``significance`` amounts to on these data
+        (:func:`camcf.significance.suggest_thresholds`); the run is then exactly a run at that
+        number, which :attr:`Result.params` records (with ``significance``) and
+        :attr:`Result.thresholds` explains.
     k1, k2 : float in (0, 1]
         Share of the Phase 2 candidates kept; share of the blanket kept in Phase 4.
     gamma : float > 0
@@ -239,9 +381,12 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
     recovery : {"first", "all"}
         "first" stops Phase 3 after the first recovered feature (the authors' code), "all"
         tries every feature (the paper's Algorithm 4).
-    engine : {"fast", "reference"}
-        "reference" computes every quantity separately and both categories of a binary label
-        (the straightforward implementation; slow, for checking and benchmarks).
+    significance : float in (0, 1)
+        The level α from which an ``"auto"`` threshold is derived (unused otherwise).
+    engine : str
+        A name of :data:`camcf.engines.ENGINES`: "fast" (default) or "reference" (every
+        quantity computed separately, both categories of a binary label; slow, for checking
+        and benchmarks).
     progress : callable(done, total, message), optional
         Called before each target category is taken (in flattening order) and once at the end.
     n_jobs : int, optional
@@ -257,11 +402,16 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
     -------
     Result
     """
-    params = check_params(delta1, delta2, k1, k2, gamma, min_category_size, recovery)
-    if engine not in ("fast", "reference"):
-        raise ParameterError(f"engine must be 'fast' or 'reference', got {engine!r}")
+    from .engines import ENGINES
+
+    params = check_params(delta1, delta2, k1, k2, gamma, min_category_size, recovery,
+                          significance)
+    if engine not in ENGINES:
+        raise ParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got "
+                             f"{engine!r}", name="engine", value=engine, allowed=list(ENGINES))
     if trace not in TRACE_LEVELS:
-        raise ParameterError(f"trace must be one of {', '.join(TRACE_LEVELS)}, got {trace!r}")
+        raise ParameterError(f"trace must be one of {', '.join(TRACE_LEVELS)}, got {trace!r}",
+                             name="trace", value=trace, allowed=list(TRACE_LEVELS))
     n_jobs = N_JOBS.validate(n_jobs)
     from .dataset import Dataset
 
@@ -274,30 +424,14 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
         feature_names = feature_names or list(ds.feature_names)
         label_names = label_names or list(ds.label_names)
         category_names = category_names or ds.category_names
-    if Y is None:
-        raise InvalidDataError("Y (the label matrix) is required when X is an array")
-    X = prepare_features(X)
-    if X.shape[0] == 0 or np.shape(Y)[:1] == (0,):  # before the labels are inspected
-        raise InvalidDataError("the data has no rows; give at least one sample")
+    check_data(X, Y, discretize="none", feature_names=feature_names, label_names=label_names)
+    X = prepare_features(X, checked=True)
     Y = _prepare_labels(Y)
-    if Y.ndim == 1:
-        Y = Y[:, None]
     n, m = X.shape
-    if Y.shape[0] != n:
-        raise InvalidDataError(f"X has {n} rows but Y has {Y.shape[0]}; give one label row per "
-                               f"sample")
-    if n == 0:
-        raise InvalidDataError("the data has no rows")
-    if Y.shape[1] == 0:
-        raise InvalidDataError("Y has no label columns; name the label columns of the data")
     feature_names = list(feature_names) if feature_names is not None else [
         f"f{j}" for j in range(m)]
     label_names = list(label_names) if label_names is not None else [
         f"label{i}" for i in range(Y.shape[1])]
-    if len(feature_names) != m or len(label_names) != Y.shape[1]:
-        raise InvalidDataError(
-            f"got {len(feature_names)} feature names for {m} columns and {len(label_names)} "
-            f"label names for {Y.shape[1]} labels")
 
     t0 = time.perf_counter()
     cats = flatten_labels(Y, label_names, category_names)
@@ -305,25 +439,30 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
     C = np.empty((n, len(cats)), dtype=np.uint8, order="F")
     for c in cats:
         C[:, c.id] = Y[:, c.label_index] == c.value
-    Engine = ReferenceEngine if engine == "reference" else FastEngine
-    eng = Engine(X, C)
+    levels = pool_levels(X, C)
+    thresholds = None
+    if "auto" in (params["delta1"], params["delta2"]):
+        from .significance import thresholds_from_levels
+
+        sug = thresholds_from_levels(levels[:m], n, params["significance"])
+        thresholds = {"significance": sug["significance"], "n": n, "rule": sug["rule"]}
+        for name in ("delta1", "delta2"):
+            if params[name] == "auto":
+                params[name] = sug[name]
+                thresholds[name] = sug[name]
+                thresholds["df_" + name] = sug["df_" + name]
+    Engine = ENGINES[engine]
+    shared = Engine.shared(X, C)
+    eng = Engine(X, C, **shared)
 
     constant = [i for i in range(Y.shape[1]) if np.unique(Y[:, i]).size < 2]
-    if len(constant) == Y.shape[1]:
-        raise InvalidDataError(
-            "every label has one category only (each label column is constant); Ca-MCF needs at "
-            "least one label with two or more categories")
     if constant:
         warnings.warn(
             f"label(s) {[label_names[i] for i in constant]} have one category only and are "
             f"skipped; remove them or check the label columns", CamcfWarning, stacklevel=2)
 
-    mi = eng.mi_table()
-    cat_mi = eng.category_mi_table()
-    card = eng.card if engine == "fast" else None
-    ind = ((feature_indicators(X, card), category_indicators(C)) if engine == "fast"
-           else None)
-    plan = _plan(cats, params["min_category_size"], mirror=engine == "fast")
+    tables = (eng.mi_table(), eng.category_mi_table())
+    plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
 
     label_of = np.array([c.label_index for c in cats])
@@ -332,32 +471,32 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
         return np.flatnonzero(label_of != c.label_index)
 
     if n_jobs is None or n_jobs == 1:
-        outcomes = (target_work(X, C, card, mi, cat_mi, c, others(c), params, trace, engine,
-                                ind) for c in todo)
+        outcomes = (target_work(X, C, tables, c, others(c), params, trace, engine, shared)
+                    for c in todo)
     else:
         # every shared array above 64 kB goes to the workers once, as a memory map (joblib's
         # default, 1 MB, would pickle the smaller tables and indicators again for every task)
         outcomes = Parallel(n_jobs=n_jobs, return_as="generator", max_nbytes="64K")(
-            delayed(_target_work_packed)(X, C, card, mi, cat_mi, c, others(c), params, trace,
-                                         engine, ind) for c in todo)
+            delayed(target_work)(X, C, tables, c, others(c), params, trace, engine, shared)
+            for c in todo)
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()
-    tests = hits = 0
+    cond_sets.id(())  # set 0 is the empty set (Phase 4 rerun from a result relies on it)
+    computed = lookups = 0
     total = len(cats)
-    with one_blas_thread() if ind is not None and any(a is not None for a in ind) \
+    blas = shared.get("indicators")
+    with one_blas_thread() if blas is not None and any(a is not None for a in blas) \
             else contextlib.nullcontext():
         for c in cats:
             if progress is not None:
                 progress(c.id, total, f"target {c.display}")
             how = plan[c.id]
             if how is None:
-                res, local_sets, (n_t, n_h) = next(outcomes)
-                if isinstance(local_sets, tuple):  # from a worker: (values, lengths)
-                    local_sets = _unpack_sets(*local_sets)
+                res, local_sets, counters = next(outcomes)
                 targets[c.id] = _reintern(res, local_sets, cond_sets)
-                tests += n_t
-                hits += n_h
+                computed += counters["computed"]
+                lookups += counters["lookups"]
             elif isinstance(how, str):
                 targets[c.id] = TargetResult(c, skipped=True, skip_reason=how)
             else:  # complementary category of a binary label: identical decisions (SPEC.md)
@@ -371,12 +510,14 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
             final.update(t.blanket)
     selected = np.array(sorted(final), dtype=np.int64)
     seconds = time.perf_counter() - t0
-    stats = {"tests": tests, "cache_hits": hits, "hit_rate": hits / tests if tests else 0.0,
-             "seconds": seconds, "engine": engine, "n_jobs": n_jobs, "trace": trace}
+    n_tests = int(sum(t.n_tests for t in targets))
+    stats = {"tests": n_tests, "computed": computed, "lookups": lookups, "seconds": seconds,
+             "engine": engine, "n_jobs": n_jobs, "trace": trace}
     res = Result(
         params=params, feature_names=feature_names, label_names=label_names, categories=cats,
-        targets=targets, selected_indices=selected, mi_table=mi, category_mi=cat_mi,
-        cond_sets=cond_sets.sets, n_samples=n, stats=stats, trace_level=trace)
+        targets=targets, selected_indices=selected, mi_table=tables[0],
+        category_mi=tables[1], cond_sets=cond_sets.freeze(), n_samples=n, stats=stats,
+        trace_level=trace, levels=levels, thresholds=thresholds)
     if selected.size == 0:
         warnings.warn("Ca-MCF selected no feature with these parameters; try lower delta1 or "
                       "higher k1/k2", CamcfWarning, stacklevel=2)
@@ -393,7 +534,8 @@ def _check_working_set(X, n_categories: int, n_jobs: int | None) -> None:
     """
     import os
 
-    from .info import _CELL_BUDGET, _ELEM_BUDGET, _INDICATOR_BYTES, _JOINT_CACHE_BYTES
+    from .fast_engine import _INDICATOR_BYTES
+    from .info import _CELL_BUDGET, _ELEM_BUDGET, _JOINT_CACHE_BYTES
     from .limits import check_memory
 
     n, m = X.shape
@@ -426,10 +568,10 @@ def _plan(cats: list[Category], min_size: int, *, mirror: bool) -> list:
     return plan
 
 
-def _reintern(res: TargetResult, local_sets: list[tuple[int, ...]], cond_sets: CondSets
+def _reintern(res: TargetResult, local_sets: CondSetList, cond_sets: CondSets
               ) -> TargetResult:
     """Map a target's own conditioning-set ids onto the run-wide list (flattening order)."""
-    if not local_sets or not res.trace or res.trace["cond"].size == 0:
+    if not len(local_sets) or not res.trace or res.trace["cond"].size == 0:
         return res
     ids = cond_sets.merge(local_sets)
     trace = dict(res.trace)
@@ -437,73 +579,23 @@ def _reintern(res: TargetResult, local_sets: list[tuple[int, ...]], cond_sets: C
     return dataclasses.replace(res, trace=trace)
 
 
-def target_work(X, C: np.ndarray, card: np.ndarray | None, mi: np.ndarray, cat_mi: np.ndarray,
-                category: Category, others, params: dict, trace: str = "full",
-                engine: str = "fast", indicators: tuple | None = None
-                ) -> tuple[TargetResult, list[tuple[int, ...]], tuple[int, int]]:
+def target_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray], category: Category,
+                others, params: dict, trace: str = "full", engine: str = "fast",
+                shared: dict | None = None) -> tuple[TargetResult, CondSetList, dict]:
     """One target category's whole run, as a pure function of read-only inputs.
 
-    ``X`` (codes, n × m, dense or sparse), ``C`` (indicators, n × C), ``card`` (code bounds of
-    the pool), ``mi`` (m × C) and ``cat_mi`` (C × C) are shared and never written. Returns the
-    target's result (its trace's conditioning-set ids refer to the returned list of sets), the
-    sets, and (tests, cache hits). ``indicators`` (:func:`camcf.info.feature_indicators` and
-    :func:`camcf.info.category_indicators`, shared too) lets the engine count by BLAS
-    products. This is what :func:`run` hands to joblib workers.
+    ``X`` (codes, n × m, dense or sparse), ``C`` (indicators, n × C), ``tables`` (the MI table
+    m × C and the category table C × C) and ``shared`` (the engine's shared inputs,
+    :meth:`camcf.info.EngineBase.shared`) are shared and never written. Returns the target's
+    result (its trace's conditioning-set ids refer to the returned sets, a
+    :class:`camcf.trace.CondSetList` of int32 arrays that travels cheaply from a worker), the
+    sets, and the engine's counters (:meth:`camcf.info.Engine.stats`). This is what
+    :func:`run` hands to joblib workers.
     """
-    if engine == "reference":
-        eng = ReferenceEngine(X, C, tables=(mi, cat_mi))
-    else:
-        eng = FastEngine(X, C, card=card, tables=(mi, cat_mi), indicators=indicators)
+    from .engines import ENGINES
+
+    eng = ENGINES[engine](X, C, tables=tables, **(shared or {}))
     cond_sets = CondSets()
-    res = _run_target(eng, category, others, mi[:, category.id], params, cond_sets, trace)
-    return res, cond_sets.sets, (eng.n_tests, eng.n_hits)
-
-
-def _target_work_packed(*args):
-    """:func:`target_work` for a worker process: the conditioning sets travel back as two
-    int32 arrays (their values, their lengths), not as Python tuples (pickling ~10^6 ints
-    cost more than the work on Enron)."""
-    res, sets, counts = target_work(*args)
-    lengths = np.fromiter(map(len, sets), dtype=np.int32, count=len(sets))
-    values = np.fromiter(itertools.chain.from_iterable(sets), dtype=np.int32,
-                         count=int(lengths.sum()))
-    return res, (values, lengths), counts
-
-
-def _unpack_sets(values: np.ndarray, lengths: np.ndarray) -> list[tuple[int, ...]]:
-    flat = values.tolist()
-    ends = np.cumsum(lengths).tolist()
-    return [tuple(flat[e - k:e]) for e, k in zip(ends, lengths.tolist(), strict=True)]
-
-
-def _run_target(eng, c: Category, others, s: np.ndarray, params: dict,
-                cond_sets: CondSets, trace: str = "full") -> TargetResult:
-    tb = TraceBuilder(cond_sets, trace)
-    d1, d2 = params["delta1"], params["delta2"]
-    R, sk_cands = label_skeleton(eng, c.id, others, d2, tb)
-    cands_all, kept, pc = parents_children(eng, c.id, s, R, d1, params["k1"], tb)
-    sp_ = spouses(eng, c.id, s, pc, R, d1, tb)
-    cmb = sorted(set(pc) | set(sp_))
-    rec = recover_blocked(eng, c.id, s, pc, cmb, R, d1, params["recovery"], tb)
-    cmb_full = cmb + [f for f, _ in rec]
-    p4 = symmetry_and_redundancy(eng, c.id, s, cmb_full, others, d1, params["k2"],
-                                 params["gamma"], tb)
-    return TargetResult(
-        category=c,
-        skeleton=tuple(R),
-        skeleton_candidates=tuple(sk_cands),
-        candidates_all=tuple(cands_all),
-        candidates=tuple(kept),
-        pc=tuple(pc),
-        spouses={z: tuple(xs) for z, xs in sp_.items()},
-        recovered=tuple(rec),
-        cmb=tuple(p4["cmb"]),
-        after_cut=tuple(p4["after_cut"]),
-        cut=tuple(p4["cut"]),
-        symmetry_removed=tuple(p4["symmetry_removed"]),
-        after_symmetry=tuple(p4["after_symmetry"]),
-        redundancy_removed=tuple(p4["redundancy_removed"]),
-        blanket=tuple(p4["blanket"]),
-        trace=tb.freeze(),
-        test_counts=tb.counts,
-    )
+    res = run_target(eng, category, others, params, cond_sets=cond_sets, trace=trace,
+                     scores=tables[0][:, category.id])
+    return res, cond_sets.freeze(), eng.stats()

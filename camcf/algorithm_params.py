@@ -5,7 +5,8 @@ and :func:`camcf.algorithm.check_params` (validation), :class:`camcf.CaMCF` (the
 the CLI flags of ``camcf select``/``evaluate``/``compare``, the app's sidebar widgets and the
 exported reproduce-command. A parameter added here appears in all of them.
 
-* :data:`ALGORITHM_PARAMS` — what :func:`camcf.run` takes (thresholds in bits, shares in (0, 1]).
+* :data:`ALGORITHM_PARAMS` — what :func:`camcf.run` takes (thresholds in bits or ``"auto"``,
+  shares in (0, 1], the significance level an ``"auto"`` threshold is derived from).
 * :data:`DISCRETIZE_PARAMS` — how the estimator codes continuous columns before selecting.
 * :data:`CAMCF_PARAMS` — the estimator's parameters: both of the above and ``n_jobs``.
 
@@ -21,11 +22,16 @@ from .params import Param
 
 ALGORITHM_PARAMS: tuple[Param, ...] = (
     Param("delta1", 0.05, float, low=0, symbol="δ1", widget=(0.0, 0.3, 0.005),
+          words=("auto",),
           help="feature–category threshold in bits: a feature enters a category's candidates "
-               "when its mutual information with the category exceeds it"),
+               "when its mutual information with the category exceeds it; 'auto': the G-test "
+               "threshold at the significance level for the data's typical feature × "
+               "category table (camcf.significance)"),
     Param("delta2", 0.1, float, low=0, symbol="δ2", widget=(0.0, 0.5, 0.01),
+          words=("auto",),
           help="category–category threshold in bits: a category joins the label skeleton when "
-               "its dependence on the target exceeds it"),
+               "its dependence on the target exceeds it; 'auto': the G-test threshold at the "
+               "significance level for a category × category table (1 degree of freedom)"),
     Param("k1", 0.7, float, low=0, high=1, low_closed=False, symbol="k1",
           widget=(0.05, 1.0, 0.05),
           help="share of the Phase 2 candidates kept, in (0, 1]"),
@@ -41,6 +47,11 @@ ALGORITHM_PARAMS: tuple[Param, ...] = (
     Param("recovery", "first", str, options=("first", "all"), symbol="recovery", advanced=True,
           help="Phase 3: stop after the first recovered feature (authors' code) or try all "
                "(paper)"),
+    # used only by a threshold given as 'auto'; a run records it only then
+    Param("significance", 0.01, float, low=0, high=1, low_closed=False, high_closed=False,
+          symbol="α", advanced=True, widget=(0.001, 0.1, 0.001),
+          help="significance level α in (0, 1) from which delta1/delta2 'auto' are derived: "
+               "δ = χ²₁₋α(df) / (2·n·ln 2), the bits a G test at level α amounts to on n rows"),
 )
 
 DISCRETIZE_PARAMS: tuple[Param, ...] = (

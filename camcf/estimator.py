@@ -32,14 +32,19 @@ class CaMCF(SubsetSelector):
 
     Parameters
     ----------
-    delta1, delta2 : float ≥ 0, default 0.05, 0.1
-        Feature–category and category–category thresholds (bits).
+    delta1, delta2 : float ≥ 0 or "auto", default 0.05, 0.1
+        Feature–category and category–category thresholds (bits). ``"auto"``: derived at
+        ``fit`` from the significance level and the training rows
+        (:func:`camcf.significance.suggest_thresholds`); the numbers used are in
+        :attr:`thresholds_` (the parameter keeps the word, as scikit-learn requires).
     k1, k2 : float in (0, 1], default 0.7, 1.0
         Share of Phase 2 candidates kept; share of the blanket kept in Phase 4.
     gamma : float > 0, default 1.2
         Redundancy margin.
     min_category_size : int ≥ 1, default 5
     recovery : {"first", "all"}, default "first"
+    significance : float in (0, 1), default 0.01
+        The level α an "auto" threshold is derived from (unused otherwise).
     discretize : {"auto", "none"}, default "auto"
         "auto" bins continuous columns as SPEC.md says (``bins`` bins) before selecting;
         "none" expects integer codes.
@@ -54,7 +59,9 @@ class CaMCF(SubsetSelector):
     Attributes
     ----------
     result_ : camcf.Result
-        The full run, with its decision record.
+        The full run, with its decision record (its ``params`` hold the numeric thresholds).
+    thresholds_ : dict
+        ``{"delta1": bits, "delta2": bits}`` as the run used them (resolved when "auto").
     support_ : ndarray of bool, shape (n_features,)
     n_features_in_ : int
 
@@ -82,7 +89,8 @@ class CaMCF(SubsetSelector):
     def __init__(self, delta1: float = _D["delta1"], delta2: float = _D["delta2"],
                  k1: float = _D["k1"], k2: float = _D["k2"], gamma: float = _D["gamma"],
                  min_category_size: int = _D["min_category_size"],
-                 recovery: str = _D["recovery"], discretize: str = _D["discretize"],
+                 recovery: str = _D["recovery"], significance: float = _D["significance"],
+                 discretize: str = _D["discretize"],
                  bins: int = _D["bins"], strategy: str = _D["strategy"],
                  n_jobs: int | None = _D["n_jobs"]) -> None:
         self.delta1 = delta1
@@ -92,6 +100,7 @@ class CaMCF(SubsetSelector):
         self.gamma = gamma
         self.min_category_size = min_category_size
         self.recovery = recovery
+        self.significance = significance
         self.discretize = discretize
         self.bins = bins
         self.strategy = strategy
@@ -116,6 +125,7 @@ class CaMCF(SubsetSelector):
             warnings.simplefilter("ignore", CamcfWarning)
             self.result_ = run(codes, Y, feature_names=feature_names, label_names=label_names,
                                category_names=category_names, progress=progress, **algo)
+        self.thresholds_ = {k: self.result_.params[k] for k in ("delta1", "delta2")}
         self.support_ = np.zeros(X.shape[1], dtype=bool)
         self.support_[self.result_.selected_indices] = True
         if not self.support_.any():

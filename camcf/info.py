@@ -1,20 +1,26 @@
 """Plug-in information measures in bits, and the engines that evaluate them for Ca-MCF.
 
 Every quantity is the plug-in estimate from empirical frequencies. A set of variables is one
-joint variable whose states are its distinct rows. With ``S(·) = Σ_cells c·log2(c)`` over a
-contingency table of counts, ``H(A) = log2(n) − S(A)/n`` and therefore
+joint variable whose states are its distinct rows. With ``S(T) = Σ_cells c·log2(c)`` over a
+table T of counts, ``H(A) = log2(n) − S(A)/n`` and therefore
 
-    I(A; B | Z) = H(A,Z) + H(B,Z) − H(Z) − H(A,B,Z) = (S(A,B,Z) + S(Z) − S(A,Z) − S(B,Z)) / n
+    I(A; B | Z) = H(A,Z) + H(B,Z) − H(Z) − H(A,B,Z) = (S(A,B,Z) + S(Z) − S(B,Z) − S(A,Z)) / n
 
-(with Z empty, ``S(Z) = n·log2(n)``). Both engines below use that one formula; they differ only
-in how they get the counts.
+(with Z empty, ``S(Z) = n·log2(n)``). :func:`cmi_from_counts` is that formula, and every way
+of counting below ends in it; the engines differ only in how they get the counts.
 
-* :class:`FastEngine` scores many candidate variables against one conditioning set in a single
-  ``np.bincount`` pass, reads unconditional MI from one sparse matrix product, and builds joint
-  codes of conditioning sets by 64-bit row hashing. This is what :func:`camcf.run` uses.
-* :class:`ReferenceEngine` computes every quantity separately with ``np.unique(axis=0)``: the
-  straightforward reading of the definitions. Tests check that both engines take the same
-  decisions; the benchmark measures the difference in speed.
+The engine interface (:class:`Engine`) is what the phases (:mod:`camcf.phases`) ask of an
+engine; :class:`EngineBase` implements the parts that follow from the others, and
+:class:`LeaveOneOut` is the backward-elimination session. :data:`camcf.engines.ENGINES` names
+the engines :func:`camcf.run` can use:
+
+* ``"fast"`` — :class:`camcf.fast_engine.FastEngine`: many candidate variables against one
+  conditioning set in a single ``np.bincount`` pass, unconditional MI from one sparse matrix
+  product, joint codes of conditioning sets by 64-bit row hashing (the default).
+* ``"reference"`` — :class:`ReferenceEngine` computes every quantity separately from its
+  contingency table with ``np.unique(axis=0)``: the straightforward reading of the definitions.
+  Tests check that both engines take the same decisions; the benchmark measures the difference
+  in speed.
 
 Scores are compared after rounding to :data:`DECIMALS` decimal places (SPEC.md), see
 :func:`rounded`.
@@ -22,8 +28,9 @@ Scores are compared after rounding to :data:`DECIMALS` decimal places (SPEC.md),
 
 from __future__ import annotations
 
-import functools
+import abc
 from collections.abc import Sequence
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -34,11 +41,6 @@ _SCALE = 10.0**DECIMALS
 _CELL_BUDGET = 1 << 22  # contingency cells per bincount chunk (~32 MB of int64)
 _ELEM_BUDGET = 1 << 22  # elements of one n × k block of codes or indices (~32 MB of int64)
 _JOINT_CACHE_BYTES = 64 << 20  # joint codes of conditioning sets kept per engine
-_TALL = 1 << 15  # rows from which counting goes one column at a time
-_INDICATOR_BYTES = 64 << 20  # float32 code indicators of X kept for BLAS counting, at most
-_BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
-_WALK_BATCH = 64  # most backward-elimination steps computed together (see _FastLeaveOneOut)
-HASH_SEED = 20240611
 
 
 def rounded(v):
@@ -59,6 +61,109 @@ def _xlogx(counts: np.ndarray) -> np.ndarray:
     out = np.zeros_like(c)
     pos = c > 0
     out[pos] = c[pos] * np.log2(c[pos])
+    return out
+
+
+def _sum_xlogx(x, batch: int, table: np.ndarray | None, starts) -> np.ndarray:
+    """S(x) = Σ c·log2(c) over the cells of x: per leading index (the first ``batch`` axes),
+    or with ``starts`` per run of rows of the first axis."""
+    x = np.asarray(x)
+    v = table[x] if table is not None else _xlogx(x)
+    if starts is not None:
+        per = v.reshape(v.shape[0], -1).sum(axis=1) if v.ndim > 1 else v
+        return np.add.reduceat(per, starts)
+    return v.reshape(v.shape[:batch] + (-1,)).sum(axis=-1)
+
+
+def cmi_from_counts(counts, n=None, *, margins=None, batch: int | None = None, starts=None,
+                    table: np.ndarray | None = None):
+    """I(A; B | Z) in bits, the plug-in estimate, from the counts of its contingency table.
+
+    ``(S(A,B,Z) + S(Z) − S(B,Z) − S(A,Z)) / n`` with ``S(T) = Σ_cells c·log2(c)``: the one
+    formula every counting path of this module ends in.
+
+    Parameters
+    ----------
+    counts : array of non-negative integer counts, shape (..., Z, A, B)
+        Counts of (z, a, b); leading axes index separate tables (one value each). With Z empty
+        there is one stratum (Z of size 1).
+    n : number, optional
+        The denominator (default: each table's total). A stratum in which A or B is constant
+        contributes exactly 0, so a caller that leaves such strata out of ``counts`` passes the
+        full number of samples.
+    margins : (az, bz, z), optional
+        Counts of (a, z), (b, z) and z when the caller has them (then ``counts`` may be laid out
+        in any order of its cells, and ``batch`` says how many leading axes index tables); a
+        margin with leading axes of size 1 is shared by every table. Default: summed from
+        ``counts``.
+    batch : int, optional
+        Number of leading axes (default ``counts.ndim − 3``).
+    starts : array of int, optional
+        Ragged tables: ``counts`` (NZ, A, B) stacks the strata of several tables, table i owning
+        the strata ``starts[i]`` up to the next start (every table at least one); the margins
+        are then (NZ, A), (NZ, B) and (NZ,). One value per table.
+    table : array, optional
+        ``table[c] = c·log2(c)`` for every count that occurs (faster than logarithms).
+
+    Returns
+    -------
+    ndarray (or float for a single table)
+
+    Examples
+    --------
+    >>> round(float(cmi_from_counts(np.array([[[5, 0], [0, 5]]]))), 12)  # A = B, one bit
+    1.0
+    """
+    c = np.asarray(counts)
+    if margins is None:
+        az = c.sum(axis=-1)
+        bz = c.sum(axis=-2)
+        z = az.sum(axis=-1)
+    else:
+        az, bz, z = margins
+    if batch is None:
+        batch = 0 if starts is not None else c.ndim - 3
+    if n is None:
+        z_arr = np.asarray(z)
+        n = (np.add.reduceat(z_arr, starts) if starts is not None
+             else z_arr.reshape(z_arr.shape[:batch] + (-1,)).sum(axis=-1))
+    out = (_sum_xlogx(c, batch, table, starts) + _sum_xlogx(z, batch, table, starts)
+           - _sum_xlogx(bz, batch, table, starts) - _sum_xlogx(az, batch, table, starts)) / n
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def _n_distinct(values: np.ndarray) -> int:
+    """How many distinct values a 1-D array holds (a hash table, no sort)."""
+    return int(pd.unique(np.asarray(values).ravel()).size)
+
+
+def pool_levels(X, C: np.ndarray) -> np.ndarray:
+    """How many distinct codes occur in each pool column: the features of X (dense or sparse),
+    then the category indicators of C (2, or 1 when an indicator is constant)."""
+    n, m = X.shape
+    out = np.empty(m + C.shape[1], dtype=np.int64)
+    if n == 0:
+        out[:] = 0
+        return out
+    if sp.issparse(X):
+        Xc = sp.csc_matrix(X)
+        nnz = np.diff(Xc.indptr)
+        K = int(Xc.data.max()) + 1 if Xc.data.size else 1
+        col = np.repeat(np.arange(m), nnz)
+        seen = np.bincount(col * K + Xc.data.astype(np.int64), minlength=m * K).reshape(m, K)
+        seen[:, 0] = nnz < n  # code 0 occurs where a column stores fewer than n entries
+        out[:m] = np.count_nonzero(seen, axis=1)
+    elif m:
+        A = np.asarray(X)
+        K = int(A.max()) + 1
+        block = max(1, _ELEM_BUDGET // max(n, 1))
+        for a in range(0, m, block):
+            part = A[:, a:a + block].astype(np.int64)
+            part += (np.arange(part.shape[1]) * K)[None, :]
+            seen = np.bincount(part.ravel(order="K"), minlength=part.shape[1] * K)
+            out[a:a + part.shape[1]] = np.count_nonzero(seen.reshape(-1, K), axis=1)
+    ones = np.asarray(C).sum(axis=0, dtype=np.int64)
+    out[m:] = 1 + ((ones > 0) & (ones < n))
     return out
 
 
@@ -85,61 +190,6 @@ def smallest_uint(max_value: int) -> np.dtype:
     return np.dtype(np.uint64)
 
 
-@functools.lru_cache(maxsize=4)
-def hash_multipliers(k: int, seed: int = HASH_SEED) -> np.ndarray:
-    """Random odd 64-bit multipliers, one per pool column (row hash Σ_j a_j·x_j mod 2^64).
-
-    Read-only and cached: every per-target engine of a run uses the same ones."""
-    rng = np.random.default_rng(seed)
-    mult = rng.integers(1, 2**63 - 1, size=k, dtype=np.uint64) * np.uint64(2)
-    mult += np.uint64(1)
-    mult.flags.writeable = False
-    return mult
-
-
-def pool_cardinality(X, C: np.ndarray) -> np.ndarray:
-    """Code upper bounds (max + 1) of every pool column: features of X, then categories of C."""
-    if X.shape[0] == 0:
-        return np.ones(X.shape[1] + C.shape[1], dtype=np.int64)
-    if sp.issparse(X):
-        fx = np.asarray(X.max(axis=0).todense()).ravel() if X.shape[1] else np.empty(0)
-    else:
-        fx = X.max(axis=0) if X.shape[1] else np.empty(0)
-    fc = C.max(axis=0) if C.shape[1] else np.empty(0)
-    return np.concatenate([np.asarray(fx, dtype=np.int64), np.asarray(fc, dtype=np.int64)]) + 1
-
-
-def feature_indicators(X, card: np.ndarray) -> np.ndarray | None:
-    """Float32 indicators ``[X == v]`` for codes v = 1..K−1 of dense features: array
-    (K − 1) × n × m, each block column-major, for counting by a BLAS product; None for sparse X,
-    for codes of one value, for ≥ 2^24 rows (float32 counts stop being exact) or when they would
-    take more than 64 MB. Read-only: every per-target engine of a run shares it."""
-    if sp.issparse(X) or X.ndim != 2 or X.shape[1] == 0 or X.shape[0] >= 2**24:
-        return None
-    n, m = X.shape
-    K = int(np.asarray(card)[:m].max())
-    if K < 2 or (K - 1) * n * m * 4 > _INDICATOR_BYTES:
-        return None
-    out = np.empty((K - 1, m, n), dtype=np.float32)  # block v−1 transposed: n × m column-major
-    for v in range(1, K):
-        np.equal(X.T, v, out=out[v - 1], casting="unsafe")
-    out = out.transpose(0, 2, 1)
-    out.flags.writeable = False
-    return out
-
-
-def category_indicators(C: np.ndarray) -> np.ndarray | None:
-    """The category indicators as float32 (n × C, column-major) for counting by a BLAS product,
-    or None from 2^24 rows or above 64 MB. Read-only and shared like
-    :func:`feature_indicators`."""
-    n, q = C.shape
-    if q == 0 or n >= 2**24 or n * q * 4 > _INDICATOR_BYTES:
-        return None
-    out = np.asfortranarray(C, dtype=np.float32)
-    out.flags.writeable = False
-    return out
-
-
 def joint_codes(columns: np.ndarray) -> tuple[np.ndarray, int]:
     """Code the distinct rows of ``columns`` (n × k) as 0..ns−1, exactly (no hashing)."""
     columns = np.asarray(columns)
@@ -162,21 +212,28 @@ def entropy(*variables: np.ndarray) -> float:
     return float(np.log2(n) - _xlogx(counts).sum() / n)
 
 
-def conditional_mutual_information(a, b, cond=None) -> float:
-    """I(A; B | Z) in bits; ``cond`` is None, a 1-D array or an n × k array of variables."""
+def contingency(a, b, cond=None) -> np.ndarray:
+    """The counts of (stratum of ``cond``, a, b): array (Z, A, B) over the distinct values of
+    each (strata in the order of their rows' values; Z = 1 when ``cond`` is None or empty)."""
     a = np.asarray(a)
     b = np.asarray(b)
     n = a.shape[0]
     if cond is None or np.asarray(cond).size == 0:
-        z = np.zeros((n, 0), dtype=np.int64)
+        z, nz = np.zeros(n, dtype=np.int64), 1
     else:
-        z = np.asarray(cond)
-        z = z[:, None] if z.ndim == 1 else z
-    za = np.column_stack([a, z])
-    zb = np.column_stack([b, z])
-    zab = np.column_stack([a, b, z])
-    hz = entropy(z) if z.shape[1] else 0.0
-    return entropy(za) + entropy(zb) - hz - entropy(zab)
+        z, nz = joint_codes(np.asarray(cond))
+    ia, na = joint_codes(a)
+    ib, nb = joint_codes(b)
+    flat = (z * na + ia) * nb + ib
+    return np.bincount(flat, minlength=nz * na * nb).reshape(nz, na, nb)
+
+
+def conditional_mutual_information(a, b, cond=None) -> float:
+    """I(A; B | Z) in bits; ``cond`` is None, a 1-D array or an n × k array of variables
+    (:func:`cmi_from_counts` of :func:`contingency`)."""
+    if np.asarray(a).shape[0] == 0:
+        return 0.0
+    return cmi_from_counts(contingency(a, b, cond))
 
 
 def mutual_information(a, b) -> float:
@@ -184,75 +241,188 @@ def mutual_information(a, b) -> float:
     return conditional_mutual_information(a, b, None)
 
 
-class _EngineBase:
-    """What the phases need from an engine. Pool indices: ``0..m−1`` are the features,
-    ``m..m+C−1`` the category indicators.
+@runtime_checkable
+class LeaveOneOutSession(Protocol):
+    """Backward elimination over ``members`` given ``fixed`` (see :meth:`Engine.leave_one_out`).
+
+    ``value(f)`` is I(t; V_f | (members − f) ∪ fixed) for the members at the time of the call;
+    ``remove(f)`` drops f from the members for later calls; ``walk(order)`` yields
+    ``(f, value(f))`` for the members ``order`` in turn, the caller removing each f it prunes
+    before taking the next; ``strata(f)`` is the number of strata of (members − f) ∪ fixed, the
+    set ``value(f)`` conditions on (asked right after the value, before any removal).
+    """
+
+    members: list[int]
+
+    def value(self, f: int) -> float: ...
+
+    def remove(self, f: int) -> None: ...
+
+    def walk(self, order: Sequence[int]): ...
+
+    def strata(self, f: int) -> int: ...
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """What the phases of Ca-MCF ask of an information engine, for one run (or one target).
+
+    Variables are *pool indices*: ``0..m−1`` the features, ``m..m+C−1`` the label categories
+    in flattened order; a target is a category id (its pool index is ``m + target``). Every
+    value is the plug-in (conditional) mutual information in bits (:func:`cmi_from_counts`).
+    An engine counts its own work (:meth:`stats`); the phases never touch its counters.
+
+    :class:`EngineBase` provides :meth:`cmi_each_extra`, :meth:`leave_one_out`,
+    :meth:`strata`, the two tables' caching and the counters from :meth:`cmi_many` and two
+    table builders; :class:`FastEngine` and :class:`ReferenceEngine` are the implementations
+    :data:`ENGINES` names.
+    """
+
+    n: int  # samples
+    m: int  # features
+    n_categories: int
+
+    def mi_table(self) -> np.ndarray:
+        """I(X_f; C_c) for every feature f and category c: array m × C."""
+        ...
+
+    def category_mi_table(self) -> np.ndarray:
+        """I(C_a; C_b) for every pair of categories: array C × C."""
+        ...
+
+    def cmi_many(self, target: int, variables: Sequence[int], cond: Sequence[int]
+                 ) -> np.ndarray:
+        """I(t; V_j | S) for every pool column j in ``variables`` (S = ``cond``)."""
+        ...
+
+    def cmi_each_extra(self, target: int, variables: Sequence[int], extras: Sequence[int],
+                       fixed: Sequence[int]) -> list[np.ndarray]:
+        """For each x in ``extras``: I(t; V_j | {x} ∪ fixed) for every j in ``variables``."""
+        ...
+
+    def leave_one_out(self, target: int, members: Sequence[int], fixed: Sequence[int]
+                      ) -> LeaveOneOutSession:
+        """A backward-elimination session (:class:`LeaveOneOutSession`)."""
+        ...
+
+    def strata(self, cond: Sequence[int]) -> int:
+        """The number of strata of the set ``cond``: distinct joint rows of its columns among
+        the n rows (1 for the empty set)."""
+        ...
+
+    def stats(self) -> dict:
+        """Counters of the engine's own work: ``{"computed": quantities computed by counting
+        (conditional ones, measured speculatively or not), "lookups": values read from the
+        unconditional tables}``."""
+        ...
+
+
+class EngineBase(abc.ABC):
+    """A base for engines: the tables computed once and kept, the counters, and the methods of
+    :class:`Engine` that follow from :meth:`cmi_many`. A subclass implements
+    :meth:`cmi_many` and the two table builders, and calls :meth:`_counted` for what it
+    computes or reads.
 
     An engine is per target in :func:`camcf.run`: it holds read-only shared inputs (the codes,
     the indicators, the unconditional tables) and its own caches and counters, so that no state
-    is shared between targets.
+    is shared between targets. The constructor every engine of :data:`ENGINES` takes:
+    ``Engine(X, C, *, tables=None, **shared)`` with ``shared`` from :meth:`shared`.
     """
+
+    #: the two categories of a binary label give identical results in every phase; an engine
+    #: with ``mirrors = True`` lets :func:`camcf.run` compute one and mirror the other
+    mirrors: ClassVar[bool] = True
 
     def __init__(self, n: int, m: int, n_categories: int,
                  tables: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         self.n = int(n)
         self.m = int(m)
         self.n_categories = int(n_categories)
-        self.n_tests = 0  # information quantities the algorithm asked for
-        self.n_hits = 0  # of those, read from the unconditional tables
+        self._computed = 0  # quantities computed by counting
+        self._lookups = 0  # values read from the unconditional tables
         self._mi_table, self._cat_table = tables if tables is not None else (None, None)
 
-    # -- counters -----------------------------------------------------------------------
-    def stats(self) -> dict:
-        rate = self.n_hits / self.n_tests if self.n_tests else 0.0
-        return {"tests": self.n_tests, "cache_hits": self.n_hits, "hit_rate": rate}
+    @classmethod
+    def shared(cls, X, C: np.ndarray) -> dict:
+        """Read-only inputs every per-target engine of a run shares (computed once by
+        :func:`camcf.run` and passed to each engine's constructor as keywords)."""
+        return {}
 
-    # -- interface used by the phases ------------------------------------------------------
+    # -- counters ---------------------------------------------------------------------------
+    def _counted(self, computed: int = 0, lookups: int = 0) -> None:
+        self._computed += int(computed)
+        self._lookups += int(lookups)
+
+    def stats(self) -> dict:
+        return {"computed": self._computed, "lookups": self._lookups}
+
+    # -- the tables ------------------------------------------------------------------------
     def mi_table(self) -> np.ndarray:
-        """I(X_f; C_c) for every feature f and category c: array m × C (bits)."""
         if self._mi_table is None:
             self._mi_table = self._feature_table()
         return self._mi_table
 
     def category_mi_table(self) -> np.ndarray:
-        """I(C_a; C_b) for every pair of categories: array C × C (bits)."""
         if self._cat_table is None:
             self._cat_table = self._category_table()
         return self._cat_table
 
+    @abc.abstractmethod
     def _feature_table(self) -> np.ndarray:
-        raise NotImplementedError
+        """I(X_f; C_c), m × C."""
 
+    @abc.abstractmethod
     def _category_table(self) -> np.ndarray:
-        raise NotImplementedError
+        """I(C_a; C_b), C × C."""
 
-    def cmi_many(self, target: int, variables: Sequence[int], cond: Sequence[int]) -> np.ndarray:
-        """I(t; V_j | S) for every pool column j in ``variables``; t is category ``target``."""
-        raise NotImplementedError
+    def _table_value(self, j: int, target: int) -> float:
+        """I(t; V_j) from the unconditional tables."""
+        if j < self.m:
+            return float(self.mi_table()[j, target])
+        return float(self.category_mi_table()[j - self.m, target])
+
+    # -- what the phases ask -------------------------------------------------------------------
+    @abc.abstractmethod
+    def cmi_many(self, target: int, variables: Sequence[int], cond: Sequence[int]
+                 ) -> np.ndarray:
+        """I(t; V_j | S) for every pool column j in ``variables``."""
 
     def cmi_each_extra(self, target: int, variables: Sequence[int], extras: Sequence[int],
                        fixed: Sequence[int]) -> list[np.ndarray]:
-        """For each x in ``extras``: I(t; V_j | {x} ∪ fixed) for every j in ``variables``."""
         return [self.cmi_many(target, variables, [x] + list(fixed)) for x in extras]
 
-    def leave_one_out(self, target: int, members: Sequence[int], fixed: Sequence[int]):
-        """A session for backward elimination: ``value(f)`` is I(t; V_f | (members − f) ∪ fixed)
-        and ``remove(f)`` drops f from the members for later calls."""
-        return _LeaveOneOut(self, target, members, fixed)
+    def leave_one_out(self, target: int, members: Sequence[int], fixed: Sequence[int]
+                      ) -> LeaveOneOutSession:
+        return LeaveOneOut(self, target, members, fixed)
 
-    def _target_col(self, target: int) -> int:
-        return self.m + target
+    def strata(self, cond: Sequence[int]) -> int:
+        """Distinct joint rows of the pool columns ``cond`` (1 when empty). The base counts
+        them with :func:`joint_codes` of :meth:`columns`."""
+        cols = [int(c) for c in cond]
+        if not cols:
+            return 1
+        return joint_codes(self.columns(np.asarray(cols)))[1]
+
+    def columns(self, cols: np.ndarray) -> np.ndarray:
+        """Pool columns ``cols`` as a dense n × k array (needed by the base :meth:`strata`)."""
+        raise NotImplementedError(f"{type(self).__name__} does not give its columns; "
+                                  f"override strata()")
 
 
-class ReferenceEngine(_EngineBase):
-    """One CMI per test with ``np.unique(axis=0)``: the straightforward implementation."""
+class ReferenceEngine(EngineBase):
+    """One CMI per test from its contingency table (``np.unique(axis=0)`` joint codes): the
+    straightforward implementation. It computes both categories of a binary label."""
 
-    def __init__(self, X, C: np.ndarray, *, card=None,
+    mirrors = False
+
+    def __init__(self, X, C: np.ndarray, *,
                  tables: tuple[np.ndarray, np.ndarray] | None = None) -> None:
-        del card  # the straightforward engine needs no code bounds
         X = X.toarray() if sp.issparse(X) else np.asarray(X)
         super().__init__(X.shape[0], X.shape[1], C.shape[1], tables)
         self.pool = np.hstack([X.astype(np.int64), np.asarray(C).astype(np.int64)])
+
+    def columns(self, cols: np.ndarray) -> np.ndarray:
+        return self.pool[:, np.asarray(cols, dtype=np.int64)]
 
     def _feature_table(self) -> np.ndarray:
         out = np.empty((self.m, self.n_categories))
@@ -275,384 +445,33 @@ class ReferenceEngine(_EngineBase):
         return conditional_mutual_information(a, b, z)
 
     def cmi_many(self, target, variables, cond):
-        t = self.pool[:, self._target_col(target)]
+        t = self.pool[:, self.m + target]
         vals = np.array([self._cmi(t, self.pool[:, j], list(cond)) for j in variables], float)
-        self.n_tests += len(vals)
+        self._counted(computed=len(vals))
         return vals
 
 
-class FastEngine(_EngineBase):
-    """Vectorised engine: batched contingency tables, BLAS products, hashed joint codes.
+class LeaveOneOut:
+    """Backward elimination, one test at a time: each value asks the engine's
+    :meth:`~Engine.cmi_many` with the set spelled out (the straightforward session; engines
+    may return a faster one). Implements :class:`LeaveOneOutSession`."""
 
-    ``X`` (n × m) holds the feature codes in a small unsigned type, dense (column-major is
-    fastest) or a ``scipy.sparse`` matrix (kept in CSC form; counts then come from the stored
-    entries). ``C`` (n × C, uint8) holds the category indicators. Nothing here copies ``X``: a
-    per-target engine over shared (possibly memory-mapped or scattered) arrays costs O(n + m).
-    """
-
-    def __init__(self, X, C: np.ndarray, *, card: np.ndarray | None = None,
-                 tables: tuple[np.ndarray, np.ndarray] | None = None,
-                 indicators: tuple | None = None, seed: int = HASH_SEED) -> None:
-        super().__init__(X.shape[0], X.shape[1], C.shape[1], tables)
-        self.sparse = bool(sp.issparse(X))
-        if self.sparse and X.format != "csc":
-            X = X.tocsc()
-        elif not self.sparse:
-            X = np.asarray(X)
-        self.X = X
-        self.C = np.asarray(C)
-        self.card = (np.asarray(card, dtype=np.int64) if card is not None
-                     else pool_cardinality(X, self.C))
-        # Row hash of a set S: Σ_{j∈S} a_j·x_j (mod 2^64) with random odd a_j; two different
-        # rows collide with probability about 2^-63. Removing one column is a subtraction.
-        self._mult = hash_multipliers(self.m + self.n_categories, seed)
-        self._tab = _xlogx(np.arange(self.n + 1))
-        # (feature_indicators(X, card), category_indicators(C)); None in either: count those
-        # columns with bincount
-        self._ind, self._cind = indicators if indicators is not None else (None, None)
-        self._joint_cache: dict[frozenset, tuple[np.ndarray, int]] = {}
-        self._joint_bytes = 0
-        self._t: tuple[int, np.ndarray] | None = None
-
-    # -- columns -------------------------------------------------------------------------------
-    def column(self, j: int) -> np.ndarray:
-        """Pool column ``j`` as a dense 1-D array of codes."""
-        j = int(j)
-        if j >= self.m:
-            return self.C[:, j - self.m]
-        if self.sparse:
-            a, b = self.X.indptr[j], self.X.indptr[j + 1]
-            out = np.zeros(self.n, dtype=self.X.dtype)
-            out[self.X.indices[a:b]] = self.X.data[a:b]
-            return out
-        return self.X[:, j]
-
-    def columns(self, cols: np.ndarray) -> np.ndarray:
-        """Pool columns ``cols`` as a dense n × k array."""
-        cols = np.asarray(cols, dtype=np.int64)
-        if cols.size and cols.min() >= self.m:
-            return self.C[:, cols - self.m]
-        if cols.size and cols.max() < self.m:
-            if self.sparse:
-                return self.X[:, cols].toarray()
-            return self.X[:, cols]
-        return np.column_stack([self.column(j) for j in cols]) if cols.size else np.empty(
-            (self.n, 0), dtype=np.uint8)
-
-    def rows_of(self, cols: np.ndarray) -> np.ndarray:
-        """Pool columns ``cols`` as a C-ordered k × n array (one row per column)."""
-        cols = np.asarray(cols, dtype=np.int64)
-        if self.sparse and cols.size and cols.max() < self.m:
-            out = np.zeros((cols.size, self.n), dtype=self.X.dtype)
-            r, local, codes, _, _ = self._entries(cols, 1)
-            out[local, r] = codes
-            return out
-        return np.ascontiguousarray(self.columns(cols).T)
-
-    def _target(self, target: int) -> np.ndarray:
-        if self._t is None or self._t[0] != target:
-            self._t = (target, self.C[:, target].astype(np.int64))
-        return self._t[1]
-
-    def _hash(self, cols: Sequence[int]) -> np.ndarray:
-        """Row hash Σ_j a_j·x_j (mod 2^64) of pool columns ``cols``, in column blocks."""
-        cols = np.asarray(cols, dtype=np.int64)
-        h = np.zeros(self.n, dtype=np.uint64)
-        block = max(1, _ELEM_BUDGET // max(self.n, 1) // 2)
-        for a in range(0, cols.size, block):
-            part = cols[a:a + block]
-            if part.size == 1:
-                h += self.column(int(part[0])).astype(np.uint64) * self._mult[int(part[0])]
-                continue
-            terms = self.rows_of(part).astype(np.uint64)
-            terms *= self._mult[part][:, None]
-            h += terms.sum(axis=0, dtype=np.uint64)
-        return h
-
-    # -- joint codes -------------------------------------------------------------------------
-    def joint(self, cols: Sequence[int]) -> tuple[np.ndarray, int]:
-        """Joint code (0..ns−1 per row) of pool columns ``cols`` and its number of states."""
-        key = frozenset(int(c) for c in cols)
-        hit = self._joint_cache.get(key)
-        if hit is not None:
-            return hit
-        if not key:
-            res = (np.zeros(self.n, dtype=np.int64), 1)
-        elif len(key) == 1:
-            (c,) = key
-            res = _compact(self.column(c))
-        else:
-            res = _compact(self._hash(sorted(key)))
-        if self._joint_bytes + res[0].nbytes > _JOINT_CACHE_BYTES:
-            self._joint_cache.clear()
-            self._joint_bytes = 0
-        self._joint_cache[key] = res
-        self._joint_bytes += res[0].nbytes
-        return res
-
-    # -- unconditional tables --------------------------------------------------------------
-    def _indicators(self) -> np.ndarray:
-        # BLAS counts are exact integers in float32 below 2^24 samples
-        return self.C.astype(np.float32 if self.n < 2**24 else np.float64)
-
-    def _mi_blocks(self, n1: np.ndarray, marg: np.ndarray, t_counts: np.ndarray) -> np.ndarray:
-        """MI of variables with K codes (``marg``: k × K counts) and binary indicators
-        (``n1``: k × K × C counts of (value, indicator = 1))."""
-        n, tab = self.n, self._tab
-        n0 = marg[:, :, None] - n1
-        s_vt = (tab[n1] + tab[n0]).sum(axis=1)  # sequential over the K codes
-        s_v = tab[marg].sum(axis=1)
-        s_t = tab[t_counts] + tab[n - t_counts]
-        return (s_vt + tab[n] - s_t[None, :] - s_v[:, None]) / n
-
-    def _feature_table(self) -> np.ndarray:
-        n, m, Q = self.n, self.m, self.n_categories
-        out = np.empty((m, Q))
-        if m == 0 or Q == 0:
-            return out
-        Cf = self._indicators()
-        t_counts = self.C.sum(axis=0, dtype=np.int64)
-        K = int(self.card[:m].max())
-        block = max(1, min(_ELEM_BUDGET // max(n, 1), _CELL_BUDGET // (K * Q)))
-        for a in range(0, m, block):
-            b = min(m, a + block)
-            n1 = np.zeros((b - a, K, Q), dtype=np.int64)
-            marg = np.zeros((b - a, K), dtype=np.int64)
-            if self.sparse:
-                sub = self.X[:, a:b]
-                col_of = np.repeat(np.arange(b - a), np.diff(sub.indptr))
-                for v in range(1, K):
-                    hit = sub.data == v
-                    mv = sp.csc_matrix((hit.astype(Cf.dtype), sub.indices, sub.indptr),
-                                       shape=sub.shape)
-                    n1[:, v, :] = np.rint(np.asarray(mv.T @ Cf))
-                    marg[:, v] = np.bincount(col_of, weights=hit, minlength=b - a)
-            else:
-                sub = self.X[:, a:b]
-                for v in range(1, K):
-                    mv = sub == v
-                    marg[:, v] = np.count_nonzero(mv, axis=0)
-                    n1[:, v, :] = np.rint(mv.astype(Cf.dtype).T @ Cf)
-            n1[:, 0, :] = t_counts[None, :] - n1[:, 1:, :].sum(axis=1)
-            marg[:, 0] = n - marg[:, 1:].sum(axis=1)
-            out[a:b] = self._mi_blocks(n1, marg, t_counts)
-        return out
-
-    def _category_table(self) -> np.ndarray:
-        n, Q = self.n, self.n_categories
-        if Q == 0:
-            return np.empty((0, 0))
-        Cf = self._indicators()
-        n11 = np.rint(Cf.T @ Cf).astype(np.int64)  # count(C_a = 1, C_b = 1)
-        na = self.C.sum(axis=0, dtype=np.int64)
-        n1 = np.stack([na[None, :] - n11, n11], axis=1)  # (a, value of C_a, b)
-        marg = np.stack([n - na, na], axis=1)
-        return self._mi_blocks(n1, marg, na)
-
-    # -- conditional, batched -----------------------------------------------------------------
-    def _entries(self, cols: np.ndarray, K: int | None = None) -> tuple[np.ndarray, ...]:
-        """Stored entries of sparse features, column after column: (row, position of the
-        column in ``cols``, code, where each column's entries start (len(cols) + 1 offsets),
-        position × K + code with K, by default, the largest code bound of ``cols``)."""
-        indptr = self.X.indptr
-        starts = indptr[cols].astype(np.int64)
-        lens = indptr[cols + 1].astype(np.int64) - starts
-        bounds = np.zeros(len(cols) + 1, dtype=np.int64)
-        np.cumsum(lens, out=bounds[1:])
-        total = int(bounds[-1])
-        if total == 0:
-            e = np.empty(0, dtype=np.int64)
-            return e, e, e, bounds, e
-        local = np.repeat(np.arange(len(cols)), lens)
-        offs = np.repeat(starts - bounds[:-1], lens) + np.arange(total)
-        codes = self.X.data[offs].astype(np.int64)
-        if K is None:
-            K = int(self.card[cols].max())
-        return self.X.indices[offs], local, codes, bounds, local * K + codes
-
-    def _cmi_given_codes(self, t: np.ndarray, cols: np.ndarray, s: np.ndarray, ns: int,
-                         entries: tuple | None = None) -> np.ndarray:
-        """I(t; V_j | S) for pool columns ``cols`` given the joint code ``s`` of S (ns states).
-
-        With sparse features, counts come from the stored entries only (code 0 is the remainder
-        of each (t, s) cell), so sparse data costs what it stores; ``entries`` may pass
-        :meth:`_entries` of ``cols`` computed once for several calls. I(t; V | S) = Σ_s p(s)·
-        I(t; V | S = s), and a stratum in which t is constant (a singleton, say) contributes
-        exactly 0: those strata are left out of the sums (dense rows in them are dropped before
-        counting, sparse entries in them go to one extra stratum that is not summed), which
-        matters when S has nearly as many states as there are samples. The sum keeps the full n
-        in the denominator, so the value is unchanged.
-        """
-        n = self.n
-        tab = self._tab
-        out = np.zeros(len(cols))
-        if len(cols) == 0:
-            return out
-        ts0 = np.bincount(t * ns + s, minlength=2 * ns)
-        live = (ts0[ns:] > 0) & (ts0[:ns] > 0)  # both t = 0 and t = 1 occur in the stratum
-        n_live = int(live.sum())
-        if n_live == 0:
-            return out
-        if n_live == ns:  # every stratum informative: no row is dropped
-            S, ts_counts, ts_row, live_rows = ns, ts0, t * ns + s, None
-        else:  # the dead strata become one extra stratum, number n_live
-            S = n_live + 1
-            remap = np.where(live, np.cumsum(live) - 1, n_live)
-            ts_row = t * S
-            ts_row += remap[s]
-            ts_counts = np.bincount(ts_row, minlength=2 * S)
-            live_rows = None if self.sparse else np.flatnonzero(remap[s] < n_live)
-        s_ts = tab[ts_counts[:S][:n_live]].sum() + tab[ts_counts[S:][:n_live]].sum()
-        s_s = tab[ts_counts[:S][:n_live] + ts_counts[S:][:n_live]].sum()
-        sparse = self.sparse and int(cols.max()) < self.m
-        rows = n if live_rows is None else live_rows.size
-        ts_live = ts_row if live_rows is None else ts_row[live_rows]
-        K = int(self.card[cols].max())
-        per = K * 2 * S
-        chunk = max(1, min(_CELL_BUDGET // per, _ELEM_BUDGET // max(rows, 1)))
-        if sparse and entries is None and chunk >= len(cols):
-            entries = self._entries(cols, K)
-        for start in range(0, len(cols), chunk):
-            part = cols[start:start + chunk]
-            k = len(part)
-            if sparse:
-                # counts of codes ≥ 1 from the stored entries; code 0 is the remainder
-                if entries is None:  # this chunk's entries
-                    ent, first = self._entries(part, K), 0
-                else:  # the slice of the entries of every column
-                    ent, first = entries, start
-                a, b = ent[3][first], ent[3][first + k]
-                idx = ent[4][a:b] - first * K  # (position in part, code) of each entry
-                idx *= 2 * S
-                idx += ts_row[ent[0][a:b]]
-                counts = np.bincount(idx, minlength=k * per).reshape(k, K, 2 * S)
-                counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
-            elif (K - 1) * 2 * S <= _BLAS_CELLS and (
-                    (self._ind is not None and int(part.max()) < self.m)
-                    or (self._cind is not None and int(part.min()) >= self.m)):
-                counts = self._counts_blas(part, ts_row, live_rows, ts_counts, S, K)
-            elif rows >= _TALL:
-                # tall data: one contiguous column at a time, no n × k temporaries
-                counts = np.empty((k, K, 2 * S), dtype=np.int64)
-                for i, j in enumerate(part.tolist()):
-                    v = self.column(j)
-                    key = np.multiply(v if live_rows is None else v[live_rows], 2 * S,
-                                      dtype=np.int64)
-                    key += ts_live
-                    counts[i] = np.bincount(key, minlength=per).reshape(K, 2 * S)
-            else:
-                V = self.columns(part)
-                if live_rows is not None:
-                    V = V[live_rows]
-                idx = np.multiply(V, 2 * S, dtype=np.int64)
-                idx += ts_live[:, None]
-                idx += (np.arange(k) * per)[None, :]
-                # order="K": no copy of a column-major block (bincount ignores the order)
-                counts = np.bincount(idx.ravel(order="K"), minlength=k * per)
-                counts = counts.reshape(k, K, 2 * S)
-            c4 = counts.reshape(k, K, 2, S)[..., :n_live]
-            s_vts = tab[c4].reshape(k, -1).sum(axis=1)
-            s_vs = tab[c4[:, :, 0] + c4[:, :, 1]].reshape(k, -1).sum(axis=1)
-            out[start:start + k] = (s_vts + s_s - s_ts - s_vs) / n
-        return out
-
-    def _counts_blas(self, part: np.ndarray, ts_row: np.ndarray, live_rows, ts_counts,
-                     S: int, K: int) -> np.ndarray:
-        """Counts (k × K × 2S) of (code, t, stratum) of dense features (or of categories)
-        ``part`` by products [X_j == v]ᵀ · onehot(t, stratum) in float32 (exact: fewer than
-        2^24 rows); rows outside ``live_rows`` are left out, and code 0 is the remainder."""
-        n, k = self.n, len(part)
-        onehot = np.zeros((n, 2 * S), dtype=np.float32)
-        if live_rows is None:
-            onehot[np.arange(n), ts_row] = 1.0
-        else:
-            onehot[live_rows, ts_row[live_rows]] = 1.0
-        counts = np.empty((k, K, 2 * S), dtype=np.int64)
-        if part[0] >= self.m:  # categories: one block of 0/1 indicators
-            blocks, part = self._cind[None], part - self.m
-        else:
-            blocks = self._ind
-        L, _, width = blocks.shape
-        if 4 * k >= width:  # most columns: one product over every code and column, then pick
-            flat = blocks.transpose(0, 2, 1).reshape(L * width, n)  # a view: no copy
-            prod = (flat @ onehot).reshape(L, width, 2 * S)
-            counts[:, 1:, :] = prod[:K - 1, part, :].transpose(1, 0, 2)
-        else:
-            for v in range(1, K):
-                counts[:, v, :] = blocks[v - 1][:, part].T @ onehot
-        counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
-        return counts
-
-    def _cmi_one(self, t: np.ndarray, v: np.ndarray, k: int, s: np.ndarray, ns: int) -> float:
-        """I(t; V | S) for one column ``v`` (codes < k) given the joint code ``s`` (ns states):
-        one ``bincount`` over (s, v, t)."""
-        key = s * (2 * k)
-        key += v * 2
-        key += t
-        c = np.bincount(key, minlength=ns * k * 2).reshape(ns, k, 2)
-        tab = self._tab
-        ts = c.sum(axis=1)  # (ns, 2): counts of (S, t)
-        s_vts = tab[c].sum()
-        s_vs = tab[c[:, :, 0] + c[:, :, 1]].sum()
-        s_ts = tab[ts].sum()
-        s_s = tab[ts[:, 0] + ts[:, 1]].sum()
-        return float((s_vts + s_s - s_ts - s_vs) / self.n)
-
-    def _table_value(self, j: int, target: int) -> float:
-        if j < self.m:
-            return float(self.mi_table()[j, target])
-        return float(self.category_mi_table()[j - self.m, target])
-
-    def cmi_many(self, target, variables, cond):
-        cols = np.asarray(variables, dtype=np.int64)
-        self.n_tests += len(cols)
-        if len(cols) == 0:
-            return np.empty(0)
-        if len(cond) == 0:
-            # unconditional: read the tables (computed once per run)
-            self.n_hits += len(cols)
-            out = np.empty(len(cols))
-            feat = cols < self.m
-            if feat.any():
-                out[feat] = self.mi_table()[cols[feat], target]
-            if (~feat).any():
-                out[~feat] = self.category_mi_table()[cols[~feat] - self.m, target]
-            return out
-        s, ns = self.joint(cond)
-        return self._cmi_given_codes(self._target(target), cols, s, ns)
-
-    def cmi_each_extra(self, target, variables, extras, fixed):
-        # the joint code of ``fixed`` is built once; adding x is one multiply-add per row
-        cols = np.asarray(variables, dtype=np.int64)
-        r, nr = self.joint(fixed)
-        t = self._target(target)
-        # the stored entries of sparse columns are gathered once for every x
-        entries = (self._entries(cols) if self.sparse and cols.size and int(cols.max()) < self.m
-                   else None)
-        out = []
-        for x in extras:
-            self.n_tests += len(cols)
-            kx = int(self.card[x])
-            out.append(self._cmi_given_codes(t, cols, r * kx + self.column(x), nr * kx,
-                                             entries))
-        return out
-
-    def leave_one_out(self, target, members, fixed):
-        return _FastLeaveOneOut(self, target, members, fixed)
-
-
-class _LeaveOneOut:
-    """Backward elimination, one test at a time (reference: recompute the joint each time)."""
-
-    def __init__(self, engine, target, members, fixed) -> None:
+    def __init__(self, engine: Engine, target: int, members: Sequence[int],
+                 fixed: Sequence[int]) -> None:
         self.engine = engine
         self.target = target
         self.members = [int(g) for g in members]
         self.fixed = [int(g) for g in fixed]
 
+    def cond(self, f: int) -> list[int]:
+        """The set value(f) conditions on: (members − f) ∪ fixed."""
+        return [g for g in self.members if g != f] + self.fixed
+
     def value(self, f: int) -> float:
-        cond = [g for g in self.members if g != f] + self.fixed
-        return float(self.engine.cmi_many(self.target, [f], cond)[0])
+        return float(self.engine.cmi_many(self.target, [f], self.cond(f))[0])
+
+    def strata(self, f: int) -> int:
+        return self.engine.strata(self.cond(int(f)))
 
     def remove(self, f: int) -> None:
         self.members.remove(int(f))
@@ -664,173 +483,8 @@ class _LeaveOneOut:
             yield int(f), self.value(f)
 
 
-class _FastLeaveOneOut(_LeaveOneOut):
-    """Keeps the row hash of members ∪ fixed; "without f" is one subtraction, its strata one
-    hash factorisation, and the value one ``bincount`` (no conditioning set is materialised)."""
-
-    def __init__(self, engine, target, members, fixed) -> None:
-        super().__init__(engine, target, members, fixed)
-        self.total = engine._hash(self.members + self.fixed)
-        self._in = set(self.members) | set(self.fixed)
-        # the members' columns as int64 and their hash terms, kept while they fit the budget
-        self._keep = len(self.members) * engine.n * 16 <= _JOINT_CACHE_BYTES
-        self._cols: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self._terms: dict[int, np.ndarray] = {}  # hash terms of the last batch of walk()
-
-    def _col(self, f: int) -> tuple[np.ndarray, np.ndarray]:
-        hit = self._cols.get(f)
-        if hit is None:
-            col = self.engine.column(f).astype(np.int64)
-            hit = (col, col.astype(np.uint64) * self.engine._mult[f])
-            if self._keep:
-                self._cols[f] = hit
-        return hit
-
-    def value(self, f: int) -> float:
-        eng = self.engine
-        eng.n_tests += 1
-        v, from_table = self._single(int(f))
-        eng.n_hits += from_table
-        return v
-
-    def _single(self, f: int) -> tuple[float, bool]:
-        """value(f) without counting it, and whether it was read from the tables."""
-        eng = self.engine
-        if len(self._in) - (f in self._in) == 0:  # nothing to condition on
-            return eng._table_value(f, self.target), True
-        col, term = self._col(f)
-        s, ns = _compact(self.total - term if f in self._in else self.total, sort=False)
-        return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns), False
-
-    def walk(self, order: Sequence[int]):
-        """Backward elimination in speculative batches, with exact values.
-
-        The values of the next B members are computed together assuming that each is removed
-        in turn (the j-th conditions on S − {f_1, …, f_j}), which is what backward elimination
-        does while it prunes. When the caller keeps a member instead, the batch ends there (the
-        later values assumed its removal) and is taken again from the next member with the
-        true conditioning set. A batch doubles while the guess holds and shrinks to what was
-        used when it does not, so the waste is at most the work done. Every yielded value is
-        I(t; V_f | (members − f) ∪ fixed) for the members at the time it is taken.
-        """
-        order = [int(f) for f in order]
-        eng = self.engine
-        K = int(eng.card[order].max()) if order else 1
-        cap = max(1, min(_WALK_BATCH, _ELEM_BUDGET // max(eng.n, 1),
-                         _CELL_BUDGET // (2 * K * eng.n)))
-        i, size = 0, 1
-        while i < len(order):
-            batch = order[i:i + size]
-            values, from_table = self._chain(batch)
-            used = 0
-            for f, v, hit in zip(batch, values.tolist(), from_table.tolist(), strict=True):
-                used += 1
-                eng.n_tests += 1
-                eng.n_hits += hit
-                yield f, v
-                if f in self._in:  # kept: the later values assumed its removal
-                    break
-            i += used
-            size = min(2 * size, cap) if used == len(batch) else used
-
-    def _chain(self, batch: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """I(t; V_j | S_j) for the columns ``batch`` with S_j = (members ∪ fixed) − {batch[:j+1]},
-        and which of them were read from the unconditional tables (S_j empty).
-
-        A stratum in which t is constant contributes exactly 0, and every stratum of S_j lies
-        inside one of the last, smallest set S_B: so only the rows of the strata of S_B where
-        both t = 0 and t = 1 occur are counted (one hash factorisation of n rows finds them;
-        often a few per cent of the rows), and a batch with none gives exactly 0. The strata of
-        each S_j among those rows come from its row hash (the running total minus the terms of
-        the members removed so far): one sort of the B × rows hash block for short data, one
-        hash factorisation per S_j for tall data. The counts of (stratum, code, t) come from one
-        ``bincount``; the sums keep the full n in the denominator.
-        """
-        eng = self.engine
-        n, B = eng.n, len(batch)
-        if B == 1:  # one step: the plain leave-one-out value (fewer calls than a batch)
-            v, from_table = self._single(batch[0])
-            return np.array([v]), np.array([from_table])
-        cols = np.asarray(batch, dtype=np.int64)
-        W = eng.rows_of(cols)  # B × n codes
-        inset = np.array([f in self._in for f in batch])
-        terms = W.astype(np.uint64)
-        terms *= eng._mult[cols][:, None]
-        terms[~inset] = 0
-        self._terms = dict(zip(batch, terms, strict=True))  # for remove()
-        left = len(self._in) - np.cumsum(inset)  # |S_j|
-        t = eng._target(self.target)
-        s_last, ns_last = _compact(self.total - terms.sum(axis=0, dtype=np.uint64), sort=False)
-        c_last = np.bincount(s_last * 2 + t, minlength=2 * ns_last)
-        rows = np.flatnonzero(((c_last[0::2] > 0) & (c_last[1::2] > 0))[s_last])
-        out = np.zeros(B)
-        nr = rows.size
-        if nr:
-            if nr < n:
-                W, terms, t, total = W[:, rows], terms[:, rows], t[rows], self.total[rows]
-            else:
-                total = self.total
-            out = self._chain_counts(W, terms, t, total, int(eng.card[cols].max()))
-        empty = left == 0
-        if empty.any():  # nothing to condition on: the unconditional table
-            for j in np.flatnonzero(empty).tolist():
-                out[j] = eng._table_value(batch[j], self.target)
-        return out, empty
-
-    def _chain_counts(self, W: np.ndarray, terms: np.ndarray, t: np.ndarray,
-                      total: np.ndarray, K: int) -> np.ndarray:
-        """The batch values from the kept rows: codes ``W`` (B × r), hash terms of the removed
-        members (B × r, 0 where not a member), ``t`` and the running hash total of those rows."""
-        B, nr = W.shape
-        H = np.cumsum(terms, axis=0, dtype=np.uint64)  # Σ of removed terms (mod 2^64)
-        np.subtract(total[None, :], H, out=H)
-        if nr < _TALL:
-            order = np.argsort(H, axis=1)
-            order += (np.arange(B) * nr)[:, None]  # flat positions
-            Hs = H.ravel()[order]
-            new = np.empty((B, nr), dtype=bool)
-            new[:, 0] = True
-            np.not_equal(Hs[:, 1:], Hs[:, :-1], out=new[:, 1:])
-            g = np.cumsum(new, axis=1, dtype=np.int64)
-            ns = g[:, -1].copy()
-            g -= 1
-            codes = W.ravel()[order]
-            order %= nr
-            ts = t[order]
-        else:
-            g = np.empty((B, nr), dtype=np.int64)
-            ns = np.empty(B, dtype=np.int64)
-            for j in range(B):
-                g[j], ns[j] = _compact(H[j], sort=False)
-            codes, ts = W, t[None, :]
-        off = np.cumsum(ns) - ns
-        g += off[:, None]
-        NS = int(ns.sum())
-        # counts of (stratum, t) decide which strata are informative: one where t is constant
-        # contributes exactly 0 and is masked out of every sum below
-        g2 = g * 2
-        g2 += ts
-        c_ts = np.bincount(g2.ravel(), minlength=2 * NS).reshape(NS, 2)
-        live = (c_ts[:, 0] > 0) & (c_ts[:, 1] > 0)
-        key = g * (2 * K)
-        key += codes.astype(np.int64) * 2
-        key += ts
-        c = np.bincount(key.ravel(), minlength=NS * 2 * K).reshape(NS, 2 * K)
-        c *= live[:, None]
-        c_ts *= live[:, None]
-        tab = self.engine._tab
-        flat = c.ravel()
-        s_vts = np.add.reduceat(tab[flat], off * (2 * K))
-        s_vs = np.add.reduceat(tab[flat[0::2] + flat[1::2]], off * K)
-        s_ts = np.add.reduceat(tab[c_ts.ravel()], off * 2)
-        s_s = np.add.reduceat(tab[c_ts[:, 0] + c_ts[:, 1]], off)
-        return (s_vts + s_s - s_ts - s_vs) / self.engine.n
-
-    def remove(self, f: int) -> None:
-        super().remove(f)
-        f = int(f)
-        if f not in self.fixed:
-            self._in.discard(f)
-        term = self._terms.pop(f, None)
-        self.total = self.total - (self._col(f)[1] if term is None else term)
-        self._cols.pop(f, None)
+__all__ = [
+    "DECIMALS", "Engine", "EngineBase", "LeaveOneOut", "LeaveOneOutSession", "ReferenceEngine",
+    "cmi_from_counts", "conditional_mutual_information", "contingency", "entropy",
+    "joint_codes", "mutual_information", "pool_levels", "rounded", "smallest_uint",
+]

@@ -5,11 +5,11 @@
 (and, on request, one ML-kNN metric per cell).
 
 Reuse, only where the decisions are provably identical: **k2 is read by Phase 4 alone**
-(``camcf.algorithm._run_target`` passes it to :func:`camcf.phases.symmetry_and_redundancy` and
-nowhere else; skipping and mirroring do not depend on it). Grid points that differ only in k2
-therefore share Phases 1–3: one full run per distinct value of the other parameters, then
-Phase 4 — the library's own phase function, on the run's blanket CMB and MI table — once per
-k2 value. **k1 is read by Phase 2 only through n_keep = ⌈k1 × #candidates⌉** per target (the
+(:func:`camcf.phases.run_target` passes it to :func:`camcf.phases.symmetry_and_redundancy`
+and nowhere else; skipping and mirroring do not depend on it). Grid points that differ only in
+k2 therefore share Phases 1–3: one full run per distinct value of the other parameters, then
+Phase 4 once per k2 value by :func:`camcf.phases.with_k2` (the library's Phase 4 on each
+target's blanket CMB and the run's MI table). **k1 is read by Phase 2 only through n_keep = ⌈k1 × #candidates⌉** per target (the
 candidates themselves depend on δ1, not k1): two k1 values that give the same n_keep for every
 target that ran take identical decisions, so one run answers both. Every other change is run
 in full (``n_jobs`` spreads those runs over processes with joblib; the k1 reuse is sequential).
@@ -35,9 +35,8 @@ from .algorithm import DEFAULTS, run
 from .dataset import Dataset
 from .discretize import discretize
 from .errors import ParameterError
-from .phases import symmetry_and_redundancy
+from .phases import with_k2
 from .result import Result
-from .trace import CondSets, TraceBuilder
 
 __all__ = ["GRID_PARAMS", "PRESETS", "Landscape", "default_values", "landscape"]
 
@@ -98,43 +97,12 @@ def default_values(name: str, size: int = 5) -> tuple[float, ...]:
     return tuple(float(round(v, 4)) for v in np.linspace(lo, hi, size))
 
 
-class _TableEngine:
-    """What Phase 4 reads from an information engine: the MI table of the run (no new
-    computation; Phase 4 only looks values up)."""
-
-    def __init__(self, result: Result) -> None:
-        self._table = result.mi_table
-        self.m = result.n_features
-        self.n_tests = 0
-        self.n_hits = 0
-
-    def mi_table(self) -> np.ndarray:
-        return self._table
-
-
 def _counts_for_k2(result: Result, k2_values: Sequence[float]) -> list[int]:
-    """Number of selected features of ``result``'s run with k2 replaced by each value.
-
-    Phases 1–3 are taken from ``result`` (k2 does not enter them); Phase 4 is re-run with
-    :func:`camcf.phases.symmetry_and_redundancy` per target, exactly as ``camcf.run`` calls it.
-    """
-    eng = _TableEngine(result)
-    p = result.params
-    cats = result.categories
-    out = []
-    for k2 in k2_values:
-        sel: set[int] = set()
-        for t in result.targets:
-            if t.skipped:
-                continue
-            c = t.category
-            others = [d.id for d in cats if d.label_index != c.label_index]
-            p4 = symmetry_and_redundancy(eng, c.id, result.mi_table[:, c.id], list(t.cmb),
-                                         others, p["delta1"], float(k2), p["gamma"],
-                                         TraceBuilder(CondSets()))
-            sel.update(p4["blanket"])
-        out.append(len(sel))
-    return out
+    """Number of selected features of ``result``'s run with k2 replaced by each value: Phases
+    1–3 taken from ``result`` (k2 does not enter them), Phase 4 run again by
+    :func:`camcf.phases.with_k2`."""
+    return [int(with_k2(result, float(k2), trace="counters").selected_indices.size)
+            for k2 in k2_values]
 
 
 def _n_kept(k1: float, n_candidates: int) -> int:
@@ -150,7 +118,7 @@ def _full_run(codes: np.ndarray, Y: np.ndarray, params: dict) -> Result:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CamcfWarning)  # "nothing selected" is a count of 0 here
-        return run(codes, Y, **params)
+        return run(codes, Y, **params, trace="counters")  # counts only: no record
 
 
 def _metric_grid(ds: Dataset, disc: Mapping[str, Any], x: str, xs: Sequence[float], y: str,

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
-from itertools import chain
 
 import numpy as np
-import pandas as pd
 
 from .errors import ParameterError
-from .trace import DECISIONS, STEP_NAMES, STEPS, TARGET, Test, iter_tests
+from .trace import TARGET, CondSetList, Test, iter_tests
 
 PHASE_SETS = ("phase2", "phase3", "phase4")
 
@@ -102,6 +101,18 @@ class Result:
     trace_level : {"full", "decisions", "counters"}
         How much of the decision record the targets' ``trace`` keeps (see :mod:`camcf.trace`);
         decisions, sets and :attr:`n_tests` are the same at every level.
+    params : dict
+        The parameters the run used, thresholds as numbers (a threshold given as "auto" is
+        recorded resolved, with ``significance``); ``camcf.run(X, Y, **params)`` repeats it.
+    cond_sets : camcf.trace.CondSetList
+        The record's conditioning sets (set 0 is the empty set), with their strata.
+    levels : ndarray of int (n_features + n_categories), optional
+        Levels that occur in each pool column (features, then category indicators): the
+        record's degrees of freedom come from them.
+    thresholds : dict, optional
+        When a threshold was "auto": how it was derived (``significance``, ``n``, ``rule``,
+        and per derived threshold its value and ``df_delta1`` / ``df_delta2``;
+        :func:`camcf.significance.suggest_thresholds`). None otherwise.
     """
 
     params: dict
@@ -112,10 +123,17 @@ class Result:
     selected_indices: np.ndarray
     mi_table: np.ndarray
     category_mi: np.ndarray
-    cond_sets: list[tuple[int, ...]]
+    cond_sets: CondSetList
     n_samples: int
     stats: dict
     trace_level: str = "full"
+    levels: np.ndarray | None = None
+    thresholds: dict | None = None
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.cond_sets, CondSetList):  # a list of sets, as before
+            object.__setattr__(self, "cond_sets", CondSetList.of(self.cond_sets))
 
     # -- names ---------------------------------------------------------------------------------
     @property
@@ -169,9 +187,14 @@ class Result:
 
     # -- the trace -----------------------------------------------------------------------------
     def tests(self, target) -> list[Test]:
-        """Every decision for one target category, in the order the algorithm took them."""
+        """Every decision for one target category, in the order the algorithm took them (with
+        the significance of each value, see :meth:`record_table`)."""
+        from ._record import significance
+
         t = self.target(target)
-        return list(iter_tests(t.trace, t.id, self.cond_sets))
+        if not t.trace:
+            return []
+        return list(iter_tests(t.trace, t.id, self.cond_sets, significance(self, t)))
 
     @property
     def n_tests(self) -> int:
@@ -183,99 +206,69 @@ class Result:
         """Rows the decision record keeps (:attr:`n_tests` at level "full")."""
         return int(sum(t.trace["step"].size for t in self.targets if t.trace))
 
-    def to_frame(self, target=None, *, names: bool = True) -> pd.DataFrame:
-        """The decision record as a table, one row a test.
+    def record_table(self, target, *, names: bool = True):
+        """One target's decision record as a ``pyarrow.Table``, one row a test: the table every
+        other form of the record (:meth:`to_frame`, :meth:`write_record`, :meth:`to_json`,
+        :meth:`trace_records`) is derived from.
 
-        Columns: target, label, category, seq, phase, step, quantity, a, b, cond (tuple of pool
-        indices), value, threshold, decision, aux; with ``names`` also a_name, b_name,
-        cond_names and aux_name.
+        Columns: ``target``, ``label``, ``category`` (the target), ``seq`` (position among the
+        target's tests), ``phase``, ``step``, ``quantity``, ``a``, ``b`` (pool indices of the
+        two variables; −1 is the target), ``cond`` (the conditioning set, list of pool
+        indices), ``value`` (bits), ``threshold``, ``decision``, ``aux`` (a pool index: the
+        inducing x of a spouse, the blocker of a recovery row; −1 otherwise), then the
+        significance of the value as a G test:
+
+        * ``n`` — the rows the test counted: every test of Ca-MCF is a plug-in estimate on all
+          the samples, so n is the number of samples;
+        * ``g`` = 2·n·ln 2·value, the G (log-likelihood ratio) statistic of the value's table;
+        * ``df`` = (|A| − 1)(|B| − 1) × (strata of the conditioning set that occur), A and B
+          the row's two variables (the target when ``a`` is −1, and ``b``), |·| the number of
+          levels that occur among the n rows, per variable (a category indicator has 2, or 1
+          when it is constant), and the strata that occur the distinct joint rows of the
+          conditioning set's columns among the n rows (1 when the set is empty) — each set's
+          count is computed once, when the run interns it;
+        * ``p_value`` = ``scipy.stats.chi2.sf(g, df)`` (0.0 once it underflows) and
+          ``log10_p`` its base-10 logarithm, exact also where p underflows
+          (:func:`camcf.significance.log10_p`).
+
+        Every row's value is a plug-in (conditional) mutual information of its two variables
+        given its set, so every row gets these columns, including rows whose decision is not a
+        test of independence at a threshold: ``k2-cut`` (the value s_f ranks f), ``symmetry``
+        and ``recovery-skip`` (s_f against δ1 or δ1/2), ``blocker`` (I(t; r | S_base), the
+        blocker's strength), ``recovery`` (I(t; X_f | S_base) against the blocker's value) and
+        ``redundancy`` (I(X_f; C_d) with ``a`` = f and ``b`` = C_d, against γ·s_f). There the p
+        value says how far the value itself is from independence, not the level of the
+        decision. A variable that is constant among the rows makes df = 0: its value is 0
+        whatever the data, and the row has p_value 1 and log10_p 0. df is −1 (p NaN) only
+        for a result built without the levels or a set without its strata.
+
+        With ``names``: ``a_name``, ``b_name``, ``aux_name`` (display names; "" for −1 in b and
+        aux), ``cond_names`` (the set's names joined by ", ", the target as "t"),
+        ``cond_size_features`` and ``cond_size_labels``.
         """
-        return self._frame(self.targets if target is None else [self.target(target)],
-                           names=names)
+        from . import _record
 
-    def _frame(self, sel: list[TargetResult], *, names: bool = True) -> pd.DataFrame:
-        frames = []
-        for t in sel:
-            cols = t.trace
-            if not cols or cols["step"].size == 0:
-                continue
-            k = cols["step"].size
-            steps = np.asarray(STEP_NAMES, dtype=object)[cols["step"]]
-            df = pd.DataFrame({
-                "target": np.full(k, t.id),
-                "label": t.category.label,
-                "category": t.category.name,
-                "seq": cols["seq"] if "seq" in cols else np.arange(k),
-                "phase": np.array([STEPS[s][0] for s in STEP_NAMES])[cols["step"]],
-                "step": steps,
-                "quantity": np.array([STEPS[s][1] for s in STEP_NAMES], dtype=object)[
-                    cols["step"]],
-                "a": cols["a"],
-                "b": cols["b"],
-                "cond_id": cols["cond"],
-                "value": cols["value"],
-                "threshold": cols["threshold"],
-                "decision": np.asarray(DECISIONS, dtype=object)[cols["decision"]],
-                "aux": cols["aux"],
-            })
-            frames.append(df)
-        if not frames:
-            return pd.DataFrame(columns=["target", "label", "category", "seq", "phase", "step",
-                                         "quantity", "a", "b", "cond", "value", "threshold",
-                                         "decision", "aux"])
-        out = pd.concat(frames, ignore_index=True)
-        conds = np.empty(len(self.cond_sets), dtype=object)
-        conds[:] = self.cond_sets
-        cond_id = out.pop("cond_id").to_numpy()
-        out.insert(9, "cond", conds[cond_id])
-        if names:
-            out = self._name_frame(out, cond_id)
-        return out
+        t = self.target(target)
+        if not t.trace or t.trace["step"].size == 0:
+            return _record.empty_table(names)
+        return _record.target_table(self, t, names=names)
 
-    def _name_frame(self, df: pd.DataFrame, cond_id: np.ndarray) -> pd.DataFrame:
-        m = self.n_features
-        names = np.array(self.feature_names + [c.display for c in self.categories] + ["t"],
-                         dtype=object)  # index −1 → "t"
+    def _tables(self, sel, *, names: bool = True):
+        from . import _record
 
-        def lookup(col: pd.Series) -> np.ndarray:
-            idx = col.to_numpy()
-            out = names[idx]
-            out[idx == TARGET] = ""
-            return out
+        return _record.tables(self, sel, names=names)
 
-        tgt_names = np.array([t.category.display for t in self.targets], dtype=object)
-        a_names = lookup(df["a"])
-        a_names[df["a"].to_numpy() == TARGET] = tgt_names[df["target"].to_numpy()[
-            df["a"].to_numpy() == TARGET]]
-        df["a_name"] = a_names
-        df["b_name"] = lookup(df["b"])
-        df["aux_name"] = lookup(df["aux"])
-        # per distinct conditioning set, not per row; the sets' elements counted and named
-        # by numpy / Arrow over one flat array of them
-        ids, inv = np.unique(cond_id, return_inverse=True)
-        sets = [self.cond_sets[i] for i in ids.tolist()]
-        off = np.zeros(len(sets) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, sets), dtype=np.int64, count=len(sets)), out=off[1:])
-        flat = np.fromiter(chain.from_iterable(sets), dtype=np.int64, count=int(off[-1]))
-        cond_names = np.empty(len(sets), dtype=object)
-        if flat.size:
-            import pyarrow as pa
-            import pyarrow.compute as pc
+    def to_frame(self, target=None, *, names: bool = True):
+        """The decision record as a pandas DataFrame, one row a test: pandas' conversion of
+        :meth:`record_table` (of every target, or of one), ``cond`` as tuples."""
+        import pyarrow as pa
 
-            named = pa.array(names.tolist(), pa.string()).take(  # −1 → "t", the last name
-                pa.array(np.where(flat < 0, names.size - 1, flat)))
-            cond_names[:] = pc.binary_join(pa.ListArray.from_arrays(
-                pa.array(off.astype(np.int32)), named), ", ").to_pylist()
-        else:
-            cond_names[:] = ""
-        is_feat = np.zeros(flat.size + 1, dtype=np.int64)
-        np.cumsum(flat < m, out=is_feat[1:])
-        n_feat = is_feat[off[1:]] - is_feat[off[:-1]]
-        n_lab = np.diff(off) - n_feat
-        df["cond_names"] = cond_names[inv.ravel()] if ids.size else np.empty(0, dtype=object)
-        df["cond_size_features"] = n_feat[inv.ravel()]
-        df["cond_size_labels"] = n_lab[inv.ravel()]
-        return df
+        from . import _record
+
+        sel = self.targets if target is None else [self.target(target)]
+        tables = list(self._tables(sel, names=names))
+        table = pa.concat_tables(tables) if tables else _record.empty_table(names)
+        return _record.to_pandas(table)
 
     # -- the decision record, streamed -------------------------------------------------------
     RECORD_FORMATS = ("parquet", "csv", "jsonl")
@@ -283,9 +276,10 @@ class Result:
     def iter_record(self, *, names: bool = True):
         """The decision record target by target (one DataFrame each, :meth:`to_frame`'s
         columns), so that writers never hold the whole record as one table."""
-        for t in self.targets:
-            if t.trace and t.trace["step"].size:
-                yield self.to_frame(t.id, names=names)
+        from . import _record
+
+        for table in self._tables(self.targets, names=names):
+            yield _record.to_pandas(table)
 
     def record_bytes(self, fmt: str = "parquet", *, names: bool = True) -> bytes:
         """The decision record as file contents (for a download): see :meth:`write_record`."""
@@ -299,57 +293,48 @@ class Result:
         """Write the decision record to ``dest`` (a path or a binary file object), streamed
         target by target; return the number of rows.
 
-        ``fmt``: "parquet" (pyarrow; ``cond`` is a list of int32 pool indices), "csv" or
-        "jsonl" (one JSON object a line); from the file name's suffix when omitted. The rows
-        are the rows of :meth:`to_frame`, built as Arrow columns straight from the trace arrays
-        (each distinct conditioning set once), never as Python objects per row.
+        ``fmt``: "parquet" (``pyarrow.parquet``; ``cond`` a list of int32), "csv"
+        (``pyarrow.csv``; ``cond`` as its indices joined by spaces, strings quoted; read it back
+        with ``keep_default_na=False`` so that empty names stay empty) or "jsonl" (pandas'
+        ``to_json``, one object a line, 15 significant digits); from the file name's suffix
+        when omitted. The rows and columns are those of :meth:`record_table`.
         """
         import pyarrow as pa
+        import pyarrow.csv as pcsv
         import pyarrow.parquet as pq
 
-        from .errors import ParameterError
+        from . import _record
 
         if fmt is None:
             fmt = str(getattr(dest, "name", dest)).rsplit(".", 1)[-1].lower()
         if fmt not in self.RECORD_FORMATS:
             raise ParameterError(f"the decision record is written as parquet, csv or jsonl; got "
-                                 f"{fmt!r} (name the file .parquet, .csv or .jsonl)")
+                                 f"{fmt!r} (name the file .parquet, .csv or .jsonl)",
+                                 name="fmt", value=fmt, allowed=list(self.RECORD_FORMATS))
         own = isinstance(dest, str) or hasattr(dest, "__fspath__")
         fh = open(dest, "wb") if own else dest  # noqa: SIM115 - closed below
         rows = 0
         writer = None
+        sch = _record.schema(names)
         try:
-            from ._record import RecordColumns
-
-            rc = RecordColumns(self, names=names)
-            first = True
+            if fmt == "parquet":
+                writer = pq.ParquetWriter(fh, sch)
+            elif fmt == "csv":
+                writer = pcsv.CSVWriter(fh, _record.csv_table(sch.empty_table()).schema)
             pending: list = []  # parquet: targets' tables, written as row groups of ≥ 2^17 rows
-            for t in self.targets:
-                if not t.trace or t.trace["step"].size == 0:
-                    continue
-                cols = rc.columns(t)
-                rows += t.trace["step"].size
+            for table in self._tables(self.targets, names=names):
+                rows += table.num_rows
                 if fmt == "parquet":
-                    if writer is None:
-                        writer = pq.ParquetWriter(fh, rc.parquet_schema(t))
-                    pending.append(rc.table(cols, writer.schema))
+                    pending.append(table)
                     if sum(len(p) for p in pending) >= 1 << 17:
                         writer.write_table(pa.concat_tables(pending))
                         pending = []
                 elif fmt == "csv":
-                    if first:
-                        fh.write((",".join(cols) + "\n").encode())
-                    fh.write(rc.csv_bytes(cols))
+                    writer.write_table(_record.csv_table(table))
                 else:
-                    fh.write(rc.jsonl_bytes(cols))
-                first = False
+                    fh.write(_record.json_lines(table))
             if pending:
                 writer.write_table(pa.concat_tables(pending))
-            if fmt == "parquet" and writer is None:  # an empty record still has a schema
-                writer = pq.ParquetWriter(fh, pa.Table.from_pandas(
-                    self.to_frame(names=names), preserve_index=False).schema)
-            elif fmt == "csv" and first:
-                fh.write((",".join(self.to_frame(names=names).columns) + "\n").encode())
         finally:
             if writer is not None:
                 writer.close()
@@ -461,50 +446,47 @@ class Result:
             "targets": [self.target_dict(t) for t in self.targets],
             "n_tests": self.n_tests,
         }
+        if self.thresholds is not None:
+            d["thresholds"] = dict(self.thresholds)
         if include_trace:
             d["trace"] = self.trace_records()
         return d
 
     def trace_records(self) -> list[dict]:
-        """The whole decision record as plain dicts (for JSON)."""
-        phases = [STEPS[s][0] for s in STEP_NAMES]
-        quantities = [STEPS[s][1] for s in STEP_NAMES]
-        sets = self.cond_sets
-        out = []
-        for t in self.targets:
-            cols = t.trace
-            if not cols or cols["step"].size == 0:
-                continue
-            k = cols["step"].size
-            seq = cols["seq"] if "seq" in cols else np.arange(k)
-            for s, st, a, b, c, v, th, d, x in zip(
-                    seq.tolist(), cols["step"].tolist(), cols["a"].tolist(),
-                    cols["b"].tolist(), cols["cond"].tolist(), cols["value"].tolist(),
-                    cols["threshold"].tolist(), cols["decision"].tolist(), cols["aux"].tolist(),
-                    strict=True):
-                out.append({
-                    "target": t.id, "seq": s, "phase": phases[st], "step": STEP_NAMES[st],
-                    "quantity": quantities[st], "a": a, "b": b, "cond": list(sets[c]),
-                    "value": _num(v), "threshold": _num(th), "decision": DECISIONS[d],
-                    "aux": x,
-                })
+        """The whole decision record as plain dicts (for JSON): the rows of
+        :meth:`record_table` without names (keys ``target``, ``seq``, ``phase``, ``step``,
+        ``quantity``, ``a``, ``b``, ``cond`` (a list), ``value``, ``threshold``, ``decision``,
+        ``aux``, ``n``, ``g``, ``df``, ``p_value``, ``log10_p``); NaN and infinities as None."""
+        from . import _record
+
+        out: list[dict] = []
+        for table in self._tables(self.targets, names=False):
+            for row in table.select(list(_record.TRACE_KEYS)).to_pylist():
+                for k in ("value", "threshold", "g", "p_value", "log10_p"):
+                    v = row[k]
+                    if v is not None and not math.isfinite(v):
+                        row[k] = None
+                out.append(row)
         return out
 
     def fill_trace(self, text: str, indent: int | None) -> str | None:
         """``text`` (``json.dumps(..., indent=indent, ensure_ascii=False)`` of a dict whose
-        top-level ``"trace"`` is an empty list) with that list replaced by the decision record,
-        as ``json.dumps`` writes :meth:`trace_records` there; the record's text is built
-        column-wise (see :mod:`camcf._record`). None when the place is not found once (then
-        dump the dict with the records in it)."""
+        top-level ``"trace"`` is an empty list) with that list replaced by the decision record:
+        the rows of :meth:`trace_records` as pandas' ``to_json`` writes them (the same content
+        as ``json.dumps`` of them, numbers to 15 significant digits). None when the place is
+        not found once (then dump the dict with :meth:`trace_records` in it)."""
         if not (indent is None or type(indent) is int):
             return None
         needle = '"trace": []' if indent is None else "\n" + " " * indent + '"trace": []'
         if text.count(needle) != 1:
             return None
-        from ._record import RecordColumns
+        from . import _record
 
-        trace = RecordColumns(self, names=False).trace_json(indent)
-        return text.replace(needle, needle[:-2] + trace)
+        parts = [_record.json_records(t, _record.TRACE_KEYS, indent)[1:-1]
+                 for t in self._tables(self.targets, names=False)]
+        parts = [p for p in parts if p.strip()]
+        body = ("[" + ",".join(parts) + "]") if parts else "[]"
+        return text.replace(needle, needle[:-2] + body)
 
     def to_json(self, *, include_trace: bool = False, indent: int | None = 1) -> str:
         """JSON text; the same input and parameters give the same text byte for byte."""
@@ -529,5 +511,3 @@ def _no_target(result: Result, key) -> ParameterError:
         f"(label, value) pair or a name such as {shown}{more}")
 
 
-def _num(v: float):
-    return None if v != v else round(float(v), 12)  # NaN → null

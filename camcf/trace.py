@@ -18,11 +18,16 @@ every level, and every level counts the tests of each step:
   found, a feature recovered, a feature cut by k2 or removed by symmetry or redundancy); each row
   keeps its position ``seq`` in the full sequence;
 * ``"counters"``: no rows, only the number of tests per step.
+
+Conditioning sets are interned per target (:class:`CondSets`) as int32 arrays keyed by their
+bytes, each with the number of strata it has in the data (:attr:`CondSetList.strata`, asked of
+the engine once per distinct set), and frozen into one :class:`CondSetList` (flat values and
+offsets): no Python tuple per set.
 """
 
 from __future__ import annotations
 
-import operator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,7 +104,12 @@ _DTYPES = (np.int32, np.int8, np.int32, np.int32, np.int32, np.float64, np.float
 
 @dataclass(frozen=True)
 class Test:
-    """One decision. ``a``/``b``/``aux`` are pool indices (−1 = the target category)."""
+    """One decision. ``a``/``b``/``aux`` are pool indices (−1 = the target category).
+
+    ``n``, ``g``, ``df``, ``p_value`` and ``log10_p`` are the significance of the value as a
+    G statistic (:mod:`camcf.significance`, :meth:`camcf.Result.record_table` states the rule);
+    they have defaults so that a Test can be built without them (then unknown: −1 / NaN).
+    """
 
     seq: int
     phase: int
@@ -113,6 +123,11 @@ class Test:
     threshold: float
     decision: str
     aux: int
+    n: int = -1
+    g: float = float("nan")
+    df: int = -1
+    p_value: float = float("nan")
+    log10_p: float = float("nan")
 
 
 _FEW_ROWS = 16  # rows of one add() kept as tuples rather than as a chunk of arrays
@@ -136,12 +151,18 @@ class TraceBuilder:
     ``level`` is one of :data:`TRACE_LEVELS`; :attr:`counts` (tests per step) is kept at every
     level. A ``cond`` may be given as a zero-argument callable: it is called only when the row
     is kept, so that a level without rows never materialises a conditioning set.
+
+    ``strata`` (the engine's :meth:`~camcf.info.Engine.strata`) gives the number of strata of a
+    conditioning set the first time the set is interned; a row may bring its own (an int or a
+    zero-argument callable, e.g. a leave-one-out session's), used the same way.
     """
 
-    def __init__(self, cond_sets: CondSets, level: str = "full") -> None:
+    def __init__(self, cond_sets: CondSets, level: str = "full",
+                 strata: Callable[[np.ndarray], int] | None = None) -> None:
         self._chunks: list[tuple] = []
         self._rows: list[tuple] = []  # single rows waiting to become one chunk
         self._conds = cond_sets
+        self._strata = strata
         self.level = level
         self.n = 0  # tests so far (the next row's seq)
         self._counts = [0] * len(STEP_NAMES)
@@ -151,8 +172,17 @@ class TraceBuilder:
         """Number of tests per step (steps with none left out), in step order."""
         return {s: c for s, c in zip(STEP_NAMES, self._counts, strict=True) if c}
 
+    def _cond_id(self, cond, strata) -> int:
+        if callable(cond):
+            cond = cond()
+        if strata is None:
+            return self._conds.id(cond, self._strata)
+        if callable(strata):  # a row's own: called without arguments
+            return self._conds.id(cond, lambda _set: strata())
+        return self._conds.id(cond, strata)
+
     def add_one(self, step: str, a: int, b: int, cond, value: float, threshold: float,
-                decision: str, aux: int = -1) -> None:
+                decision: str, aux: int = -1, *, strata=None) -> None:
         """Add one row (cheaper than :meth:`add` for rows taken one at a time)."""
         code = STEP_CODE[step]
         seq = self.n
@@ -161,9 +191,7 @@ class TraceBuilder:
         if self.level != "full" and (self.level == "counters"
                                      or decision not in DECISION_ROWS.get(step, ())):
             return
-        if callable(cond):
-            cond = cond()
-        self._rows.append((seq, code, a, b, self._conds.id(cond), value, threshold,
+        self._rows.append((seq, code, a, b, self._cond_id(cond, strata), value, threshold,
                            DECISION_CODE[decision], aux))
 
     def _flush(self) -> None:
@@ -180,7 +208,7 @@ class TraceBuilder:
         return self.level == "decisions" and bool(_KEEP[STEP_CODE[step], DECISION_CODE[decision]])
 
     def add(self, step: str, a, b, cond, value, threshold, decision, aux=-1, *, at=None,
-            n: int | None = None) -> None:
+            n: int | None = None, strata=None) -> None:
         """Add rows; every argument may be a scalar or an array of one common length.
 
         ``cond`` is a sequence of pool indices (the same for all rows added) and ``decision``
@@ -229,9 +257,7 @@ class TraceBuilder:
                     sel = None
             dcode = None
         n_out = k if sel is None else sel.size
-        if callable(cond):
-            cond = cond()
-        cond_id = self._conds.id(cond)
+        cond_id = self._cond_id(cond, strata)
         if n_out <= _FEW_ROWS:  # a few rows: kept as tuples, made arrays in bulk (_flush)
             idx = range(k) if sel is None else sel.tolist()
             if at is None:
@@ -280,45 +306,164 @@ class TraceBuilder:
         }
 
 
-class CondSets:
-    """Interns conditioning sets (kept as ordered tuples of pool indices).
+_EMPTY = np.empty(0, dtype=np.int32)
 
-    One per target while it runs; :func:`camcf.run` re-interns the targets' sets into one
-    run-wide list in flattening order, so ids do not depend on how the work was scheduled."""
+
+class CondSetList:
+    """Interned conditioning sets, frozen: set ``i`` is ``values[offsets[i]:offsets[i + 1]]``
+    (pool indices, int32) and has ``strata[i]`` strata in the data (−1: not known).
+
+    A read-only sequence: ``sets[i]`` is the set as a tuple of ints, ``len(sets)``, iteration;
+    :meth:`array` gives one set as an array without building a tuple.
+    """
+
+    __slots__ = ("values", "offsets", "strata")
+
+    def __init__(self, values=None, offsets=None, strata=None) -> None:
+        self.values = np.asarray(values if values is not None else [], dtype=np.int32)
+        self.offsets = np.asarray(offsets if offsets is not None else [0], dtype=np.int64)
+        self.strata = np.asarray(strata if strata is not None else [], dtype=np.int64)
+        if self.strata.size != self.offsets.size - 1:
+            raise ValueError("one strata count per set")
+
+    @classmethod
+    def of(cls, sets, strata=None) -> CondSetList:
+        """From a sequence of sets (each a sequence of pool indices)."""
+        arrays = [np.asarray(c, dtype=np.int32).ravel() for c in sets]
+        offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+        np.cumsum([a.size for a in arrays], out=offsets[1:])
+        values = np.concatenate(arrays) if arrays else np.empty(0, dtype=np.int32)
+        if strata is None:
+            strata = [1 if a.size == 0 else -1 for a in arrays]
+        return cls(values, offsets, strata)
+
+    def __len__(self) -> int:
+        return self.offsets.size - 1
+
+    def array(self, i: int) -> np.ndarray:
+        """Set ``i`` as an int32 array (a view)."""
+        return self.values[self.offsets[i]:self.offsets[i + 1]]
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        i = int(i)
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(f"conditioning set {i} of {len(self)}")
+        return tuple(self.array(i).tolist())
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        flat = self.values.tolist()
+        off = self.offsets.tolist()
+        for a, b in zip(off[:-1], off[1:], strict=True):
+            yield tuple(flat[a:b])
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, CondSetList):
+            return NotImplemented
+        return (np.array_equal(self.offsets, other.offsets)
+                and np.array_equal(self.values, other.values)
+                and np.array_equal(self.strata, other.strata))
+
+    __hash__ = None  # mutable arrays inside
+
+    def __repr__(self) -> str:
+        return f"CondSetList({len(self)} sets, {self.values.size} elements)"
+
+    def __reduce__(self):
+        return (CondSetList, (self.values, self.offsets, self.strata))
+
+
+class CondSets:
+    """Interns conditioning sets: each distinct set (an ordered sequence of pool indices) gets
+    an id, in order of first use, and its number of strata.
+
+    One per target while it runs; :func:`camcf.run` merges the targets' sets into one run-wide
+    interner in flattening order (:meth:`merge`), so ids do not depend on how the work was
+    scheduled. A set is kept as int32 and found by its bytes: no Python tuple per set.
+    """
 
     def __init__(self) -> None:
-        self.sets: list[tuple[int, ...]] = []
-        self._ids: dict[tuple[int, ...], int] = {}
+        self._ids: dict[bytes, int] = {}
+        self._arrays: list[np.ndarray] = []
+        self._strata: list[int] = []
 
-    def id(self, cond) -> int:
-        """The id of ``cond`` (a sequence of pool indices), added if new."""
-        key = cond if type(cond) is tuple else tuple(cond)
-        i = self._ids.get(key)  # numpy integers hash and compare as ints
+    def __len__(self) -> int:
+        return len(self._arrays)
+
+    def id(self, cond, strata=None) -> int:
+        """The id of ``cond`` (a sequence or array of pool indices), added if new.
+
+        ``strata`` is the set's number of strata: an int or a callable taking the set (an int32
+        array), asked only when the set is new and not empty (the empty set has 1); None
+        records −1 (not known)."""
+        if type(cond) is np.ndarray and cond.dtype == np.int32:
+            arr = cond
+        elif len(cond) == 0:
+            arr = _EMPTY
+        else:
+            arr = np.asarray(cond, dtype=np.int32)
+        key = arr.tobytes()
+        i = self._ids.get(key)
         if i is None:
-            key = tuple(map(operator.index, key))  # stored as Python ints
-            i = len(self.sets)
-            self.sets.append(key)
+            i = len(self._arrays)
             self._ids[key] = i
+            self._arrays.append(arr.ravel().copy())
+            if arr.size == 0:
+                k = 1
+            elif strata is None:
+                k = -1
+            elif callable(strata):
+                k = strata(arr)
+            else:
+                k = strata
+            self._strata.append(int(k))
         return i
 
-    def merge(self, sets: list[tuple[int, ...]]) -> np.ndarray:
-        """The ids of another interner's ``sets`` (already tuples of Python ints) in this one,
-        adding the new ones in their order."""
+    def freeze(self) -> CondSetList:
+        """The sets so far as a :class:`CondSetList`."""
+        offsets = np.zeros(len(self._arrays) + 1, dtype=np.int64)
+        np.cumsum([a.size for a in self._arrays], out=offsets[1:])
+        values = (np.concatenate(self._arrays) if self._arrays
+                  else np.empty(0, dtype=np.int32))
+        return CondSetList(values, offsets, np.asarray(self._strata, dtype=np.int64))
+
+    @property
+    def sets(self) -> CondSetList:
+        return self.freeze()
+
+    def merge(self, sets: CondSetList) -> np.ndarray:
+        """The ids of another interner's frozen ``sets`` in this one (new ones added in their
+        order, with their strata)."""
         out = np.empty(len(sets), dtype=np.int32)
         ids = self._ids
-        for j, key in enumerate(sets):
+        values, off, strata = sets.values, sets.offsets.tolist(), sets.strata.tolist()
+        for j in range(len(sets)):
+            arr = values[off[j]:off[j + 1]]
+            key = arr.tobytes()
             i = ids.get(key)
             if i is None:
-                i = len(self.sets)
-                self.sets.append(key)
+                i = len(self._arrays)
                 ids[key] = i
+                self._arrays.append(arr)
+                self._strata.append(strata[j])
             out[j] = i
         return out
 
 
-def iter_tests(cols: dict[str, np.ndarray], target: int, cond_sets: list[tuple[int, ...]]):
-    """Yield :class:`Test` rows of one target's column arrays, in the order they were taken."""
+def iter_tests(cols: dict[str, np.ndarray], target: int, cond_sets,
+               significance: dict[str, np.ndarray] | None = None):
+    """Yield :class:`Test` rows of one target's column arrays, in the order they were taken;
+    ``significance`` (columns n, g, df, p_value, log10_p of those rows) fills the Tests'
+    significance fields."""
     seqs = cols["seq"] if "seq" in cols else np.arange(cols["step"].size)
+    sig = {k: v.tolist() for k, v in (significance or {}).items()}
     for i in range(cols["step"].size):
         step = STEP_NAMES[int(cols["step"][i])]
         phase, quantity, _ = STEPS[step]
@@ -335,4 +480,5 @@ def iter_tests(cols: dict[str, np.ndarray], target: int, cond_sets: list[tuple[i
             threshold=float(cols["threshold"][i]),
             decision=DECISIONS[int(cols["decision"][i])],
             aux=int(cols["aux"][i]),
+            **{k: v[i] for k, v in sig.items()},
         )

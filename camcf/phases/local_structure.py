@@ -29,7 +29,6 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
 
     ``s`` holds s_f for every feature (bits).
     """
-    m = engine.m
     rs = rounded(s)
     cand = np.nonzero(rs > delta1)[0]
     order = cand[np.argsort(-rs[cand], kind="stable")]
@@ -41,27 +40,25 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
     tb.add("feature-mi", TARGET, np.asarray(kept, dtype=np.int64), [], s[kept], delta1, "kept")
     tb.add("feature-mi", TARGET, cut, [], s[cut], delta1, "cut-k1")
     tb.add("feature-mi", TARGET, below, [], s[below], delta1, "below-delta1")
-    engine.n_tests += m
-    engine.n_hits += m  # read from the MI table
 
-    R_pool = [q + m for q in R]
+    R_pool = [q + engine.m for q in R]
     pc = list(kept)
-    kept_arr = np.asarray(kept, dtype=np.int64)
+    kept_arr = np.asarray(kept, dtype=np.int32)
     in_pc = np.ones(len(kept), dtype=bool)  # which of the kept candidates are still in PC
-    R_tuple = tuple(R_pool)
+    R_arr = np.asarray(R_pool, dtype=np.int32)
 
-    def cond(i: int) -> tuple[int, ...]:  # S = (PC − f) ∪ R for the i-th kept candidate f
+    def cond(i: int) -> np.ndarray:  # S = (PC − f) ∪ R for the i-th kept candidate f
         in_pc[i] = False
-        members = kept_arr[in_pc].tolist()
+        members = kept_arr[in_pc]
         in_pc[i] = True
-        return tuple(members) + R_tuple
+        return np.concatenate([members, R_arr])
 
     loo = engine.leave_one_out(target, pc, R_pool)
     for i, (f, v) in enumerate(loo.walk(kept)):
         removed = rounded(v) <= delta1
-        # S is materialised only if the trace keeps the row
+        # S and its strata are materialised only if the trace keeps the row
         tb.add_one("backward", TARGET, f, lambda i=i: cond(i), v, delta1,
-                   "removed" if removed else "stays")
+                   "removed" if removed else "stays", strata=lambda f=f: loo.strata(f))
         if removed:
             pc.remove(f)
             loo.remove(f)
@@ -83,8 +80,6 @@ def spouses(engine, target: int, s: np.ndarray, pc: list[int], R: list[int], del
         v1 = engine.cmi_many(target, non_pc, R_pool)
     else:
         v1 = s[non_pc]
-        engine.n_tests += non_pc.size
-        engine.n_hits += non_pc.size
     screened_mask = rounded(v1) <= delta1
     tb.add("spouse-screen", TARGET, non_pc, R_pool, v1, delta1,
            decide(screened_mask, "tested", "not-tested"))

@@ -20,13 +20,15 @@ from ..trace import TraceBuilder, decide
 _BLOCK_CELLS = 1 << 20  # (survivors × other categories) values per block
 
 
-def symmetry_and_redundancy(engine, target: int, s: np.ndarray, cmb: list[int],
+def symmetry_and_redundancy(mi_table: np.ndarray, target: int, s: np.ndarray, cmb: list[int],
                             others, delta1: float, k2: float, gamma: float,
                             tb: TraceBuilder) -> dict:
     """Return the cut, the removals and the final blanket (sorted feature indices).
 
-    ``others`` lists the categories of the other labels in flattened order (a list or an
-    integer array)."""
+    Phase 4 reads unconditional values only: ``mi_table`` is I(X_f; C_d) for every feature and
+    category (m × C, :meth:`camcf.info.Engine.mi_table`, or a finished run's
+    :attr:`camcf.Result.mi_table`), ``s`` holds s_f = I(t; X_f). ``others`` lists the
+    categories of the other labels in flattened order (a list or an integer array)."""
     cmb_arr = np.asarray(cmb, dtype=np.int64)
     rs = rounded(s)
     order = cmb_arr[np.argsort(-rs[cmb_arr], kind="stable")] if cmb_arr.size else cmb_arr
@@ -35,15 +37,13 @@ def symmetry_and_redundancy(engine, target: int, s: np.ndarray, cmb: list[int],
     last = float(s[kept[-1]]) if kept.size else np.nan
     tb.add("k2-cut", -1, kept, [], s[kept], last, "kept")
     tb.add("k2-cut", -1, cut, [], s[cut], last, "cut-k2")
-    engine.n_tests += 2 * kept.size + cut.size
-    engine.n_hits += 2 * kept.size + cut.size
 
     sym_mask = rs[kept] <= delta1
     sym_removed = kept[sym_mask]
     survivors = kept[~sym_mask]
     tb.add("symmetry", -1, kept, [], s[kept], delta1, decide(sym_mask, "removed", "stays"))
 
-    redundant, final = _redundancy(engine, s, survivors, np.asarray(others, dtype=np.int64),
+    redundant, final = _redundancy(mi_table, s, survivors, np.asarray(others, dtype=np.int64),
                                    gamma, tb)
     after_symmetry = sorted(int(f) for f in survivors)
     return {
@@ -57,19 +57,19 @@ def symmetry_and_redundancy(engine, target: int, s: np.ndarray, cmb: list[int],
     }
 
 
-def _redundancy(engine, s: np.ndarray, survivors: np.ndarray, others: np.ndarray, gamma: float,
-                tb: TraceBuilder) -> tuple[list[tuple[int, int, float, float]], list[int]]:
+def _redundancy(table: np.ndarray, s: np.ndarray, survivors: np.ndarray, others: np.ndarray,
+                gamma: float, tb: TraceBuilder
+                ) -> tuple[list[tuple[int, int, float, float]], list[int]]:
     """The redundancy step: (removals (f, d, I(X_f; C_d), s_f), the survivors that stay).
 
     Survivors go in blocks of rows: I(X_f; C_d) for every other category d at once. f's tests
     stop at the first dominating d (they cover every d when none dominates); the rows are
     recorded f by f, d in flattened order, as a loop over the survivors would.
     """
-    m = engine.m
+    m = table.shape[0]
     n_others = others.size
     if n_others == 0:  # nothing to test against: every survivor stays
         return [], survivors.tolist()
-    table = engine.mi_table()
     if others.min() < 0 or others.max() >= table.shape[1]:
         raise IndexError(f"category ids out of range 0..{table.shape[1] - 1}")
     redundant: list[tuple[int, int, float, float]] = []
@@ -85,8 +85,6 @@ def _redundancy(engine, s: np.ndarray, survivors: np.ndarray, others: np.ndarray
         hit = dom.any(axis=1)
         upto = np.where(hit, np.argmax(dom, axis=1) + 1, n_others)  # tests per survivor
         total = int(upto.sum())
-        engine.n_tests += total
-        engine.n_hits += total
         h = np.flatnonzero(hit)
         last = upto[h] - 1  # the dominating category of each removed survivor
         if every_row and total == dom.size:  # every survivor tested against every category

@@ -31,6 +31,7 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
     rs = rounded(s)
     eligible = outside[~(rs[outside] < delta1 / 2)]
     base = {r: list(pc) + [q + m for q in R if q != r] for r in R}
+    base_arr = {r: np.asarray(b, dtype=np.int32) for r, b in base.items()}  # as recorded
     vf_cache: dict[int, np.ndarray] = {}
     vb_cache: dict[int, float] = {}
     pos = dict(zip(eligible.tolist(), range(eligible.size), strict=True))
@@ -43,7 +44,7 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
     def vb(r: int) -> float:
         if r not in vb_cache:
             vb_cache[r] = float(engine.cmi_many(target, [r + m], base[r])[0])
-            tb.add_one("blocker", TARGET, r + m, base[r], vb_cache[r], np.nan, "measured")
+            tb.add_one("blocker", TARGET, r + m, base_arr[r], vb_cache[r], np.nan, "measured")
         return vb_cache[r]
 
     consumed: set[int] = set()
@@ -62,8 +63,8 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
             b = vb(r)
             v = vf(r, f)
             won = rounded(v) > rounded(b)
-            tb.add_one("recovery", TARGET, f, base[r], v, b, "recovered" if won else "lost",
-                       r + m)
+            tb.add_one("recovery", TARGET, f, base_arr[r], v, b,
+                       "recovered" if won else "lost", r + m)
             if won:
                 recovered.append((f, r))
                 consumed.add(r)

@@ -1,0 +1,664 @@
+"""The fast engine: batched contingency tables, BLAS products, hashed joint codes.
+
+:class:`FastEngine` implements :class:`camcf.info.Engine` (the engine :func:`camcf.run` uses by
+default, ``engine="fast"`` in :data:`camcf.engines.ENGINES`). It scores many candidate
+variables against one conditioning set in a single ``np.bincount`` pass, reads unconditional MI
+from one sparse matrix product, and builds joint codes of conditioning sets by 64-bit row
+hashing; every value ends in :func:`camcf.info.cmi_from_counts`. Tests check that it takes the
+same decisions as :class:`camcf.info.ReferenceEngine`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from .info import (
+    _CELL_BUDGET,
+    _ELEM_BUDGET,
+    _JOINT_CACHE_BYTES,
+    EngineBase,
+    LeaveOneOut,
+    _compact,
+    _n_distinct,
+    _xlogx,
+    cmi_from_counts,
+)
+
+_INDICATOR_BYTES = 64 << 20  # float32 code indicators of X kept for BLAS counting, at most
+_BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
+_TALL = 1 << 15  # rows from which counting goes one column at a time
+_WALK_BATCH = 64  # most backward-elimination steps computed together (see _FastLeaveOneOut)
+HASH_SEED = 20240611
+
+
+@functools.lru_cache(maxsize=4)
+def hash_multipliers(k: int, seed: int = HASH_SEED) -> np.ndarray:
+    """Random odd 64-bit multipliers, one per pool column (row hash Σ_j a_j·x_j mod 2^64).
+
+    Read-only and cached: every per-target engine of a run uses the same ones."""
+    rng = np.random.default_rng(seed)
+    mult = rng.integers(1, 2**63 - 1, size=k, dtype=np.uint64) * np.uint64(2)
+    mult += np.uint64(1)
+    mult.flags.writeable = False
+    return mult
+
+
+def pool_cardinality(X, C: np.ndarray) -> np.ndarray:
+    """Code upper bounds (max + 1) of every pool column: features of X, then categories of C."""
+    if X.shape[0] == 0:
+        return np.ones(X.shape[1] + C.shape[1], dtype=np.int64)
+    if sp.issparse(X):
+        fx = np.asarray(X.max(axis=0).todense()).ravel() if X.shape[1] else np.empty(0)
+    else:
+        fx = X.max(axis=0) if X.shape[1] else np.empty(0)
+    fc = C.max(axis=0) if C.shape[1] else np.empty(0)
+    return np.concatenate([np.asarray(fx, dtype=np.int64), np.asarray(fc, dtype=np.int64)]) + 1
+
+
+def feature_indicators(X, card: np.ndarray) -> np.ndarray | None:
+    """Float32 indicators ``[X == v]`` for codes v = 1..K−1 of dense features: array
+    (K − 1) × n × m, each block column-major, for counting by a BLAS product; None for sparse X,
+    for codes of one value, for ≥ 2^24 rows (float32 counts stop being exact) or when they would
+    take more than 64 MB. Read-only: every per-target engine of a run shares it."""
+    if sp.issparse(X) or X.ndim != 2 or X.shape[1] == 0 or X.shape[0] >= 2**24:
+        return None
+    n, m = X.shape
+    K = int(np.asarray(card)[:m].max())
+    if K < 2 or (K - 1) * n * m * 4 > _INDICATOR_BYTES:
+        return None
+    out = np.empty((K - 1, m, n), dtype=np.float32)  # block v−1 transposed: n × m column-major
+    for v in range(1, K):
+        np.equal(X.T, v, out=out[v - 1], casting="unsafe")
+    out = out.transpose(0, 2, 1)
+    out.flags.writeable = False
+    return out
+
+
+def category_indicators(C: np.ndarray) -> np.ndarray | None:
+    """The category indicators as float32 (n × C, column-major) for counting by a BLAS product,
+    or None from 2^24 rows or above 64 MB. Read-only and shared like
+    :func:`feature_indicators`."""
+    n, q = C.shape
+    if q == 0 or n >= 2**24 or n * q * 4 > _INDICATOR_BYTES:
+        return None
+    out = np.asfortranarray(C, dtype=np.float32)
+    out.flags.writeable = False
+    return out
+
+
+class FastEngine(EngineBase):
+    """Vectorised engine: batched contingency tables, BLAS products, hashed joint codes.
+
+    ``X`` (n × m) holds the feature codes in a small unsigned type, dense (column-major is
+    fastest) or a ``scipy.sparse`` matrix (kept in CSC form; counts then come from the stored
+    entries). ``C`` (n × C, uint8) holds the category indicators. Nothing here copies ``X``: a
+    per-target engine over shared (possibly memory-mapped or scattered) arrays costs O(n + m).
+    """
+
+    def __init__(self, X, C: np.ndarray, *, card: np.ndarray | None = None,
+                 tables: tuple[np.ndarray, np.ndarray] | None = None,
+                 indicators: tuple | None = None, seed: int = HASH_SEED) -> None:
+        super().__init__(X.shape[0], X.shape[1], C.shape[1], tables)
+        self.sparse = bool(sp.issparse(X))
+        if self.sparse and X.format != "csc":
+            X = X.tocsc()
+        elif not self.sparse:
+            X = np.asarray(X)
+        self.X = X
+        self.C = np.asarray(C)
+        self.card = (np.asarray(card, dtype=np.int64) if card is not None
+                     else pool_cardinality(X, self.C))
+        # Row hash of a set S: Σ_{j∈S} a_j·x_j (mod 2^64) with random odd a_j; two different
+        # rows collide with probability about 2^-63. Removing one column is a subtraction.
+        self._mult = hash_multipliers(self.m + self.n_categories, seed)
+        self._tab = _xlogx(np.arange(self.n + 1))
+        # (feature_indicators(X, card), category_indicators(C)); None in either: count those
+        # columns with bincount
+        self._ind, self._cind = indicators if indicators is not None else (None, None)
+        self._joint_cache: dict[frozenset, tuple[np.ndarray, int]] = {}
+        self._joint_bytes = 0
+        self._strata: dict[frozenset, int] = {}  # sets' strata (kept when joints are dropped)
+        self._t: tuple[int, np.ndarray] | None = None
+
+    @classmethod
+    def shared(cls, X, C: np.ndarray) -> dict:
+        """The code bounds of the pool and the float32 indicators for BLAS counting
+        (:func:`feature_indicators`, :func:`category_indicators`)."""
+        card = pool_cardinality(X, C)
+        return {"card": card, "indicators": (feature_indicators(X, card),
+                                             category_indicators(C))}
+
+    # -- columns -------------------------------------------------------------------------------
+    def column(self, j: int) -> np.ndarray:
+        """Pool column ``j`` as a dense 1-D array of codes."""
+        j = int(j)
+        if j >= self.m:
+            return self.C[:, j - self.m]
+        if self.sparse:
+            a, b = self.X.indptr[j], self.X.indptr[j + 1]
+            out = np.zeros(self.n, dtype=self.X.dtype)
+            out[self.X.indices[a:b]] = self.X.data[a:b]
+            return out
+        return self.X[:, j]
+
+    def columns(self, cols: np.ndarray) -> np.ndarray:
+        """Pool columns ``cols`` as a dense n × k array."""
+        cols = np.asarray(cols, dtype=np.int64)
+        if cols.size and cols.min() >= self.m:
+            return self.C[:, cols - self.m]
+        if cols.size and cols.max() < self.m:
+            if self.sparse:
+                return self.X[:, cols].toarray()
+            return self.X[:, cols]
+        return np.column_stack([self.column(j) for j in cols]) if cols.size else np.empty(
+            (self.n, 0), dtype=np.uint8)
+
+    def rows_of(self, cols: np.ndarray) -> np.ndarray:
+        """Pool columns ``cols`` as a C-ordered k × n array (one row per column)."""
+        cols = np.asarray(cols, dtype=np.int64)
+        if self.sparse and cols.size and cols.max() < self.m:
+            out = np.zeros((cols.size, self.n), dtype=self.X.dtype)
+            r, local, codes, _, _ = self._entries(cols, 1)
+            out[local, r] = codes
+            return out
+        return np.ascontiguousarray(self.columns(cols).T)
+
+    def _target(self, target: int) -> np.ndarray:
+        if self._t is None or self._t[0] != target:
+            self._t = (target, self.C[:, target].astype(np.int64))
+        return self._t[1]
+
+    def _hash(self, cols: Sequence[int]) -> np.ndarray:
+        """Row hash Σ_j a_j·x_j (mod 2^64) of pool columns ``cols``, in column blocks."""
+        cols = np.asarray(cols, dtype=np.int64)
+        h = np.zeros(self.n, dtype=np.uint64)
+        block = max(1, _ELEM_BUDGET // max(self.n, 1) // 2)
+        for a in range(0, cols.size, block):
+            part = cols[a:a + block]
+            if part.size == 1:
+                h += self.column(int(part[0])).astype(np.uint64) * self._mult[int(part[0])]
+                continue
+            terms = self.rows_of(part).astype(np.uint64)
+            terms *= self._mult[part][:, None]
+            h += terms.sum(axis=0, dtype=np.uint64)
+        return h
+
+    # -- joint codes -------------------------------------------------------------------------
+    def joint(self, cols: Sequence[int]) -> tuple[np.ndarray, int]:
+        """Joint code (0..ns−1 per row) of pool columns ``cols`` and its number of states."""
+        key = frozenset(int(c) for c in cols)
+        hit = self._joint_cache.get(key)
+        if hit is not None:
+            return hit
+        if not key:
+            res = (np.zeros(self.n, dtype=np.int64), 1)
+        elif len(key) == 1:
+            (c,) = key
+            res = _compact(self.column(c))
+        else:
+            res = _compact(self._hash(sorted(key)))
+        if self._joint_bytes + res[0].nbytes > _JOINT_CACHE_BYTES:
+            self._joint_cache.clear()
+            self._joint_bytes = 0
+        self._joint_cache[key] = res
+        self._joint_bytes += res[0].nbytes
+        self._strata[key] = res[1]  # the compacted codes number exactly the strata that occur
+        return res
+
+    def strata(self, cond: Sequence[int]) -> int:
+        """Distinct joint rows of the pool columns ``cond`` among the n rows (1 when empty):
+        known already when the set's joint code was built, else counted from its row hash."""
+        key = frozenset(int(c) for c in cond)
+        if not key:
+            return 1
+        k = self._strata.get(key)
+        if k is None:
+            hit = self._joint_cache.get(key)
+            if hit is not None:
+                k = hit[1]
+            elif len(key) == 1:
+                (c,) = key
+                k = _n_distinct(self.column(c))
+            else:
+                k = _n_distinct(self._hash(sorted(key)))
+            self._strata[key] = k
+        return k
+
+    # -- unconditional tables --------------------------------------------------------------
+    def _indicators(self) -> np.ndarray:
+        # BLAS counts are exact integers in float32 below 2^24 samples
+        return self.C.astype(np.float32 if self.n < 2**24 else np.float64)
+
+    def _mi_blocks(self, n1: np.ndarray, marg: np.ndarray, t_counts: np.ndarray) -> np.ndarray:
+        """MI of variables with K codes (``marg``: k × K counts) and binary indicators
+        (``n1``: k × K × C counts of (value, indicator = 1)): k × C values."""
+        n = self.n
+        joint = np.stack([marg[:, :, None] - n1, n1], axis=-1).transpose(0, 2, 1, 3)
+        t_marg = np.stack([n - t_counts, t_counts], axis=-1)[None]  # (1, C, 2)
+        return cmi_from_counts(joint, n, margins=(marg[:, None, :], t_marg,
+                                                  np.full((1, 1), n)),
+                               batch=2, table=self._tab)
+
+    def _feature_table(self) -> np.ndarray:
+        n, m, Q = self.n, self.m, self.n_categories
+        out = np.empty((m, Q))
+        if m == 0 or Q == 0:
+            return out
+        Cf = self._indicators()
+        t_counts = self.C.sum(axis=0, dtype=np.int64)
+        K = int(self.card[:m].max())
+        block = max(1, min(_ELEM_BUDGET // max(n, 1), _CELL_BUDGET // (2 * K * Q)))
+        for a in range(0, m, block):
+            b = min(m, a + block)
+            n1 = np.zeros((b - a, K, Q), dtype=np.int64)
+            marg = np.zeros((b - a, K), dtype=np.int64)
+            if self.sparse:
+                sub = self.X[:, a:b]
+                col_of = np.repeat(np.arange(b - a), np.diff(sub.indptr))
+                for v in range(1, K):
+                    hit = sub.data == v
+                    mv = sp.csc_matrix((hit.astype(Cf.dtype), sub.indices, sub.indptr),
+                                       shape=sub.shape)
+                    n1[:, v, :] = np.rint(np.asarray(mv.T @ Cf))
+                    marg[:, v] = np.bincount(col_of, weights=hit, minlength=b - a)
+            else:
+                sub = self.X[:, a:b]
+                for v in range(1, K):
+                    mv = sub == v
+                    marg[:, v] = np.count_nonzero(mv, axis=0)
+                    n1[:, v, :] = np.rint(mv.astype(Cf.dtype).T @ Cf)
+            n1[:, 0, :] = t_counts[None, :] - n1[:, 1:, :].sum(axis=1)
+            marg[:, 0] = n - marg[:, 1:].sum(axis=1)
+            out[a:b] = self._mi_blocks(n1, marg, t_counts)
+        return out
+
+    def _category_table(self) -> np.ndarray:
+        n, Q = self.n, self.n_categories
+        if Q == 0:
+            return np.empty((0, 0))
+        Cf = self._indicators()
+        n11 = np.rint(Cf.T @ Cf).astype(np.int64)  # count(C_a = 1, C_b = 1)
+        na = self.C.sum(axis=0, dtype=np.int64)
+        n1 = np.stack([na[None, :] - n11, n11], axis=1)  # (a, value of C_a, b)
+        marg = np.stack([n - na, na], axis=1)
+        return self._mi_blocks(n1, marg, na)
+
+    # -- conditional, batched -----------------------------------------------------------------
+    def _entries(self, cols: np.ndarray, K: int | None = None) -> tuple[np.ndarray, ...]:
+        """Stored entries of sparse features, column after column: (row, position of the
+        column in ``cols``, code, where each column's entries start (len(cols) + 1 offsets),
+        position × K + code with K, by default, the largest code bound of ``cols``)."""
+        indptr = self.X.indptr
+        starts = indptr[cols].astype(np.int64)
+        lens = indptr[cols + 1].astype(np.int64) - starts
+        bounds = np.zeros(len(cols) + 1, dtype=np.int64)
+        np.cumsum(lens, out=bounds[1:])
+        total = int(bounds[-1])
+        if total == 0:
+            e = np.empty(0, dtype=np.int64)
+            return e, e, e, bounds, e
+        local = np.repeat(np.arange(len(cols)), lens)
+        offs = np.repeat(starts - bounds[:-1], lens) + np.arange(total)
+        codes = self.X.data[offs].astype(np.int64)
+        if K is None:
+            K = int(self.card[cols].max())
+        return self.X.indices[offs], local, codes, bounds, local * K + codes
+
+    def _cmi_given_codes(self, t: np.ndarray, cols: np.ndarray, s: np.ndarray, ns: int,
+                         entries: tuple | None = None) -> np.ndarray:
+        """I(t; V_j | S) for pool columns ``cols`` given the joint code ``s`` of S (ns states).
+
+        With sparse features, counts come from the stored entries only (code 0 is the remainder
+        of each (t, s) cell), so sparse data costs what it stores; ``entries`` may pass
+        :meth:`_entries` of ``cols`` computed once for several calls. I(t; V | S) = Σ_s p(s)·
+        I(t; V | S = s), and a stratum in which t is constant (a singleton, say) contributes
+        exactly 0: those strata are left out of the sums (dense rows in them are dropped before
+        counting, sparse entries in them go to one extra stratum that is not summed), which
+        matters when S has nearly as many states as there are samples. The sum keeps the full n
+        in the denominator, so the value is unchanged.
+        """
+        n = self.n
+        tab = self._tab
+        out = np.zeros(len(cols))
+        if len(cols) == 0:
+            return out
+        ts0 = np.bincount(t * ns + s, minlength=2 * ns)
+        live = (ts0[ns:] > 0) & (ts0[:ns] > 0)  # both t = 0 and t = 1 occur in the stratum
+        n_live = int(live.sum())
+        if n_live == 0:
+            return out
+        if n_live == ns:  # every stratum informative: no row is dropped
+            S, ts_counts, ts_row, live_rows = ns, ts0, t * ns + s, None
+        else:  # the dead strata become one extra stratum, number n_live
+            S = n_live + 1
+            remap = np.where(live, np.cumsum(live) - 1, n_live)
+            ts_row = t * S
+            ts_row += remap[s]
+            ts_counts = np.bincount(ts_row, minlength=2 * S)
+            live_rows = None if self.sparse else np.flatnonzero(remap[s] < n_live)
+        # the (t, stratum) and stratum margins of the informative strata, shared by every column
+        ts_margin = np.stack([ts_counts[:S][:n_live], ts_counts[S:][:n_live]])[None]
+        s_margin = (ts_margin[0, 0] + ts_margin[0, 1])[None]
+        sparse = self.sparse and int(cols.max()) < self.m
+        rows = n if live_rows is None else live_rows.size
+        ts_live = ts_row if live_rows is None else ts_row[live_rows]
+        K = int(self.card[cols].max())
+        per = K * 2 * S
+        chunk = max(1, min(_CELL_BUDGET // per, _ELEM_BUDGET // max(rows, 1)))
+        if sparse and entries is None and chunk >= len(cols):
+            entries = self._entries(cols, K)
+        for start in range(0, len(cols), chunk):
+            part = cols[start:start + chunk]
+            k = len(part)
+            if sparse:
+                # counts of codes ≥ 1 from the stored entries; code 0 is the remainder
+                if entries is None:  # this chunk's entries
+                    ent, first = self._entries(part, K), 0
+                else:  # the slice of the entries of every column
+                    ent, first = entries, start
+                a, b = ent[3][first], ent[3][first + k]
+                idx = ent[4][a:b] - first * K  # (position in part, code) of each entry
+                idx *= 2 * S
+                idx += ts_row[ent[0][a:b]]
+                counts = np.bincount(idx, minlength=k * per).reshape(k, K, 2 * S)
+                counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
+            elif (K - 1) * 2 * S <= _BLAS_CELLS and (
+                    (self._ind is not None and int(part.max()) < self.m)
+                    or (self._cind is not None and int(part.min()) >= self.m)):
+                counts = self._counts_blas(part, ts_row, live_rows, ts_counts, S, K)
+            elif rows >= _TALL:
+                # tall data: one contiguous column at a time, no n × k temporaries
+                counts = np.empty((k, K, 2 * S), dtype=np.int64)
+                for i, j in enumerate(part.tolist()):
+                    v = self.column(j)
+                    key = np.multiply(v if live_rows is None else v[live_rows], 2 * S,
+                                      dtype=np.int64)
+                    key += ts_live
+                    counts[i] = np.bincount(key, minlength=per).reshape(K, 2 * S)
+            else:
+                V = self.columns(part)
+                if live_rows is not None:
+                    V = V[live_rows]
+                idx = np.multiply(V, 2 * S, dtype=np.int64)
+                idx += ts_live[:, None]
+                idx += (np.arange(k) * per)[None, :]
+                # order="K": no copy of a column-major block (bincount ignores the order)
+                counts = np.bincount(idx.ravel(order="K"), minlength=k * per)
+                counts = counts.reshape(k, K, 2 * S)
+            c4 = counts.reshape(k, K, 2, S)[..., :n_live]  # (variable, code, t, stratum)
+            out[start:start + k] = cmi_from_counts(
+                c4, n, margins=(c4[:, :, 0] + c4[:, :, 1], ts_margin, s_margin), batch=1,
+                table=tab)
+        return out
+
+    def _counts_blas(self, part: np.ndarray, ts_row: np.ndarray, live_rows, ts_counts,
+                     S: int, K: int) -> np.ndarray:
+        """Counts (k × K × 2S) of (code, t, stratum) of dense features (or of categories)
+        ``part`` by products [X_j == v]ᵀ · onehot(t, stratum) in float32 (exact: fewer than
+        2^24 rows); rows outside ``live_rows`` are left out, and code 0 is the remainder."""
+        n, k = self.n, len(part)
+        onehot = np.zeros((n, 2 * S), dtype=np.float32)
+        if live_rows is None:
+            onehot[np.arange(n), ts_row] = 1.0
+        else:
+            onehot[live_rows, ts_row[live_rows]] = 1.0
+        counts = np.empty((k, K, 2 * S), dtype=np.int64)
+        if part[0] >= self.m:  # categories: one block of 0/1 indicators
+            blocks, part = self._cind[None], part - self.m
+        else:
+            blocks = self._ind
+        L, _, width = blocks.shape
+        if 4 * k >= width:  # most columns: one product over every code and column, then pick
+            flat = blocks.transpose(0, 2, 1).reshape(L * width, n)  # a view: no copy
+            prod = (flat @ onehot).reshape(L, width, 2 * S)
+            counts[:, 1:, :] = prod[:K - 1, part, :].transpose(1, 0, 2)
+        else:
+            for v in range(1, K):
+                counts[:, v, :] = blocks[v - 1][:, part].T @ onehot
+        counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
+        return counts
+
+    def _cmi_one(self, t: np.ndarray, v: np.ndarray, k: int, s: np.ndarray, ns: int) -> float:
+        """I(t; V | S) for one column ``v`` (codes < k) given the joint code ``s`` (ns states):
+        one ``bincount`` over (s, v, t)."""
+        key = s * (2 * k)
+        key += v * 2
+        key += t
+        c = np.bincount(key, minlength=ns * k * 2).reshape(ns, k, 2)
+        tab = self._tab
+        ts = c.sum(axis=1)  # (ns, 2): counts of (S, t)
+        s_vts = tab[c].sum()
+        s_vs = tab[c[:, :, 0] + c[:, :, 1]].sum()
+        s_ts = tab[ts].sum()
+        s_s = tab[ts[:, 0] + ts[:, 1]].sum()
+        return float((s_vts + s_s - s_ts - s_vs) / self.n)
+
+    def cmi_many(self, target, variables, cond):
+        cols = np.asarray(variables, dtype=np.int64)
+        if len(cols) == 0:
+            return np.empty(0)
+        if len(cond) == 0:
+            # unconditional: read the tables (computed once per run)
+            self._counted(lookups=len(cols))
+            out = np.empty(len(cols))
+            feat = cols < self.m
+            if feat.any():
+                out[feat] = self.mi_table()[cols[feat], target]
+            if (~feat).any():
+                out[~feat] = self.category_mi_table()[cols[~feat] - self.m, target]
+            return out
+        s, ns = self.joint(cond)
+        self._counted(computed=len(cols))
+        return self._cmi_given_codes(self._target(target), cols, s, ns)
+
+    def cmi_each_extra(self, target, variables, extras, fixed):
+        # the joint code of ``fixed`` is built once; adding x is one multiply-add per row
+        cols = np.asarray(variables, dtype=np.int64)
+        r, nr = self.joint(fixed)
+        t = self._target(target)
+        # the stored entries of sparse columns are gathered once for every x
+        entries = (self._entries(cols) if self.sparse and cols.size and int(cols.max()) < self.m
+                   else None)
+        out = []
+        for x in extras:
+            self._counted(computed=len(cols))
+            kx = int(self.card[x])
+            out.append(self._cmi_given_codes(t, cols, r * kx + self.column(x), nr * kx,
+                                             entries))
+        return out
+
+    def leave_one_out(self, target, members, fixed):
+        return _FastLeaveOneOut(self, target, members, fixed)
+
+
+class _FastLeaveOneOut(LeaveOneOut):
+    """Keeps the row hash of members ∪ fixed; "without f" is one subtraction, its strata one
+    hash factorisation, and the value one ``bincount`` (no conditioning set is materialised)."""
+
+    def __init__(self, engine, target, members, fixed) -> None:
+        super().__init__(engine, target, members, fixed)
+        self.total = engine._hash(self.members + self.fixed)
+        self._in = set(self.members) | set(self.fixed)
+        # the members' columns as int64 and their hash terms, kept while they fit the budget
+        self._keep = len(self.members) * engine.n * 16 <= _JOINT_CACHE_BYTES
+        self._cols: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._terms: dict[int, np.ndarray] = {}  # hash terms of the last batch of walk()
+        self._removed = 0  # removals so far: the members' state a known strata count is for
+        self._known: dict[int, tuple[int, int]] = {}  # f -> (state, strata of its set)
+
+    def _col(self, f: int) -> tuple[np.ndarray, np.ndarray]:
+        hit = self._cols.get(f)
+        if hit is None:
+            col = self.engine.column(f).astype(np.int64)
+            hit = (col, col.astype(np.uint64) * self.engine._mult[f])
+            if self._keep:
+                self._cols[f] = hit
+        return hit
+
+    def value(self, f: int) -> float:
+        v, from_table = self._single(int(f))
+        self.engine._counted(computed=not from_table, lookups=from_table)
+        return v
+
+    def _single(self, f: int) -> tuple[float, bool]:
+        """value(f) without counting it, and whether it was read from the tables."""
+        eng = self.engine
+        if len(self._in) - (f in self._in) == 0:  # nothing to condition on
+            return eng._table_value(f, self.target), True
+        col, term = self._col(f)
+        s, ns = _compact(self.total - term if f in self._in else self.total, sort=False)
+        self._known[f] = (self._removed, ns)
+        return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns), False
+
+    def strata(self, f: int) -> int:
+        """Strata of (members − f) ∪ fixed: from the value's own factorisation when it had
+        one, else the distinct values of the set's row hash (one pass over the rows)."""
+        f = int(f)
+        if len(self._in) - (f in self._in) == 0:
+            return 1
+        known = self._known.get(f)
+        if known is not None and known[0] == self._removed:
+            return known[1]
+        if f not in self._in:
+            return _n_distinct(self.total)
+        term = self._terms.get(f)
+        if term is None:
+            term = self._col(f)[1]
+        return _n_distinct(self.total - term)
+
+    def walk(self, order: Sequence[int]):
+        """Backward elimination in speculative batches, with exact values.
+
+        The values of the next B members are computed together assuming that each is removed
+        in turn (the j-th conditions on S − {f_1, …, f_j}), which is what backward elimination
+        does while it prunes. When the caller keeps a member instead, the batch ends there (the
+        later values assumed its removal) and is taken again from the next member with the
+        true conditioning set. A batch doubles while the guess holds and shrinks to what was
+        used when it does not, so the waste is at most the work done. Every yielded value is
+        I(t; V_f | (members − f) ∪ fixed) for the members at the time it is taken.
+        """
+        order = [int(f) for f in order]
+        eng = self.engine
+        K = int(eng.card[order].max()) if order else 1
+        cap = max(1, min(_WALK_BATCH, _ELEM_BUDGET // max(eng.n, 1),
+                         _CELL_BUDGET // (2 * K * eng.n)))
+        i, size = 0, 1
+        while i < len(order):
+            batch = order[i:i + size]
+            values, from_table = self._chain(batch)
+            used = 0
+            for f, v, hit in zip(batch, values.tolist(), from_table.tolist(), strict=True):
+                used += 1
+                eng._counted(computed=not hit, lookups=hit)
+                yield f, v
+                if f in self._in:  # kept: the later values assumed its removal
+                    break
+            i += used
+            size = min(2 * size, cap) if used == len(batch) else used
+
+    def _chain(self, batch: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """I(t; V_j | S_j) for the columns ``batch`` with S_j = (members ∪ fixed) − {batch[:j+1]},
+        and which of them were read from the unconditional tables (S_j empty).
+
+        A stratum in which t is constant contributes exactly 0, and every stratum of S_j lies
+        inside one of the last, smallest set S_B: so only the rows of the strata of S_B where
+        both t = 0 and t = 1 occur are counted (one hash factorisation of n rows finds them;
+        often a few per cent of the rows), and a batch with none gives exactly 0. The strata of
+        each S_j among those rows come from its row hash (the running total minus the terms of
+        the members removed so far): one sort of the B × rows hash block for short data, one
+        hash factorisation per S_j for tall data. The counts of (stratum, code, t) come from one
+        ``bincount``; the sums keep the full n in the denominator.
+        """
+        eng = self.engine
+        n, B = eng.n, len(batch)
+        if B == 1:  # one step: the plain leave-one-out value (fewer calls than a batch)
+            v, from_table = self._single(batch[0])
+            return np.array([v]), np.array([from_table])
+        cols = np.asarray(batch, dtype=np.int64)
+        W = eng.rows_of(cols)  # B × n codes
+        inset = np.array([f in self._in for f in batch])
+        terms = W.astype(np.uint64)
+        terms *= eng._mult[cols][:, None]
+        terms[~inset] = 0
+        self._terms = dict(zip(batch, terms, strict=True))  # for remove()
+        left = len(self._in) - np.cumsum(inset)  # |S_j|
+        t = eng._target(self.target)
+        s_last, ns_last = _compact(self.total - terms.sum(axis=0, dtype=np.uint64), sort=False)
+        if inset.all():  # the last set's strata, valid once the others were removed as guessed
+            self._known[batch[-1]] = (self._removed + B - 1, ns_last)
+        c_last = np.bincount(s_last * 2 + t, minlength=2 * ns_last)
+        rows = np.flatnonzero(((c_last[0::2] > 0) & (c_last[1::2] > 0))[s_last])
+        out = np.zeros(B)
+        nr = rows.size
+        if nr:
+            if nr < n:
+                W, terms, t, total = W[:, rows], terms[:, rows], t[rows], self.total[rows]
+            else:
+                total = self.total
+            out = self._chain_counts(W, terms, t, total, int(eng.card[cols].max()))
+        empty = left == 0
+        if empty.any():  # nothing to condition on: the unconditional table
+            for j in np.flatnonzero(empty).tolist():
+                out[j] = eng._table_value(batch[j], self.target)
+        return out, empty
+
+    def _chain_counts(self, W: np.ndarray, terms: np.ndarray, t: np.ndarray,
+                      total: np.ndarray, K: int) -> np.ndarray:
+        """The batch values from the kept rows: codes ``W`` (B × r), hash terms of the removed
+        members (B × r, 0 where not a member), ``t`` and the running hash total of those rows."""
+        B, nr = W.shape
+        H = np.cumsum(terms, axis=0, dtype=np.uint64)  # Σ of removed terms (mod 2^64)
+        np.subtract(total[None, :], H, out=H)
+        if nr < _TALL:
+            order = np.argsort(H, axis=1)
+            order += (np.arange(B) * nr)[:, None]  # flat positions
+            Hs = H.ravel()[order]
+            new = np.empty((B, nr), dtype=bool)
+            new[:, 0] = True
+            np.not_equal(Hs[:, 1:], Hs[:, :-1], out=new[:, 1:])
+            g = np.cumsum(new, axis=1, dtype=np.int64)
+            ns = g[:, -1].copy()
+            g -= 1
+            codes = W.ravel()[order]
+            order %= nr
+            ts = t[order]
+        else:
+            g = np.empty((B, nr), dtype=np.int64)
+            ns = np.empty(B, dtype=np.int64)
+            for j in range(B):
+                g[j], ns[j] = _compact(H[j], sort=False)
+            codes, ts = W, t[None, :]
+        off = np.cumsum(ns) - ns
+        g += off[:, None]
+        NS = int(ns.sum())
+        # counts of (stratum, t) decide which strata are informative: one where t is constant
+        # contributes exactly 0 and is masked out of every sum below
+        g2 = g * 2
+        g2 += ts
+        c_ts = np.bincount(g2.ravel(), minlength=2 * NS).reshape(NS, 2)
+        live = (c_ts[:, 0] > 0) & (c_ts[:, 1] > 0)
+        key = g * (2 * K)
+        key += codes.astype(np.int64) * 2
+        key += ts
+        c = np.bincount(key.ravel(), minlength=NS * 2 * K).reshape(NS, K, 2)
+        c *= live[:, None, None]
+        c_ts *= live[:, None]
+        return cmi_from_counts(c, self.engine.n, margins=(c.sum(axis=2), c_ts, c_ts.sum(axis=1)),
+                               starts=off, table=self.engine._tab)
+
+    def remove(self, f: int) -> None:
+        super().remove(f)
+        f = int(f)
+        if f not in self.fixed:
+            self._in.discard(f)
+        term = self._terms.pop(f, None)
+        self.total = self.total - (self._col(f)[1] if term is None else term)
+        self._cols.pop(f, None)
+        self._removed += 1
+
+
+__all__ = ["FastEngine", "category_indicators", "feature_indicators", "pool_cardinality"]
