@@ -37,7 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
 
-from .algorithm_params import ALGORITHM_PARAMS, N_JOBS
+from .algorithm_params import ALGORITHM_PARAMS, N_JOBS, significance_used
 from .errors import InvalidDataError, ParameterError
 from .info import pool_levels
 from .parallel import one_blas_thread
@@ -79,7 +79,7 @@ def check_params(*args, **kwargs) -> dict:
         raise TypeError(f"check_params got {twice[0]!r} twice")
     values.update(kwargs)
     out = _validate_params(ALGORITHM_PARAMS, values)
-    if "auto" not in (out["delta1"], out["delta2"]):
+    if not significance_used(out):
         out.pop("significance")
     return out
 

@@ -77,6 +77,13 @@ WIDGETS: dict[str, tuple[float, float, float]] = {
     p.name: p.widget for p in CAMCF_PARAMS if p.widget is not None}
 
 
+def significance_used(params) -> bool:
+    """Whether ``significance`` is a parameter of a run with these ``params`` (a mapping): only
+    when delta1 or delta2 is "auto". A run records it (and an exported command spells it) only
+    then."""
+    return "auto" in (params.get("delta1"), params.get("delta2"))
+
+
 def by_name(params: tuple[Param, ...] = CAMCF_PARAMS) -> dict[str, Param]:
     """``{name: Param}``."""
     return {p.name: p for p in params}

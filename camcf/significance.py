@@ -121,8 +121,9 @@ def log10_p(g, df):
     df = np.asarray(df, dtype=float)
     g, df = np.broadcast_arrays(g, df)
     out = np.zeros(g.shape)
-    ok = (df > 0) & (g > 0)
+    ok = (df > 0) & (g > 0) & np.isfinite(g)
     out[np.isnan(g)] = np.nan
+    out[(df > 0) & (g == np.inf)] = -np.inf
     if ok.any():
         sf = chdtrc(df[ok], g[ok])
         with np.errstate(divide="ignore"):

@@ -9,12 +9,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from camcf.engines import ENGINES
+from camcf.fast_engine import FastEngine
 from camcf.info import (
-    FastEngine,
+    Engine,
+    LeaveOneOutSession,
     ReferenceEngine,
+    cmi_from_counts,
     conditional_mutual_information,
+    contingency,
     entropy,
+    joint_codes,
     mutual_information,
+    pool_levels,
 )
 
 
@@ -123,7 +130,7 @@ def test_leave_one_out_matches_reference():
 def test_blas_counting_matches_reference(codes):
     """With the shared float32 indicators the engine counts by BLAS products (few cells); the
     values are the reference's, for a few columns or most of them, with dead strata or not."""
-    from camcf.info import category_indicators, feature_indicators, pool_cardinality
+    from camcf.fast_engine import category_indicators, feature_indicators, pool_cardinality
 
     rng = np.random.default_rng(codes)
     n, m = 300, 40
@@ -171,20 +178,101 @@ def test_backward_walk_matches_reference_step_by_step(layout, threshold):
         else:
             kept += 1
     assert lf.members == lr.members
-    assert fast.stats()["tests"] == len(members)
+    st_ = fast.stats()
+    assert st_["computed"] + st_["lookups"] == len(members)  # one value per step, none twice
     if threshold == 0.0:
         assert kept > 0
     if threshold == 1.0:
         assert kept == 0  # every step removed: one batch after another, all exact
 
 
-def test_engine_counts_tests_and_hits():
+def test_engine_counts_its_own_work():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(100, 5))
     C = X[:, :1]
     eng = FastEngine(X, C)
-    eng.cmi_many(0, [1, 2], [3])  # conditional: counted
+    eng.cmi_many(0, [1, 2], [3])  # conditional: computed by counting
     eng.cmi_many(0, [1, 2], [])  # unconditional: read from the MI table
-    st_ = eng.stats()
-    assert st_["tests"] == 4
-    assert st_["cache_hits"] == 2
+    assert eng.stats() == {"computed": 2, "lookups": 2}
+    ref = ReferenceEngine(X, C)
+    ref.cmi_many(0, [1, 2], [])
+    assert ref.stats() == {"computed": 2, "lookups": 0}  # the reference computes everything
+
+
+def test_engines_registry_and_protocol():
+    assert set(ENGINES) == {"fast", "reference"}
+    X = np.zeros((4, 2), dtype=int)
+    C = np.array([[0], [1], [0], [1]])
+    for name, cls in ENGINES.items():
+        eng = cls(X, C, **cls.shared(X, C))
+        assert isinstance(eng, Engine), name
+        assert isinstance(eng.leave_one_out(0, [0, 1], []), LeaveOneOutSession), name
+    assert ENGINES["fast"].mirrors and not ENGINES["reference"].mirrors
+
+
+def test_cmi_from_counts_is_the_plug_in_formula():
+    rng = np.random.default_rng(5)
+    a, b, z = rng.integers(0, 3, size=(3, 500))
+    table = contingency(a, b, z)  # (Z, A, B)
+    assert table.shape == (3, 3, 3) and table.sum() == 500
+    # H(A,Z) + H(B,Z) − H(Z) − H(A,B,Z), the definition, from entropies
+    want = entropy(a, z) + entropy(b, z) - entropy(z) - entropy(a, b, z)
+    assert cmi_from_counts(table) == pytest.approx(want, abs=1e-12)
+    # a batch of tables gives one value each; given margins give the same values
+    batch = np.stack([table, table[:, ::-1], table.transpose(0, 2, 1)])
+    got = cmi_from_counts(batch)
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    margins = (batch.sum(axis=-1), batch.sum(axis=-2), batch.sum(axis=(-1, -2)))
+    np.testing.assert_allclose(cmi_from_counts(batch, margins=margins, batch=1), got, atol=1e-15)
+    # ragged: the strata of three tables stacked, each its own value
+    stacked = np.concatenate([table, table[:1], table[1:]])
+    np.testing.assert_allclose(cmi_from_counts(stacked, starts=np.array([0, 3, 4])),
+                               [want, cmi_from_counts(table[:1]), cmi_from_counts(table[1:])],
+                               atol=1e-12)
+    # strata left out of the table (t constant there) count only in the denominator
+    assert cmi_from_counts(table[:2], 500) == pytest.approx(
+        cmi_from_counts(table[:2]) * table[:2].sum() / 500, abs=1e-15)
+
+
+def test_strata_and_levels():
+    rng = np.random.default_rng(9)
+    n, m = 300, 8
+    X = rng.integers(0, 3, size=(n, m))
+    X[:, 5] = 0  # constant
+    X[:, 6] = X[:, 6] * 2  # codes {0, 2, 4}: three levels, not five
+    C = np.column_stack([X[:, 0] == 1, np.ones(n)]).astype(int)  # the second one constant
+    levels = pool_levels(X, C)
+    assert levels.tolist() == [3, 3, 3, 3, 3, 1, 3, 3, 2, 1]
+    import scipy.sparse as sp
+
+    assert pool_levels(sp.csc_matrix(X), C).tolist() == levels.tolist()
+    fast, ref = FastEngine(X, C), ReferenceEngine(X, C)
+    for cond in ([], [1], [5], [1, 2], [1, 2, 3, 4], [0, m], [m + 1, 3]):
+        want = 1 if not cond else joint_codes(np.column_stack(
+            [X[:, c] if c < m else C[:, c - m] for c in cond]))[1]
+        assert fast.strata(cond) == ref.strata(cond) == want, cond
+    fast.cmi_many(0, [7], [1, 2, 3])  # a joint code built: its count is kept and agrees
+    assert fast.strata([3, 2, 1]) == joint_codes(X[:, [1, 2, 3]])[1]
+
+
+@pytest.mark.parametrize("threshold", [0.0, 0.02, 1.0])
+def test_leave_one_out_strata_match_the_set(threshold):
+    """strata(f), asked right after value(f), is the number of distinct rows of the set that
+    value conditioned on, in batches and one by one."""
+    rng = np.random.default_rng(4)
+    n, m = 200, 14
+    X = rng.integers(0, 2, size=(n, m))
+    C = np.column_stack([(X[:, 0] + X[:, 1]) % 2, rng.random(n) < 0.4]).astype(int)
+    fast = FastEngine(X, C)
+    members, fixed = list(range(2, 12)), [m + 1]
+    loo = fast.leave_one_out(0, members, fixed)
+    checked = 0
+    for f, v in loo.walk(list(members)):
+        cond = [g for g in loo.members if g != f] + fixed
+        want = joint_codes(np.column_stack([X[:, c] if c < m else C[:, c - m]
+                                            for c in cond]))[1]
+        assert loo.strata(f) == want
+        checked += 1
+        if v <= threshold:
+            loo.remove(f)
+    assert checked == len(members)

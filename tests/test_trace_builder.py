@@ -124,22 +124,9 @@ def test_keeps_says_what_each_level_records():
             assert dec.keeps(step, d) == (d in DECISION_ROWS.get(step, ()))
 
 
-class _Table:
-    """An engine with a given MI table (all Phase 4 reads) and the counters."""
-
-    def __init__(self, table):
-        self.table = table
-        self.m = table.shape[0]
-        self.n_tests = self.n_hits = 0
-
-    def mi_table(self):
-        return self.table
-
-
-def loop_redundancy(engine, s, survivors, others, gamma, tb):
+def loop_redundancy(table, s, survivors, others, gamma, tb):
     """The redundancy step as a loop over the survivors (the straightforward form)."""
-    m = engine.m
-    table = engine.mi_table()
+    m = table.shape[0]
     redundant, final = [], []
     for f in survivors:
         f = int(f)
@@ -147,8 +134,6 @@ def loop_redundancy(engine, s, survivors, others, gamma, tb):
         vals = table[f, others] if others.size else np.empty(0)
         dom = rounded(vals) > rounded(limit)
         upto = int(np.argmax(dom)) + 1 if dom.any() else dom.size
-        engine.n_tests += upto
-        engine.n_hits += upto
         tb.add("redundancy", f, others[:upto] + m, [], vals[:upto], limit,
                np.where(dom[:upto], "dominates", "does-not-dominate"))
         if dom.any():
@@ -174,10 +159,9 @@ def test_vectorised_redundancy_records_what_the_loop_records(monkeypatch, level,
     monkeypatch.setattr(pruning, "_BLOCK_CELLS", block_cells)
 
     def run(fn):
-        eng = _Table(table)
         tb = TraceBuilder(CondSets(), level)
-        out = fn(eng, s, survivors, others, gamma, tb)
-        return out, frozen(tb), tb.counts, (eng.n_tests, eng.n_hits)
+        out = fn(table, s, survivors, others, gamma, tb)
+        return out, frozen(tb), tb.counts
 
     got, want = run(pruning._redundancy), run(loop_redundancy)
     assert got == want
@@ -185,3 +169,33 @@ def test_vectorised_redundancy_records_what_the_loop_records(monkeypatch, level,
     # no other category: every survivor stays, nothing is tested
     assert run(lambda e, s_, f, o, g, tb: pruning._redundancy(e, s_, f, o[:0], g, tb)) == run(
         lambda e, s_, f, o, g, tb: loop_redundancy(e, s_, f, o[:0], g, tb))
+
+
+def test_cond_sets_are_interned_as_arrays_with_their_strata():
+    asked = []
+
+    def strata(cond):
+        asked.append(cond.tolist())
+        return 10 * len(cond)
+
+    sets = CondSets()
+    tb = TraceBuilder(sets, "full", strata=strata)
+    tb.add("spouse", -1, [1, 2], [5, 7], [0.1, 0.2], 0.05, "not-spouse", aux=5)
+    tb.add("spouse", -1, [3], np.array([5, 7], dtype=np.int32), [0.1], 0.05, "not-spouse", aux=5)
+    tb.add_one("backward", -1, 4, lambda: np.array([1, 2, 3]), 0.3, 0.05, "stays",
+               strata=lambda: 99)  # the row's own count wins
+    tb.add("k2-cut", -1, [4], [], [0.3], 0.3, "kept")
+    frozen_sets = sets.freeze()
+    assert asked == [[5, 7]]  # once per distinct non-empty set, not per row
+    assert list(frozen_sets) == [(5, 7), (1, 2, 3), ()]
+    assert frozen_sets.strata.tolist() == [20, 99, 1]
+    assert frozen_sets[1] == (1, 2, 3) and frozen_sets.array(0).dtype == np.int32
+    # merging into another interner maps ids and keeps the counts
+    run_wide = CondSets()
+    run_wide.id(())
+    ids = run_wide.merge(frozen_sets)
+    assert ids.tolist() == [1, 2, 0]
+    assert run_wide.freeze().strata.tolist() == [1, 20, 99]
+    import pickle
+
+    assert pickle.loads(pickle.dumps(frozen_sets)) == frozen_sets
