@@ -204,8 +204,8 @@ def _check_features(X, discretize: str, names, pre: str) -> tuple[int, int]:
             shown = ", ".join(str(names[j]) if names is not None and len(names) == m else str(j)
                               for j in bad_cols[:10]) + (", …" if bad_cols.size > 10 else "")
             raise InvalidDataError(
-                f"{pre}X has {int(bad.sum()):,} missing (NaN) or infinite cell(s) — empty or "
-                f"non-finite — in feature column(s) {shown}; Ca-MCF needs complete data: "
+                f"{pre}X has {int(bad.sum()):,} empty or non-finite cell(s) (missing values, "
+                f"NaN, or infinite) in feature column(s) {shown}; Ca-MCF needs complete data: "
                 f"impute, fill in or remove those cells, rows or columns")
         if discretize == "none":
             _check_codes(block if block.ndim == 2 else block[:, None], "X",

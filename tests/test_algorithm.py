@@ -399,3 +399,133 @@ def test_fast_engine_agrees_with_reference_on_real_data(data_dir, name):
         ref = camcf.run(X, ds.Y, **params, engine="reference")
     assert _decisions(fast) == _decisions(ref)
     assert fast.n_tests == ref.n_tests
+
+
+# ---------------------------------------------------------------------------------------------
+# one declaration of the parameters, one check of the data, the engines by name
+# ---------------------------------------------------------------------------------------------
+def test_defaults_of_run_and_estimator_are_the_declarations():
+    import inspect
+
+    from camcf.algorithm_params import ALGORITHM_PARAMS, CAMCF_PARAMS
+
+    run_sig = inspect.signature(camcf.run).parameters
+    est_sig = inspect.signature(camcf.CaMCF.__init__).parameters
+    for p in ALGORITHM_PARAMS:
+        assert run_sig[p.name].default == p.default, p.name
+    for p in CAMCF_PARAMS:
+        assert est_sig[p.name].default == p.default, p.name
+    from camcf.algorithm import check_params
+
+    assert check_params() == {p.name: p.default for p in ALGORITHM_PARAMS
+                              if p.name != "significance"}
+
+
+@pytest.mark.parametrize("bad, match", [
+    ("nan_x", "empty or non-finite"),
+    ("inf_x", "empty or non-finite"),
+    ("fraction", "discretise"),
+    ("rows", "one label row per sample"),
+    ("constant", "one category only"),
+    ("negative", "negative"),
+    ("names", "feature names"),
+])
+def test_run_and_the_load_check_refuse_the_same_data_alike(bad, match):
+    """check_data is the one check: camcf.run and the app's load check (camcf.io's
+    check_runnable) raise the same message for the same bad input."""
+    from camcf.algorithm import check_data
+    from camcf.dataset import Dataset
+    from camcf.io import check_runnable
+
+    X, Y = collider()
+    X = X.astype(float)
+    names = [f"f{j}" for j in range(X.shape[1])]
+    if bad == "nan_x":
+        X[3, 1] = np.nan
+    elif bad == "inf_x":
+        X[0, 0] = np.inf
+    elif bad == "fraction":
+        X[0, 0] = 0.5
+    elif bad == "rows":
+        Y = Y[:-1]
+    elif bad == "constant":
+        Y = np.zeros_like(Y)
+    elif bad == "negative":
+        Y = Y - 2
+    elif bad == "names":
+        names = names[:-1]
+    with pytest.raises(InvalidDataError, match=match) as from_run:
+        camcf.run(X, Y, feature_names=names)
+    with pytest.raises(InvalidDataError, match=match) as from_check:
+        check_data(X, Y, feature_names=names)
+    assert str(from_run.value) == str(from_check.value)
+    if bad not in ("rows", "names", "fraction"):  # a Dataset cannot be built with those
+        ds = Dataset(X=X, Y=Y, feature_names=names, label_names=["t"], source="d.csv")
+        with pytest.raises(InvalidDataError, match=match) as from_app:
+            check_runnable(ds, discretize="none")
+        assert str(from_app.value) == "d.csv: " + str(from_run.value)
+
+
+def test_check_data_with_binning_accepts_fractions_and_checks_the_settings():
+    from camcf.algorithm import check_data
+
+    X, Y = collider()
+    check_data(X + 0.5, Y, discretize="auto")  # binned: any finite value
+    with pytest.raises(InvalidDataError, match="discretise"):
+        check_data(X + 0.5, Y, discretize="none")
+    with pytest.raises(ParameterError, match="bins"):
+        check_data(X, Y, discretize="auto", bins=1)
+
+
+def test_unknown_engine_names_the_registry():
+    X, Y = collider()
+    with pytest.raises(ParameterError, match="'fast', 'reference'") as e:
+        camcf.run(X, Y, engine="quick")
+    assert e.value.name == "engine" and e.value.allowed == ["fast", "reference"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Phase 4 again for another k2, from a finished result
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("level", ["full", "decisions"])
+def test_with_k2_is_a_run_with_that_k2(level):
+    from camcf.phases import rerun_phase4, with_k2
+
+    rng = np.random.default_rng(8)
+    X = rng.integers(0, 3, size=(300, 16))
+    Y = np.column_stack([(X[:, 0] + X[:, 1] > 2) ^ (rng.random(300) < 0.1),
+                         (X[:, 2] > 0) ^ (rng.random(300) < 0.2),
+                         np.where(X[:, 3] == 0, 0, np.where(X[:, 4] > 0, 1, 2))]).astype(int)
+    params = dict(delta1=0.005, delta2=0.01, k1=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CamcfWarning)
+        base = camcf.run(X, Y, **params, k2=1.0, trace=level)
+        changed = 0
+        for k2 in (0.2, 0.5, 0.8):
+            direct = camcf.run(X, Y, **params, k2=k2, trace=level)
+            again = with_k2(base, k2)
+            assert again.to_json() == direct.to_json()
+            a, b = again.to_frame(), direct.to_frame()
+            assert a.drop(columns="cond").equals(b.drop(columns="cond"))
+            assert list(a.cond) == list(b.cond)
+            t = next(t for t in direct.targets if not t.skipped)
+            one = rerun_phase4(base, t.id, k2)
+            assert one.blanket == t.blanket and one.test_counts == t.test_counts
+            changed += direct.selected_indices.size != base.selected_indices.size
+        assert changed  # the k2 values matter on these data
+        counts = with_k2(base, 0.8, trace="counters")
+        assert counts.n_rows == 0 and counts.n_tests == direct.n_tests  # direct: k2 = 0.8
+        assert counts.selected_indices.tolist() == direct.selected_indices.tolist()
+    with pytest.raises(ParameterError, match="k2"):
+        with_k2(base, 0)
+    if level == "decisions":
+        with pytest.raises(ParameterError, match="trace"):
+            with_k2(base, 0.5, trace="full")  # rows the result does not keep
+
+
+def test_landscape_has_no_engine_of_its_own():
+    import camcf.landscape as landscape
+
+    assert not hasattr(landscape, "_TableEngine")
+    src = open(landscape.__file__, encoding="utf-8").read()
+    assert "symmetry_and_redundancy" not in src.split('"""', 2)[2]  # only in the docstring

@@ -7,13 +7,11 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..dataset import Dataset
 from ..errors import (
     DataFormatError,
     FileAccessError,
-    InvalidDataError,
     LabelSpecError,
     ResourceLimitError,
 )
@@ -253,8 +251,9 @@ def check_runnable(ds: Dataset, *, bins: int = 3, strategy: str = "uniform",
 
     A reader accepts files with empty cells or labels that never vary (they are still a data
     set); a caller that is about to *replace* a working data set (the app) checks first that
-    this one can be run with the chosen discretisation: no missing or infinite feature values,
-    codes the discretisation accepts, and at least one label with two categories.
+    this one can be run with the chosen discretisation. This is :func:`camcf.check_data`, the
+    check :func:`camcf.run` itself applies, on the data set's X, Y and names (messages start
+    with its source); nothing is discretised.
 
     Parameters
     ----------
@@ -262,37 +261,10 @@ def check_runnable(ds: Dataset, *, bins: int = 3, strategy: str = "uniform",
     bins, strategy, discretize
         The discretisation that will be used (see :func:`camcf.discretize.discretize`).
     """
-    from ..discretize import discretize as _discretize
+    from ..algorithm import check_data
 
-    if sp.issparse(ds.X):  # only the stored cells can be non-finite; kept sparse
-        X = sp.csc_matrix(ds.X, dtype=float)
-        bad_cell = ~np.isfinite(X.data)
-        bad_cols = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))[bad_cell]
-        n_bad, cols = int(bad_cell.sum()), np.unique(bad_cols)
-    else:
-        X = np.asarray(ds.X, dtype=float)
-        bad = ~np.isfinite(X)
-        n_bad, cols = int(bad.sum()), np.flatnonzero(bad.any(axis=0))
-    if n_bad:
-        names = ", ".join(ds.feature_names[j] for j in cols[:10]) + (
-            ", …" if cols.size > 10 else "")
-        raise InvalidDataError(
-            f"{ds.source}: {n_bad:,} empty or non-finite cell(s) in {cols.size} feature "
-            f"column(s) ({names}); Ca-MCF needs complete data: fill in or remove those cells, "
-            "rows or columns in the file"
-        )
-    if ds.n_samples == 0 or ds.n_features == 0:
-        raise InvalidDataError(f"{ds.source}: no samples or no feature columns to select from")
-    Y = np.asarray(ds.Y)
-    varying = [i for i in range(Y.shape[1]) if np.unique(Y[:, i]).size > 1]
-    if not varying:
-        what = "all zero" if not Y.any() else "constant"
-        raise InvalidDataError(
-            f"{ds.source}: every label column holds a single value ({what}), so there is "
-            "nothing to explain; check which columns are the labels (labels / --labels) and "
-            "that the label values vary"
-        )
-    _discretize(X, bins=bins, strategy=strategy, discretize=discretize)
+    check_data(ds.X, ds.Y, discretize=discretize, bins=bins, strategy=strategy,
+               feature_names=ds.feature_names, label_names=ds.label_names, source=ds.source)
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
