@@ -24,6 +24,7 @@ from .info import (
     LeaveOneOut,
     _compact,
     _n_distinct,
+    _n_distinct_rows,
     _xlogx,
     cmi_from_counts,
 )
@@ -489,6 +490,7 @@ class _FastLeaveOneOut(LeaveOneOut):
         self._terms: dict[int, np.ndarray] = {}  # hash terms of the last batch of walk()
         self._removed = 0  # removals so far: the members' state a known strata count is for
         self._known: dict[int, tuple[int, int]] = {}  # f -> (state, strata of its set)
+        self._batch: tuple | None = None  # the last batch of walk(), see _chain
 
     def _col(self, f: int) -> tuple[np.ndarray, np.ndarray]:
         hit = self._cols.get(f)
@@ -523,6 +525,21 @@ class _FastLeaveOneOut(LeaveOneOut):
         known = self._known.get(f)
         if known is not None and known[0] == self._removed:
             return known[1]
+        if self._batch is not None and f in self._batch[0]:
+            batch, start, terms, s_last, ns_last = self._batch
+            j = batch.index(f)
+            if self._removed == start + j:  # the members before f were removed as guessed
+                self._batch = None
+                # each set of the batch refines the last one, S_B: a stratum of one row there
+                # stays one stratum, so only the rows of S_B's larger strata are sorted
+                size = np.bincount(s_last, minlength=ns_last)
+                multi = np.flatnonzero(size[s_last] > 1)
+                single = int(np.count_nonzero(size == 1))
+                H = np.cumsum(terms[j:, multi], axis=0, dtype=np.uint64)
+                np.subtract(self.total[multi][None, :], H, out=H)
+                for i, k in enumerate(_n_distinct_rows(H).tolist()):
+                    self._known[batch[j + i]] = (start + j + i, k + single)
+                return self._known[f][1]
         if f not in self._in:
             return _n_distinct(self.total)
         term = self._terms.get(f)
@@ -590,6 +607,8 @@ class _FastLeaveOneOut(LeaveOneOut):
         s_last, ns_last = _compact(self.total - terms.sum(axis=0, dtype=np.uint64), sort=False)
         if inset.all():  # the last set's strata, valid once the others were removed as guessed
             self._known[batch[-1]] = (self._removed + B - 1, ns_last)
+        # for strata(): the sets of this batch over all rows, counted when first asked
+        self._batch = (batch, self._removed, terms, s_last, ns_last)
         c_last = np.bincount(s_last * 2 + t, minlength=2 * ns_last)
         rows = np.flatnonzero(((c_last[0::2] > 0) & (c_last[1::2] > 0))[s_last])
         out = np.zeros(B)

@@ -133,8 +133,20 @@ def cmi_from_counts(counts, n=None, *, margins=None, batch: int | None = None, s
 
 
 def _n_distinct(values: np.ndarray) -> int:
-    """How many distinct values a 1-D array holds (a hash table, no sort)."""
-    return int(pd.unique(np.asarray(values).ravel()).size)
+    """How many distinct values a 1-D array holds (a sort for short arrays, a hash table for
+    long ones)."""
+    v = np.asarray(values).ravel()
+    if v.size > 1 << 16:
+        return int(pd.unique(v).size)
+    return int(_n_distinct_rows(v[None, :])[0])
+
+
+def _n_distinct_rows(values: np.ndarray) -> np.ndarray:
+    """How many distinct values each row of a 2-D array holds (one sort of the block)."""
+    if values.shape[1] == 0:
+        return np.zeros(values.shape[0], dtype=np.int64)
+    s = np.sort(values, axis=1)
+    return 1 + np.count_nonzero(s[:, 1:] != s[:, :-1], axis=1)
 
 
 def pool_levels(X, C: np.ndarray) -> np.ndarray:
