@@ -213,13 +213,15 @@ def _check_same_data(before: Result, after: Result) -> None:
 
 def _cond_map(before: Result, after: Result) -> np.ndarray:
     """Ids of ``after``'s conditioning sets in ``before``'s numbering (new sets get new ids)."""
-    ids = {c: i for i, c in enumerate(before.cond_sets)}
-    out = np.empty(len(after.cond_sets), dtype=np.int64)
-    nxt = len(before.cond_sets)
-    for j, c in enumerate(after.cond_sets):
-        i = ids.get(c)
+    b, a = before.cond_sets, after.cond_sets
+    ids = {b.array(i).tobytes(): i for i in range(len(b))}
+    out = np.empty(len(a), dtype=np.int64)
+    nxt = len(b)
+    for j in range(len(a)):
+        key = a.array(j).tobytes()
+        i = ids.get(key)
         if i is None:
-            i = ids[c] = nxt
+            i = ids[key] = nxt
             nxt += 1
         out[j] = i
     return out
@@ -278,13 +280,17 @@ def _match(ka: np.ndarray, kb: np.ndarray) -> np.ndarray:
 
 
 def _test(res: Result, t: TargetResult, i: int) -> Test:
+    from ._record import significance
+
     tr = t.trace
     step = STEP_NAMES[int(tr["step"][i])]
     phase, quantity, _ = STEPS[step]
+    sig = significance(res, t)
     return Test(seq=i, phase=phase, step=step, quantity=quantity, target=t.id,
                 a=int(tr["a"][i]), b=int(tr["b"][i]), cond=res.cond_sets[int(tr["cond"][i])],
                 value=float(tr["value"][i]), threshold=float(tr["threshold"][i]),
-                decision=DECISIONS[int(tr["decision"][i])], aux=int(tr["aux"][i]))
+                decision=DECISIONS[int(tr["decision"][i])], aux=int(tr["aux"][i]),
+                **{k: v[i].item() for k, v in sig.items()})
 
 
 def _align(before: Result, after: Result, tb: TargetResult, ta: TargetResult,

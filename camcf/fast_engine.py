@@ -284,9 +284,14 @@ class FastEngine(EngineBase):
         Cf = self._indicators()
         n11 = np.rint(Cf.T @ Cf).astype(np.int64)  # count(C_a = 1, C_b = 1)
         na = self.C.sum(axis=0, dtype=np.int64)
-        n1 = np.stack([na[None, :] - n11, n11], axis=1)  # (a, value of C_a, b)
         marg = np.stack([n - na, na], axis=1)
-        return self._mi_blocks(n1, marg, na)
+        out = np.empty((Q, Q))
+        block = max(1, _CELL_BUDGET // (4 * Q))  # rows a of the table at a time
+        for a in range(0, Q, block):
+            b = min(Q, a + block)
+            n1 = np.stack([na[None, :] - n11[a:b], n11[a:b]], axis=1)  # (a, value of C_a, b)
+            out[a:b] = self._mi_blocks(n1, marg[a:b], na)
+        return out
 
     # -- conditional, batched -----------------------------------------------------------------
     def _entries(self, cols: np.ndarray, K: int | None = None) -> tuple[np.ndarray, ...]:

@@ -150,7 +150,7 @@ def _n_distinct_rows(values: np.ndarray) -> np.ndarray:
 
 
 def pool_levels(X, C: np.ndarray) -> np.ndarray:
-    """How many distinct codes occur in each pool column: the features of X (dense or sparse),
+    """How many distinct values occur in each pool column: the features of X (dense or sparse),
     then the category indicators of C (2, or 1 when an indicator is constant)."""
     n, m = X.shape
     out = np.empty(m + C.shape[1], dtype=np.int64)
@@ -160,23 +160,37 @@ def pool_levels(X, C: np.ndarray) -> np.ndarray:
     if sp.issparse(X):
         Xc = sp.csc_matrix(X)
         nnz = np.diff(Xc.indptr)
-        K = int(Xc.data.max()) + 1 if Xc.data.size else 1
-        col = np.repeat(np.arange(m), nnz)
-        seen = np.bincount(col * K + Xc.data.astype(np.int64), minlength=m * K).reshape(m, K)
-        seen[:, 0] = nnz < n  # code 0 occurs where a column stores fewer than n entries
-        out[:m] = np.count_nonzero(seen, axis=1)
+        data = Xc.data
+        if _small_codes(data):
+            K = int(data.max()) + 1 if data.size else 1
+            col = np.repeat(np.arange(m), nnz)
+            seen = np.bincount(col * K + data.astype(np.int64), minlength=m * K).reshape(m, K)
+            seen[:, 0] = nnz < n  # code 0 occurs where a column stores fewer than n entries
+            out[:m] = np.count_nonzero(seen, axis=1)
+        else:  # any values: the distinct stored ones, and 0 where an entry is not stored
+            for j in range(m):
+                u = np.unique(data[Xc.indptr[j]:Xc.indptr[j + 1]])
+                out[j] = u.size + bool(nnz[j] < n and not (u == 0).any())
     elif m:
         A = np.asarray(X)
-        K = int(A.max()) + 1
-        block = max(1, _ELEM_BUDGET // max(n, 1))
-        for a in range(0, m, block):
-            part = A[:, a:a + block].astype(np.int64)
-            part += (np.arange(part.shape[1]) * K)[None, :]
-            seen = np.bincount(part.ravel(order="K"), minlength=part.shape[1] * K)
-            out[a:a + part.shape[1]] = np.count_nonzero(seen.reshape(-1, K), axis=1)
+        if _small_codes(A):
+            K = int(A.max()) + 1
+            block = max(1, _ELEM_BUDGET // max(n, 1))
+            for a in range(0, m, block):
+                part = A[:, a:a + block].astype(np.int64)
+                part += (np.arange(part.shape[1]) * K)[None, :]
+                seen = np.bincount(part.ravel(order="K"), minlength=part.shape[1] * K)
+                out[a:a + part.shape[1]] = np.count_nonzero(seen.reshape(-1, K), axis=1)
+        else:
+            out[:m] = [np.unique(A[:, j]).size for j in range(m)]
     ones = np.asarray(C).sum(axis=0, dtype=np.int64)
     out[m:] = 1 + ((ones > 0) & (ones < n))
     return out
+
+
+def _small_codes(a: np.ndarray) -> bool:
+    """Integers in 0..2^16 − 1 (countable with one bincount)."""
+    return a.size == 0 or (a.dtype.kind in "iub" and int(a.min()) >= 0 and int(a.max()) < 1 << 16)
 
 
 def _compact(codes: np.ndarray, *, sort: bool = True) -> tuple[np.ndarray, int]:
