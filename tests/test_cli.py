@@ -278,3 +278,26 @@ def test_no_import_circle_in_the_tree():
     for v in graph:
         if v not in state:
             visit(v, [v])
+
+
+def test_the_core_install_leaves_the_app_and_dask_to_extras():
+    import re
+    import tomllib
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    project = tomllib.loads((repo / "pyproject.toml").read_text())["project"]
+
+    def names(reqs):
+        return {re.split(r"[\[<>=!~ ]", r, maxsplit=1)[0].lower() for r in reqs}
+
+    assert names(project["dependencies"]) == {
+        "numpy", "scipy", "scikit-learn", "pandas", "networkx", "liac-arff", "joblib",
+        "threadpoolctl", "pyarrow"}
+    extras = project["optional-dependencies"]
+    assert names(extras["app"]) == {"streamlit", "pyvis", "plotly"}
+    assert names(extras["dask"]) == {"dask"}
+    assert "camcf[app,dask]" in extras["test"]
+    make = (repo / "Makefile").read_text()
+    run = make[make.index("\nrun:"):].split("\n\n")[0]
+    assert "$(APP_STAMP)" in run and "-e '.[app]'" in make and "-e '.[test]'" in make

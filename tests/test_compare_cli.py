@@ -220,3 +220,29 @@ def test_estimator_sees_what_the_fold_hands_it():
     sel = select_on_folds(folds, {"camcf": camcf.CaMCF(delta1=0.01)})
     direct = camcf.run(folds[0].X_train, folds[0].Y_train, delta1=0.01)
     assert list(sel[("camcf", 0)].support) == direct.selected_indices.tolist()
+
+
+def test_compare_on_a_dask_cluster_equals_the_serial_run(tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+    write_csv(tmp_path / "d.csv", n=120)
+    base = ["compare", str(tmp_path / "d.csv"), "--labels", "last:2", "--methods",
+            "camcf,all,random", "--repeats", "2", "-q"]
+    with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        assert main([*base, "-o", str(tmp_path / "c.json"), "--dask-scheduler",
+                     cluster.scheduler_address]) == 0
+    assert main([*base, "-o", str(tmp_path / "s.json")]) == 0
+
+    def without_times(path):
+        d = json.loads(path.read_text())
+        n_jobs = d["settings"].pop("n_jobs")
+        d["settings"].pop("seconds_total")
+        for v in d["data_sets"].values():
+            for row in v["splits"] + v["summary"]:
+                row.pop("seconds")
+        return d, n_jobs
+
+    (on_cluster, n_cluster), (serial, n_serial) = (without_times(tmp_path / "c.json"),
+                                                   without_times(tmp_path / "s.json"))
+    assert (n_cluster, n_serial) == (2, 1)          # every worker thread; serial here
+    assert on_cluster == serial
