@@ -8,6 +8,7 @@ pyarrow, Dask, Streamlit, plotly or pyvis until a function that needs them is us
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import Any
 
 from .errors import (
@@ -52,7 +53,9 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
-    if module is None:
+    if module is None:  # a submodule (camcf.io, camcf.methods, …), imported when first used
+        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
+            return importlib.import_module(f"{__name__}.{name}")
         raise AttributeError(f"module 'camcf' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # later look-ups skip this function

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -103,7 +104,9 @@ def add_method_params(parser, names: Iterable[str], *, shown: Iterable[str] | No
 def add_parallel(parser, *, what: str = "target categories") -> None:
     """``--n-jobs`` (from :data:`camcf.algorithm_params.N_JOBS`) and ``--dask-scheduler``."""
     g = parser.add_argument_group(f"parallelism ({what})")
-    add_param_flags(g, (N_JOBS,))
+    # the declaration's range and validation; the help says what runs in parallel here
+    add_param_flags(g, (dataclasses.replace(
+        N_JOBS, help=f"{what} in parallel (joblib); -1 = all cores, none = 1"),))
     g.add_argument("--dask-scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster, e.g. tcp://HOST:8786 (all its workers unless "
                         "--n-jobs says otherwise; the workers need camcf installed)")
@@ -291,7 +294,7 @@ def parallel(args: argparse.Namespace, *, workers: bool = False) -> Iterator[int
     With ``--dask-scheduler`` joblib's Dask backend is active inside (every worker unless
     ``--n-jobs`` says otherwise). ``workers=True`` (the evaluation framework, which takes a
     number ≥ 1): None → 1, −1 → the cores here or the cluster's worker threads."""
-    n_jobs = getattr(args, "n_jobs", None)
+    n_jobs = N_JOBS.validate(getattr(args, "n_jobs", None))
     address = getattr(args, "dask_scheduler", None)
     if address:
         from ..parallel import dask_cluster
