@@ -16,8 +16,8 @@ import streamlit as st
 
 from camcf import catalog, methods, stats
 from camcf.evaluation import METRICS, compare_data_sets, friedman_over_data_sets
-from camcf.evaluation.compare_command import comparison_frame, comparison_payload, method_table
 from camcf.evaluation.display import metrics_table
+from camcf.evaluation.reports import comparison_frame, comparison_payload, method_table
 from camcf.viz.comparison import cd_diagram, normalised_radar, split_ranks_heatmap
 from pages._common import current_run
 
