@@ -238,7 +238,8 @@ def test_export_config_and_cli(res, demo):
     cmd = cfg["cli"]
     assert cmd.startswith("camcf select demo.csv --labels last:5 --discretize auto --bins 3 "
                           "--strategy uniform --delta1 0.05 --delta2 0.1 --k1 0.7 --k2 1")
-    assert "--gamma 1.2 --min-category-size 5 --recovery first --output result.json" in cmd
+    assert ("--gamma 1.2 --min-category-size 5 --recovery first --significance 0.01 "
+            "--output result.json") in cmd
     assert "--xml" not in cmd
     cmd2 = cli_command("y.arff", labels=None, xml="y.xml", discretize={}, params=res.params)
     assert "--xml y.xml" in cmd2 and "--labels" not in cmd2

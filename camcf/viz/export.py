@@ -10,7 +10,7 @@ import shlex
 import numpy as np
 import pandas as pd
 
-from ..algorithm_params import ALGORITHM_PARAMS, significance_used
+from ..algorithm_params import ALGORITHM_PARAMS
 
 #: (parameter, flag) of every declared Ca-MCF parameter (camcf.algorithm_params), in order: a
 #: parameter added there appears in the exported command.
@@ -32,8 +32,6 @@ def cli_command(data_path: str, *, labels: str | None, xml: str | None, discreti
              str(discretize.get("bins", 3)), "--strategy", discretize.get("strategy", "uniform")]
     for p in ALGORITHM_PARAMS:
         key, flag = p.name, p.flag
-        if key == "significance" and not significance_used(params):
-            continue  # only an "auto" threshold reads it
         v = params.get(key, p.default)
         args += [flag, f"{v:g}" if isinstance(v, float) else str(v)]
     args += ["--output", output]
