@@ -13,11 +13,13 @@ from .errors import (
     ResourceLimitError,
 )
 from .estimator import CaMCF
+from .evaluation.mlknn import MLkNN
 from .result import Result
 
 __all__ = [
     "DEFAULTS",
     "CaMCF",
+    "MLkNN",
     "CamcfWarning",
     "Result",
     "run",

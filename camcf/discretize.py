@@ -13,10 +13,11 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.preprocessing import KBinsDiscretizer
 
 from .algorithm_params import DISCRETIZE_PARAMS
-from .errors import InvalidDataError
+from .errors import InvalidDataError, NotFittedError
 from .params import validate
 
 _DISC = {p.name: p for p in DISCRETIZE_PARAMS}
@@ -82,6 +83,9 @@ def discretize(
 ) -> tuple[np.ndarray, list[dict]]:
     """Turn a feature matrix into discrete codes.
 
+    The same as ``Discretizer(discretize, bins, strategy).fit(X)``, returning what it learned
+    (:class:`Discretizer` keeps it to code other rows the same way).
+
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
@@ -101,7 +105,8 @@ def discretize(
     Returns
     -------
     codes : ndarray of shape (n_samples, n_features), int64
-        Codes 0..k−1 per column.
+        Codes 0..k−1 per column (a ``scipy.sparse`` X gives sparse codes when every column's
+        zeros get code 0).
     info : list of dict
         One dict per column: ``{"column": j, "kind": "as-is" | "binned" | "constant",
         "n_codes": k, "edges": list of float or None, "values": list or None}``. ``edges`` are
@@ -115,8 +120,13 @@ def discretize(
     InvalidDataError
         ``X`` is not 2-D or not numeric, holds NaN/inf, or (``discretize="none"``) non-integers.
     """
-    check_discretization(discretize=discretize, bins=bins, strategy=strategy)
-    mode = discretize
+    return _fit_codes(X, bins, strategy, discretize, names)
+
+
+def _fit_codes(X, bins: int, strategy: str, mode: str,
+               names: list[str] | None) -> tuple[np.ndarray, list[dict]]:
+    """The one implementation of :func:`discretize` and :meth:`Discretizer.fit`."""
+    check_discretization(discretize=mode, bins=bins, strategy=strategy)
     if sp.issparse(X):
         out = _discretize_sparse(X, bins, strategy, mode)
         if out is not None:
@@ -125,6 +135,54 @@ def discretize(
 
         check_memory(16 * X.shape[0] * X.shape[1], f"the dense form of X {X.shape}")
         X = X.toarray()
+    A = _finite_2d(X, names)
+    n, m = A.shape
+
+    def colname(j: int) -> str:
+        return str(names[j]) if names is not None and len(names) == m else str(j)
+
+    integral = np.all(A == np.floor(A), axis=0) if n else np.ones(m, dtype=bool)
+    if mode == "none" and not integral.all():
+        bad = np.flatnonzero(~integral)
+        raise InvalidDataError(
+            f"with discretize='none' every value must be an integer code, but column(s) "
+            f"{', '.join(colname(j) for j in bad[:20])} hold non-integer values; use "
+            "discretize='auto' to bin them"
+        )
+    constant = np.all(A == A[:1], axis=0) if n else np.ones(m, dtype=bool)
+    AT = np.ascontiguousarray(A.T)  # one column per row: every per-column step reads memory
+    codes = np.zeros((m, n), dtype=np.int64)  # in order; transposed back at the end
+    small = _small_integer_codes(AT, integral & ~constant, codes)
+    info: list[dict] = []
+    for j in range(m):
+        col = AT[j]
+        if constant[j]:
+            info.append({"column": j, "kind": "constant", "n_codes": 1, "edges": None,
+                         "values": [_value(col[0])] if n else []})
+            continue
+        if j in small:
+            c, values = None, small[j]  # codes[j] already written
+        elif integral[j]:
+            c, values = _as_is(col)
+        else:
+            c, values = None, None
+        if values is not None and (mode == "none" or values.size <= MAX_AS_IS):
+            if c is not None:
+                codes[j] = c
+            info.append({"column": j, "kind": "as-is", "n_codes": int(values.size),
+                         "edges": None, "values": [_value(v) for v in values]})
+            continue
+        c, edges = _bin(col, int(bins), strategy)
+        # Bins that received no sample leave gaps; the codes stay the bin numbers so that they
+        # match the edges (equal-width bins are the authors' convention).
+        codes[j] = c
+        info.append({"column": j, "kind": "binned", "n_codes": int(len(edges) - 1),
+                     "edges": [float(e) for e in edges], "values": None})
+    return np.ascontiguousarray(codes.T), info
+
+
+def _finite_2d(X, names: list[str] | None = None) -> np.ndarray:
+    """X as a 2-D float array without NaN or infinite values (else a typed error)."""
     try:
         A = np.asarray(X, dtype=float)
     except (TypeError, ValueError):
@@ -150,57 +208,38 @@ def discretize(
             f"X has infinite values in column(s) {', '.join(colname(j) for j in inf_cols[:20])}; "
             "replace or remove them before discretising"
         )
-    n, m = A.shape
-    codes = np.zeros((n, m), dtype=np.int64)
-    info: list[dict] = []
-    if mode == "none":
-        bad = [j for j in range(m) if not _is_integral(A[:, j])]
-        if bad:
-            raise InvalidDataError(
-                f"with discretize='none' every value must be an integer code, but column(s) "
-                f"{', '.join(colname(j) for j in bad[:20])} hold non-integer values; use "
-                "discretize='auto' to bin them"
-            )
-    for j in range(m):
-        col = A[:, j]
-        if n == 0 or np.all(col == col[0]):
-            info.append(
-                {
-                    "column": j,
-                    "kind": "constant",
-                    "n_codes": 1,
-                    "edges": None,
-                    "values": [_value(col[0])] if n else [],
-                }
-            )
-            continue
-        if mode == "none" or (_is_integral(col) and np.unique(col).size <= MAX_AS_IS):
-            c, values = _as_is(col)
-            codes[:, j] = c
-            info.append(
-                {
-                    "column": j,
-                    "kind": "as-is",
-                    "n_codes": int(values.size),
-                    "edges": None,
-                    "values": [_value(v) for v in values],
-                }
-            )
-            continue
-        c, edges = _bin(col, int(bins), strategy)
-        # Bins that received no sample leave gaps; the codes stay the bin numbers so that they
-        # match the edges (equal-width bins are the authors' convention).
-        codes[:, j] = c
-        info.append(
-            {
-                "column": j,
-                "kind": "binned",
-                "n_codes": int(len(edges) - 1),
-                "edges": [float(e) for e in edges],
-                "values": None,
-            }
-        )
-    return codes, info
+    return A
+
+
+#: Widest value range (max − min) of an integer column coded by counting instead of sorting.
+_COUNT_RANGE = 1024
+
+
+def _small_integer_codes(AT: np.ndarray, which: np.ndarray, codes: np.ndarray) -> dict:
+    """Write into ``codes`` (columns as rows, like ``AT``) the :func:`_as_is` codes (rank of the
+    value among the column's distinct values) of the integer columns in ``which`` whose values
+    span at most :data:`_COUNT_RANGE`, found for all of them at once by counting; return
+    ``{column: distinct values}`` for those columns."""
+    rows = np.flatnonzero(which)
+    if rows.size == 0 or AT.shape[1] == 0:
+        return {}
+    lo = AT[rows].min(axis=1)
+    span = AT[rows].max(axis=1) - lo
+    rows, lo, span = rows[span <= _COUNT_RANGE], lo[span <= _COUNT_RANGE], span[span <= _COUNT_RANGE]
+    out: dict[int, np.ndarray] = {}
+    for start in range(0, rows.size, 256):  # bounded memory: 256 columns at a time
+        rs, ls = rows[start:start + 256], lo[start:start + 256]
+        width = int(span[start:start + 256].max()) + 1
+        base = np.arange(rs.size) * width
+        shifted = (AT[rs] - ls[:, None]).astype(np.int64) + base[:, None]
+        present = np.bincount(shifted.ravel(), minlength=rs.size * width) > 0
+        rank = np.cumsum(present) - 1  # over all the block's columns: subtract each one's start
+        before = rank[base] + 1 - present[base]
+        codes[rs] = rank[shifted] - before[:, None]
+        present = present.reshape(rs.size, width)
+        for i, j in enumerate(rs):
+            out[int(j)] = ls[i] + np.flatnonzero(present[i]).astype(float)
+    return out
 
 
 def _discretize_sparse(X, bins: int, strategy: str, mode: str):
@@ -261,4 +300,126 @@ def _discretize_sparse(X, bins: int, strategy: str, mode: str):
     return codes, info
 
 
-__all__ = ["MAX_AS_IS", "check_discretization", "discretize"]
+class Discretizer(TransformerMixin, BaseEstimator):
+    """:func:`discretize` fitted on some rows (e.g. a training part) and applied to others.
+
+    ``fit`` runs the one implementation of :func:`discretize` and keeps what it decided per
+    column (``info_``: as-is values, bin edges, or a constant) together with the codes of the
+    rows it saw (``codes_``); ``transform`` codes new rows with those stored values and edges —
+    nothing is derived again:
+
+    * an as-is column: a value seen in fitting gets its code; an unseen value gets the code
+      ``n_codes`` (it matches no fitted row, which is what ML-kNN's Hamming distance makes of
+      it anyway);
+    * a binned column: the fitted bin edges; values below the first / above the last edge go
+      to the first / last bin (as scikit-learn's ``KBinsDiscretizer.transform`` does);
+    * a constant column: 0 for the fitted value, 1 for anything else.
+
+    ``Discretizer(...).fit(X).transform(X)`` equals ``discretize(X, ...)[0]`` (dense).
+
+    Parameters
+    ----------
+    discretize : {"auto", "none"}, default "auto"
+    bins : int, default 3
+    strategy : {"uniform", "quantile"}, default "uniform"
+        As for :func:`discretize` (declared in
+        :data:`camcf.algorithm_params.DISCRETIZE_PARAMS`).
+
+    Attributes
+    ----------
+    codes_ : ndarray of shape (n_samples, n_features), int64
+        The codes of the rows ``fit`` saw (sparse for a sparse X, as :func:`discretize`).
+    info_ : list of dict
+        Per column, as :func:`discretize` returns it.
+    n_features_in_ : int
+    """
+
+    def __init__(self, discretize: str = _DISC["discretize"].default,
+                 bins: int = _DISC["bins"].default,
+                 strategy: str = _DISC["strategy"].default) -> None:
+        self.discretize = discretize
+        self.bins = bins
+        self.strategy = strategy
+
+    def fit(self, X, y=None, *, names: list[str] | None = None) -> Discretizer:
+        """Decide every column's coding on the rows of ``X`` (``y`` is ignored).
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        y : ignored
+        names : list of str, optional
+            Feature names for messages.
+
+        Returns
+        -------
+        Discretizer
+        """
+        self.codes_, self.info_ = _fit_codes(X, self.bins, self.strategy, self.discretize,
+                                             names)
+        self.n_features_in_ = len(self.info_)
+        self._tables = [_table(info) for info in self.info_]
+        return self
+
+    def fit_transform(self, X, y=None, **fit_params) -> np.ndarray:
+        """The codes of the rows fitted on (:attr:`codes_`)."""
+        return self.fit(X, y, **fit_params).codes_
+
+    def transform(self, X) -> np.ndarray:
+        """Code new rows with the fitted values and edges.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features_in_)
+
+        Returns
+        -------
+        ndarray of shape (n, n_features_in_), int64
+        """
+        if not hasattr(self, "info_"):
+            raise NotFittedError("this Discretizer is not fitted yet; call fit(X_train) first")
+        if sp.issparse(X):
+            from .limits import check_memory
+
+            check_memory(16 * X.shape[0] * X.shape[1], f"the dense form of X {X.shape}")
+            X = X.toarray()
+        A = _finite_2d(X)
+        if A.shape[1] != self.n_features_in_:
+            raise InvalidDataError(
+                f"X must be 2-D with {self.n_features_in_} columns (as fitted); got shape "
+                f"{A.shape}"
+            )
+        out = np.empty(A.shape, dtype=np.int64)
+        for j, (kind, table) in enumerate(self._tables):
+            col = A[:, j]
+            if kind == "constant":
+                out[:, j] = col != table
+            elif kind == "as-is":
+                pos = np.minimum(np.searchsorted(table, col), len(table) - 1)
+                out[:, j] = np.where(table[pos] == col, pos, len(table))
+            else:
+                out[:, j] = np.clip(np.searchsorted(table[1:-1], col, side="right"), 0,
+                                    len(table) - 2)
+        return out
+
+    def describe(self) -> dict:
+        """Settings and, if fitted, how many columns were used as-is / binned / constant."""
+        out: dict = {"discretize": self.discretize, "bins": self.bins, "strategy": self.strategy}
+        if hasattr(self, "info_"):
+            kinds = [i["kind"] for i in self.info_]
+            out["columns"] = {k: kinds.count(k) for k in ("as-is", "binned", "constant")}
+        return out
+
+
+def _table(info: dict) -> tuple[str, object]:
+    """What :meth:`Discretizer.transform` reads of one column's ``info``: the fitted value of a
+    constant column (NaN without rows), the sorted values of an as-is column, the edges of a
+    binned one."""
+    if info["kind"] == "constant":
+        return "constant", float(info["values"][0]) if info["values"] else np.nan
+    if info["kind"] == "as-is":
+        return "as-is", np.asarray(info["values"], dtype=float)
+    return "binned", np.asarray(info["edges"], dtype=float)
+
+
+__all__ = ["MAX_AS_IS", "Discretizer", "check_discretization", "discretize"]
