@@ -175,21 +175,25 @@ def _stable_neighbours(X_tr, X_q, take, distance):
     return np.argsort(D, axis=1, kind="stable")[:, :take]
 
 
-@pytest.mark.parametrize("distance", ["hamming", "euclidean"])
+@pytest.mark.parametrize(("distance", "values", "sparse"), [
+    ("hamming", 3, 0.0), ("hamming", 2, 1.0), ("hamming", 2, 0.0), ("euclidean", 3, 0.0)])
 @pytest.mark.parametrize("neighbours", ["strict", "authors"])
 def test_fast_search_equals_the_reference_path_with_ties_and_duplicates(
-        distance, neighbours, monkeypatch) -> None:
+        distance, values, sparse, neighbours, monkeypatch) -> None:
     """Random codes with many ties and duplicate rows, values unseen in training, more rows
-    than a block, and a feature subset: the BLAS search, the reference path (forced by a zero
-    one-hot budget) and a plain stable sort give the same neighbours and posteriors."""
+    than a block, and a feature subset: the BLAS search (dense or sparse products, ternary or
+    binary features), the reference path (forced by a zero one-hot budget) and a plain stable
+    sort give the same neighbours and posteriors."""
     rng = np.random.default_rng(11)
     n, m = 300, 6
-    X_tr = rng.integers(0, 3, size=(n, m)).astype(float)
+    monkeypatch.setattr(neighbours_module, "SPARSE_DENSITY", sparse)
+    X_tr = rng.integers(0, values, size=(n, m)).astype(float)
     X_tr[::7] = X_tr[1::7][: len(X_tr[::7])]  # extra duplicate rows
-    X_te = rng.integers(0, 4, size=(120, m)).astype(float)  # 3 is never seen in training
+    X_te = rng.integers(0, values + 1, size=(120, m)).astype(float)  # the last is unseen
     Y_tr = (rng.random((n, 5)) < 0.3).astype(int)
     monkeypatch.setattr(neighbours_module, "BLOCK_BYTES", 12 * n * 16)  # 16-row blocks
     monkeypatch.setattr(neighbours_module, "CHUNK", 8)  # the chunk bound is used
+    monkeypatch.setattr(neighbours_module, "SQUARE_BLOCK", 37)  # last block: 4 < k + 1 rows
     fast = MLkNN(k=5, distance=distance, neighbours=neighbours).fit(X_tr, Y_tr)
     monkeypatch.setattr(neighbours_module, "ONEHOT_BUDGET", 0)
     plain = MLkNN(k=5, distance=distance, neighbours=neighbours).fit(X_tr, Y_tr)
@@ -344,3 +348,16 @@ def test_pipeline_under_grid_search() -> None:
     again = cross_val_score(pipe.set_params(**point), X, Y, cv=KFold(3), scoring=scorer)
     assert means[i] == pytest.approx(again.mean(), rel=1e-12)
     assert search.predict(X[:4]).shape == (4, 3)
+
+
+def test_integer_codes_take_the_look_up_path_with_the_same_answer() -> None:
+    rng = np.random.default_rng(2)
+    X = rng.integers(-3, 5, size=(60, 4))
+    Q = rng.integers(-5, 8, size=(25, 4))  # some values never seen in training
+    ints, floats = NeighbourIndex(X), NeighbourIndex(X.astype(float))
+    assert ints._lut is not None and floats._lut is None
+    np.testing.assert_array_equal(ints.train, floats.train)
+    np.testing.assert_array_equal(ints.encode(Q), floats.encode(Q.astype(float)))
+    a, ia = ints.search(ints.encode(Q), 7)
+    b, ib = floats.search(floats.encode(Q.astype(float)), 7)
+    np.testing.assert_array_equal(a[ia], b[ib])

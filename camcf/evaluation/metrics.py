@@ -59,9 +59,16 @@ def _binary(Y: np.ndarray, name: str) -> np.ndarray:
         Y = Y[:, None]
     if Y.ndim != 2:
         raise InvalidDataError(f"{name} must be 2-D (n_samples x n_labels); got shape {Y.shape}")
-    if Y.size and not np.isin(Y, (0, 1)).all():
+    if Y.dtype != bool and Y.size and not _zero_one(Y):
         raise InvalidDataError(f"{name} must hold only 0 and 1")
     return Y.astype(bool)
+
+
+def _zero_one(Y: np.ndarray) -> bool:
+    """Whether every value is 0 or 1 (a bound check for integers, else a comparison)."""
+    if np.issubdtype(Y.dtype, np.integer):
+        return bool(Y.min() >= 0 and Y.max() <= 1)
+    return bool(((Y == 0) | (Y == 1)).all())
 
 
 def _pair(Y_true: np.ndarray, other: np.ndarray, name: str, binary: bool) -> tuple:

@@ -39,6 +39,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..errors import InvalidDataError, NotFittedError, ParameterError
+from .metrics import _zero_one
 from .neighbours import NeighbourIndex
 from .settings import KNN_DEFAULTS, KNN_PARAMS, check_knn
 
@@ -168,7 +169,7 @@ class MLkNN(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             return (Y == classes[1]).astype(np.uint8)[:, None]
         if Y.ndim != 2:
             raise InvalidDataError(f"Y must be 1-D or 2-D (samples × labels); got shape {Y.shape}")
-        if Y.size and not np.isin(Y, (0, 1)).all():
+        if Y.size and not _zero_one(Y):
             raise InvalidDataError(
                 "ML-kNN needs binary 0/1 labels; one-hot multi-class labels first with "
                 "camcf.evaluation.binarize_labels")
@@ -342,9 +343,13 @@ def _histograms(counts: np.ndarray, Y: np.ndarray, k: int) -> tuple[np.ndarray, 
     hist = np.zeros(q * width, dtype=np.int64)
     base = np.arange(q, dtype=np.int64) * width
     step = max(1, (1 << 22) // max(q, 1))
+    dtype = np.int32 if q * width < 1 << 31 else np.int64
+    base = base.astype(dtype)
     for start in range(0, n, step):
-        c = counts[start:start + step].astype(np.int64)
-        c += (k + 1) * Y[start:start + step] + base
+        c = Y[start:start + step].astype(dtype)
+        c *= k + 1
+        c += counts[start:start + step]
+        c += base
         hist += np.bincount(c.ravel(), minlength=q * width)
     hist = hist.reshape(q, 2, k + 1)
     return np.ascontiguousarray(hist[:, 1]), np.ascontiguousarray(hist[:, 0])

@@ -56,6 +56,12 @@ ONEHOT_BUDGET = 1 << 30
 BLOCK_BYTES = 1 << 25
 #: Columns per chunk in the bound of :func:`_smallest`.
 CHUNK = 128
+#: Largest share of non-zero entries for which query rows are multiplied as a sparse matrix
+#: (scipy's CSR product); denser ones go to BLAS.
+SPARSE_DENSITY = 0.1
+#: Rows per block in the training rows' symmetric products (a block pair's product is
+#: SQUARE_BLOCK² floats).
+SQUARE_BLOCK = 2048
 
 
 def patterns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,6 +84,22 @@ def patterns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first.astype(np.int64), inverse.reshape(-1).astype(np.int64)
 
 
+def _integer_codes(X: np.ndarray) -> tuple[int, np.ndarray] | None:
+    """For integers spanning at most 1,024 values: ``(lo, table)`` with ``table[f, v − lo]``
+    the code of value ``v`` in column ``f`` (its rank among the column's values; −1: absent).
+    None for other data."""
+    if not np.issubdtype(X.dtype, np.integer) or X.size == 0:
+        return None
+    lo, hi = int(X.min()), int(X.max())
+    span = hi - lo + 1
+    if span > 1024 or span * X.shape[1] > 1 << 24:
+        return None
+    shifted = (X.astype(np.int64) - lo) + np.arange(X.shape[1]) * span
+    present = (np.bincount(shifted.ravel(), minlength=span * X.shape[1]) > 0).reshape(-1, span)
+    table = np.where(present, np.cumsum(present, axis=1) - 1, -1)
+    return lo, table
+
+
 def _block_rows(n_train: int) -> int:
     return int(max(16, min(4096, BLOCK_BYTES // (12 * max(n_train, 1)))))
 
@@ -86,24 +108,33 @@ def _smallest(keys: np.ndarray, take: int) -> np.ndarray:
     """Column indices of the ``take`` smallest keys of each row (keys distinct within a row),
     smallest first.
 
-    The minimum of every chunk of :data:`CHUNK` columns is computed first; the ``take``-th
-    smallest of those minima is a bound ``T`` with at least ``take`` keys ``<= T`` in the row,
-    so the ``take`` smallest keys are among the (few) keys ``<= T``, which are then sorted.
+    The columns are cut into chunks (at most :data:`CHUNK` columns) and each chunk's minimum is
+    taken; a key among the row's ``take`` smallest lies in one of the ``take`` chunks with the
+    smallest minima (else ``take`` chunk minima, all distinct keys, would be smaller), or in
+    the columns after the last whole chunk. Only those candidates are sorted.
     """
     n_rows, n = keys.shape
-    n_chunks = n // CHUNK
+    chunk = min(CHUNK, int(2 * np.sqrt(n / take)))  # balances minima and candidates
+    n_chunks = n // chunk if chunk >= 4 else 0
     if n_chunks < 2 * take:
-        part = (np.argpartition(keys, take - 1, axis=1)[:, :take] if take < n
-                else np.broadcast_to(np.arange(n), keys.shape))
-        order = np.argsort(np.take_along_axis(keys, part, axis=1), axis=1)
-        return np.take_along_axis(part, order, axis=1)
-    minima = keys[:, :n_chunks * CHUNK].reshape(n_rows, n_chunks, CHUNK).min(axis=2)
-    bound = np.partition(minima, take - 1, axis=1)[:, take - 1]
-    row, col = np.nonzero(keys <= bound[:, None])
-    order = np.lexsort((keys[row, col], row))  # by row, then key
-    col = col[order]
-    first = np.searchsorted(row[order], np.arange(n_rows))
-    return col[first[:, None] + np.arange(take)].astype(np.int64)
+        return _sorted_smallest(keys, take)
+    minima = keys[:, :n_chunks * chunk].reshape(n_rows, n_chunks, chunk).min(axis=2)
+    chunks = np.argpartition(minima, take - 1, axis=1)[:, :take]
+    cols = (chunks[:, :, None] * chunk + np.arange(chunk)).reshape(n_rows, take * chunk)
+    if n_chunks * chunk < n:
+        tail = np.arange(n_chunks * chunk, n)
+        cols = np.concatenate([cols, np.broadcast_to(tail, (n_rows, tail.size))], axis=1)
+    best = _sorted_smallest(np.take_along_axis(keys, cols, axis=1), take)
+    return np.take_along_axis(cols, best, axis=1)
+
+
+def _sorted_smallest(keys: np.ndarray, take: int) -> np.ndarray:
+    if take < keys.shape[1]:
+        part = np.argpartition(keys, take - 1, axis=1)[:, :take]
+    else:
+        part = np.broadcast_to(np.arange(keys.shape[1]), keys.shape)
+    order = np.argsort(np.take_along_axis(keys, part, axis=1), axis=1)
+    return np.take_along_axis(part, order, axis=1)
 
 
 def reference_kneighbors(train: np.ndarray, queries: np.ndarray, take: int,
@@ -167,11 +198,17 @@ class NeighbourIndex:
         if distance == "euclidean":
             self.train = np.asarray(X, dtype=np.float64)
             return
-        self.values = [np.unique(X[:, f]) for f in range(self.n_features)]
-        sizes = np.array([v.size for v in self.values], dtype=np.int64)
-        #: first column of each feature in the one-hot block (V − 1 columns per feature)
-        self.offsets = np.concatenate([[0], np.cumsum(np.maximum(sizes - 1, 0))])
-        self.sizes = sizes
+        self._lut = _integer_codes(X)
+        if self._lut is not None:  # small integers (e.g. a fold's codes): a look-up table
+            lo, table = self._lut
+            self.values = [lo + np.flatnonzero(row >= 0) for row in table]
+        else:
+            self.values = [np.unique(X[:, f]) for f in range(self.n_features)]
+        self.sizes = np.array([v.size for v in self.values], dtype=np.int64)
+        #: one-hot columns per feature: none (constant), one (binary: "is the second value"),
+        #: or one per value
+        self.widths = np.where(self.sizes == 2, 1, np.where(self.sizes == 1, 0, self.sizes))
+        self.offsets = np.concatenate([[0], np.cumsum(self.widths)])
         self.train = self.encode(X)
         self._onehot: np.ndarray | None = None
 
@@ -184,6 +221,12 @@ class NeighbourIndex:
             return np.asarray(X, dtype=np.float64)
         width = max((v.size for v in self.values), default=1)
         dtype = np.int16 if width < 1 << 15 else np.int32 if width < 1 << 31 else np.int64
+        if self._lut is not None and np.issubdtype(X.dtype, np.integer) and X.size:
+            lo, table = self._lut
+            pos = X.astype(np.int64) - lo
+            inside = (pos >= 0) & (pos < table.shape[1])
+            pos = np.where(inside, pos, 0) + np.arange(X.shape[1]) * table.shape[1]
+            return np.where(inside, table.ravel()[pos], -1).astype(dtype)
         codes = np.empty(X.shape, dtype=dtype)
         for f, values in enumerate(self.values):
             col = X[:, f]
@@ -197,35 +240,47 @@ class NeighbourIndex:
                               ) if features.size else np.zeros(0, dtype=np.int64)
 
     def _onehot_block(self, features: np.ndarray) -> np.ndarray | None:
-        """The training rows' one-hot codes (reference value dropped) on ``features``, float32;
-        None when the whole block would pass :data:`ONEHOT_BUDGET`."""
+        """``P``: the training rows' one-hot codes on ``features`` (a binary feature: one column,
+        1 for its second value), float32; None when the whole block would pass
+        :data:`ONEHOT_BUDGET`."""
         width = int(self.offsets[-1])
         if 4 * self.n_train * width > ONEHOT_BUDGET:
             return None
         if self._onehot is None:
             block = np.zeros((self.n_train, width), dtype=np.float32)
-            rows, cols = np.nonzero(self.train > 0)
-            block[rows, self.offsets[cols] + self.train[rows, cols] - 1] = 1.0
+            t = self.train
+            rows, cols = np.nonzero((t > 0) | (self.sizes > 2)[None, :])
+            codes = t[rows, cols]
+            block[rows, self.offsets[cols] + np.where(self.sizes[cols] == 2, 0, codes)] = 1.0
             self._onehot = block
         if features.size == self.n_features:
             return self._onehot
         return self._onehot[:, self._columns(features)]
 
-    def _query_block(self, codes: np.ndarray, features: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
-        """(q, C): the query rows' {−1, 0, 1} entries on the one-hot columns of ``features``
-        and their number of reference values (code 0)."""
-        sizes = self.sizes[features] - 1
-        starts = np.concatenate([[0], np.cumsum(np.maximum(sizes, 0))])
-        q = np.zeros((codes.shape[0], int(starts[-1])), dtype=np.float32)
-        ref = codes == 0
-        for i in range(features.size):
-            c = codes[:, i]
-            hit = c > 0
-            q[np.flatnonzero(hit), starts[i] + c[hit] - 1] = 1.0
-            if sizes[i] > 0:
-                q[ref[:, i], starts[i]:starts[i + 1]] = -1.0
-        return q, ref.sum(axis=1).astype(np.float32)
+    def _query_block(self, codes: np.ndarray, features: np.ndarray, dtype):
+        """``Q``: the query rows ``codes`` (on ``features``) in the form that makes the key of
+        training row ``b`` ``n · (|u_b| − Q_a · P_b) + b`` (module docstring): a binary feature's
+        column holds 2 for its second value, 1 for a value never seen in training, 0 for the
+        first value; any other feature its one-hot code (nothing when unseen). A CSR matrix when
+        at most :data:`SPARSE_DENSITY` of it is non-zero, else a dense array."""
+        import scipy.sparse as sp
+
+        sizes = self.sizes[features]
+        widths = self.widths[features]
+        starts = np.concatenate([[0], np.cumsum(widths)])[:-1]
+        binary, multi = np.flatnonzero(sizes == 2), np.flatnonzero(sizes > 2)
+        cb, cm = codes[:, binary], codes[:, multi]
+        r1, f1 = np.nonzero(cb != 0)
+        r2, f2 = np.nonzero(cm >= 0)
+        rows = np.concatenate([r1, r2])
+        cols = np.concatenate([starts[binary][f1], starts[multi][f2] + cm[r2, f2]])
+        vals = np.concatenate([np.where(cb[r1, f1] == 1, 2.0, 1.0), np.ones(r2.size)])
+        shape = (codes.shape[0], int(widths.sum()))
+        if rows.size <= SPARSE_DENSITY * shape[0] * shape[1]:
+            return sp.csr_matrix((vals.astype(dtype), (rows, cols)), shape=shape)
+        q = np.zeros(shape, dtype=dtype)
+        q[rows, cols] = vals
+        return q
 
     def search(self, queries: np.ndarray, take: int,
                features: Sequence[int] | np.ndarray | None = None
@@ -261,19 +316,54 @@ class NeighbourIndex:
         block = self._onehot_block(features)
         if block is None:
             return reference_kneighbors(self.train[:, features], distinct, take), inverse
-        # key of training row j for query row a: j − n · (q_a · t_j). Within a row it orders as
-        # distance · n + j (the distance is |S| − C_a − q_a · t_j, C_a constant in the row) and
-        # the keys are distinct; float sums of integers are exact below 2**24 (float32) or
-        # 2**53 (float64).
+        # exact: the float sums are of integers below 2**24 (float32) or 2**53 (float64)
         n = self.n_train
-        dtype = np.float32 if (features.size + 1) * n < 1 << 24 else np.float64
+        dtype = np.float32 if (2 * features.size + 2) * n < 1 << 24 else np.float64
         block = block.astype(dtype, copy=False)
-        rows = np.arange(n, dtype=dtype)
+        binary = (self.sizes[features] == 2)[np.repeat(np.arange(features.size),
+                                                       self.widths[features])]
+        base = block[:, binary].sum(axis=1, dtype=dtype) * n + np.arange(n, dtype=dtype)
+        if queries is self.train and 2 * distinct.shape[0] > n:
+            return self._search_training_rows(block, base, features, take, dtype), \
+                np.arange(n, dtype=np.int64)
         out = np.empty((distinct.shape[0], take), dtype=np.int64)
         step = _block_rows(n)
+        columns = np.ascontiguousarray(block.T)  # the right operand of every product
         for start in range(0, distinct.shape[0], step):
-            q, _ = self._query_block(distinct[start:start + step], features)
-            keys = (q.astype(dtype, copy=False) * -float(n)) @ block.T
-            keys += rows
+            q = self._query_block(distinct[start:start + step], features, dtype)
+            keys = base - n * np.asarray(q @ columns)
             out[start:start + keys.shape[0]] = _smallest(keys, take)
         return out, inverse
+
+    def _search_training_rows(self, block: np.ndarray, base: np.ndarray,
+                              features: np.ndarray, take: int, dtype) -> np.ndarray:
+        """Every training row against every training row: ``Q_a · P_b`` is symmetric here (a
+        training row's ``Q`` is its ``P`` with the binary columns doubled), so one product per
+        pair of row blocks is read both ways."""
+        n = self.n_train
+        best = np.full((n, take), np.inf, dtype=dtype)
+        where = np.zeros((n, take), dtype=np.int64)
+        step = max(1, min(n, SQUARE_BLOCK))
+        starts = list(range(0, n, step))
+        for i, a in enumerate(starts):
+            ia = slice(a, min(a + step, n))
+            q = self._query_block(self.train[ia][:, features], features, dtype)
+            for b in starts[i:]:
+                ib = slice(b, min(b + step, n))
+                G = n * np.asarray(q @ np.ascontiguousarray(block[ib].T))
+                _merge(best, where, ia, base[ib] - G, b, take)
+                if b != a:
+                    _merge(best, where, ib, base[ia] - G.T, a, take)
+        return where
+
+
+def _merge(best: np.ndarray, where: np.ndarray, rows: slice, keys: np.ndarray, first: int,
+           take: int) -> None:
+    """Fold a block of keys (columns ``first``, ``first + 1``, …) into the running ``take``
+    smallest keys (``best``) and their columns (``where``) of ``rows``."""
+    top = _smallest(keys, min(take, keys.shape[1]))
+    k = np.concatenate([best[rows], np.take_along_axis(keys, top, axis=1)], axis=1)
+    j = np.concatenate([where[rows], top + first], axis=1)
+    order = np.argsort(k, axis=1)[:, :take]
+    best[rows] = np.take_along_axis(k, order, axis=1)
+    where[rows] = np.take_along_axis(j, order, axis=1)
