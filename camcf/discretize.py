@@ -135,13 +135,20 @@ def _fit_codes(X, bins: int, strategy: str, mode: str,
 
         check_memory(16 * X.shape[0] * X.shape[1], f"the dense form of X {X.shape}")
         X = X.toarray()
-    A = _finite_2d(X, names)
+    A = np.asarray(X)
+    if A.ndim == 2 and (A.dtype.kind == "b" or A.dtype == np.int64 or (
+            A.dtype.kind in "iu" and A.dtype.itemsize < 8)):  # integers: no NaN, no floor
+        A = A.astype(np.int64, copy=False)
+        integral = np.ones(A.shape[1], dtype=bool)
+    else:
+        A = _finite_2d(X, names)
+        integral = np.all(A == np.floor(A), axis=0) if A.shape[0] else np.ones(A.shape[1],
+                                                                                dtype=bool)
     n, m = A.shape
 
     def colname(j: int) -> str:
         return str(names[j]) if names is not None and len(names) == m else str(j)
 
-    integral = np.all(A == np.floor(A), axis=0) if n else np.ones(m, dtype=bool)
     if mode == "none" and not integral.all():
         bad = np.flatnonzero(~integral)
         raise InvalidDataError(
@@ -158,7 +165,7 @@ def _fit_codes(X, bins: int, strategy: str, mode: str,
         col = AT[j]
         if constant[j]:
             info.append({"column": j, "kind": "constant", "n_codes": 1, "edges": None,
-                         "values": [_value(col[0])] if n else []})
+                         "values": [_value(float(col[0]))] if n else []})
             continue
         if j in small:
             c, values = None, small[j]  # codes[j] already written
@@ -170,9 +177,9 @@ def _fit_codes(X, bins: int, strategy: str, mode: str,
             if c is not None:
                 codes[j] = c
             info.append({"column": j, "kind": "as-is", "n_codes": int(values.size),
-                         "edges": None, "values": [_value(v) for v in values]})
+                         "edges": None, "values": [_value(float(v)) for v in values]})
             continue
-        c, edges = _bin(col, int(bins), strategy)
+        c, edges = _bin(col.astype(float), int(bins), strategy)
         # Bins that received no sample leave gaps; the codes stay the bin numbers so that they
         # match the edges (equal-width bins are the authors' convention).
         codes[j] = c

@@ -240,7 +240,14 @@ def make_folds(
         raise ParameterError(
             f"discretize must be 'auto', 'none' or None; got discretize={discretize!r}",
             name="discretize", value=discretize, allowed="'auto', 'none' or None")
-    Ybin, _ = binarize_labels(Y)
+    if ((Y == 0) | (Y == 1)).all():  # binary labels: their binary columns are themselves
+        def binary(rows: np.ndarray) -> np.ndarray:
+            return Y[rows].astype(np.int64)
+    else:
+        Ybin, _ = binarize_labels(Y)
+
+        def binary(rows: np.ndarray) -> np.ndarray:
+            return Ybin[rows]
     name = _FRAME_PROTOCOL.get(protocol, protocol)
     folds = []
     for i, (train, test) in enumerate(splits):
@@ -255,7 +262,7 @@ def make_folds(
             disc = Discretizer(discretize=discretize, bins=bins, strategy=strategy)
             X_tr = disc.fit_transform(X[train])
             X_te = disc.transform(X[test])
-        Y_tr, Yb_tr, Yb_te = Y[train], Ybin[train], Ybin[test]
+        Y_tr, Yb_tr, Yb_te = Y[train], binary(train), binary(test)
         folds.append(Fold(split=i, protocol=name, train=train, test=test, X_train=X_tr,
                           X_test=X_te, Y_train=Y_tr, Yb_train=Yb_tr, Yb_test=Yb_te,
                           key=_fold_key(X_tr, X_te, Y_tr, Yb_tr, Yb_te)))
