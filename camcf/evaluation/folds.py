@@ -18,8 +18,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..algorithm_params import DISCRETIZE_PARAMS, by_name
 from ..errors import InvalidDataError, ParameterError
 from .splits import protocol_of
+
+_DISC = by_name(DISCRETIZE_PARAMS)
 
 __all__ = ["Fold", "binarize_labels", "make_folds"]
 
@@ -177,9 +180,9 @@ def make_folds(
     *,
     X_test=None,
     Y_test=None,
-    discretize: str | None = "auto",
-    bins: int = 3,
-    strategy: str = "uniform",
+    discretize: str | None = _DISC["discretize"].default,
+    bins: int = _DISC["bins"].default,
+    strategy: str = _DISC["strategy"].default,
 ) -> list[Fold]:
     """Cut the data into folds and discretise each fold on its training rows.
 

@@ -15,15 +15,20 @@ from typing import Any
 
 import pandas as pd
 
+from ..algorithm_params import DISCRETIZE_PARAMS, by_name
 from ..discretize import Discretizer
 from .folds import Fold, binarize_labels
 from .folds import make_folds as _make_folds
 from .running import KnnCache, evaluate
+from .settings import EVAL_DEFAULTS as _E
+from .settings import KNN_DEFAULTS as _K
 from .splits import make_splits, make_splitter
 from .studies import ABLATION_SETS
 from .studies import ablation as _ablation
 from .studies import compare_data_sets as _compare_data_sets
 from .summaries import friedman_over_data_sets, summarise
+
+_DISC = by_name(DISCRETIZE_PARAMS)
 
 __all__ = ["Discretizer", "KnnCache", "ablation", "binarize_labels", "compare_data_sets",
            "evaluate_feature_sets", "folds_for", "friedman_over_data_sets", "make_folds",
@@ -43,24 +48,26 @@ class _Given:
         return len(self.splits)
 
 
-def make_folds(X, Y, splits=None, *, protocol: str = "repeated", **kwargs: Any) -> list[Fold]:
+def make_folds(X, Y, splits=None, *, protocol: str = _E["protocol"], **kwargs: Any
+               ) -> list[Fold]:
     """``make_folds(X, Y, cv)`` with a list of splits named by ``protocol``."""
     return _make_folds(X, Y, None if splits is None else _Given(splits, protocol), **kwargs)
 
 
-def _knn(k: int = 10, s: float = 1.0, distance: str = "hamming",
-         neighbours: str = "strict") -> dict:
-    return {"k": k, "s": s, "distance": distance, "neighbours": neighbours}
+def _knn(**knn: Any) -> dict:
+    return {**_K, **knn}
 
 
 def ablation(folds: Sequence[Fold], params: Mapping[str, Any] | None = None, *,
-             feature_sets: Sequence[str] = ABLATION_SETS, k: int = 10, s: float = 1.0,
-             distance: str = "hamming", neighbours: str = "strict",
+             feature_sets: Sequence[str] = ABLATION_SETS, k: int = _K["k"],
+             s: float = _K["s"], distance: str = _K["distance"],
+             neighbours: str = _K["neighbours"],
              cache: KnnCache | None = None, n_jobs: int = 1, progress=None,
              selections: list | None = None) -> pd.DataFrame:
     """The frame of :func:`camcf.evaluation.ablation`; ``selections`` is extended with its
     ``sets``."""
-    ev = _ablation(folds, params, sets=feature_sets, knn=_knn(k, s, distance, neighbours),
+    ev = _ablation(folds, params, sets=feature_sets,
+                   knn=_knn(k=k, s=s, distance=distance, neighbours=neighbours),
                    cache=cache, n_jobs=n_jobs, progress=progress)
     if selections is not None:
         selections.extend(dict(named) for named in ev.sets)
@@ -80,10 +87,12 @@ def _cv(protocol: str, n_repeats: int, test_size: float, n_folds: int, seed: int
                          seed=seed)
 
 
-def folds_for(X, Y, *, protocol: str = "repeated", n_repeats: int = 5, test_size: float = 0.3,
-              n_folds: int = 5, seed: int = 0, X_test=None, Y_test=None,
-              discretize: str | None = "auto", bins: int = 3,
-              strategy: str = "uniform") -> list[Fold]:
+def folds_for(X, Y, *, protocol: str = _E["protocol"], n_repeats: int = _E["n_repeats"],
+              test_size: float = _E["test_size"], n_folds: int = _E["n_folds"],
+              seed: int = _E["seed"], X_test=None, Y_test=None,
+              discretize: str | None = _DISC["discretize"].default,
+              bins: int = _DISC["bins"].default,
+              strategy: str = _DISC["strategy"].default) -> list[Fold]:
     """``make_folds(X, Y, make_splitter(protocol, ...))`` (or the given pair)."""
     disc = {"discretize": discretize, "bins": bins, "strategy": strategy}
     if X_test is not None or Y_test is not None:
@@ -96,11 +105,13 @@ def folds_for(X, Y, *, protocol: str = "repeated", n_repeats: int = 5, test_size
     return _make_folds(X, Y, _cv(protocol, n_repeats, test_size, n_folds, seed), **disc)
 
 
-def compare_data_sets(data: Mapping[str, tuple], methods, *, protocol: str = "repeated",
-                      n_repeats: int = 5, test_size: float = 0.3, n_folds: int = 5,
-                      seed: int = 0, discretize: str | None = "auto", bins: int = 3,
-                      strategy: str = "uniform", n_features="match", reference: str = "camcf",
-                      k: int = 10, neighbours: str = "strict", n_jobs: int = 1,
+def compare_data_sets(data: Mapping[str, tuple], methods, *, protocol: str = _E["protocol"],
+                      n_repeats: int = _E["n_repeats"], test_size: float = _E["test_size"],
+                      n_folds: int = _E["n_folds"], seed: int = _E["seed"], discretize: str | None = _DISC["discretize"].default,
+                      bins: int = _DISC["bins"].default,
+                      strategy: str = _DISC["strategy"].default, n_features="match",
+                      reference: str = "camcf",
+                      k: int = _K["k"], neighbours: str = _K["neighbours"], n_jobs: int = 1,
                       progress=None):
     """:func:`camcf.evaluation.compare_data_sets` with protocol and ML-kNN keywords."""
     return _compare_data_sets(

@@ -32,7 +32,7 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 
 from ..errors import ParameterError
-from .settings import N_FOLDS, N_REPEATS, SEED, TEST_SIZE, check_eval
+from .settings import N_FOLDS, N_REPEATS, PROTOCOL, SEED, TEST_SIZE, check_eval
 
 __all__ = ["HoldoutSplit", "RepeatedHoldout", "ShuffledKFold", "make_splits", "make_splitter",
            "protocol_of"]
@@ -160,7 +160,7 @@ class ShuffledKFold(_Splitter):
         return out
 
 
-def make_splitter(protocol: str = "repeated", **settings: Any) -> _Splitter:
+def make_splitter(protocol: str = PROTOCOL.default, **settings: Any) -> _Splitter:
     """The splitter of a protocol from the evaluation settings.
 
     Parameters
@@ -182,7 +182,7 @@ def make_splitter(protocol: str = "repeated", **settings: Any) -> _Splitter:
     return HoldoutSplit(p["test_size"], p["seed"])
 
 
-def make_splits(n: int, protocol: str = "repeated", **settings: Any
+def make_splits(n: int, protocol: str = PROTOCOL.default, **settings: Any
                 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The ``(train, test)`` row indices of ``make_splitter(protocol, **settings)`` on ``n``
     rows (each part sorted ascending)."""

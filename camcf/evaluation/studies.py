@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..algorithm_params import DISCRETIZE_PARAMS, by_name
 from ..errors import ParameterError
 from ..jobs import Progress
 from .folds import Fold, make_folds
@@ -31,6 +32,8 @@ from .running import (
     evaluate,
     plan_evaluate,
 )
+
+_DISC = by_name(DISCRETIZE_PARAMS)
 
 __all__ = ["ABLATION_SETS", "RESULT_COLUMNS", "Comparison", "ablation", "compare",
            "compare_data_sets", "sensitivity"]
@@ -259,9 +262,9 @@ def compare_data_sets(
     methods: Mapping[str, Any] | Sequence[str],
     cv: Any = None,
     *,
-    discretize: str | None = "auto",
-    bins: int = 3,
-    strategy: str = "uniform",
+    discretize: str | None = _DISC["discretize"].default,
+    bins: int = _DISC["bins"].default,
+    strategy: str = _DISC["strategy"].default,
     n_features: int | float | str | None = "match",
     reference: str = "camcf",
     knn: Mapping[str, Any] | None = None,
