@@ -36,6 +36,13 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _cpu() -> float:
+    """CPU seconds of this process (user + system, all threads): less sensitive to the load of
+    a shared machine than wall time."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def worker(scale: float, seed: int) -> dict:
     """One split's evaluation in this process (whichever camcf is on the path)."""
     import warnings
@@ -54,6 +61,7 @@ def worker(scale: float, seed: int) -> dict:
                                                                               Y.shape[1]],
                  "peak_mb_data": _peak_mb(), "seconds": {}}
     new_api = hasattr(ev, "make_splitter")
+    c0 = _cpu()
     t0 = time.perf_counter()
     if new_api:
         folds = ev.make_folds(X, Y, ev.make_splitter("holdout", test_size=0.3, seed=0))
@@ -83,6 +91,7 @@ def worker(scale: float, seed: int) -> dict:
     t3 = time.perf_counter()
     out["seconds"] = {"fold": t1 - t0, "select": t2 - t1, **out["seconds"],
                       "total": t3 - t0}
+    out["cpu"] = _cpu() - c0
     out["n_selected"] = len(sel.support)
     out["metrics"] = values
     out["peak_mb"] = _peak_mb()
@@ -138,18 +147,20 @@ def main() -> None:
           f"{first['shape'][2]} labels (delicious_like scale {args.scale}, seed {args.seed}); "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     phases = list(first["seconds"])
+    print("seconds (wall) per phase; CPU s: the whole split's CPU time (all threads)")
     print(f"{'code':<5}{'':>3}" + "".join(f"{p:>18}" for p in phases)
-          + f"{'peak MB':>10}{'data MB':>9}{'selected':>10}")
+          + f"{'CPU s':>9}{'peak MB':>10}{'data MB':>9}{'selected':>10}")
     for name, rs in runs.items():
         for r in rs:
             print(f"{name:<8}" + "".join(f"{r['seconds'][p]:>18.2f}" for p in phases)
-                  + f"{r['peak_mb']:>10.0f}{r['peak_mb_data']:>9.0f}{r['n_selected']:>10}")
+                  + f"{r['cpu']:>9.1f}{r['peak_mb']:>10.0f}{r['peak_mb_data']:>9.0f}{r['n_selected']:>10}")
     if "old" in runs:
         def best(name: str, phase: str) -> float:
             return min(r["seconds"][phase] for r in runs[name])
 
         print("speed-up (best old / best new): " + ", ".join(
-            f"{p} {best('old', p) / max(best('new', p), 1e-9):.1f}×" for p in phases))
+            f"{p} {best('old', p) / max(best('new', p), 1e-9):.1f}×" for p in phases)
+            + f"; CPU time {min(r['cpu'] for r in runs['old']) / min(r['cpu'] for r in runs['new']):.1f}×")
         old, new = runs["old"][0], runs["new"][0]
         print("metrics old vs new: " + "; ".join(
             f"{s}: {_agree(old['metrics'][s], new['metrics'][s])}" for s in ("all",
