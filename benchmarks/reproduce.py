@@ -47,6 +47,7 @@ from camcf.evaluation import (  # noqa: E402
     compare,
     make_folds,
     make_splits,
+    make_splitter,
     sensitivity,
     sensitivity_summary,
     summarise,
@@ -135,18 +136,19 @@ def run_dataset(name: str, n_jobs: int, log, others: list[str]) -> dict:
             f"{int(100 * OUTER['test_size'])} hold-out, seed {OUTER['seed']}"
         )
         n_rows, m = X.shape
-    outer = make_folds(X, Y, splits, protocol="repeated" if not entry.test_path else "holdout")
+    if entry.test_path:
+        outer = make_folds(train.X, train.Y, X_test=test.X, Y_test=test.Y)
+    else:
+        outer = make_folds(X, Y, make_splitter("repeated", **OUTER))
     frames, chosen, grid_seconds, diagnostics = [], [], 0.0, []
     failures: dict[str, list[str]] = {}
     for fold, (train_rows, _) in zip(outer, splits, strict=True):
         t0 = time.perf_counter()
-        inner_splits = make_splits(
-            train_rows.size, "holdout", test_size=INNER_TEST_SIZE, seed=fold.split
-        )
-        inner = make_folds(X[train_rows], Y[train_rows], inner_splits, protocol="holdout")
+        inner = make_folds(X[train_rows], Y[train_rows],
+                           make_splitter("holdout", test_size=INNER_TEST_SIZE, seed=fold.split))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            grid = sensitivity(inner, GRID, BASE, n_jobs=n_jobs, **KNN)
+            grid = sensitivity(inner, GRID, BASE, n_jobs=n_jobs, knn=KNN)
         params = {**BASE, **best_point(sensitivity_summary(grid), list(GRID))}
         grid_seconds += time.perf_counter() - t0
         chosen.append(params)
@@ -154,7 +156,7 @@ def run_dataset(name: str, n_jobs: int, log, others: list[str]) -> dict:
             warnings.simplefilter("ignore")
             used = {"camcf": CaMCF(**params), "all": methods.make("all"),
                     **{n: methods.make(n) for n in others}}
-            cmp = compare([fold], used, n_features="match", **KNN)
+            cmp = compare([fold], used, n_features="match", knn=KNN)
         frames.append(cmp.frame)
         for m, fails in cmp.failures.items():
             failures.setdefault(m, []).extend(msg for _, msg in fails)

@@ -27,6 +27,7 @@ _LAZY = {
     "CamcfWarning": "camcf.algorithm",
     "run": "camcf.algorithm",
     "CaMCF": "camcf.estimator",
+    "MLkNN": "camcf.evaluation.mlknn",
     "Dataset": "camcf.dataset",
     "Result": "camcf.result",
     "NotFittedError": "camcf.errors",
@@ -35,6 +36,7 @@ _LAZY = {
 __all__ = [
     "DEFAULTS",
     "CaMCF",
+    "MLkNN",
     "CamcfWarning",
     "Result",
     "run",

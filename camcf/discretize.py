@@ -26,7 +26,6 @@ MAX_AS_IS = 10
 MAX_BINS = int(_DISC["bins"].high)
 
 
-
 def check_discretization(**settings) -> dict:
     """The discretisation settings (``discretize``, ``bins``, ``strategy``) validated against
     their declarations (:data:`camcf.algorithm_params.DISCRETIZE_PARAMS`); missing ones take
@@ -84,6 +83,9 @@ def discretize(
 ) -> tuple[np.ndarray, list[dict]]:
     """Turn a feature matrix into discrete codes.
 
+    The same as ``Discretizer(discretize, bins, strategy).fit(X)``, returning what it learned
+    (:class:`Discretizer` keeps it to code other rows the same way).
+
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
@@ -103,7 +105,8 @@ def discretize(
     Returns
     -------
     codes : ndarray of shape (n_samples, n_features), int64
-        Codes 0..k−1 per column.
+        Codes 0..k−1 per column (a ``scipy.sparse`` X gives sparse codes when every column's
+        zeros get code 0).
     info : list of dict
         One dict per column: ``{"column": j, "kind": "as-is" | "binned" | "constant",
         "n_codes": k, "edges": list of float or None, "values": list or None}``. ``edges`` are
@@ -117,8 +120,13 @@ def discretize(
     InvalidDataError
         ``X`` is not 2-D or not numeric, holds NaN/inf, or (``discretize="none"``) non-integers.
     """
-    check_discretization(discretize=discretize, bins=bins, strategy=strategy)
-    mode = discretize
+    return _fit_codes(X, bins, strategy, discretize, names)
+
+
+def _fit_codes(X, bins: int, strategy: str, mode: str,
+               names: list[str] | None) -> tuple[np.ndarray, list[dict]]:
+    """The one implementation of :func:`discretize` and :meth:`Discretizer.fit`."""
+    check_discretization(discretize=mode, bins=bins, strategy=strategy)
     if sp.issparse(X):
         out = _discretize_sparse(X, bins, strategy, mode)
         if out is not None:
@@ -127,6 +135,61 @@ def discretize(
 
         check_memory(16 * X.shape[0] * X.shape[1], f"the dense form of X {X.shape}")
         X = X.toarray()
+    A = np.asarray(X)
+    if A.ndim == 2 and (A.dtype.kind == "b" or A.dtype == np.int64 or (
+            A.dtype.kind in "iu" and A.dtype.itemsize < 8)):  # integers: no NaN, no floor
+        A = A.astype(np.int64, copy=False)
+        integral = np.ones(A.shape[1], dtype=bool)
+    else:
+        A = _finite_2d(X, names)
+        integral = np.all(A == np.floor(A), axis=0) if A.shape[0] else np.ones(A.shape[1],
+                                                                                dtype=bool)
+    n, m = A.shape
+
+    def colname(j: int) -> str:
+        return str(names[j]) if names is not None and len(names) == m else str(j)
+
+    if mode == "none" and not integral.all():
+        bad = np.flatnonzero(~integral)
+        raise InvalidDataError(
+            f"with discretize='none' every value must be an integer code, but column(s) "
+            f"{', '.join(colname(j) for j in bad[:20])} hold non-integer values; use "
+            "discretize='auto' to bin them"
+        )
+    constant = np.all(A == A[:1], axis=0) if n else np.ones(m, dtype=bool)
+    AT = np.ascontiguousarray(A.T)  # one column per row: every per-column step reads memory
+    codes = np.zeros((m, n), dtype=np.int64)  # in order; transposed back at the end
+    small = _small_integer_codes(AT, integral & ~constant, codes)
+    info: list[dict] = []
+    for j in range(m):
+        col = AT[j]
+        if constant[j]:
+            info.append({"column": j, "kind": "constant", "n_codes": 1, "edges": None,
+                         "values": [_value(float(col[0]))] if n else []})
+            continue
+        if j in small:
+            c, values = None, small[j]  # codes[j] already written
+        elif integral[j]:
+            c, values = _as_is(col)
+        else:
+            c, values = None, None
+        if values is not None and (mode == "none" or values.size <= MAX_AS_IS):
+            if c is not None:
+                codes[j] = c
+            info.append({"column": j, "kind": "as-is", "n_codes": int(values.size),
+                         "edges": None, "values": [_value(float(v)) for v in values]})
+            continue
+        c, edges = _bin(col.astype(float), int(bins), strategy)
+        # Bins that received no sample leave gaps; the codes stay the bin numbers so that they
+        # match the edges (equal-width bins are the authors' convention).
+        codes[j] = c
+        info.append({"column": j, "kind": "binned", "n_codes": int(len(edges) - 1),
+                     "edges": [float(e) for e in edges], "values": None})
+    return np.ascontiguousarray(codes.T), info
+
+
+def _finite_2d(X, names: list[str] | None = None) -> np.ndarray:
+    """X as a 2-D float array without NaN or infinite values (else a typed error)."""
     try:
         A = np.asarray(X, dtype=float)
     except (TypeError, ValueError):
@@ -152,57 +215,38 @@ def discretize(
             f"X has infinite values in column(s) {', '.join(colname(j) for j in inf_cols[:20])}; "
             "replace or remove them before discretising"
         )
-    n, m = A.shape
-    codes = np.zeros((n, m), dtype=np.int64)
-    info: list[dict] = []
-    if mode == "none":
-        bad = [j for j in range(m) if not _is_integral(A[:, j])]
-        if bad:
-            raise InvalidDataError(
-                f"with discretize='none' every value must be an integer code, but column(s) "
-                f"{', '.join(colname(j) for j in bad[:20])} hold non-integer values; use "
-                "discretize='auto' to bin them"
-            )
-    for j in range(m):
-        col = A[:, j]
-        if n == 0 or np.all(col == col[0]):
-            info.append(
-                {
-                    "column": j,
-                    "kind": "constant",
-                    "n_codes": 1,
-                    "edges": None,
-                    "values": [_value(col[0])] if n else [],
-                }
-            )
-            continue
-        if mode == "none" or (_is_integral(col) and np.unique(col).size <= MAX_AS_IS):
-            c, values = _as_is(col)
-            codes[:, j] = c
-            info.append(
-                {
-                    "column": j,
-                    "kind": "as-is",
-                    "n_codes": int(values.size),
-                    "edges": None,
-                    "values": [_value(v) for v in values],
-                }
-            )
-            continue
-        c, edges = _bin(col, int(bins), strategy)
-        # Bins that received no sample leave gaps; the codes stay the bin numbers so that they
-        # match the edges (equal-width bins are the authors' convention).
-        codes[:, j] = c
-        info.append(
-            {
-                "column": j,
-                "kind": "binned",
-                "n_codes": int(len(edges) - 1),
-                "edges": [float(e) for e in edges],
-                "values": None,
-            }
-        )
-    return codes, info
+    return A
+
+
+#: Widest value range (max − min) of an integer column coded by counting instead of sorting.
+_COUNT_RANGE = 1024
+
+
+def _small_integer_codes(AT: np.ndarray, which: np.ndarray, codes: np.ndarray) -> dict:
+    """Write into ``codes`` (columns as rows, like ``AT``) the :func:`_as_is` codes (rank of the
+    value among the column's distinct values) of the integer columns in ``which`` whose values
+    span at most :data:`_COUNT_RANGE`, found for all of them at once by counting; return
+    ``{column: distinct values}`` for those columns."""
+    rows = np.flatnonzero(which)
+    if rows.size == 0 or AT.shape[1] == 0:
+        return {}
+    lo = AT[rows].min(axis=1)
+    span = AT[rows].max(axis=1) - lo
+    rows, lo, span = rows[span <= _COUNT_RANGE], lo[span <= _COUNT_RANGE], span[span <= _COUNT_RANGE]
+    out: dict[int, np.ndarray] = {}
+    for start in range(0, rows.size, 256):  # bounded memory: 256 columns at a time
+        rs, ls = rows[start:start + 256], lo[start:start + 256]
+        width = int(span[start:start + 256].max()) + 1
+        base = np.arange(rs.size) * width
+        shifted = (AT[rs] - ls[:, None]).astype(np.int64) + base[:, None]
+        present = np.bincount(shifted.ravel(), minlength=rs.size * width) > 0
+        rank = np.cumsum(present) - 1  # over all the block's columns: subtract each one's start
+        before = rank[base] + 1 - present[base]
+        codes[rs] = rank[shifted] - before[:, None]
+        present = present.reshape(rs.size, width)
+        for i, j in enumerate(rs):
+            out[int(j)] = ls[i] + np.flatnonzero(present[i]).astype(float)
+    return out
 
 
 def _discretize_sparse(X, bins: int, strategy: str, mode: str):

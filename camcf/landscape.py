@@ -126,10 +126,10 @@ def _metric_grid(ds: Dataset, disc: Mapping[str, Any], x: str, xs: Sequence[floa
     """One ML-kNN metric per cell via the evaluation package (the only call into it)."""
     from . import evaluation as ev
 
-    folds = ev.make_folds(ds.X, ds.Y, protocol="holdout", discretize=disc.get("discretize", "auto"),
+    folds = ev.make_folds(ds.X, ds.Y, ev.make_splitter("holdout", seed=seed),
+                          discretize=disc.get("discretize", "auto"),
                           bins=int(disc.get("bins", 3)),
-                          strategy=disc.get("strategy", "uniform"),
-                          splits=ev.make_splits(ds.n_samples, "holdout", seed=seed))
+                          strategy=disc.get("strategy", "uniform"))
     frame = ev.sensitivity(folds, {x: list(xs), y: list(ys)}, base, metrics=[metric])
     mat = ev.sensitivity_matrix(frame, metric, rows=y, columns=x)
     return mat.reindex(index=list(ys), columns=list(xs)).to_numpy(dtype=float)

@@ -22,7 +22,7 @@ which is what ``camcf.run(..., delta1="auto", delta2="auto", significance=α)`` 
 >>> ev.exponent  # 0.05 bits at n = 16,105, one degree of freedom: p < 10^-244
 -244
 >>> round(threshold_for(0.01, 194, 1), 4)  # the bits that are p = 0.01 at n = 194, df = 1
-0.0246
+0.0247
 """
 
 from __future__ import annotations

@@ -15,14 +15,18 @@ import time
 import streamlit as st
 
 from camcf import catalog, methods, stats
-from camcf.evaluation import METRICS, compare_data_sets, friedman_over_data_sets
+from camcf.evaluation import (
+    METRICS,
+    PROTOCOLS,
+    compare_data_sets,
+    friedman_over_data_sets,
+    make_splitter,
+)
 from camcf.evaluation.display import metrics_table
 from camcf.evaluation.reports import comparison_frame, comparison_payload, method_table
 from camcf.viz.comparison import cd_diagram, normalised_radar, split_ranks_heatmap
 from pages._common import current_run
 
-PROTOCOLS = {"repeated": "Repeated hold-out", "kfold": "k-fold cross-validation",
-             "holdout": "One random hold-out"}
 CURRENT = "(current data)"
 
 rec = current_run()
@@ -91,11 +95,13 @@ if pressed:
 
         t0 = time.perf_counter()
         with status:
+            cv = make_splitter(protocol, n_repeats=int(repeats), test_size=float(test_size),
+                               n_folds=int(folds_n), seed=int(seed))
             comparisons = compare_data_sets(
-                data, used, protocol=protocol, n_repeats=int(repeats), test_size=float(test_size),
-                n_folds=int(folds_n), seed=int(seed), discretize=rec.disc["discretize"],
+                data, used, cv, discretize=rec.disc["discretize"],
                 bins=int(rec.disc["bins"]), strategy=rec.disc["strategy"],
-                n_features=n_features, k=int(k), neighbours=neighbours, progress=progress)
+                n_features=n_features, knn={"k": int(k), "neighbours": neighbours},
+                progress=progress)
         secs = time.perf_counter() - t0
         status.update(label=f"Comparison finished in {secs:.1f} s", state="complete",
                       expanded=False)

@@ -11,8 +11,8 @@ What this page reads from ``st.session_state`` (written by ``app.py``):
 What it writes: ``eval_key`` / ``sens_key`` — the keys of the last evaluation and sensitivity
 study shown. Their results live in a bounded per-process store (see ``_store``).
 
-Nothing here computes an algorithm: the page calls :mod:`camcf.evaluation` (``folds_for``,
-``ablation``, ``evaluate_per_fold``, ``sensitivity``, ``summarise``, ``sensitivity_matrix``),
+Nothing here computes an algorithm: the page calls :mod:`camcf.evaluation` (``make_folds``,
+``ablation``, ``evaluate``, ``sensitivity``, ``summarise``, ``sensitivity_matrix``),
 builds its tables with :mod:`camcf.evaluation.display` and draws. Honest display: every value
 is mean ± SD over splits; where Ca-MCF selected nothing on some splits the table says on how
 many, and a mean over fewer splits than the baseline's says so ("n = a of b"). Each fold is discretised on its training rows with the
@@ -36,10 +36,12 @@ import streamlit as st
 
 from camcf.evaluation import (
     METRICS,
+    PROTOCOLS,
     KnnCache,
     ablation,
-    evaluate_per_fold,
-    folds_for,
+    evaluate,
+    make_folds,
+    make_splitter,
     sensitivity,
     sensitivity_matrix,
     sensitivity_summary,
@@ -61,11 +63,6 @@ SET_NAMES = {
 #: Short names on the ablation chart's x axis.
 SHORT_NAMES = {"all": "All", "phase2": "Phase 2", "phase3": "Phase 3", "phase4": "Phase 4",
                "camcf": "Ca-MCF"}
-PROTOCOLS = {
-    "repeated": "Repeated hold-out",
-    "kfold": "k-fold cross-validation",
-    "holdout": "One random hold-out",
-}
 STORE_ENTRIES = 8
 
 
@@ -114,10 +111,11 @@ def _progress_box(title: str):
 
 def _folds(rec, settings: dict):
     ds = rec.data.dataset
-    return folds_for(ds.X, ds.Y, protocol=settings["protocol"], n_repeats=settings["repeats"],
-                     test_size=settings["test_size"], n_folds=settings["folds"],
-                     seed=settings["seed"], discretize=rec.disc["discretize"],
-                     bins=int(rec.disc["bins"]), strategy=rec.disc["strategy"])
+    cv = make_splitter(settings["protocol"], n_repeats=settings["repeats"],
+                       test_size=settings["test_size"], n_folds=settings["folds"],
+                       seed=settings["seed"])
+    return make_folds(ds.X, ds.Y, cv, discretize=rec.disc["discretize"],
+                      bins=int(rec.disc["bins"]), strategy=rec.disc["strategy"])
 
 
 def _cache_for(rec, settings: dict) -> KnnCache:
@@ -140,11 +138,10 @@ def _evaluate(rec, settings: dict) -> dict:
         progress(0, 1, "discretising each split on its training rows")
         folds = _folds(rec, settings)
         cache = _cache_for(rec, settings)
-        frame = ablation(folds, rec.params, cache=cache, progress=progress, **knn)
+        frame = ablation(folds, rec.params, cache=cache, progress=progress, knn=knn).frame
         current = tuple(int(i) for i in rec.result.selected_indices)
         if current:
-            extra = evaluate_per_fold(folds, [{"current": current}] * len(folds), cache=cache,
-                                      **knn)
+            extra = evaluate(folds, sets={"current": current}, cache=cache, knn=knn).frame
             frame = pd.concat([frame, extra], ignore_index=True)
         seconds = time.perf_counter() - t0
         status.update(label=f"Evaluation finished in {seconds:.1f} s", state="complete",
@@ -164,7 +161,7 @@ def _sensitivity(rec, settings: dict, grids: dict) -> dict:
         for name, grid in grids.items():
             fixed = {k: v for k, v in rec.params.items() if k not in grid}
             status.write(f"grid {name}: " + " × ".join(f"{len(v)} {k}" for k, v in grid.items()))
-            out[name] = sensitivity(folds, grid, fixed, cache=cache, progress=progress, **knn)
+            out[name] = sensitivity(folds, grid, fixed, cache=cache, progress=progress, knn=knn)
         seconds = time.perf_counter() - t0
         status.update(label=f"Sensitivity finished in {seconds:.1f} s", state="complete",
                       expanded=False)

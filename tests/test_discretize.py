@@ -7,9 +7,11 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from camcf.discretize import discretize
-from camcf.errors import InvalidDataError, ParameterError
+from camcf.discretizer import Discretizer
+from camcf.errors import InvalidDataError, NotFittedError, ParameterError
 from camcf.io import load
 
 
@@ -138,3 +140,76 @@ def test_mixed_matrix_codes_are_in_range():
     assert [i["kind"] for i in info] == ["binned", "as-is", "binned"]
     for j, i in enumerate(info):
         assert codes[:, j].min() >= 0 and codes[:, j].max() < i["n_codes"]
+
+
+# ---------------------------------------------------------------------------- fitted discretiser
+def _mixed(n: int = 80, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.column_stack([
+        rng.normal(size=n),  # binned
+        rng.integers(0, 4, n),  # as-is
+        np.full(n, 7.0),  # constant
+        rng.exponential(size=n),  # binned, skewed
+        rng.integers(-3, 3, n) * 1000.0,  # as-is, negative, wide steps
+        rng.integers(0, 5000, n),  # integers over a wide range: binned
+    ])
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_fitted_discretizer_on_its_own_rows_is_discretize(strategy):
+    X = _mixed()
+    codes, info = discretize(X, bins=4, strategy=strategy)
+    d = Discretizer(bins=4, strategy=strategy).fit(X)
+    assert d.info_ == info and d.n_features_in_ == X.shape[1]
+    np.testing.assert_array_equal(d.codes_, codes)
+    np.testing.assert_array_equal(d.transform(X), codes)
+    np.testing.assert_array_equal(Discretizer(bins=4, strategy=strategy).fit_transform(X), codes)
+    none = Discretizer(discretize="none").fit(X[:, [1, 2, 4, 5]])
+    np.testing.assert_array_equal(none.transform(X[:, [1, 2, 4, 5]]),
+                                  discretize(X[:, [1, 2, 4, 5]], discretize="none")[0])
+
+
+def test_fitted_discretizer_codes_new_rows_with_training_edges():
+    X_tr = np.array([[0.0, 1, 5], [1.0, 2, 5], [2.0, 1, 5], [3.0, 2, 5], [0.5, 1, 5]])
+    d = Discretizer(bins=3).fit(X_tr)  # column 0 binned on [0, 3], edges 0, 1, 2, 3
+    X_te = np.array([[-10.0, 2, 5], [2.5, 9, 6], [100.0, 1, 5]])
+    codes = d.transform(X_te)
+    assert codes[:, 0].tolist() == [0, 2, 2]  # clipped to the first / last bin
+    assert codes[:, 1].tolist() == [1, 2, 0]  # unseen value 9 gets a code of its own (2)
+    assert codes[:, 2].tolist() == [0, 1, 0]  # constant column: 0 = the training value
+    assert d.describe()["columns"] == {"as-is": 1, "binned": 1, "constant": 1}
+    with pytest.raises(InvalidDataError):
+        d.transform(np.array([[np.nan, 1, 5]]))
+    with pytest.raises(InvalidDataError, match="3 columns"):
+        d.transform(np.zeros((2, 2)))
+    with pytest.raises(NotFittedError):
+        Discretizer().transform(X_te)
+    with pytest.raises(ParameterError):
+        Discretizer(bins=1).fit(X_tr)
+
+
+def test_fitted_discretizer_is_a_scikit_learn_transformer():
+    from sklearn.base import clone
+
+    d = clone(Discretizer(bins=5, strategy="quantile"))
+    assert d.get_params() == {"discretize": "auto", "bins": 5, "strategy": "quantile"}
+    X = sp.csr_matrix(np.array([[0, 1.0], [0, 0], [2, 3], [0, 1]]))
+    fitted = d.fit(X)
+    assert sp.issparse(fitted.codes_)  # discretize keeps sparse codes sparse
+    np.testing.assert_array_equal(fitted.transform(X), fitted.codes_.toarray())
+
+
+def test_counting_path_equals_sorting_path():
+    """Integer columns are coded by counting (all at once); the codes and values are those of
+    numpy.unique column by column, for any small span, negative values and ±0.0."""
+    rng = np.random.default_rng(4)
+    for _ in range(30):
+        n = int(rng.integers(1, 50))
+        X = rng.integers(-5, 6, size=(n, 4)) * rng.choice([1, 7, 300], size=4)
+        X = np.where(rng.random(X.shape) < 0.2, -0.0, X.astype(float))
+        codes, info = discretize(X, discretize="none")
+        for j in range(X.shape[1]):
+            values, inverse = np.unique(X[:, j], return_inverse=True)
+            if values.size > 1:
+                assert info[j]["values"] == [int(v) for v in values]
+                np.testing.assert_array_equal(codes[:, j], inverse)

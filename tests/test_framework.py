@@ -1,36 +1,50 @@
-"""The evaluation framework: splits, per-split discretisation, ablation, sensitivity, method
-comparison with any scikit-learn selector, honest summaries."""
+"""The evaluation framework: splitters, folds, the evaluate core, the studies (ablation,
+sensitivity, comparison with any scikit-learn selector), progress, stopping and plans, honest
+summaries, and the old signatures kept for the CLI modules."""
 
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import camcf
 from camcf.baselines._base import N_FEATURES_TO_SELECT, RankingSelector, SubsetSelector
 from camcf.baselines.reference import AllFeatures, RandomSubset
 from camcf.datasets import make_causal_multilabel
-from camcf.errors import InvalidDataError, NotFittedError, ParameterError
+from camcf.errors import CamcfError, InvalidDataError, ParameterError
 from camcf.evaluation import (
     ABLATION_SETS,
+    KNN_DEFAULTS,
+    KNN_PARAMS,
     METRICS,
-    Discretizer,
+    PROTOCOLS,
+    FeatureSet,
+    HoldoutSplit,
     KnnCache,
     MLkNN,
+    RepeatedHoldout,
+    ShuffledKFold,
     ablation,
     binarize_labels,
     compare,
+    compare_data_sets,
+    evaluate,
     evaluate_all,
-    evaluate_feature_sets,
     make_folds,
     make_splits,
+    make_splitter,
+    select_on_folds,
     sensitivity,
     sensitivity_matrix,
     sensitivity_summary,
     summarise,
 )
+from camcf.evaluation.settings import EVAL_PARAMS, check_eval, check_knn
+from camcf.jobs import Cancelled
 
 
 @pytest.fixture(scope="module")
@@ -42,37 +56,82 @@ def demo():
 @pytest.fixture(scope="module")
 def folds(demo):
     X, Y = demo
-    return make_folds(X, Y, make_splits(X.shape[0], n_repeats=3), discretize=None)
+    return make_folds(X, Y, make_splitter(n_repeats=3), discretize=None)
 
 
-# ---------------------------------------------------------------------------- discretiser
-def test_discretizer_transform_of_training_rows_reproduces_fit_codes():
-    rng = np.random.default_rng(0)
-    X = np.column_stack(
-        [
-            rng.normal(size=80),  # binned
-            rng.integers(0, 4, 80),  # as-is
-            np.full(80, 7.0),  # constant
-            rng.exponential(size=80),  # binned, skewed
-        ]
-    )
-    for strategy in ("uniform", "quantile"):
-        d = Discretizer(bins=4, strategy=strategy).fit(X)
-        assert np.array_equal(d.transform(X), d.codes_)
+# ---------------------------------------------------------------------------- settings
+def test_settings_are_declared_once_and_validated():
+    assert [p.name for p in EVAL_PARAMS] == ["protocol", "n_repeats", "n_folds", "test_size",
+                                             "seed"]
+    assert [p.name for p in KNN_PARAMS] == ["k", "s", "distance", "neighbours"]
+    assert KNN_DEFAULTS == {"k": 10, "s": 1.0, "distance": "hamming", "neighbours": "strict"}
+    assert list(PROTOCOLS) == list(next(p for p in EVAL_PARAMS if p.name == "protocol").options)
+    assert all(p.ui_range()[0] <= p.default <= p.ui_range()[1]
+               for p in (*EVAL_PARAMS, *KNN_PARAMS) if p.widget is not None)
+    # MLkNN's signature defaults are the declarations'
+    assert MLkNN().get_params() == KNN_DEFAULTS
+    assert check_knn({"k": 3})["s"] == 1.0
+    with pytest.raises(ParameterError) as e:
+        check_knn({"k": 0})
+    assert e.value.name == "k"
+    with pytest.raises(ParameterError):
+        check_knn({"kk": 3})
+    with pytest.raises(ParameterError) as e:
+        check_eval(protocol="bootstrap")
+    assert e.value.name == "protocol"
 
 
-def test_discretizer_codes_new_rows_with_training_edges():
-    X_tr = np.array([[0.0, 1, 5], [1.0, 2, 5], [2.0, 1, 5], [3.0, 2, 5], [0.5, 1, 5]])
-    d = Discretizer(bins=3).fit(X_tr)  # column 0 binned on [0, 3], edges 0, 1, 2, 3
-    X_te = np.array([[-10.0, 2, 5], [2.5, 9, 6], [100.0, 1, 5]])
-    codes = d.transform(X_te)
-    assert codes[:, 0].tolist() == [0, 2, 2]  # clipped to the first / last bin
-    assert codes[:, 1].tolist() == [1, 2, 0]  # unseen value 9 gets a code of its own (2)
-    assert codes[:, 2].tolist() == [0, 1, 0]  # constant column: 0 = the training value
-    with pytest.raises(InvalidDataError):
-        d.transform(np.array([[np.nan, 1, 5]]))
-    with pytest.raises(NotFittedError):
-        Discretizer().transform(X_te)
+# ---------------------------------------------------------------------------- splitters
+def _old_repeated(n, n_repeats, test_size, seed):
+    """The splits as the framework has always drawn them (one generator, a permutation per
+    repeat, the first ceil(test_size n) rows tested)."""
+    rng = np.random.default_rng(seed)
+    n_test = math.ceil(test_size * n)
+    return [(np.sort(p[n_test:]), np.sort(p[:n_test]))
+            for p in (rng.permutation(n) for _ in range(n_repeats))]
+
+
+def _old_kfold(n, n_folds, seed):
+    parts = np.array_split(np.random.default_rng(seed).permutation(n), n_folds)
+    return [(np.sort(np.concatenate([f for j, f in enumerate(parts) if j != i])), np.sort(p))
+            for i, p in enumerate(parts)]
+
+
+@pytest.mark.parametrize("n", [7, 60, 194])
+@pytest.mark.parametrize("seed", [0, 5])
+def test_splitters_give_todays_splits(n, seed):
+    cases = [
+        (make_splitter("repeated", n_repeats=4, test_size=0.25, seed=seed),
+         _old_repeated(n, 4, 0.25, seed)),
+        (make_splitter("kfold", n_folds=5, seed=seed), _old_kfold(n, 5, seed)),
+        (make_splitter("holdout", test_size=0.3, seed=seed), _old_repeated(n, 1, 0.3, seed)),
+    ]
+    for cv, expected in cases:
+        got = list(cv.split(np.zeros((n, 2))))
+        assert cv.get_n_splits() == len(expected) == len(got)
+        for (tr, te), (etr, ete) in zip(got, expected, strict=True):
+            assert np.array_equal(tr, etr) and np.array_equal(te, ete)
+    assert isinstance(make_splitter("kfold"), ShuffledKFold)
+    assert isinstance(make_splitter("holdout"), HoldoutSplit)
+    assert isinstance(make_splitter(), RepeatedHoldout)
+
+
+def test_splitters_follow_scikit_learns_protocol():
+    from sklearn.model_selection import check_cv, cross_val_score
+    from sklearn.tree import DecisionTreeClassifier
+
+    cv = make_splitter("kfold", n_folds=4)
+    assert check_cv(cv) is cv
+    X = np.arange(40).reshape(20, 2)
+    y = np.arange(20) % 2
+    assert len(cross_val_score(DecisionTreeClassifier(), X, y, cv=cv)) == 4
+    tests = np.concatenate([te for _, te in cv.split(X, y, groups=None)])
+    assert sorted(tests.tolist()) == list(range(20))
+    assert len(make_splits(50, "holdout", test_size=0.2)[0][1]) == 10
+    with pytest.raises(ParameterError):
+        make_splitter("bootstrap")
+    with pytest.raises(ParameterError):
+        list(make_splitter("kfold", n_folds=9).split(np.zeros((5, 1))))
 
 
 # ---------------------------------------------------------------------------- folds
@@ -80,17 +139,25 @@ def test_folds_partition_rows_and_bins_see_only_training_rows():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(60, 3))
     Y = (X[:, :2] > 0).astype(int)
-    splits = make_splits(60, n_repeats=2, seed=3)
-    base = make_folds(X, Y, splits)
+    cv = make_splitter(n_repeats=2, seed=3)
+    base = make_folds(X, Y, cv)
     moved = X.copy()
-    test0 = splits[0][1]
+    test0 = next(cv.split(X))[1]
     moved[test0] = moved[test0] * 1000 + 50  # test rows far outside the training range
-    changed = make_folds(X=moved, Y=Y, splits=splits)
+    changed = make_folds(moved, Y, cv)
     for f in base:
         assert np.intersect1d(f.train, f.test).size == 0
         assert f.train.size + f.test.size == 60
+        assert f.protocol == "repeated_holdout"
     assert np.array_equal(base[0].X_train, changed[0].X_train)  # bins ignore the test rows
     assert base[0].key != changed[0].key
+    # any splitter, or the (train, test) pairs themselves
+    from sklearn.model_selection import KFold
+
+    sk = make_folds(X, Y, KFold(3))
+    assert len(sk) == 3 and sk[0].protocol == "KFold"
+    pairs = make_folds(X, Y, list(cv.split(X)))
+    assert np.array_equal(pairs[1].X_test, base[1].X_test)
 
 
 def test_fixed_pair_is_one_holdout_fold(demo):
@@ -99,76 +166,111 @@ def test_fixed_pair_is_one_holdout_fold(demo):
     assert len(folds) == 1 and folds[0].protocol == "holdout"
     assert folds[0].train.tolist() == list(range(200))
     assert folds[0].test.tolist() == list(range(200, 300))
-
-
-def test_make_splits_protocols():
-    assert len(make_splits(50, "repeated", n_repeats=4)) == 4
-    folds = make_splits(50, "kfold", n_folds=5)
-    assert sorted(np.concatenate([t for _, t in folds]).tolist()) == list(range(50))
-    assert len(make_splits(50, "holdout", test_size=0.2)[0][1]) == 10
     with pytest.raises(ParameterError):
-        make_splits(50, "bootstrap")
+        make_folds(X[:200], Y[:200], make_splitter(), X_test=X[200:], Y_test=Y[200:])
+
+
+def test_multiclass_labels_are_selected_as_codes_and_scored_one_hot(demo):
+    X, Y = demo
+    assert any(np.unique(Y[:, j]).size > 2 for j in range(Y.shape[1]))
+    folds = make_folds(X, Y, make_splitter(n_repeats=1), discretize=None)
+    Yb, names = binarize_labels(Y)
+    assert folds[0].Y_train.shape[1] == Y.shape[1]
+    assert folds[0].Yb_train.shape[1] == Yb.shape[1] > Y.shape[1]
+    signs, names = binarize_labels(np.array([[-1, 0], [1, 1], [-1, 1]]), ["a", "b"])
+    assert signs.tolist() == [[0, 0], [1, 1], [0, 1]] and names == ["a", "b"]
+
+
+# ---------------------------------------------------------------------------- the core
+def test_evaluate_fixed_sets_equal_a_direct_mlknn_run(folds):
+    knn = {"k": 7, "s": 0.5, "distance": "hamming", "neighbours": "authors"}
+    ev = evaluate(folds[:2], sets={"pair": [3, 1], "all": range(folds[0].n_features)}, knn=knn)
+    assert list(ev.frame.columns) == ["protocol", "split", "feature_set", "n_features",
+                                      "metric", "value", "seconds"]
+    assert (ev.frame["seconds"] == 0).all()
+    assert ev.sets[0]["pair"] == (1, 3)
+    for fi, fold in enumerate(folds[:2]):
+        model = MLkNN(**knn).fit(fold.X_train[:, [1, 3]], fold.Yb_train)
+        scores = model.predict_proba(fold.X_test[:, [1, 3]])
+        expected = evaluate_all(fold.Yb_test, (scores > 0.5).astype(int), scores)
+        got = ev.frame[(ev.frame.split == fi) & (ev.frame.feature_set == "pair")]
+        assert dict(zip(got["metric"], got["value"], strict=True)) == pytest.approx(
+            expected, rel=1e-12)
+    assert ev.settings["s"] == 0.5 and ev.settings["distance"] == "hamming"
+    with pytest.raises(ParameterError):
+        evaluate(folds, sets={"bad": [0, 999]})
+    with pytest.raises(ParameterError):
+        evaluate(folds, sets={"x": FeatureSet("nobody")})
+    with pytest.raises(ParameterError):
+        evaluate(folds, sets={"x": [0]}, knn={"k": 0})
+
+
+def test_feature_sets_from_selectors_and_parts(folds):
+    ev = evaluate(folds[:1], {"ca": camcf.CaMCF(delta1=0.02)},
+                  sets={"p2": FeatureSet("ca", "phase2"), "final": FeatureSet("ca"),
+                        "two": [0, 1]})
+    sel = ev.selections[("ca", 0)]
+    direct = camcf.run(folds[0].X_train, folds[0].Y_train, delta1=0.02)
+    assert ev.sets[0]["final"] == sel.support == tuple(direct.selected_indices.tolist())
+    assert ev.sets[0]["p2"] == tuple(direct.selected_after("phase2").tolist())
+    assert list(dict.fromkeys(ev.frame["feature_set"])) == ["p2", "final", "two"]
+    row = ev.frame[ev.frame.feature_set == "final"].iloc[0]
+    assert row["seconds"] == sel.seconds > 0
 
 
 # ---------------------------------------------------------------------------- ablation
 def test_ablation_shape_order_and_sets(folds, demo):
-    selections: list = []
-    frame = ablation(folds, {"delta1": 0.02}, selections=selections)
+    ev = ablation(folds, {"delta1": 0.02})
+    frame = ev.frame
     assert len(frame) == len(folds) * len(ABLATION_SETS) * len(METRICS)
     assert list(dict.fromkeys(frame["feature_set"])) == list(ABLATION_SETS)
     assert set(frame["metric"]) == set(METRICS)
     m = demo[0].shape[1]
     assert (frame.loc[frame.feature_set == "all", "n_features"] == m).all()
     assert (frame.loc[frame.feature_set == "all", "seconds"] == 0).all()
-    for fold, sets in zip(folds, selections, strict=True):
+    assert len(ev.sets) == len(folds)
+    for fold, sets in zip(folds, ev.sets, strict=True):
         # the final blanket union is the Phase 4 union; Phase 4 only removes from Phase 3
         assert sets["camcf"] == sets["phase4"]
         assert set(sets["phase4"]) <= set(sets["phase3"])
         rows = frame[(frame.split == fold.split) & (frame.feature_set == "camcf")]
         assert (rows["n_features"] == len(sets["camcf"])).all()
-    s = summarise(frame)
-    assert len(s) == len(ABLATION_SETS) * len(METRICS)
+    assert len(summarise(frame)) == len(ABLATION_SETS) * len(METRICS)
 
 
 def test_ablation_values_match_a_direct_mlknn_run(folds):
-    selections: list = []
-    frame = ablation(folds[:1], {"delta1": 0.02}, neighbours="authors", selections=selections)
+    ev = ablation(folds[:1], {"delta1": 0.02}, knn={"neighbours": "authors"})
     fold = folds[0]
-    idx = np.array(selections[0]["camcf"])
+    idx = np.array(ev.sets[0]["camcf"])
     model = MLkNN(k=10, neighbours="authors").fit(fold.X_train[:, idx], fold.Yb_train)
     scores = model.predict_proba(fold.X_test[:, idx])
     expected = evaluate_all(fold.Yb_test, (scores > 0.5).astype(int), scores)
-    got = frame[frame.feature_set == "camcf"].set_index("metric")["value"]
+    got = ev.frame[ev.frame.feature_set == "camcf"].set_index("metric")["value"]
     for metric, value in expected.items():
-        assert got[metric] == pytest.approx(value)
+        assert got[metric] == pytest.approx(value, rel=1e-12)
 
 
 def test_selection_sees_only_training_rows(folds):
     fold = folds[0]
-    selections: list = []
-    ablation([fold], {"delta1": 0.02}, feature_sets=("camcf",), selections=selections)
+    ev = ablation([fold], {"delta1": 0.02}, sets=("camcf",))
     direct = camcf.run(fold.X_train, fold.Y_train, delta1=0.02)
-    assert list(selections[0]["camcf"]) == direct.selected_indices.tolist()
+    assert list(ev.sets[0]["camcf"]) == direct.selected_indices.tolist()
     # scrambling the test rows' features and labels leaves the selection unchanged
     rng = np.random.default_rng(5)
-    other = type(fold)(
-        **{
-            **{name: getattr(fold, name) for name in fold.__dataclass_fields__},
-            "X_test": rng.integers(0, 3, size=fold.X_test.shape),
-            "Yb_test": 1 - fold.Yb_test,
-            "key": "scrambled",
-        }
-    )
-    again: list = []
-    ablation([other], {"delta1": 0.02}, feature_sets=("camcf",), selections=again)
-    assert again[0]["camcf"] == selections[0]["camcf"]
+    other = type(fold)(**{**{name: getattr(fold, name) for name in fold.__dataclass_fields__},
+                          "X_test": rng.integers(0, 3, size=fold.X_test.shape),
+                          "Yb_test": 1 - fold.Yb_test, "key": "scrambled"})
+    again = ablation([other], {"delta1": 0.02}, sets=("camcf",))
+    assert again.sets[0]["camcf"] == ev.sets[0]["camcf"]
 
 
-def test_empty_selection_gives_nan(folds):
-    frame = ablation(folds[:1], {"delta1": 5.0}, feature_sets=("all", "camcf"))
+def test_empty_selection_gives_nan_and_failures_raise(folds):
+    frame = ablation(folds[:1], {"delta1": 5.0}, sets=("all", "camcf")).frame
     camcf_rows = frame[frame.feature_set == "camcf"]
     assert (camcf_rows["n_features"] == 0).all() and camcf_rows["value"].isna().all()
     assert frame[frame.feature_set == "all"]["value"].notna().all()
+    with pytest.raises(CamcfError, match="cannot work"):
+        evaluate(folds[:1], {"f": _Fails()}, on_failure="raise")
 
 
 # ---------------------------------------------------------------------------- sensitivity
@@ -179,8 +281,7 @@ def test_grid_covers_every_combination(folds):
     assert set(map(tuple, frame[["delta1", "k1"]].drop_duplicates().to_numpy().tolist())) == combos
     counts = frame.groupby(["delta1", "k1"]).size()
     assert (counts == len(folds) * 2).all()
-    summary = sensitivity_summary(frame)
-    assert len(summary) == len(combos) * 2
+    assert len(sensitivity_summary(frame)) == len(combos) * 2
     mat = sensitivity_matrix(frame, "hamming_loss", "delta1", "k1")
     assert mat.shape == (3, 2)
     assert mat.index.tolist() == [0.01, 0.05, 0.2]
@@ -191,50 +292,74 @@ def test_grid_covers_every_combination(folds):
 def test_grid_point_equals_ablation_with_those_parameters(folds):
     cache = KnnCache()
     frame = sensitivity(folds, {"delta1": [0.02, 0.05]}, cache=cache)
-    abl = ablation(folds, {"delta1": 0.05}, feature_sets=("camcf",), cache=cache)
+    abl = ablation(folds, {"delta1": 0.05}, sets=("camcf",), cache=cache).frame
     assert cache.hits >= len(folds)  # the ablation reused the grid's classifications
     a = frame[frame.delta1 == 0.05].sort_values(["split", "metric"])["value"].to_numpy()
     b = abl.sort_values(["split", "metric"])["value"].to_numpy()
     np.testing.assert_allclose(a, b)
 
 
-def test_parallel_equals_serial_and_progress_is_monotone(folds):
-    seen: list[tuple[int, int]] = []
-    serial = sensitivity(
-        folds[:2], {"k1": [0.5, 1.0]}, progress=lambda d, t, msg: seen.append((d, t))
-    )
-    parallel = sensitivity(folds[:2], {"k1": [0.5, 1.0]}, n_jobs=2)
-    np.testing.assert_allclose(serial["value"], parallel["value"])
-    fractions = [d / t for d, t in seen if t]
-    assert fractions == sorted(fractions) and fractions[-1] == 1.0
-
-
 def test_parameter_errors(folds):
-    with pytest.raises(ParameterError):
-        sensitivity(folds, {})
-    with pytest.raises(ParameterError):
-        sensitivity(folds, {"delta1": []})
+    for bad in ({}, {"delta1": []}, {"k1": [1.5]}):
+        with pytest.raises(ParameterError):
+            sensitivity(folds, bad)
     with pytest.raises(ParameterError):
         sensitivity(folds, {"delta1": [0.1]}, metrics="accuracy")
     with pytest.raises(ParameterError):
-        sensitivity(folds, {"k1": [1.5]})
-    with pytest.raises(ParameterError):
         ablation(folds, {"alpha": 1})
     with pytest.raises(ParameterError):
-        ablation(folds, feature_sets=("phase1",))
+        ablation(folds, sets=("phase1",))
     with pytest.raises(ParameterError):
         ablation([], {})
-    with pytest.raises(ParameterError):
-        evaluate_feature_sets(folds, {"bad": [0, 999]})
 
 
-def test_multiclass_labels_are_selected_as_codes_and_scored_one_hot(demo):
-    X, Y = demo
-    assert any(np.unique(Y[:, j]).size > 2 for j in range(Y.shape[1]))
-    folds = make_folds(X, Y, make_splits(X.shape[0], n_repeats=1), discretize=None)
-    Yb, _ = binarize_labels(Y)
-    assert folds[0].Y_train.shape[1] == Y.shape[1]
-    assert folds[0].Yb_train.shape[1] == Yb.shape[1] > Y.shape[1]
+# ---------------------------------------------------------------------------- progress
+def test_parallel_equals_serial_and_progress_is_monotone(folds):
+    seen: list[tuple[int, int]] = []
+    serial = sensitivity(folds[:2], {"k1": [0.5, 1.0]},
+                         progress=lambda d, t, msg: seen.append((d, t)))
+    parallel = sensitivity(folds[:2], {"k1": [0.5, 1.0]}, n_jobs=2)
+    np.testing.assert_allclose(serial["value"], parallel["value"])
+    done = [d for d, _ in seen]
+    assert done == sorted(done) and all(d <= t for d, t in seen)
+    assert seen[-1][0] == seen[-1][1]
+
+
+def test_plan_is_known_before_and_counted_by_progress(folds):
+    plan = ablation.plan(folds, {"delta1": 0.02})
+    assert (plan.n_splits, plan.selections, plan.classifications) == (3, 3, 15)
+    assert ablation.plan(3, {"delta1": 0.02}) == plan
+    seen: list[tuple[int, int]] = []
+    ev = ablation(folds, {"delta1": 0.02}, progress=lambda d, t, m: seen.append((d, t)))
+    assert seen[0][1] == plan.units  # the first report says the plan
+    distinct = {(fi, f) for fi, s in enumerate(ev.sets) for f in s.values() if f}
+    assert seen[-1] == (plan.selections + len(distinct),) * 2 and seen[-1][0] <= plan.units
+    assert sensitivity.plan(folds, {"delta1": [0.01, 0.05], "k1": [0.5]}).selections == 6
+    assert compare.plan(2, ["all", "random"]).units == 2 * 2 + 2 * 2
+
+
+class _StopAfter:
+    def __init__(self, units: int) -> None:
+        self.units, self.calls = units, []
+
+    def __call__(self, done: int, total: int, message: str) -> None:
+        self.calls.append(done)
+        if done >= self.units:
+            raise Cancelled(f"stopped after {done} of {total}", done=done, total=total)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_progress_that_raises_stops_the_study(folds, n_jobs):
+    cache = KnnCache()
+    stop = _StopAfter(2)
+    with pytest.raises(Cancelled):
+        ablation(folds, {"delta1": 0.02}, cache=cache, progress=stop, n_jobs=n_jobs)
+    assert max(stop.calls) == 2  # no unit reported after the one that stopped
+    assert len(cache) == 0  # nothing half-written
+    stop = _StopAfter(4)  # in the classification stage this time
+    with pytest.raises(Cancelled):
+        evaluate(folds, sets={"a": [0, 1], "b": [2, 3]}, cache=cache, progress=stop)
+    assert len(cache) == 0
 
 
 # ---------------------------------------------------------------------------- comparison
@@ -301,6 +426,8 @@ def test_compare_fixed_k_and_registry_names(folds):
         compare(folds[:1], ["all"], n_features="most")
     with pytest.raises(ParameterError):
         compare(folds[:1], {"bad": object()})
+    sel = select_on_folds(folds[:2], {"a": AllFeatures(), "b": AllFeatures()})
+    assert sel[("a", 1)] is sel[("b", 1)]  # equal selectors are fitted once
 
 
 def test_empty_and_failed_selections_are_counted_not_hidden(folds):
@@ -316,9 +443,26 @@ def test_empty_and_failed_selections_are_counted_not_hidden(folds):
     assert (cmp.split_ranks("micro_f1")["all"] == 1).all()
 
 
-def test_display_says_over_how_many_splits():
-    import pandas as pd
+def test_compare_data_sets_passes_every_knn_setting(demo):
+    X, Y = demo
+    knn = {"k": 5, "s": 0.5, "distance": "euclidean", "neighbours": "authors"}
+    cv = make_splitter("holdout", seed=2)
+    got = compare_data_sets({"a": (X, Y), "b": (X[:200], Y[:200], X[200:], Y[200:])},
+                            ["all"], cv, discretize=None, knn=knn)
+    for name in ("a", "b"):
+        assert {k: got[name].settings[k] for k in knn} == knn
+    direct = compare(make_folds(X, Y, cv, discretize=None), ["all"], knn=knn)
+    pd.testing.assert_frame_equal(got["a"].frame.drop(columns="seconds"),
+                                  direct.frame.drop(columns="seconds"))
+    other = compare(make_folds(X, Y, cv, discretize=None), ["all"], knn={"k": 5})
+    assert not np.allclose(other.frame["value"], direct.frame["value"])
+    with pytest.raises(ParameterError, match="fixed train/test split"):
+        compare_data_sets({"b": (X[:200], Y[:200], X[200:], Y[200:])}, ["all"],
+                          make_splitter("kfold"), discretize=None)
 
+
+# ---------------------------------------------------------------------------- summaries
+def test_display_says_over_how_many_splits():
     from camcf.evaluation.display import cell, metrics_table
 
     assert cell(0.25, 0.01, 5, 5) == "0.2500 ± 0.0100"
@@ -336,3 +480,24 @@ def test_display_says_over_how_many_splits():
     assert table.loc[0, "all"] == "0.3000 ± 0.0000"
     empty = table.set_index("metric").loc["Splits with nothing selected"]
     assert empty["Selected"] == "2 of 3" and empty["all"] == "0 of 3"
+
+
+# ---------------------------------------------------------------------------- old signatures
+def test_old_signatures_kept_for_the_cli_modules_give_the_same_numbers(demo, folds):
+    from camcf.evaluation import framework as old
+
+    X, Y = demo
+    picked: list = []
+    frame = old.ablation(folds, {"delta1": 0.02}, feature_sets=("all", "camcf"), k=5,
+                         neighbours="authors", selections=picked)
+    ev = ablation(folds, {"delta1": 0.02}, sets=("all", "camcf"),
+                  knn={"k": 5, "neighbours": "authors"})
+    pd.testing.assert_frame_equal(frame.drop(columns="seconds"),
+                                  ev.frame.drop(columns="seconds"))
+    assert picked == ev.sets
+    splits = old.make_splits(300, "kfold", n_folds=3)
+    a = old.make_folds(X, Y, splits, protocol="kfold", discretize=None)
+    b = make_folds(X, Y, make_splitter("kfold", n_folds=3), discretize=None)
+    assert [f.key for f in a] == [f.key for f in b] and a[0].protocol == "kfold"
+    fixed = old.evaluate_feature_sets(a, {"s": (0, 2)}, k=3)
+    pd.testing.assert_frame_equal(fixed, evaluate(b, sets={"s": (0, 2)}, knn={"k": 3}).frame)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn import metrics as skm
 
-from camcf.errors import InvalidDataError
+from camcf.errors import InvalidDataError, ParameterError
 from camcf.evaluation import (
     METRICS,
     average_precision,
@@ -163,3 +163,33 @@ def test_macro_f1_with_an_empty_label_agrees_with_sklearn() -> None:
     assert macro_f1(y_true, y_pred) == pytest.approx(
         skm.f1_score(y_true, y_pred, average="macro", zero_division=0)
     )
+
+
+def test_evaluate_all_shares_one_sort_and_equals_each_metric() -> None:
+    rng = np.random.default_rng(5)
+    y_true = (rng.random((50, 6)) < 0.3).astype(int)
+    scores = rng.integers(0, 4, size=(50, 6)) / 4  # many ties
+    y_pred = (scores > 0.5).astype(int)
+    got = evaluate_all(y_true, y_pred, scores)
+    assert got == {name: globals()[name](y_true, y_pred if name in (
+        "hamming_loss", "subset_accuracy", "macro_f1", "micro_f1") else scores)
+        for name in METRICS}
+
+
+def test_scorers_have_the_right_sign_and_output() -> None:
+    from camcf.evaluation import SCORERS, MLkNN, get_scorer
+
+    assert list(SCORERS) == list(METRICS)
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 3, size=(60, 4))
+    Y = (rng.random((60, 3)) < 0.4).astype(int)
+    model = MLkNN(k=4).fit(X[:40], Y[:40])
+    post = model.predict_proba(X[40:])
+    direct = evaluate_all(Y[40:], model.predict(X[40:]), post)
+    for name, scorer in SCORERS.items():
+        sign = 1 if METRICS[name]["higher_is_better"] else -1
+        assert scorer(model, X[40:], Y[40:]) == pytest.approx(sign * direct[name], rel=1e-12)
+    assert get_scorer("coverage") is SCORERS["coverage"]
+    with pytest.raises(ParameterError) as e:
+        get_scorer("accuracy")
+    assert e.value.name == "scoring"

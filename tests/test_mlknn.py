@@ -1,15 +1,16 @@
-"""ML-kNN against a case worked out by hand, a naive reference, and its error paths."""
+"""ML-kNN against a case worked out by hand, a naive reference, the plain search path (ties and
+duplicates), scikit-learn's estimator checks and pipelines, and its error paths."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from camcf.errors import InvalidDataError, NotFittedError, ParameterError
-from camcf.evaluation import MLkNN
-from camcf.evaluation import mlknn as mlknn_module
+from camcf.evaluation import METRICS, MLkNN
+from camcf.evaluation import neighbours as neighbours_module
+from camcf.evaluation.neighbours import NeighbourIndex, patterns
 
 # ----------------------------------------------------------------------------- the hand case
 # Five training rows, two features; row 2 duplicates row 0.
@@ -155,7 +156,7 @@ def _reference(X_tr, Y_tr, X_te, k, s, distance, neighbours):
 
 @pytest.mark.parametrize("distance", ["hamming", "euclidean"])
 @pytest.mark.parametrize("neighbours", ["strict", "authors"])
-def test_matches_naive_reference(distance: str, neighbours: str, monkeypatch) -> None:
+def test_matches_naive_reference(distance: str, neighbours: str) -> None:
     rng = np.random.default_rng(3)
     X_tr = rng.integers(0, 3, size=(40, 3))  # 27 possible rows: many duplicates and ties
     Y_tr = rng.integers(0, 2, size=(40, 3))
@@ -163,12 +164,64 @@ def test_matches_naive_reference(distance: str, neighbours: str, monkeypatch) ->
     expected = _reference(X_tr, Y_tr, X_te, 4, 0.7, distance, neighbours)
     got = MLkNN(k=4, s=0.7, distance=distance, neighbours=neighbours).fit(X_tr, Y_tr)
     np.testing.assert_allclose(got.predict_proba(X_te), expected, rtol=1e-12)
-    # Small blocks (self index offset per block) and the column-comparison Hamming path.
-    monkeypatch.setattr(mlknn_module, "_BLOCK_ROWS", 7)
-    monkeypatch.setattr(mlknn_module, "_MAX_ONEHOT_WIDTH", 2)
-    small = MLkNN(k=4, s=0.7, distance=distance, neighbours=neighbours).fit(X_tr, Y_tr)
-    np.testing.assert_array_equal(small.train_neighbours_, got.train_neighbours_)
-    np.testing.assert_allclose(small.predict_proba(X_te), expected, rtol=1e-12)
+
+
+def _stable_neighbours(X_tr, X_q, take, distance):
+    """Every distance, then a stable sort: the order SPEC fixes."""
+    if distance == "hamming":
+        D = (X_q[:, None, :] != X_tr[None, :, :]).sum(axis=2)
+    else:
+        D = ((X_q[:, None, :] - X_tr[None, :, :]) ** 2).sum(axis=2)
+    return np.argsort(D, axis=1, kind="stable")[:, :take]
+
+
+@pytest.mark.parametrize(("distance", "values", "sparse"), [
+    ("hamming", 3, 0.0), ("hamming", 2, 1.0), ("hamming", 2, 0.0), ("euclidean", 3, 0.0)])
+@pytest.mark.parametrize("neighbours", ["strict", "authors"])
+def test_fast_search_equals_the_reference_path_with_ties_and_duplicates(
+        distance, values, sparse, neighbours, monkeypatch) -> None:
+    """Random codes with many ties and duplicate rows, values unseen in training, more rows
+    than a block, and a feature subset: the BLAS search (dense or sparse products, ternary or
+    binary features), the reference path (forced by a zero one-hot budget) and a plain stable
+    sort give the same neighbours and posteriors."""
+    rng = np.random.default_rng(11)
+    n, m = 300, 6
+    monkeypatch.setattr(neighbours_module, "SPARSE_DENSITY", sparse)
+    X_tr = rng.integers(0, values, size=(n, m)).astype(float)
+    X_tr[::7] = X_tr[1::7][: len(X_tr[::7])]  # extra duplicate rows
+    X_te = rng.integers(0, values + 1, size=(120, m)).astype(float)  # the last is unseen
+    Y_tr = (rng.random((n, 5)) < 0.3).astype(int)
+    monkeypatch.setattr(neighbours_module, "BLOCK_BYTES", 12 * n * 16)  # 16-row blocks
+    monkeypatch.setattr(neighbours_module, "CHUNK", 8)  # the chunk bound is used
+    monkeypatch.setattr(neighbours_module, "SQUARE_BLOCK", 37)  # last block: 4 < k + 1 rows
+    fast = MLkNN(k=5, distance=distance, neighbours=neighbours).fit(X_tr, Y_tr)
+    monkeypatch.setattr(neighbours_module, "ONEHOT_BUDGET", 0)
+    plain = MLkNN(k=5, distance=distance, neighbours=neighbours).fit(X_tr, Y_tr)
+    np.testing.assert_array_equal(fast.train_neighbours_, plain.train_neighbours_)
+    np.testing.assert_array_equal(fast.kneighbors(X_te), plain.kneighbors(X_te))
+    np.testing.assert_array_equal(fast.kneighbors(X_te),
+                                  _stable_neighbours(X_tr, X_te, 5, distance))
+    own = _stable_neighbours(X_tr, X_tr, 6, distance)
+    if neighbours == "authors":
+        np.testing.assert_array_equal(fast.train_neighbours_, own[:, 1:])
+    np.testing.assert_array_equal(fast.predict_proba(X_te), plain.predict_proba(X_te))
+    # a column subset searched on a shared index equals a model fitted on those columns
+    index = NeighbourIndex(X_tr, distance)
+    cols = np.array([1, 4, 5])
+    sub = MLkNN(k=5, distance=distance, neighbours=neighbours)._fit_index(index, cols, Y_tr)
+    direct = MLkNN(k=5, distance=distance, neighbours=neighbours).fit(X_tr[:, cols], Y_tr)
+    np.testing.assert_array_equal(sub.train_neighbours_, direct.train_neighbours_)
+    np.testing.assert_array_equal(sub._posterior(index.encode(X_te)),
+                                  direct.predict_proba(X_te[:, cols]))
+
+
+def test_patterns_are_exact() -> None:
+    rows = np.array([[0.5, -0.0], [0.5, 0.0], [0.25, 1.0], [0.5, 0.0]])
+    first, inverse = patterns(rows)
+    assert len(first) == 2 and np.array_equal(rows[first][inverse], rows)
+    codes = np.array([[3, -1], [3, -1], [2, 7]])
+    first, inverse = patterns(codes)
+    assert len(first) == 2 and np.array_equal(codes[first][inverse], codes)
 
 
 def test_modes_differ_on_duplicates_only() -> None:
@@ -189,19 +242,15 @@ def test_empty_feature_selection_is_a_typed_error() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "word"),
-    [
-        ({"k": 0}, "k=0"),
-        ({"k": 2.5}, "k=2.5"),
-        ({"s": 0.0}, "s=0.0"),
-        ({"s": -1}, "s=-1"),
-        ({"distance": "cosine"}, "distance='cosine'"),
-        ({"neighbours": "loose"}, "neighbours='loose'"),
-    ],
+    ("kwargs", "name"),
+    [({"k": 0}, "k"), ({"k": 2.5}, "k"), ({"s": 0.0}, "s"), ({"s": -1}, "s"),
+     ({"distance": "cosine"}, "distance"), ({"neighbours": "loose"}, "neighbours")],
 )
-def test_parameter_errors(kwargs: dict, word: str) -> None:
-    with pytest.raises(ParameterError, match=word):
-        MLkNN(**kwargs)
+def test_parameter_errors(kwargs: dict, name: str) -> None:
+    model = MLkNN(**kwargs)  # scikit-learn's rule: __init__ only stores
+    with pytest.raises(ParameterError) as e:
+        model.fit(X_TRAIN, Y_TRAIN)
+    assert e.value.name == name and str(e.value).startswith(name)
 
 
 def test_k_must_be_below_n_train() -> None:
@@ -217,6 +266,8 @@ def test_data_errors() -> None:
         MLkNN(k=2).fit(X_TRAIN, Y_TRAIN[:4])
     with pytest.raises(InvalidDataError, match="NaN"):
         MLkNN(k=2).fit(np.where(X_TRAIN == 1, np.nan, 0.0), Y_TRAIN)
+    with pytest.raises(InvalidDataError, match="binary classification"):
+        MLkNN(k=2).fit(X_TRAIN, np.array([0, 1, 2, 1, 0]))
     model = MLkNN(k=2).fit(X_TRAIN, Y_TRAIN)
     with pytest.raises(InvalidDataError, match="3 features"):
         model.predict(np.zeros((2, 3)))
@@ -224,14 +275,89 @@ def test_data_errors() -> None:
         MLkNN().predict(X_TEST)
 
 
-def test_speed_sanity(capsys) -> None:
-    """2000 x 100 random codes: fit + predict on 2000 rows (time reported, not asserted)."""
+def test_binary_y_is_one_label_with_its_classes() -> None:
+    y = np.where(Y_TRAIN[:, 0] == 1, "yes", "no")
+    model = MLkNN(k=2).fit(X_TRAIN, y)
+    multi = MLkNN(k=2).fit(X_TRAIN, Y_TRAIN[:, :1])
+    assert model.classes_.tolist() == ["no", "yes"]
+    proba = model.predict_proba(X_TEST)
+    np.testing.assert_allclose(proba[:, 1], multi.predict_proba(X_TEST)[:, 0], rtol=1e-12)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert model.predict(X_TEST).tolist() == ["yes", "yes", "no"]
+
+
+# ------------------------------------------------------------------ scikit-learn's contract
+@parametrize_with_checks(
+    [MLkNN(k=3), MLkNN(k=3, distance="euclidean", neighbours="authors"), MLkNN()],
+    expected_failed_checks=lambda est: (
+        {name: "scikit-learn fits these checks on 10 rows; ML-kNN needs k < n_train (k = 10)"
+         for name in ("check_estimators_nan_inf", "check_fit2d_1feature")}
+        if est.k >= 10 else {}),
+)
+def test_scikit_learn_estimator_checks(estimator, check) -> None:
+    check(estimator)
+
+
+def _pipeline_data():
     rng = np.random.default_rng(0)
-    X = rng.integers(0, 3, size=(2000, 100))
-    Y = rng.integers(0, 2, size=(2000, 6))
-    t0 = time.perf_counter()
-    proba = MLkNN(k=10).fit(X, Y).predict_proba(X)
-    seconds = time.perf_counter() - t0
-    assert proba.shape == (2000, 6)
-    with capsys.disabled():
-        print(f"\n[speed] ML-kNN fit+predict, 2000x100 codes: {seconds:.3f} s")
+    X = rng.integers(0, 3, size=(120, 6))
+    noise = rng.random((120, 3)) < 0.1
+    Y = np.column_stack([(X[:, 0] == 0) ^ noise[:, 0], (X[:, 1] > 0) ^ noise[:, 1],
+                         X[:, 2] == 2]).astype(int)
+    return X, Y
+
+
+def test_pipeline_with_camcf_under_cross_validate_and_cross_val_score() -> None:
+    from sklearn.model_selection import KFold, cross_val_score, cross_validate
+    from sklearn.pipeline import Pipeline
+
+    import camcf
+    from camcf.evaluation import SCORERS, evaluate_all, get_scorer
+
+    X, Y = _pipeline_data()
+    pipe = Pipeline([("select", camcf.CaMCF(delta1=0.02)), ("clf", camcf.MLkNN(k=5))])
+    cv = KFold(3)
+    scores = cross_validate(pipe, X, Y, cv=cv, scoring=SCORERS)
+    train, test = next(cv.split(X))
+    fitted = pipe.fit(X[train], Y[train])
+    post = fitted.predict_proba(X[test])
+    direct = evaluate_all(Y[test], (post > 0.5).astype(int), post)
+    for name, value in direct.items():  # losses are negated, as scikit-learn expects
+        sign = 1 if METRICS[name]["higher_is_better"] else -1
+        assert scores[f"test_{name}"][0] == pytest.approx(sign * value, rel=1e-12)
+    micro = cross_val_score(pipe, X, Y, cv=cv, scoring=get_scorer("micro_f1"))
+    np.testing.assert_allclose(micro, scores["test_micro_f1"])
+
+
+def test_pipeline_under_grid_search() -> None:
+    from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+    from sklearn.pipeline import Pipeline
+
+    import camcf
+    from camcf.evaluation import get_scorer
+
+    X, Y = _pipeline_data()
+    pipe = Pipeline([("select", camcf.CaMCF()), ("clf", camcf.MLkNN())])
+    grid = {"select__delta1": [0.01, 0.05], "clf__k": [3, 7]}
+    scorer = get_scorer("hamming_loss")
+    search = GridSearchCV(pipe, grid, scoring=scorer, cv=KFold(3)).fit(X, Y)
+    means = search.cv_results_["mean_test_score"]
+    assert search.best_score_ == pytest.approx(means.max()) and search.best_score_ <= 0
+    point = dict(zip(grid, (0.05, 7), strict=True))
+    i = search.cv_results_["params"].index(point)
+    again = cross_val_score(pipe.set_params(**point), X, Y, cv=KFold(3), scoring=scorer)
+    assert means[i] == pytest.approx(again.mean(), rel=1e-12)
+    assert search.predict(X[:4]).shape == (4, 3)
+
+
+def test_integer_codes_take_the_look_up_path_with_the_same_answer() -> None:
+    rng = np.random.default_rng(2)
+    X = rng.integers(-3, 5, size=(60, 4))
+    Q = rng.integers(-5, 8, size=(25, 4))  # some values never seen in training
+    ints, floats = NeighbourIndex(X), NeighbourIndex(X.astype(float))
+    assert ints._lut is not None and floats._lut is None
+    np.testing.assert_array_equal(ints.train, floats.train)
+    np.testing.assert_array_equal(ints.encode(Q), floats.encode(Q.astype(float)))
+    a, ia = ints.search(ints.encode(Q), 7)
+    b, ib = floats.search(floats.encode(Q.astype(float)), 7)
+    np.testing.assert_array_equal(a[ia], b[ib])

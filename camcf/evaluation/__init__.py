@@ -1,91 +1,74 @@
-"""Evaluation of feature selectors: ML-kNN, the paper's seven metrics, and one framework
-(:mod:`camcf.evaluation.framework`) for protocols, method comparison, the ablation by phase and
-the sensitivity grids."""
+"""Evaluation of feature selectors: ML-kNN, the paper's seven metrics, the protocols and the
+studies built on them.
 
-from .framework import (
-    ABLATION_SETS,
-    COLUMNS,
-    KNN_DEFAULTS,
-    PROTOCOLS,
-    Comparison,
-    Discretizer,
-    Fold,
-    KnnCache,
-    Selection,
-    ablation,
-    binarize_labels,
-    compare,
-    compare_data_sets,
-    evaluate_feature_sets,
-    evaluate_per_fold,
-    evaluate_selections,
-    feature_sets,
-    folds_for,
-    friedman_over_data_sets,
-    kfold_splits,
-    make_folds,
-    make_splits,
-    mean_table,
-    repeated_holdout_splits,
-    select_on_folds,
-    sensitivity,
-    sensitivity_matrix,
-    sensitivity_summary,
-    summarise,
-)
-from .metrics import (
-    METRICS,
-    average_precision,
-    coverage,
-    evaluate_all,
-    hamming_loss,
-    macro_f1,
-    micro_f1,
-    ranking_loss,
-    ranks,
-    subset_accuracy,
-)
-from .mlknn import MLkNN
+Modules, by concern:
 
-__all__ = [
-    "ABLATION_SETS",
-    "COLUMNS",
-    "KNN_DEFAULTS",
-    "METRICS",
-    "PROTOCOLS",
-    "Comparison",
-    "Discretizer",
-    "Fold",
-    "KnnCache",
-    "MLkNN",
-    "Selection",
-    "ablation",
-    "average_precision",
-    "binarize_labels",
-    "compare",
-    "compare_data_sets",
-    "coverage",
-    "evaluate_all",
-    "evaluate_feature_sets",
-    "evaluate_per_fold",
-    "evaluate_selections",
-    "feature_sets",
-    "folds_for",
-    "friedman_over_data_sets",
-    "hamming_loss",
-    "kfold_splits",
-    "macro_f1",
-    "make_folds",
-    "make_splits",
-    "mean_table",
-    "micro_f1",
-    "ranking_loss",
-    "ranks",
-    "repeated_holdout_splits",
-    "select_on_folds",
-    "sensitivity",
-    "sensitivity_matrix",
-    "sensitivity_summary",
-    "subset_accuracy",
-    "summarise",
-]
+* :mod:`~camcf.evaluation.settings` — the settings declared once (``EVAL_PARAMS``,
+  ``KNN_PARAMS``, ``PROTOCOLS``); imports nothing heavy;
+* :mod:`~camcf.evaluation.splits` — the protocols as scikit-learn splitters
+  (``make_splitter``);
+* :mod:`~camcf.evaluation.folds` — folds discretised on their training rows (``make_folds``);
+* :mod:`~camcf.evaluation.running` — the core: ``evaluate(folds, selectors, sets=…)``;
+* :mod:`~camcf.evaluation.studies` — ``compare``, ``ablation``, ``sensitivity``,
+  ``compare_data_sets`` (each with a ``.plan(...)``);
+* :mod:`~camcf.evaluation.summaries` — mean ± SD over splits, matrices, Friedman;
+* :mod:`~camcf.evaluation.mlknn`, :mod:`~camcf.evaluation.neighbours` — ML-kNN as a
+  scikit-learn classifier and its exact neighbour search;
+* :mod:`~camcf.evaluation.metrics`, :mod:`~camcf.evaluation.scorers` — the seven metrics, and
+  as scikit-learn scorers.
+
+Names are loaded on first use (``import camcf.evaluation`` loads no numpy stack by itself).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: public name -> module (relative to this package) that defines it
+_NAMES: dict[str, str] = {
+    # settings
+    "EVAL_DEFAULTS": "settings", "EVAL_PARAMS": "settings", "KNN_DEFAULTS": "settings",
+    "KNN_PARAMS": "settings", "PROTOCOLS": "settings", "check_eval": "settings",
+    "check_knn": "settings",
+    # splits
+    "HoldoutSplit": "splits", "RepeatedHoldout": "splits", "ShuffledKFold": "splits",
+    "make_splits": "splits", "make_splitter": "splits",
+    # folds
+    "Fold": "folds", "binarize_labels": "folds", "make_folds": "folds",
+    # the core
+    "COLUMNS": "summaries", "Evaluation": "running", "FeatureSet": "running",
+    "KnnCache": "running", "Plan": "running", "Selection": "running", "evaluate": "running",
+    "select_on_folds": "running",
+    # studies
+    "ABLATION_SETS": "studies", "Comparison": "studies", "ablation": "studies",
+    "compare": "studies", "compare_data_sets": "studies", "sensitivity": "studies",
+    # summaries
+    "friedman_over_data_sets": "summaries", "mean_sd": "summaries", "mean_table": "summaries",
+    "sensitivity_matrix": "summaries", "sensitivity_summary": "summaries",
+    "summarise": "summaries",
+    # classifier, metrics, scorers
+    "MLkNN": "mlknn", "METRICS": "metrics", "average_precision": "metrics",
+    "coverage": "metrics", "evaluate_all": "metrics", "hamming_loss": "metrics",
+    "macro_f1": "metrics", "micro_f1": "metrics", "ranking_loss": "metrics",
+    "ranks": "metrics", "subset_accuracy": "metrics", "SCORERS": "scorers",
+    "get_scorer": "scorers",
+    # the fitted discretiser lives in camcf.discretize
+    "Discretizer": "camcf.discretizer",
+}
+
+__all__ = sorted(_NAMES)
+
+
+def __getattr__(name: str) -> Any:
+    module = _NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    path = module if module.startswith("camcf.") else f"{__name__}.{module}"
+    value = getattr(importlib.import_module(path), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_NAMES))

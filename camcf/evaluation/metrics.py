@@ -59,9 +59,16 @@ def _binary(Y: np.ndarray, name: str) -> np.ndarray:
         Y = Y[:, None]
     if Y.ndim != 2:
         raise InvalidDataError(f"{name} must be 2-D (n_samples x n_labels); got shape {Y.shape}")
-    if Y.size and not np.isin(Y, (0, 1)).all():
+    if Y.dtype != bool and Y.size and not _zero_one(Y):
         raise InvalidDataError(f"{name} must hold only 0 and 1")
     return Y.astype(bool)
+
+
+def _zero_one(Y: np.ndarray) -> bool:
+    """Whether every value is 0 or 1 (a bound check for integers, else a comparison)."""
+    if np.issubdtype(Y.dtype, np.integer):
+        return bool(Y.min() >= 0 and Y.max() <= 1)
+    return bool(((Y == 0) | (Y == 1)).all())
 
 
 def _pair(Y_true: np.ndarray, other: np.ndarray, name: str, binary: bool) -> tuple:
@@ -94,12 +101,17 @@ def ranks(scores: np.ndarray) -> np.ndarray:
         ``ranks[i, l]`` is the position of label ``l`` for instance ``i``; tied scores are
         ranked in column order (the label listed first gets the better rank).
     """
-    S = np.asarray(scores, dtype=np.float64)
+    return _ranked(np.asarray(scores, dtype=np.float64))[1]
+
+
+def _ranked(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, R)``: the labels of each row in a stable descending sort of the scores, and
+    each label's 1-based position in it (:func:`ranks`)."""
     order = np.argsort(-S, axis=1, kind="stable")
     R = np.empty_like(order)
     rows = np.arange(S.shape[0])[:, None]
     R[rows, order] = np.arange(1, S.shape[1] + 1)[None, :]
-    return R
+    return order, R
 
 
 def hamming_loss(Y_true: np.ndarray, Y_pred: np.ndarray) -> float:
@@ -150,10 +162,12 @@ def average_precision(Y_true: np.ndarray, scores: np.ndarray) -> float:
     float
     """
     T, S = _pair(Y_true, scores, "scores", binary=False)
-    R = ranks(S)
-    n, q = T.shape
+    return _average_precision(T, _ranked(S)[0])
+
+
+def _average_precision(T: np.ndarray, order: np.ndarray) -> float:
+    q = T.shape[1]
     # Labels in rank order; the running count of true labels gives |{l' in Y: rank(l') <= r}|.
-    order = np.argsort(R, axis=1)
     T_sorted = np.take_along_axis(T, order, axis=1)
     hits = np.cumsum(T_sorted, axis=1)
     precision_at = hits / np.arange(1, q + 1)[None, :]
@@ -181,10 +195,15 @@ def coverage(Y_true: np.ndarray, scores: np.ndarray) -> float:
     float
     """
     T, S = _pair(Y_true, scores, "scores", binary=False)
+    if T.shape[1] <= 1:
+        return 0.0
+    return _coverage(T, _ranked(S)[1])
+
+
+def _coverage(T: np.ndarray, R: np.ndarray) -> float:
     q = T.shape[1]
     if q <= 1:
         return 0.0
-    R = ranks(S)
     worst = np.where(T, R, 0).max(axis=1)  # 0 when no true label
     per_instance = np.maximum(worst - 1, 0) / (q - 1)
     return float(per_instance.mean())
@@ -209,9 +228,11 @@ def ranking_loss(Y_true: np.ndarray, scores: np.ndarray) -> float:
     float
     """
     T, S = _pair(Y_true, scores, "scores", binary=False)
-    R = ranks(S)
+    return _ranking_loss(T, _ranked(S)[0])
+
+
+def _ranking_loss(T: np.ndarray, order: np.ndarray) -> float:
     q = T.shape[1]
-    order = np.argsort(R, axis=1)
     T_sorted = np.take_along_axis(T, order, axis=1)
     # For each true label at a position, count false labels at earlier positions.
     false_before = np.cumsum(~T_sorted, axis=1) - (~T_sorted)
@@ -282,12 +303,15 @@ def evaluate_all(Y_true: np.ndarray, Y_pred: np.ndarray, scores: np.ndarray) -> 
         Keys, in this order: ``hamming_loss, subset_accuracy, average_precision, coverage,
         ranking_loss, macro_f1, micro_f1`` (the keys of :data:`METRICS`).
     """
+    T, P = _pair(Y_true, Y_pred, "Y_pred", binary=True)
+    _, S = _pair(Y_true, scores, "scores", binary=False)
+    order, R = _ranked(S)  # one sort of the scores for the three ranking metrics
     return {
-        "hamming_loss": hamming_loss(Y_true, Y_pred),
-        "subset_accuracy": subset_accuracy(Y_true, Y_pred),
-        "average_precision": average_precision(Y_true, scores),
-        "coverage": coverage(Y_true, scores),
-        "ranking_loss": ranking_loss(Y_true, scores),
-        "macro_f1": macro_f1(Y_true, Y_pred),
-        "micro_f1": micro_f1(Y_true, Y_pred),
+        "hamming_loss": hamming_loss(T, P),
+        "subset_accuracy": subset_accuracy(T, P),
+        "average_precision": _average_precision(T, order),
+        "coverage": _coverage(T, R),
+        "ranking_loss": _ranking_loss(T, order),
+        "macro_f1": macro_f1(T, P),
+        "micro_f1": micro_f1(T, P),
     }

@@ -1,4 +1,5 @@
-"""ML-kNN (Zhang & Zhou, 2007), exactly as the project's SPEC fixes it.
+"""ML-kNN (Zhang & Zhou, 2007), exactly as the project's SPEC fixes it, as a scikit-learn
+classifier.
 
 The classifier is the one the paper evaluates selected feature subsets with. Everything that
 changes a number is pinned down here:
@@ -17,37 +18,36 @@ changes a number is pinned down here:
 * **Distances.** ``"hamming"`` (default): the number of features in which two rows differ
   (values are compared for equality, so codes and floats both work). ``"euclidean"``: ordinary
   Euclidean distance.
-* **Ties.** Neighbours are taken from a *stable* ascending sort of the distances, so among rows
-  at equal distance the one with the lower training row index comes first.
+* **Ties.** Neighbours are taken in the order of a *stable* ascending sort of the distances, so
+  among rows at equal distance the one with the lower training row index comes first.
 * **Training neighbours.** ``"strict"`` (default, Zhang & Zhou): a training row is never its own
   neighbour — its own index is removed and the ``k`` nearest of the rest are taken in stable
   order. ``"authors"`` (reproduces the authors' MATLAB code): take the ``k + 1`` nearest training
   rows in stable order and drop the first. When a duplicate of a row exists at a lower index the
   duplicate is dropped instead, and the row itself stays among its own neighbours.
 * **Test neighbours.** The ``k`` nearest training rows in stable order.
+
+The neighbours come from :class:`camcf.evaluation.neighbours.NeighbourIndex` (exact; BLAS
+products on one-hot codes for Hamming, one search per distinct row).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..errors import InvalidDataError, NotFittedError, ParameterError
+from .metrics import _zero_one
+from .neighbours import NeighbourIndex
+from .settings import KNN_DEFAULTS, KNN_PARAMS, check_knn
 
 __all__ = ["MLkNN"]
 
-_DISTANCES = ("hamming", "euclidean")
-_NEIGHBOURS = ("strict", "authors")
-# Largest one-hot width for which Hamming distances are computed as a matrix product (memory:
-# n_train x width float32, ~130 MB at 2000 training rows; counts stay exact below 2**24).
-_MAX_ONEHOT_WIDTH = 16384  # e.g. PlantGO: 3091 binary features = 6182 columns
-# Number of query rows per distance block (bounds memory at block x n_train distances).
-_BLOCK_ROWS = 1024
 
-
-class MLkNN:
-    """Multi-label k-nearest-neighbour classifier (Zhang & Zhou 2007).
+class MLkNN(MultiOutputMixin, ClassifierMixin, BaseEstimator):
+    """Multi-label k-nearest-neighbour classifier (Zhang & Zhou 2007), a scikit-learn estimator.
 
     Parameters
     ----------
@@ -63,8 +63,15 @@ class MLkNN:
         ``"strict"`` never lets a row be its own neighbour; ``"authors"`` takes the ``k + 1``
         nearest rows in stable order and drops the first.
 
+    The declarations (ranges, help) are :data:`params` =
+    :data:`camcf.evaluation.settings.KNN_PARAMS`; they are checked in :meth:`fit` (a
+    :class:`camcf.ParameterError` names a bad one).
+
     Attributes
     ----------
+    classes_ : ndarray or list of ndarray
+        A 1-D ``y`` (binary): its two classes, the second is the positive one. A 2-D ``Y``
+        (multi-label): ``[array([0, 1])] * q``, scikit-learn's multi-output convention.
     prior_ : ndarray of shape (q,)
         ``P(H1_l)`` for each label.
     c1_, c0_ : ndarray of shape (q, k + 1), int64
@@ -74,142 +81,119 @@ class MLkNN:
         ``P(E_j | H1_l)`` and ``P(E_j | H0_l)``.
     train_neighbours_ : ndarray of shape (n_train, k), int64
         Indices of the neighbours of each training row, nearest first.
+    n_features_in_ : int
 
     Notes
     -----
-    Ties in distance always go to the lower training row index (stable sort). A posterior of
-    exactly 0.5 predicts 0.
+    ``fit(X, Y)`` with a 0/1 label matrix ``Y`` (n × q) is multi-label ML-kNN:
+    :meth:`predict_proba` returns the (n, q) posteriors (SPEC's confidence scores) and
+    :meth:`predict` the 0/1 matrix. ``fit(X, y)`` with a 1-D ``y`` of two classes is the same
+    with one label (``y == classes_[1]``): :meth:`predict_proba` is (n, 2) and :meth:`predict`
+    returns classes, as any scikit-learn binary classifier. Multi-class ``y``: one-hot it first
+    (:func:`camcf.evaluation.binarize_labels`).
+
+    The estimator tags say ``poor_score``: Hamming distance compares values for equality, so on
+    continuous features (scikit-learn's generic checks) every training row is equally far and
+    the prediction is the prior's; discretise first (:class:`camcf.discretizer.Discretizer`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from camcf.evaluation import MLkNN
+    >>> X = np.array([[0, 0], [0, 1], [0, 0], [1, 1], [1, 0]])
+    >>> Y = np.array([[1, 0], [1, 1], [0, 0], [0, 1], [1, 0]])
+    >>> MLkNN(k=2).fit(X, Y).predict(np.array([[0, 0], [1, 1]])).tolist()
+    [[1, 0], [1, 0]]
     """
 
-    def __init__(
-        self,
-        k: int = 10,
-        s: float = 1.0,
-        distance: str = "hamming",
-        neighbours: str = "strict",
-    ) -> None:
-        if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-            raise ParameterError(f"k must be an integer >= 1; got k={k!r}")
-        if not np.isfinite(s) or s <= 0:
-            raise ParameterError(f"s (Laplace smoothing) must be > 0; got s={s!r}")
-        if distance not in _DISTANCES:
-            raise ParameterError(f"distance must be one of {_DISTANCES}; got distance={distance!r}")
-        if neighbours not in _NEIGHBOURS:
-            raise ParameterError(
-                f"neighbours must be one of {_NEIGHBOURS}; got neighbours={neighbours!r}"
-            )
-        self.k = int(k)
-        self.s = float(s)
+    params = KNN_PARAMS
+
+    def __init__(self, k: int = KNN_DEFAULTS["k"], s: float = KNN_DEFAULTS["s"],
+                 distance: str = KNN_DEFAULTS["distance"],
+                 neighbours: str = KNN_DEFAULTS["neighbours"]) -> None:
+        self.k = k
+        self.s = s
         self.distance = distance
         self.neighbours = neighbours
 
     # ------------------------------------------------------------------ validation
+    def _settings(self) -> dict:
+        return check_knn(self.get_params(deep=False))
+
     @staticmethod
-    def _check_X(X: np.ndarray, name: str) -> np.ndarray:
-        X = np.asarray(X)
-        if X.ndim == 1:
+    def _no_columns(X) -> None:
+        shape = getattr(X, "shape", None)
+        if shape is not None and len(shape) == 2 and shape[1] == 0:
             raise InvalidDataError(
-                f"{name} must be 2-D (n_samples x n_features); got a 1-D array of length "
-                f"{X.shape[0]}. Use X.reshape(-1, 1) for a single feature"
-            )
-        if X.ndim != 2:
-            raise InvalidDataError(f"{name} must be 2-D; got shape {X.shape}")
-        if X.shape[1] == 0:
+                f"X has 0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is required: "
+                "no features were selected. ML-kNN needs at least one feature; lower the "
+                "selection thresholds (delta1, delta2) or raise k1/k2 so that the selection "
+                "keeps some features, or evaluate another feature set")
+
+    def _validate(self, X, Y=None, *, reset: bool):
+        """scikit-learn's validation; its ValueErrors become :class:`InvalidDataError` with the
+        same message (a TypeError — values that are not numbers — stays a TypeError)."""
+        self._no_columns(X)
+        try:
+            if reset:
+                return validate_data(self, X, Y, dtype="numeric", multi_output=True,
+                                     y_numeric=False)
+            return validate_data(self, X, reset=False, dtype="numeric")
+        except ValueError as e:
+            raise InvalidDataError(str(e)) from None
+        except TypeError as e:
+            if "sparse" in str(e).lower():  # a sparse X
+                raise InvalidDataError(f"{e} (ML-kNN reads dense arrays)") from None
+            raise
+
+    def _labels(self, y) -> np.ndarray:
+        """The 0/1 label matrix to learn, setting :attr:`classes_`."""
+        Y = np.asarray(y)
+        try:
+            check_classification_targets(Y)
+        except ValueError as e:
+            raise InvalidDataError(str(e)) from None
+        if Y.ndim == 1:
+            classes = np.unique(Y)
+            if classes.size > 2:
+                raise InvalidDataError(
+                    f"Only binary classification is supported. y has {classes.size} classes; "
+                    "ML-kNN is a multi-label classifier: give a "
+                    "0/1 label matrix (one-hot a multi-class label with "
+                    "camcf.evaluation.binarize_labels)")
+            if classes.size < 2:
+                raise InvalidDataError(
+                    "y has only one class; ML-kNN needs two classes, or a 0/1 label matrix")
+            self.classes_ = classes
+            self._binary = True
+            return (Y == classes[1]).astype(np.uint8)[:, None]
+        if Y.ndim != 2:
+            raise InvalidDataError(f"Y must be 1-D or 2-D (samples × labels); got shape {Y.shape}")
+        if Y.size and not _zero_one(Y):
             raise InvalidDataError(
-                f"{name} has no feature columns: no features were selected. ML-kNN needs at "
-                "least one feature; lower the selection thresholds (delta1, delta2) or raise "
-                "k1/k2 so that the selection keeps some features, or evaluate another feature set"
-            )
-        if not np.issubdtype(X.dtype, np.number) and X.dtype != bool:
-            raise InvalidDataError(f"{name} must be numeric; got dtype {X.dtype}")
-        X = X.astype(np.float64, copy=False)
-        if not np.all(np.isfinite(X)):
-            raise InvalidDataError(
-                f"{name} contains NaN or infinite values; discretise or impute the features first"
-            )
-        return X
+                "ML-kNN needs binary 0/1 labels; one-hot multi-class labels first with "
+                "camcf.evaluation.binarize_labels")
+        self.classes_ = [np.array([0, 1])] * Y.shape[1]
+        self._binary = False
+        return Y.astype(np.uint8)
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "prior_"):
-            raise NotFittedError("this MLkNN is not fitted yet; call fit(X, Y) first")
-
-    # ------------------------------------------------------------------ distances
-    def _encode(self, X: np.ndarray) -> np.ndarray:
-        """Hamming: replace values by per-column codes of the training values (-1 = unseen)."""
-        codes = np.empty(X.shape, dtype=np.int64)
-        for f, values in enumerate(self._values):
-            pos = np.searchsorted(values, X[:, f])
-            pos_c = np.minimum(pos, len(values) - 1)
-            codes[:, f] = np.where(values[pos_c] == X[:, f], pos_c, -1)
-        return codes
-
-    def _onehot(self, codes: np.ndarray) -> np.ndarray:
-        n = codes.shape[0]
-        out = np.zeros((n, self._width), dtype=np.float32)
-        rows = np.arange(n)
-        for f in range(codes.shape[1]):
-            c = codes[:, f]
-            seen = c >= 0
-            out[rows[seen], self._offsets[f] + c[seen]] = 1.0
-        return out
-
-    def _distance_blocks(self, X: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
-        """Yield ``(start, D)`` with ``D[i, j]`` the distance of query ``start+i`` to train ``j``."""
-        m = self._train.shape[1]
-        if self.distance == "euclidean":
-            from scipy.spatial.distance import cdist
-
-            for start in range(0, X.shape[0], _BLOCK_ROWS):
-                block = X[start : start + _BLOCK_ROWS]
-                # Squared distances are computed pair by pair (not via |a|^2+|b|^2-2ab), so
-                # equal differences give bit-identical values and ties stay ties.
-                yield start, cdist(block, self._train, metric="sqeuclidean")
-            return
-        codes = self._encode(X)
-        int_type = np.int16 if m < np.iinfo(np.int16).max else np.int32
-        if self._train_onehot is not None:
-            for start in range(0, X.shape[0], _BLOCK_ROWS):
-                block = self._onehot(codes[start : start + _BLOCK_ROWS])
-                matches = block @ self._train_onehot.T  # exact: integer counts <= m < 2**24
-                yield start, (m - np.rint(matches)).astype(int_type)
-        else:
-            for start in range(0, X.shape[0], _BLOCK_ROWS):
-                block = codes[start : start + _BLOCK_ROWS]
-                D = np.zeros((block.shape[0], self._train_codes.shape[0]), dtype=int_type)
-                for f in range(m):
-                    D += block[:, f, None] != self._train_codes[None, :, f]
-                yield start, D
-
-    def _neighbours(self, X: np.ndarray, training: bool) -> np.ndarray:
-        k = self.k
-        n = X.shape[0]
-        out = np.empty((n, k), dtype=np.int64)
-        take = k + 1 if training else k
-        for start, D in self._distance_blocks(X):
-            order = np.argsort(D, axis=1, kind="stable")[:, :take]
-            if not training:
-                out[start : start + D.shape[0]] = order
-            elif self.neighbours == "authors":
-                out[start : start + D.shape[0]] = order[:, 1:]
-            else:  # strict: remove the row's own index (or, if absent, the (k+1)-th)
-                own = np.arange(start, start + D.shape[0])[:, None]
-                keep = order != own
-                no_self = keep.all(axis=1)
-                keep[no_self, k] = False
-                out[start : start + D.shape[0]] = order[keep].reshape(-1, k)
-        return out
+        try:
+            check_is_fitted(self, "prior_")
+        except ValueError:  # scikit-learn's NotFittedError
+            raise NotFittedError("this MLkNN is not fitted yet; call fit(X, Y) first") from None
 
     # ------------------------------------------------------------------ API
-    def fit(self, X: np.ndarray, Y: np.ndarray) -> MLkNN:
+    def fit(self, X, Y) -> MLkNN:
         """Learn priors and neighbour-count likelihoods.
 
         Parameters
         ----------
         X : array-like of shape (n_train, m)
             Feature values (discrete codes or floats), ``m >= 1``.
-        Y : array-like of shape (n_train, q)
+        Y : array-like of shape (n_train, q), or (n_train,)
             Binary 0/1 labels (use :func:`camcf.evaluation.binarize_labels` for multi-class
-            labels). A 1-D array is read as one label.
+            labels), or a 1-D ``y`` of two classes.
 
         Returns
         -------
@@ -221,55 +205,67 @@ class MLkNN:
         InvalidDataError
             No feature columns (empty selection), mismatched rows, non-binary labels, NaN.
         ParameterError
-            ``k >= n_train``.
+            A bad setting, or ``k >= n_train``.
         """
-        X = self._check_X(X, "X")
-        Y = np.asarray(Y)
-        if Y.ndim == 1:
-            Y = Y[:, None]
-        if Y.ndim != 2 or Y.shape[0] != X.shape[0]:
+        knn = self._settings()
+        shape_x, shape_y = getattr(X, "shape", None), getattr(Y, "shape", None)
+        if shape_x is not None and shape_y is not None and shape_x[:1] != shape_y[:1]:
             raise InvalidDataError(
-                f"Y must be 2-D with one row per row of X ({X.shape[0]}); got shape {Y.shape}"
-            )
-        if Y.size and not np.isin(Y, (0, 1)).all():
-            raise InvalidDataError(
-                "ML-kNN needs binary 0/1 labels; one-hot multi-class labels first with "
-                "camcf.evaluation.binarize_labels"
-            )
-        n = X.shape[0]
-        if self.k >= n:
-            raise ParameterError(
-                f"k must be smaller than the number of training rows ({n}); got k={self.k}"
-            )
-        Y = Y.astype(np.int64)
-        self._train = X
-        if self.distance == "hamming":
-            self._values = [np.unique(X[:, f]) for f in range(X.shape[1])]
-            sizes = np.array([len(v) for v in self._values])
-            self._offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-            self._width = int(sizes.sum())
-            self._train_codes = self._encode(X)
-            self._train_onehot = (
-                self._onehot(self._train_codes) if self._width <= _MAX_ONEHOT_WIDTH else None
-            )
-        self._Y = Y
-        k, s = self.k, self.s
-        q = Y.shape[1]
-        self.prior_ = (s + Y.sum(axis=0)) / (2 * s + n)
-        nb = self._neighbours(X, training=True)
-        self.train_neighbours_ = nb
-        counts = Y[nb].sum(axis=1)  # (n, q): neighbours with label l
-        c1 = np.zeros((q, k + 1), dtype=np.int64)
-        c0 = np.zeros((q, k + 1), dtype=np.int64)
-        for lab in range(q):
-            c1[lab] = np.bincount(counts[Y[:, lab] == 1, lab], minlength=k + 1)
-            c0[lab] = np.bincount(counts[Y[:, lab] == 0, lab], minlength=k + 1)
-        self.c1_, self.c0_ = c1, c0
-        self.likelihood1_ = (s + c1) / (s * (k + 1) + c1.sum(axis=1, keepdims=True))
-        self.likelihood0_ = (s + c0) / (s * (k + 1) + c0.sum(axis=1, keepdims=True))
+                f"Y must have one row per row of X ({shape_x[0]}); got shape {tuple(shape_y)}")
+        X, Y = self._validate(X, Y, reset=True)
+        Y = self._labels(Y)
+        self._fit_index(NeighbourIndex(X, knn["distance"]), None, Y, knn)
         return self
 
-    def kneighbors(self, X: np.ndarray) -> np.ndarray:
+    def _fit_index(self, index: NeighbourIndex, features, Y: np.ndarray,
+                   knn: dict | None = None) -> MLkNN:
+        """Learn from the training rows of ``index`` restricted to ``features`` (None: all) and
+        the 0/1 label matrix ``Y`` (the evaluation shares one index between feature sets)."""
+        knn = knn or self._settings()
+        k, s = knn["k"], knn["s"]
+        n, q = Y.shape
+        if k >= n:
+            raise ParameterError(
+                f"k must be smaller than the number of training rows (n_samples = {n}); got k={k}",
+                name="k", value=k, allowed=f"in [1, {n - 1}]")
+        Y = np.ascontiguousarray(Y, dtype=np.uint8)
+        self._index, self._features, self._Y = index, features, Y
+        self.n_features_in_ = (index.n_features if features is None else len(features))
+        nb, inverse = index.search(index.train, k + 1, features)
+        rows = nb[inverse]
+        if knn["neighbours"] == "authors":
+            drop = np.zeros(n, dtype=np.int64)
+        else:  # strict: remove the row's own index, or, when it is not among them, the last
+            own = rows == np.arange(n)[:, None]
+            drop = np.where(own.any(axis=1), own.argmax(axis=1), k)
+        keep = np.ones(rows.shape, dtype=bool)
+        keep[np.arange(n), drop] = False
+        self.train_neighbours_ = rows[keep].reshape(n, k)
+        counts = _label_counts(Y, nb)[inverse] - Y[rows[np.arange(n), drop]]
+        self.prior_ = (s + Y.sum(axis=0, dtype=np.int64)) / (2 * s + n)
+        self.c1_, self.c0_ = _histograms(counts, Y, k)
+        self.likelihood1_ = (s + self.c1_) / (s * (k + 1) + self.c1_.sum(axis=1, keepdims=True))
+        self.likelihood0_ = (s + self.c0_) / (s * (k + 1) + self.c0_.sum(axis=1, keepdims=True))
+        self._k = k
+        return self
+
+    def _search(self, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self._index.search(queries, self._k, self._features)
+
+    def _posterior(self, queries: np.ndarray) -> np.ndarray:
+        """(n, q) posteriors of rows already in the index's query form."""
+        nb, inverse = self._search(queries)
+        counts = _label_counts(self._Y, nb)
+        lab = np.arange(self._Y.shape[1])[None, :]
+        p1 = self.prior_[None, :] * self.likelihood1_[lab, counts]
+        p0 = (1.0 - self.prior_)[None, :] * self.likelihood0_[lab, counts]
+        return (p1 / (p1 + p0))[inverse]
+
+    def _queries(self, X) -> np.ndarray:
+        self._check_fitted()
+        return self._index.encode(self._validate(X, reset=False))
+
+    def kneighbors(self, X) -> np.ndarray:
         """Indices of the ``k`` nearest training rows of each row of ``X``, nearest first.
 
         Parameters
@@ -281,16 +277,10 @@ class MLkNN:
         ndarray of shape (n, k), int64
             Ties in distance go to the lower training row index.
         """
-        self._check_fitted()
-        X = self._check_X(X, "X")
-        if X.shape[1] != self._train.shape[1]:
-            raise InvalidDataError(
-                f"X has {X.shape[1]} features but the model was fitted on "
-                f"{self._train.shape[1]}; use the same feature columns"
-            )
-        return self._neighbours(X, training=False)
+        nb, inverse = self._search(self._queries(X))
+        return nb[inverse]
 
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+    def predict_proba(self, X) -> np.ndarray:
         """Posterior ``P(H1_l | E)`` of every label for every row.
 
         Parameters
@@ -300,16 +290,17 @@ class MLkNN:
         Returns
         -------
         ndarray of shape (n, q), float64
+            Multi-label: the posterior of each label (SPEC's confidence scores). Binary (fitted
+            on a 1-D ``y``): shape (n, 2), the probabilities of ``classes_[0]`` and
+            ``classes_[1]``.
         """
-        nb = self.kneighbors(X)
-        counts = self._Y[nb].sum(axis=1)  # (n, q)
-        lab = np.arange(self._Y.shape[1])[None, :]
-        p1 = self.prior_[None, :] * self.likelihood1_[lab, counts]
-        p0 = (1.0 - self.prior_)[None, :] * self.likelihood0_[lab, counts]
-        return p1 / (p1 + p0)
+        post = self._posterior(self._queries(X))
+        if self._binary:
+            return np.column_stack([1.0 - post[:, 0], post[:, 0]])
+        return post
 
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        """Predicted 0/1 labels: 1 iff the posterior is ``> 0.5``.
+    def predict(self, X) -> np.ndarray:
+        """Predicted labels: label ``l`` is 1 iff its posterior is ``> 0.5``.
 
         Parameters
         ----------
@@ -317,6 +308,48 @@ class MLkNN:
 
         Returns
         -------
-        ndarray of shape (n, q), int64
+        ndarray of shape (n, q), int64 — or, fitted on a 1-D ``y``, shape (n,) of its classes.
         """
-        return (self.predict_proba(X) > 0.5).astype(np.int64)
+        positive = self._posterior(self._queries(X)) > 0.5
+        if self._binary:
+            return self.classes_[positive[:, 0].astype(np.int64)]
+        return positive.astype(np.int64)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_label = True
+        tags.classifier_tags.poor_score = True  # Hamming on continuous data: see Notes
+        tags.target_tags.required = True
+        tags.target_tags.single_output = True
+        tags.target_tags.multi_output = True
+        tags.input_tags.sparse = False
+        return tags
+
+
+def _label_counts(Y: np.ndarray, neighbours: np.ndarray) -> np.ndarray:
+    """``(u, q)``: for each neighbour list, how many of its rows carry each label."""
+    dtype = np.int16 if neighbours.shape[1] < 1 << 15 else np.int64
+    out = np.zeros((neighbours.shape[0], Y.shape[1]), dtype=dtype)
+    for t in range(neighbours.shape[1]):
+        out += Y[neighbours[:, t]]
+    return out
+
+
+def _histograms(counts: np.ndarray, Y: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``c1, c0`` (q × (k + 1)): per label, how many rows with / without it have each count."""
+    n, q = Y.shape
+    width = 2 * (k + 1)
+    hist = np.zeros(q * width, dtype=np.int64)
+    base = np.arange(q, dtype=np.int64) * width
+    step = max(1, (1 << 22) // max(q, 1))
+    dtype = np.int32 if q * width < 1 << 31 else np.int64
+    base = base.astype(dtype)
+    for start in range(0, n, step):
+        c = Y[start:start + step].astype(dtype)
+        c *= k + 1
+        c += counts[start:start + step]
+        c += base
+        hist += np.bincount(c.ravel(), minlength=q * width)
+    hist = hist.reshape(q, 2, k + 1)
+    return np.ascontiguousarray(hist[:, 1]), np.ascontiguousarray(hist[:, 0])

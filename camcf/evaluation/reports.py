@@ -44,7 +44,7 @@ FITTED_ON = ("the training part of each split; test rows are coded with the trai
 def knn_settings(knn: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """ML-kNN's four settings (``k``, ``s``, ``distance``, ``neighbours``): ``knn`` over the
     framework's defaults. Passed in full to the framework, so the report states what ran."""
-    from .framework import KNN_DEFAULTS
+    from .settings import KNN_DEFAULTS
 
     knn = dict(knn or {})
     unknown = sorted(set(knn) - set(KNN_DEFAULTS))
