@@ -61,7 +61,14 @@ Progress = Callable[[int, int, str], None]
 
 
 class CamcfWarning(UserWarning):
-    """Something in the data the user should know about (a label skipped, nothing selected)."""
+    """Something in the data the user should know about (a label skipped, nothing selected).
+
+    Like :class:`camcf.CamcfError`, a warning may carry structured ``fields`` (``problem``,
+    ``fix``) so that another front end can word it itself."""
+
+    def __init__(self, *args, **fields) -> None:
+        super().__init__(*args)
+        self.fields: dict = dict(fields)
 
 
 def check_params(delta1, delta2, k1, k2, gamma, min_category_size, recovery) -> dict:
@@ -378,8 +385,10 @@ def run(X, Y=None, *, delta1: float = 0.05, delta2: float = 0.1, k1: float = 0.7
         targets=targets, selected_indices=selected, mi_table=mi, category_mi=cat_mi,
         cond_sets=cond_sets.sets, n_samples=n, stats=stats, trace_level=trace)
     if selected.size == 0:
-        warnings.warn("Ca-MCF selected no feature with these parameters; try lower delta1 or "
-                      "higher k1/k2", CamcfWarning, stacklevel=2)
+        warnings.warn(CamcfWarning(
+            "Ca-MCF selected no feature with these parameters; try lower delta1 or higher k1/k2",
+            problem="Ca-MCF selected no feature with these parameters", fix="thresholds"),
+            stacklevel=2)
     return res
 
 

@@ -98,10 +98,10 @@ def _load(path: str | Path, *, labels: LabelSpec, xml: str | Path | None, name: 
         return load_arff(path, labels=labels, xml=xml, name=name)
     if kind == "matlab":
         if xml is not None:
-            raise LabelSpecError(
-                f"{shown}: a label XML file names ARFF/CSV columns; a .mat file has no column "
-                "names (use labels='last:K' or a target variable)"
-            )
+            problem = (f"{shown}: a label XML file names ARFF/CSV columns; a .mat file has no "
+                       "column names")
+            raise LabelSpecError(f"{problem} (use labels='last:K' or a target variable)",
+                                 problem=problem, fix="labels_positional")
         return load_matlab(path, labels=labels, name=name, variable=variable)
     if variable is not None:
         raise DataFormatError(
@@ -248,7 +248,7 @@ def load_train_test(
 
 
 def check_runnable(ds: Dataset, *, bins: int = 3, strategy: str = "uniform",
-                   discretize: str = "auto") -> None:
+                   discretize: str | None = "auto") -> None:
     """Raise a :class:`~camcf.errors.CamcfError` when Ca-MCF cannot run on ``ds`` as it is.
 
     A reader accepts files with empty cells or labels that never vary (they are still a data
@@ -261,6 +261,8 @@ def check_runnable(ds: Dataset, *, bins: int = 3, strategy: str = "uniform",
     ds : Dataset
     bins, strategy, discretize
         The discretisation that will be used (see :func:`camcf.discretize.discretize`).
+        ``discretize=None``: ``ds.X`` already holds the codes the run will use (the caller
+        discretised it and keeps the codes); nothing is discretised here.
     """
     from ..discretize import discretize as _discretize
 
@@ -287,12 +289,13 @@ def check_runnable(ds: Dataset, *, bins: int = 3, strategy: str = "uniform",
     varying = [i for i in range(Y.shape[1]) if np.unique(Y[:, i]).size > 1]
     if not varying:
         what = "all zero" if not Y.any() else "constant"
+        problem = (f"{ds.source}: every label column holds a single value ({what}), so there "
+                   "is nothing to explain")
         raise InvalidDataError(
-            f"{ds.source}: every label column holds a single value ({what}), so there is "
-            "nothing to explain; check which columns are the labels (labels / --labels) and "
-            "that the label values vary"
-        )
-    _discretize(X, bins=bins, strategy=strategy, discretize=discretize)
+            f"{problem}; check which columns are the labels (labels / --labels) and that the "
+            "label values vary", problem=problem, fix="check_labels")
+    if discretize is not None:
+        _discretize(X, bins=bins, strategy=strategy, discretize=discretize)
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
