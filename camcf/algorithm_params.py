@@ -20,10 +20,12 @@ from __future__ import annotations
 from .params import Param
 
 ALGORITHM_PARAMS: tuple[Param, ...] = (
-    Param("delta1", 0.05, float, low=0, symbol="δ1", widget=(0.0, 0.3, 0.005),
+    # widget ranges of the thresholds: up to 1 bit, the most information a binary category
+    # indicator can share with anything (a threshold of 1 or more keeps nothing)
+    Param("delta1", 0.05, float, low=0, symbol="δ1", widget=(0.0, 1.0, 0.005),
           help="feature–category threshold in bits: a feature enters a category's candidates "
                "when its mutual information with the category exceeds it"),
-    Param("delta2", 0.1, float, low=0, symbol="δ2", widget=(0.0, 0.5, 0.01),
+    Param("delta2", 0.1, float, low=0, symbol="δ2", widget=(0.0, 1.0, 0.01),
           help="category–category threshold in bits: a category joins the label skeleton when "
                "its dependence on the target exceeds it"),
     Param("k1", 0.7, float, low=0, high=1, low_closed=False, symbol="k1",
