@@ -75,8 +75,8 @@ PREPARED_ENTRIES = 4
 #: options shown with a friendlier wording
 OPTION_NAMES = {"uniform": "equal width", "quantile": "equal frequency"}
 DEMO_DEFAULTS = {"n": S.DEMO_N.default, "seed": S.DEMO_SEED.default}
-#: thresholds that get an exact number input beside their slider (values from significance at
-#: large n are far below a slider's step)
+#: thresholds shown as number inputs, not sliders: values from significance at large n are far
+#: below a slider's step (δ1 ≈ 0.0003 bits at n = 16,000) and must be typed exactly
 EXACT = ("delta1", "delta2")
 
 
@@ -372,23 +372,16 @@ def process_load() -> None:
     S.RUN_ERROR.pop()
 
 
-def _slid(name: str) -> None:
-    """The slider of ``name`` moved: the exact value follows it."""
-    S.PARAM[name].set(S.SLIDE.of(name).get())
-
-
 def _typed(name: str) -> None:
-    """A value was typed in the exact input of ``name``: kept to what the input shows, and the
-    slider follows it."""
-    v, _ = fit(_params[name], S.PARAM[name].get())
-    S.PARAM[name].set(v)
-    S.SLIDE.of(name).set(v)
+    """A value was typed in the input of ``name``: kept to what the input shows."""
+    S.PARAM[name].set(fit(_params[name], S.PARAM[name].get())[0])
 
 
 def _widget(p) -> None:
-    """The widget(s) of one declared parameter; its value lives under ``S.PARAM[p.name]``. Every
+    """The widget of one declared parameter; its value lives under ``S.PARAM[p.name]``. Every
     number widget offers ``p.ui_range()`` and shows NUMBER_FORMAT (the value shown is the value
-    run); a threshold (EXACT) has an exact number input beside its slider."""
+    run); a threshold (EXACT) is a number input (any value can be typed, − / + step by the
+    declared step), the shares k1, k2 are sliders."""
     key, label = S.PARAM[p.name], p.label
     if p.options is not None:
         key.init()
@@ -398,23 +391,22 @@ def _widget(p) -> None:
         else:
             st.radio(label, list(p.options), key=key.name, horizontal=True, help=p.help)
         return
-    if p.kind is int or p.advanced:
-        number_field(p, key)
+    if p.words:  # a number or a word ("auto"): the toggle decides which one runs
+        word = S.WORD[p.name]
+        word.init()
+        c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+        with c1:
+            number_field(p, key, on_change=_typed, args=(p.name,), disabled=bool(word.get()),
+                         help=p.help + " (type any value, e.g. 0.0003)")
+        c2.toggle(p.words[0], key=word.name,
+                  help=f"{label} = {p.words[0]!r} instead of the number: {p.help}")
+        return
+    if p.kind is int or p.advanced or p.name in EXACT:
+        help_ = p.help + (" (type any value, e.g. 0.0003)" if p.name in EXACT else "")
+        number_field(p, key, on_change=_typed, args=(p.name,), help=help_)
         return
     lo, hi, step = (float(v) for v in p.ui_range())
-    if p.name not in EXACT:
-        st.slider(label, lo, hi, step=step, key=key.init(), help=p.help, format=NUMBER_FORMAT)
-        return
-    key.init()
-    slide = S.SLIDE.of(p.name)
-    if slide.get() != key.get():  # moved by a link or a page: the slider follows
-        slide.set(min(max(float(key.get()), lo), hi))
-    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-    c1.slider(label, lo, hi, step=step, key=slide.name, help=p.help, format=NUMBER_FORMAT,
-              on_change=_slid, args=(p.name,))
-    c2.number_input(f"{label} exactly", lo, hi, step=step, format=NUMBER_FORMAT, key=key.name,
-                    on_change=_typed, args=(p.name,), label_visibility="collapsed",
-                    help=f"{label} as run (type any value, e.g. 0.0003)")
+    st.slider(label, lo, hi, step=step, key=key.init(), help=p.help, format=NUMBER_FORMAT)
 
 
 def _param_widgets() -> None:
@@ -432,11 +424,17 @@ def _param_widgets() -> None:
                 _widget(p)
 
 
+def _value(p):
+    """A parameter's value as its widgets hold it (a word when its toggle is on)."""
+    if p.words and S.WORD[p.name].get():
+        return p.words[0]
+    return p.kind(S.PARAM[p.name].get())
+
+
 def params_from_state() -> tuple[dict, dict]:
     """(Ca-MCF parameters, discretisation) as the widgets currently hold them."""
-    params = {p.name: p.kind(S.PARAM[p.name].get()) for p in ALGORITHM_PARAMS}
-    disc = {p.name: p.kind(S.PARAM[p.name].get()) for p in DISCRETIZE_PARAMS}
-    return params, disc
+    return ({p.name: _value(p) for p in ALGORITHM_PARAMS},
+            {p.name: _value(p) for p in DISCRETIZE_PARAMS})
 
 
 @st.fragment

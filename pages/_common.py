@@ -93,10 +93,10 @@ def number_field(p: Param, key: S.Key, *, label: str | None = None, default: Any
     """A number input for parameter ``p`` over the range every widget of ``p`` offers
     (:meth:`Param.ui_range`, the same the sidebar, the grids and links accept), showing floats
     with :data:`pages._share.NUMBER_FORMAT` (the value shown is the value used). The value lives
-    under ``key``; ``default`` (else the declared default) when the key is empty."""
+    under ``key``; ``default`` (else the key's declared default) when the key is empty."""
     where = where or st
     lo, hi, step = p.ui_range()
-    key.init(p.default if default is None else default)
+    key.init() if default is None else key.init(default)
     if p.kind is int:
         return where.number_input(label or p.label, int(lo), int(hi), step=int(step),
                                   key=key.name, help=kw.pop("help", p.help), **kw)

@@ -425,13 +425,17 @@ def upload_link_note() -> None:
 
 
 def set_param(name: str, value: Any) -> str | None:
-    """Move the widget(s) of parameter ``name`` to ``value`` (made fit by :func:`fit`); the
+    """Move the widget of parameter ``name`` to ``value`` (made fit by :func:`fit`); the
     frame calls it before the widgets are drawn. Returns a note when the value was changed."""
     from camcf.algorithm_params import by_name
 
-    v, note = fit(by_name()[name], value)
+    p = by_name()[name]
+    v, note = fit(p, value)
+    if p.words:
+        S.WORD[name].set(isinstance(v, str) and v in p.words)
+        if isinstance(v, str):
+            return note  # the number beside the word stays as it was
     S.PARAM[name].set(v)
-    S.SLIDE.of(name).set(v)
     return note
 
 
@@ -482,6 +486,6 @@ def pin_controls() -> None:
         pinned = None
     if pinned is not None:
         p = pinned.params
-        st.sidebar.caption(f":material/push_pin: Pinned: δ1 {p['delta1']:g}, δ2 {p['delta2']:g}, "
-                           f"k1 {p['k1']:g}, k2 {p['k2']:g} — "
+        st.sidebar.caption(f":material/push_pin: Pinned: δ1 {_num(p['delta1'])}, δ2 "
+                           f"{_num(p['delta2'])}, k1 {_num(p['k1'])}, k2 {_num(p['k2'])} — "
                            f"{pinned.result.selected_indices.size} features")

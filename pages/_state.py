@@ -26,6 +26,7 @@ The value types of the frame's state (:class:`DataBundle`, :class:`RunRecord`) l
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -135,7 +136,8 @@ class Key(Generic[T]):
         """Put the default in place when the key is absent and return the key's name: a widget
         is created as ``st.toggle(..., key=KEY.init())`` without a value argument."""
         if self.name not in st.session_state:
-            st.session_state[self.name] = self.default if default is _MISSING else default
+            value = self.default if default is _MISSING else default
+            st.session_state[self.name] = copy.copy(value)  # never share a mutable default
         return self.name
 
 
@@ -208,7 +210,8 @@ PARAM_NOTES: Key[list] = declare(
     "param_notes", FRAME, "messages about values that were clamped into a widget's range")
 PINNED: Key[RunRecord] = declare("pinned", FRAME, "the run pinned for What changed")
 CHOSEN_TARGET: Key[int] = declare(
-    "chosen_target", FRAME, "the target category shared by every page's chooser", url="target")
+    "chosen_target", FRAME, "the target category shared by every page's chooser (in links as "
+    "target=<its display name>, see pages/_share.py)")
 TARGET_SORT: Key[str] = declare("target_sort", FRAME, "the order of the target choosers",
                                 default="order")
 #: each page's target chooser (``pick_target(result, key)``) and its sort control
@@ -242,13 +245,23 @@ AUTO_RUN: Key[bool] = declare("auto_run", FRAME, "apply parameter changes at onc
 _PARAM_KEY = {**{p.name: f"p_{p.name}" for p in ALGORITHM_PARAMS},
               "min_category_size": "p_min_cat", "discretize": "d_mode", "bins": "d_bins",
               "strategy": "d_strategy"}
-#: parameter name -> the key of its widget (the value run)
+def _number_default(p):
+    """The default a parameter's widget holds (a number parameter whose default is a word such
+    as "auto" holds the low end of its range; its word toggle is on)."""
+    return p.ui_range()[0] if p.words and p.default in p.words else p.default
+
+
+#: parameter name -> the key of its widget (the value run, or the number beside a word)
 PARAM: dict[str, Key] = {
-    p.name: declare(_PARAM_KEY[p.name], FRAME, f"parameter {p.name} (sidebar)", default=p.default)
+    p.name: declare(_PARAM_KEY.get(p.name, f"p_{p.name}"), FRAME,
+                    f"parameter {p.name} (sidebar)", default=_number_default(p))
     for p in (*ALGORITHM_PARAMS, *DISCRETIZE_PARAMS)}
-#: parameter name -> the key of its slider, for numbers that also have an exact input beside
-#: a slider (the slider only moves the exact value)
-SLIDE = family("slide_", FRAME, "a threshold's slider (moves the exact input beside it)")
+#: parameter name -> the key of the toggle of a number parameter that also takes a word
+#: (``Param.words``, e.g. δ1 = "auto"): on, the run gets the word instead of the number
+WORD: dict[str, Key] = {
+    p.name: declare(f"w_{p.name}", FRAME, f"parameter {p.name} is {p.words[0]!r} (sidebar)",
+                    default=p.default == p.words[0])
+    for p in (*ALGORITHM_PARAMS, *DISCRETIZE_PARAMS) if p.words}
 
 # --- pages -------------------------------------------------------------------------------------
 ST_PHASES: Key[list] = declare(

@@ -4,7 +4,8 @@
   :func:`run_button`, :func:`upload`.
 * The app in a real browser (Chromium driven by Playwright): :func:`start_app`,
   :func:`stop_app`, :func:`wait_idle`, :func:`settle`, :func:`graph_node_ids`,
-  :func:`open_page`, :func:`shot`, :func:`sidebar_slider`.
+  :func:`open_page`, :func:`shot`, :func:`move_slider` / :func:`slider_value` (k1, k2),
+  :func:`set_number` / :func:`number_value` (δ1, δ2 and the other number inputs).
 
 Tests import them with ``from support import …`` (pytest puts ``tests/`` on ``sys.path``).
 """
@@ -69,10 +70,9 @@ def link_of(at) -> dict[str, str]:
 
 def upload(at, data: bytes, filename: str, **kw):
     """Load ``data`` as the sidebar's "Load file" button does, and run."""
-    from pages._state import LOAD_REQUEST
-
-    at.session_state[LOAD_REQUEST.name] = {"kind": "upload", "data": data,
-                                           "filename": filename, "labels": None, **kw}
+    # (the key of pages._state.LOAD_REQUEST, spelled out so this helper also drives older apps)
+    at.session_state["load_request"] = {"kind": "upload", "data": data, "filename": filename,
+                                        "labels": None, **kw}
     at.run()
     return at
 
@@ -160,7 +160,7 @@ def open_page(page, title: str, timeout: float = 120_000) -> None:
 
 
 def sidebar_slider(page, label: str):
-    """The sidebar slider labelled ``label`` (δ1, δ2, k1, k2)."""
+    """The sidebar slider labelled ``label`` (k1, k2)."""
     return page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').filter(
         has_text=label).first
 
@@ -176,6 +176,24 @@ def move_slider(page, label: str, presses: int) -> None:
     sidebar_slider(page, label).locator('input[type="range"]').first.focus()
     for _ in range(abs(presses)):
         page.keyboard.press("ArrowRight" if presses > 0 else "ArrowLeft")
+
+
+def sidebar_number(page, label: str):
+    """The input box of the sidebar number input labelled ``label`` (δ1, δ2, γ, …)."""
+    return page.locator('[data-testid="stSidebar"] [data-testid="stNumberInput"]').filter(
+        has_text=label).first.locator("input")
+
+
+def set_number(page, label: str, value) -> None:
+    """Type ``value`` into a sidebar number input and commit it (Enter), as a user does."""
+    box = sidebar_number(page, label)
+    box.fill(str(value))
+    box.press("Enter")
+
+
+def number_value(page, label: str) -> str:
+    """The text a sidebar number input shows."""
+    return sidebar_number(page, label).input_value()
 
 
 def shot(page, name: str, *, full_page: bool = True) -> Path:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 import pytest
-from support import SHOTS, graph_node_ids, move_slider, open_page, wait_idle
+from support import SHOTS, graph_node_ids, open_page, set_number, wait_idle
 
 PAGES = [  # url path, navigation title, a text the page shows, graphs expected
     ("", "Overview", "Ca-MCF explorer", 0),
@@ -85,7 +85,7 @@ def test_slider_and_run_change_the_result(browser_app):
     wait_idle(page)
     metric = page.locator('[data-testid="stMetricValue"]').first
     before = metric.inner_text()
-    move_slider(page, "δ1", 10)  # 0.05 → 0.10 (step 0.005); applied on Run
+    set_number(page, "δ1", "0.1")  # 0.05 → 0.10; applied on Run
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_text("results are stale").wait_for(timeout=10_000)  # marked before Run
     page.screenshot(path=str(SHOTS / "stale.png"), full_page=True)

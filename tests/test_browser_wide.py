@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 
 import pytest
 import scipy.io
-from support import graph_node_ids, move_slider, open_page, start_app, stop_app, wait_idle
+from support import graph_node_ids, open_page, set_number, start_app, stop_app, wait_idle
 
 from camcf.datasets import make_wide
 
@@ -40,9 +40,9 @@ def write_wide_mat(path: Path, n: int = N, m: int = M, q: int = Q) -> Path:
     return path
 
 
-def set_delta1(page, presses: int) -> None:
-    """Move δ1 (the sidebar slider, step 0.005) right by ``presses`` steps."""
-    move_slider(page, "δ1", presses)
+def set_delta1(page, value: float) -> None:
+    """Type δ1 into the sidebar's δ1 input."""
+    set_number(page, "δ1", value)
     wait_idle(page)
 
 
@@ -72,7 +72,7 @@ def wide_page(tmp_path_factory, chromium):
         page = ctx.new_page()
         page.goto(url)
         wait_idle(page)
-        set_delta1(page, 30)  # 0.05 → 0.20
+        set_delta1(page, 0.2)
         upload_mat(page, path, "train_data / train_target")
         yield page, url
     finally:
