@@ -213,8 +213,9 @@ def execute(data: DataBundle, disc: dict, params: dict, progress=None, *,
                         progress=progress, **params)
     msgs = tuple(dict.fromkeys(say_warning(w.message) for w in caught
                                if issubclass(w.category, camcf.CamcfWarning)))
-    return RunRecord(key=run_key(data, disc, params), data=data, disc=dict(disc),
-                     params=dict(params), result=res, disc_info=kinds, warnings=msgs)
+    ran = {k: res.params.get(k, v) for k, v in params.items()}  # "auto" as the number it was
+    return RunRecord(key=run_key(data, disc, params), data=data, disc=dict(disc), params=ran,
+                     result=res, disc_info=kinds, warnings=msgs, asked=dict(params))
 
 
 def csv_columns(data: bytes) -> list[str]:

@@ -397,7 +397,7 @@ def view_entries() -> dict:
             view[k.url] = k.get()
     pinned = S.PINNED.get()
     if pinned is not None and pinned.data.fingerprint == rec.data.fingerprint:
-        view["pin"] = {"params": pinned.params, "disc": pinned.disc}
+        view["pin"] = {"params": pinned.asked or pinned.params, "disc": pinned.disc}
     stored = S.LANDSCAPE.get()
     if stored is not None:
         _, x, xs, y, ys, metric = stored[0]
@@ -413,7 +413,7 @@ def write_url() -> None:
         return
     if rec.data.fingerprint != getattr(S.DATA.get(), "fingerprint", None):
         return  # new data not run yet: keep the link of what is shown
-    q = to_query(rec.params, rec.disc, S.DATA_REQ.get(), view_entries())
+    q = to_query(rec.asked or rec.params, rec.disc, S.DATA_REQ.get(), view_entries())
     if st.query_params.to_dict() != q:
         st.query_params.from_dict(q)
 
@@ -485,7 +485,7 @@ def pin_controls() -> None:
         pin(None)
         pinned = None
     if pinned is not None:
-        p = pinned.params
+        p = pinned.asked or pinned.params
         st.sidebar.caption(f":material/push_pin: Pinned: δ1 {_num(p['delta1'])}, δ2 "
                            f"{_num(p['delta2'])}, k1 {_num(p['k1'])}, k2 {_num(p['k2'])} — "
                            f"{pinned.result.selected_indices.size} features")

@@ -67,7 +67,11 @@ class DataBundle:
 
 @dataclass(frozen=True, eq=False)
 class RunRecord:
-    """One finished run and what it ran on."""
+    """One finished run and what it ran on.
+
+    ``params`` are the parameters as run (a threshold asked for as a word such as "auto" is the
+    number the run derived, from ``result.params``); ``asked`` are the parameters as the widgets
+    held them (what a link carries and the run cache is keyed on)."""
 
     key: tuple
     data: DataBundle
@@ -76,6 +80,7 @@ class RunRecord:
     result: camcf.Result
     disc_info: dict = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    asked: dict = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -354,3 +354,25 @@ def test_landscape_computes_and_a_cell_choice_moves_the_sliders():
     at.run()
     assert at.number_input(key="p_delta1").value == pytest.approx(0.1)
     assert at.slider(key="p_k1").value == pytest.approx(1.0)
+
+
+def test_a_number_parameter_that_also_takes_a_word():
+    """δ1/δ2 may be "auto" (Param.words): a toggle beside the number; links carry the word."""
+    from camcf.algorithm_params import ALGORITHM_PARAMS
+
+    worded = [p for p in ALGORITHM_PARAMS if p.words]
+    if not worded:
+        pytest.skip("no Ca-MCF parameter declares a word (Param.words) in this version")
+    p = worded[0]
+    at = new_app({p.name: p.words[0]})
+    assert at.session_state["run"].asked[p.name] == p.words[0]
+    assert isinstance(params_of(at)[p.name], float)  # as run: the derived number
+    assert at.toggle(key=f"w_{p.name}").value is True
+    number = next(w for w in at.sidebar.number_input if w.label == p.label)
+    assert number.disabled
+    assert link_of(at)[p.name] == p.words[0]
+    at.button(key="pin_run").click().run()  # the pinned caption shows the word
+    assert any(f"{p.label} {p.words[0]}" in c.value for c in at.sidebar.caption)
+    at.toggle(key=f"w_{p.name}").set_value(False).run()
+    run_button(at).click().run()
+    assert params_of(at)[p.name] == number.value
