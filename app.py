@@ -5,11 +5,11 @@ the discretisation and the Ca-MCF parameters (in a fragment with a Run button: a
 marks the results stale at once without redrawing the page; or applied at once with auto-run on
 small data). The run is cached on the data's fingerprint, the
 discretisation and the parameters. Each page in ``pages/`` only draws the :class:`camcf.Result`
-that this frame stores in ``st.session_state["run"]``.
+that this frame stores in the session state (``pages._state.RUN``; every key is declared there).
 
 Loading is a small state machine: a request is turned into a candidate data set, the candidate
 is validated fully (it is read, and it can be run with the current discretisation:
-:func:`camcf.io.check_runnable`), and only then does it replace the current data. Any failure
+:func:`prepare`, whose codes the run then uses), and only then does it replace the current data. Any failure
 leaves the previous data, parameters and results as they were and shows a message. Messages are
 events: a load message lasts until the next load or the next new result; a run message belongs to
 the (data, discretisation, parameters) it failed for and is never drawn over other results.
@@ -25,7 +25,6 @@ import html
 import io
 import json
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -33,73 +32,57 @@ import streamlit as st
 
 import camcf
 from camcf import catalog
-from camcf.algorithm_params import (
-    ALGORITHM_PARAMS,
-    DISCRETIZE_PARAMS,
-    WIDGETS,
-)
+from camcf.algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS
 from camcf.algorithm_params import by_name as _by_name
 from camcf.discretize import discretize
 from camcf.errors import CamcfError
 from camcf.lru import BoundedLRU
-from camcf.viz.summary import app_words
 
 # Streamlit puts the entry file's folder on sys.path while it runs a script (as Python does for
 # a script), so the pages' shared modules import as the package ``pages``.
+from pages import _state as S
+from pages._common import number_field, progress_box
 from pages._nav import PAGES, frame_running, leave_directory_mode, navigate  # noqa: F401
-from pages._share import WIDGET_KEYS, apply_pending, pin_controls, read_url, write_url
+from pages._share import (
+    DEMO_N,
+    DEMO_SEED,
+    NUMBER_FORMAT,
+    apply_pending,
+    fit,
+    pin_controls,
+    read_url,
+    restore_view,
+    upload_link_note,
+    write_url,
+)
+from pages._state import DataBundle, RunRecord
+from pages._words import say, say_warning
 
 ROOT = Path(__file__).resolve().parent
 
-#: cells (n × m) up to which a data set counts as small: run on load, auto-run offered
 _disc = _by_name(DISCRETIZE_PARAMS)
+_params = _by_name()
+#: cells (n × m) up to which a data set counts as small: run on load, auto-run offered
 SMALL = 400_000
 #: cells above which a run shows a progress box
 SHOW_PROGRESS = 50_000
 #: seconds: when the last run on the current data took less, a moved slider re-runs at once
 FAST_RUN = 0.5
 RUN_CACHE_ENTRIES = 8
+#: discretised data sets kept (by fingerprint and discretisation)
+PREPARED_ENTRIES = 4
 
-PARAM_DEFAULTS = dict(camcf.DEFAULTS)
-#: the run's discretisation settings (keys mode/bins/strategy) from the declarations
-DISC_DEFAULTS = {p.name: p.default for p in DISCRETIZE_PARAMS}
 #: options shown with a friendlier wording
 OPTION_NAMES = {"uniform": "equal width", "quantile": "equal frequency"}
-DEMO_DEFAULTS = {"n": 1000, "seed": 0}
+DEMO_DEFAULTS = {"n": S.DEMO_N.default, "seed": S.DEMO_SEED.default}
+#: thresholds shown as number inputs, not sliders: values from significance at large n are far
+#: below a slider's step (δ1 ≈ 0.0003 bits at n = 16,000) and must be typed exactly
+EXACT = ("delta1", "delta2")
 
 
 # ------------------------------------------------------------------------------------------------
 # Plain data and functions (no Streamlit state)
 # ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
-class DataBundle:
-    """A loaded data set with where it came from and, for the demo, the truth."""
-
-    dataset: camcf.Dataset
-    description: str
-    source: dict  # kind, path, labels, xml, description (for the CLI configuration)
-    truth: dict | None = None  # (label index, category value) -> frozenset of features
-    graph: object = None  # the demo's true DAG
-    fingerprint: str = ""
-
-    @property
-    def cells(self) -> int:
-        return self.dataset.n_samples * self.dataset.n_features
-
-
-@dataclass(frozen=True, eq=False)
-class RunRecord:
-    """One finished run and what it ran on."""
-
-    key: tuple
-    data: DataBundle
-    disc: dict
-    params: dict
-    result: camcf.Result
-    disc_info: dict = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
-
-
 def demo_bundle(n: int = 1000, seed: int = 0) -> DataBundle:
     from camcf.datasets import make_causal_multilabel
 
@@ -174,14 +157,42 @@ def load_request(req: dict) -> DataBundle:
     raise CamcfError(f"unknown data source {kind!r}")
 
 
-def load_checked(req: dict, disc: dict) -> DataBundle:
-    """Load the requested data and check that it can be run with ``disc``; raises
-    :class:`camcf.CamcfError` (nothing in the caller's state is touched)."""
+def prepare(data: DataBundle, disc: dict) -> tuple:
+    """The feature codes Ca-MCF runs on (``discretize`` with the sidebar's settings) and the
+    count of columns per kind; the data are checked once here: this is the load check (a data
+    set that cannot be run with ``disc`` is refused before it replaces the current one) and the
+    run uses the same codes (the data are discretised once per (data, discretisation)).
+    Raises :class:`camcf.CamcfError`."""
+    ds = data.dataset
+    try:
+        codes, info = discretize(ds.X, bins=int(disc["bins"]), strategy=disc["strategy"],
+                                 discretize=disc["discretize"], names=list(ds.feature_names))
+    except CamcfError as e:
+        e.fields.setdefault("source", ds.source)  # the message names the file
+        raise
+    check_codes(ds, codes)
+    kinds: dict[str, int] = {}
+    for col in info:
+        kinds[col["kind"]] = kinds.get(col["kind"], 0) + 1
+    return codes, kinds
+
+
+def check_codes(ds: camcf.Dataset, codes) -> None:
+    """What ``camcf.run`` would refuse in these codes and labels (no rows, no features, every
+    label constant), checked before a run is started; the codes are not discretised again."""
+    from dataclasses import replace
+
     from camcf.io import check_runnable
 
+    check_runnable(replace(ds, X=codes), discretize=None)
+
+
+def load_checked(req: dict, disc: dict) -> DataBundle:
+    """Load the requested data and check that it can be run with ``disc``; raises
+    :class:`camcf.CamcfError` (nothing in the caller's state is touched). The codes are kept
+    for the run."""
     bundle = load_request(req)
-    check_runnable(bundle.dataset, bins=int(disc["bins"]), strategy=disc["strategy"],
-                   discretize=disc["discretize"])
+    _prepared(bundle, disc)
     return bundle
 
 
@@ -189,23 +200,22 @@ def run_key(data: DataBundle, disc: dict, params: dict) -> tuple:
     return (data.fingerprint, tuple(sorted(disc.items())), tuple(sorted(params.items())))
 
 
-def execute(data: DataBundle, disc: dict, params: dict, progress=None) -> RunRecord:
-    """Discretise and run Ca-MCF (no caching here). Raises CamcfError on bad choices."""
+def execute(data: DataBundle, disc: dict, params: dict, progress=None, *,
+            prepared: tuple | None = None) -> RunRecord:
+    """Run Ca-MCF on the data discretised with ``disc`` (``prepared``: :func:`prepare`'s
+    result, computed here when not given; no caching here). Raises CamcfError on bad choices."""
     ds = data.dataset
-    codes, info = discretize(ds.X, bins=int(disc["bins"]), strategy=disc["strategy"],
-                             discretize=disc["discretize"], names=list(ds.feature_names))
-    kinds: dict[str, int] = {}
-    for col in info:
-        kinds[col["kind"]] = kinds.get(col["kind"], 0) + 1
+    codes, kinds = prepared if prepared is not None else prepare(data, disc)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", camcf.CamcfWarning)
         res = camcf.run(codes, ds.Y, feature_names=list(ds.feature_names),
                         label_names=list(ds.label_names), category_names=ds.category_names,
                         progress=progress, **params)
-    msgs = tuple(dict.fromkeys(app_words(str(w.message)) for w in caught
+    msgs = tuple(dict.fromkeys(say_warning(w.message) for w in caught
                                if issubclass(w.category, camcf.CamcfWarning)))
-    return RunRecord(key=run_key(data, disc, params), data=data, disc=dict(disc),
-                     params=dict(params), result=res, disc_info=kinds, warnings=msgs)
+    ran = {k: res.params.get(k, v) for k, v in params.items()}  # "auto" as the number it was
+    return RunRecord(key=run_key(data, disc, params), data=data, disc=dict(disc), params=ran,
+                     result=res, disc_info=kinds, warnings=msgs, asked=dict(params))
 
 
 def csv_columns(data: bytes) -> list[str]:
@@ -242,6 +252,18 @@ def _run_store() -> BoundedLRU:
     return BoundedLRU(RUN_CACHE_ENTRIES)
 
 
+@st.cache_resource(show_spinner=False)
+def _prepared_store() -> BoundedLRU:
+    """Feature codes by (fingerprint, discretisation): the load check's codes are the run's."""
+    return BoundedLRU(PREPARED_ENTRIES)
+
+
+def _prepared(data: DataBundle, disc: dict) -> tuple:
+    store = _prepared_store()
+    key = (data.fingerprint, tuple(sorted(disc.items())))
+    return store.get_or_put(key, lambda: prepare(data, disc))
+
+
 def cached_run(data: DataBundle, disc: dict, params: dict) -> RunRecord:
     store = _run_store()
     key = run_key(data, disc, params)
@@ -249,18 +271,12 @@ def cached_run(data: DataBundle, disc: dict, params: dict) -> RunRecord:
     if rec is not None:
         return rec
     if data.cells > SHOW_PROGRESS:
-        with st.status(f"Running Ca-MCF on {data.description}…", expanded=True) as status:
-            bar = st.progress(0.0, text="discretising")
-
-            def progress(done: int, total: int, msg: str) -> None:
-                bar.progress(min(1.0, done / total) if total else 1.0,
-                             text=f"{done}/{total} categories — {msg}")
-
-            rec = execute(data, disc, params, progress)
-            status.update(label=f"Ca-MCF finished in {rec.result.stats['seconds']:.2f} s",
-                          state="complete", expanded=False)
+        with progress_box(f"Running Ca-MCF on {data.description}…", unit="categories",
+                          finished="Ca-MCF finished in {seconds:.2f} s") as progress:
+            progress(0, 1, "discretising")
+            rec = execute(data, disc, params, progress, prepared=_prepared(data, disc))
     else:
-        rec = execute(data, disc, params)
+        rec = execute(data, disc, params, prepared=_prepared(data, disc))
     store.put(key, rec)
     return rec
 
@@ -268,16 +284,18 @@ def cached_run(data: DataBundle, disc: dict, params: dict) -> RunRecord:
 # ------------------------------------------------------------------------------------------------
 # The sidebar
 # ------------------------------------------------------------------------------------------------
-def _sidebar_source(state) -> None:
+def _sidebar_source() -> None:
     st.sidebar.header("Data")
     kind = st.sidebar.radio("Source", ["Built-in demo", "Upload a file", "Shared data folder"],
-                            key="src_kind", horizontal=False)
+                            key=S.SRC_KIND.init(), horizontal=False)
     if kind == "Built-in demo":
         c1, c2 = st.sidebar.columns(2)
-        n = c1.number_input("samples", 100, 20000, DEMO_DEFAULTS["n"], 100, key="demo_n")
-        seed = c2.number_input("seed", 0, 10_000, DEMO_DEFAULTS["seed"], 1, key="demo_seed")
+        n = c1.number_input("samples", DEMO_N[0], DEMO_N[1], step=DEMO_N[2],
+                            key=S.DEMO_N.init())
+        seed = c2.number_input("seed", DEMO_SEED[0], DEMO_SEED[1], step=DEMO_SEED[2],
+                               key=S.DEMO_SEED.init())
         if st.sidebar.button("Load demo", key="load_demo"):
-            state["load_request"] = {"kind": "demo", "n": int(n), "seed": int(seed)}
+            S.LOAD_REQUEST.set({"kind": "demo", "n": int(n), "seed": int(seed)})
     elif kind == "Upload a file":
         up = st.sidebar.file_uploader("Data file (ARFF, MATLAB .mat, CSV/TSV)",
                                       type=["arff", "mat", "csv", "tsv", "txt"],
@@ -312,10 +330,10 @@ def _sidebar_source(state) -> None:
                 if labels and not labels.strip().startswith(("last:", "first:", "[")):
                     labels = [s.strip() for s in labels.split(",") if s.strip()]
         if pressed and up is not None:
-            state["load_request"] = {
+            S.LOAD_REQUEST.set({
                 "kind": "upload", "data": up.getvalue(), "filename": up.name,
                 "labels": labels or None, "xml": xml.getvalue() if xml is not None else None,
-                "xml_name": xml.name if xml is not None else None, "variable": variable}
+                "xml_name": xml.name if xml is not None else None, "variable": variable})
     else:
         folder = catalog.data_dir()
         names = catalog.available(folder)
@@ -323,61 +341,78 @@ def _sidebar_source(state) -> None:
         if not names:
             st.sidebar.warning(f"No shared data sets found in {folder}.")
         else:
-            name = st.sidebar.selectbox("Data set", names, key="shared_name")
+            if S.SHARED_NAME.get() not in names:
+                S.SHARED_NAME.pop()
+            name = st.sidebar.selectbox("Data set", names, key=S.SHARED_NAME.name)
             if catalog.CATALOG[name].note:  # in full below the chooser, never clipped
                 st.sidebar.caption(catalog.CATALOG[name].note)
             if st.sidebar.button("Load data set", key="load_shared"):
-                state["load_request"] = {"kind": "shared", "name": name, "folder": str(folder)}
+                S.LOAD_REQUEST.set({"kind": "shared", "name": name, "folder": str(folder)})
 
 
-def process_load(state) -> None:
+def process_load() -> None:
     """Apply a pending load request; on failure keep the previous data and say why."""
-    req = state.pop("load_request", None)
+    req = S.LOAD_REQUEST.pop()
     if req is None:
         return
-    _, disc = params_from_state(state)
+    _, disc = params_from_state()
     try:
         bundle = load_checked(req, disc)
     except CamcfError as e:
-        state["load_error"] = app_words(str(e))
+        S.LOAD_ERROR.set(say(e))
         return
     except MemoryError:
-        state["load_error"] = ("the machine ran out of memory reading the data; use a smaller "
-                               "data set")
+        S.LOAD_ERROR.set("the machine ran out of memory reading the data; use a smaller data set")
         return
     except Exception as e:  # noqa: BLE001 - a reader bug must not show a traceback
-        state["load_error"] = f"could not read the data ({type(e).__name__}: {e})"
+        S.LOAD_ERROR.set(f"could not read the data ({type(e).__name__}: {e})")
         return
-    state["data"] = bundle
-    state["data_req"] = {k: v for k, v in req.items() if k in ("kind", "n", "seed", "name")}
-    state.pop("load_error", None)
-    state.pop("run_error", None)
+    S.DATA.set(bundle)
+    S.DATA_REQ.set({k: v for k, v in req.items() if k in ("kind", "n", "seed", "name")})
+    S.LOAD_ERROR.pop()
+    S.RUN_ERROR.pop()
+
+
+def _typed(name: str) -> None:
+    """A value was typed in the input of ``name``: kept to what the input shows."""
+    S.PARAM[name].set(fit(_params[name], S.PARAM[name].get())[0])
 
 
 def _widget(p) -> None:
-    """One widget for one declared parameter (its value lives under WIDGET_KEYS[p.name])."""
-    key, label = WIDGET_KEYS[p.name], p.label
+    """The widget of one declared parameter; its value lives under ``S.PARAM[p.name]``. Every
+    number widget offers ``p.ui_range()`` and shows NUMBER_FORMAT (the value shown is the value
+    run); a threshold (EXACT) is a number input (any value can be typed, − / + step by the
+    declared step), the shares k1, k2 are sliders."""
+    key, label = S.PARAM[p.name], p.label
     if p.options is not None:
+        key.init()
         if p.name in _disc:
-            st.selectbox(label, list(p.options), key=key, help=p.help,
+            st.selectbox(label, list(p.options), key=key.name, help=p.help,
                          format_func=lambda o: OPTION_NAMES.get(o, o))
         else:
-            st.radio(label, list(p.options), key=key, horizontal=True, help=p.help)
+            st.radio(label, list(p.options), key=key.name, horizontal=True, help=p.help)
         return
-    lo, hi, step = WIDGETS.get(p.name, (p.low or 0, p.high or 10_000, 1))
-    if p.kind is int:
-        st.number_input(label, int(lo), int(hi), int(p.default), int(step), key=key, help=p.help)
-    elif p.advanced:
-        st.number_input(label, float(lo), float(hi), float(p.default), float(step), key=key,
-                        help=p.help)
-    else:
-        st.slider(label, float(lo), float(hi), float(p.default), float(step), key=key,
-                  help=p.help, format="%.3f" if step < 0.01 else "%.2f")
+    if p.words:  # a number or a word ("auto"): the toggle decides which one runs
+        word = S.WORD[p.name]
+        word.init()
+        c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+        with c1:
+            number_field(p, key, on_change=_typed, args=(p.name,), disabled=bool(word.get()),
+                         help=p.help + " (type any value, e.g. 0.0003)")
+        c2.toggle(p.words[0], key=word.name,
+                  help=f"{label} = {p.words[0]!r} instead of the number: {p.help}")
+        return
+    if p.kind is int or p.advanced or p.name in EXACT:
+        help_ = p.help + (" (type any value, e.g. 0.0003)" if p.name in EXACT else "")
+        number_field(p, key, on_change=_typed, args=(p.name,), help=help_)
+        return
+    lo, hi, step = (float(v) for v in p.ui_range())
+    st.slider(label, lo, hi, step=step, key=key.init(), help=p.help, format=NUMBER_FORMAT)
 
 
 def _param_widgets() -> None:
     """The parameter widgets, generated from the declarations (camcf.algorithm_params); their
-    values live in st.session_state under WIDGET_KEYS."""
+    values live in st.session_state under pages._state.PARAM."""
     for p in ALGORITHM_PARAMS:
         if not p.advanced:
             _widget(p)
@@ -390,44 +425,47 @@ def _param_widgets() -> None:
                 _widget(p)
 
 
-def params_from_state(state) -> tuple[dict, dict]:
+def _value(p):
+    """A parameter's value as its widgets hold it (a word when its toggle is on)."""
+    if p.words and S.WORD[p.name].get():
+        return p.words[0]
+    return p.kind(S.PARAM[p.name].get())
+
+
+def params_from_state() -> tuple[dict, dict]:
     """(Ca-MCF parameters, discretisation) as the widgets currently hold them."""
-    params = {p.name: p.kind(state.get(WIDGET_KEYS[p.name], p.default))
-              for p in ALGORITHM_PARAMS}
-    disc = {p.name: p.kind(state.get(WIDGET_KEYS[p.name], p.default))
-            for p in DISCRETIZE_PARAMS}
-    return params, disc
+    return ({p.name: _value(p) for p in ALGORITHM_PARAMS},
+            {p.name: _value(p) for p in DISCRETIZE_PARAMS})
 
 
 @st.fragment
 def _params_panel() -> None:
     """Parameters with a Run button. A fragment: moving a slider reruns only this panel, which
     marks the results stale at once; Run reruns the app with the new values."""
-    state = st.session_state
     _param_widgets()
-    params, disc = params_from_state(state)
-    reason = stale_reason(state, state["data"], params, disc)
+    params, disc = params_from_state()
+    reason = stale_reason(S.DATA.get(), params, disc)
     if st.button("Run", type="primary", key="run_button", width="stretch"):
-        state["run_pressed"] = True
+        S.RUN_PRESSED.set(True)
         st.rerun()
     if reason:
         st.warning(reason, icon=":material/update:")
 
 
-def auto_possible(state, data: DataBundle) -> bool:
+def auto_possible(data: DataBundle) -> bool:
     """Changes may apply at once: the data are small, or the last run on them was fast."""
-    last: RunRecord | None = state.get("run")
+    last: RunRecord | None = S.RUN.get()
     fast = (last is not None and last.data.fingerprint == data.fingerprint
             and float(last.result.stats.get("seconds", 1e9)) < FAST_RUN)
     return data.cells <= SMALL or fast
 
 
-def _sidebar_params(state, data: DataBundle) -> None:
+def _sidebar_params(data: DataBundle) -> None:
     """Draw the parameter widgets (after the run, so the stale mark describes its outcome)."""
     st.sidebar.header("Parameters")
-    possible = auto_possible(state, data)
+    possible = auto_possible(data)
     auto = st.sidebar.toggle(
-        "Auto-run when runs are fast", key="auto_run", disabled=not possible,
+        "Auto-run when runs are fast", key=S.AUTO_RUN.init(), disabled=not possible,
         help=f"A moved slider re-runs at once when the last run took under {FAST_RUN:g} s "
              f"(or the data are small: n × m ≤ {SMALL:,}); otherwise press Run.") and possible
     with st.sidebar:
@@ -438,48 +476,48 @@ def _sidebar_params(state, data: DataBundle) -> None:
             _params_panel()
 
 
-def requested_run(state, data: DataBundle) -> tuple[dict, dict, bool]:
+def requested_run(data: DataBundle) -> tuple[dict, dict, bool]:
     """The parameters the widgets hold (from the last interaction) and whether to apply them:
     Run was pressed, or auto-run is on for small data."""
-    params, disc = params_from_state(state)
-    auto = bool(state.get("auto_run")) and auto_possible(state, data)
-    return params, disc, bool(state.pop("run_pressed", False)) or auto
+    params, disc = params_from_state()
+    auto = bool(S.AUTO_RUN.get()) and auto_possible(data)
+    return params, disc, bool(S.RUN_PRESSED.pop(False)) or auto
 
 
-def maybe_run(state, data: DataBundle, params: dict, disc: dict, pressed: bool) -> None:
+def maybe_run(data: DataBundle, params: dict, disc: dict, pressed: bool) -> None:
     key = run_key(data, disc, params)
-    last: RunRecord | None = state.get("run")
+    last: RunRecord | None = S.RUN.get()
     if last is not None and last.key == key:
-        state.pop("run_error", None)  # the results shown are for exactly these choices
+        S.RUN_ERROR.pop()  # the results shown are for exactly these choices
         return
     fresh = last is None or last.data.fingerprint != data.fingerprint
-    first_try = state.get("_tried_key") != key
+    first_try = S.TRIED_KEY.get() != key
     if not (pressed or (fresh and data.cells <= SMALL)) or (not pressed and not first_try):
         return
-    state["_tried_key"] = key
+    S.TRIED_KEY.set(key)
     try:
-        state["run"] = cached_run(data, disc, params)
-        state.pop("run_error", None)
-        state.pop("load_error", None)  # new results: an older message would mislead
+        S.RUN.set(cached_run(data, disc, params))
+        S.RUN_ERROR.pop()
+        S.LOAD_ERROR.pop()  # new results: an older message would mislead
     except CamcfError as e:
-        state["run_error"] = {"key": key, "message": app_words(str(e))}
+        S.RUN_ERROR.set({"key": key, "message": say(e)})
     except MemoryError:
-        state["run_error"] = {"key": key, "message": "the machine ran out of memory; use a "
-                              "smaller data set or fewer categories"}
+        S.RUN_ERROR.set({"key": key, "message": "the machine ran out of memory; use a smaller "
+                         "data set or fewer categories"})
     except Exception as e:  # noqa: BLE001 - never a traceback in the app
-        state["run_error"] = {"key": key, "message": f"the run failed ({type(e).__name__}: {e})"}
+        S.RUN_ERROR.set({"key": key, "message": f"the run failed ({type(e).__name__}: {e})"})
 
 
-def run_error_message(state, data: DataBundle, params: dict, disc: dict) -> str | None:
+def run_error_message(data: DataBundle, params: dict, disc: dict) -> str | None:
     """The run error to show: only one raised for the choices the widgets hold now."""
-    err = state.get("run_error")
+    err = S.RUN_ERROR.get()
     if not err or err.get("key") != run_key(data, disc, params):
         return None
     return err["message"]
 
 
-def stale_reason(state, data: DataBundle, params: dict, disc: dict) -> str | None:
-    last: RunRecord | None = state.get("run")
+def stale_reason(data: DataBundle, params: dict, disc: dict) -> str | None:
+    last: RunRecord | None = S.RUN.get()
     if last is None:
         return "no results yet: press Run"
     if last.data.fingerprint != data.fingerprint:
@@ -501,46 +539,51 @@ def _frame() -> None:
                        layout="wide")
     st.logo(str(ROOT / "assets" / "logo.svg"), size="large")
     st.html(f"<style>{(ROOT / 'assets' / 'style.css').read_text()}</style>")
-    state = st.session_state
-    read_url(state)  # a shared link: data choice and parameters (first run of a session)
-    apply_pending(state)  # parameters a page asked for (a landscape cell)
-    if "data" not in state:
-        state["data"] = load_request({"kind": "demo", **DEMO_DEFAULTS})
-        state["data_req"] = {"kind": "demo", **DEMO_DEFAULTS}
+    read_url()  # a shared link: data, parameters and the place (first run of a session)
+    apply_pending()  # parameters a page asked for (a landscape cell)
+    if not S.DATA.has():
+        S.DATA.set(load_request({"kind": "demo", **DEMO_DEFAULTS}))
+        S.DATA_REQ.set({"kind": "demo", **DEMO_DEFAULTS})
 
-    _sidebar_source(state)
-    process_load(state)  # a load error is shown once, above the page (below)
-    data: DataBundle = state["data"]
+    _sidebar_source()
+    process_load()  # a load error is shown once, above the page (below)
+    data: DataBundle = S.DATA.get()
     ds = data.dataset
     st.sidebar.caption(f"**{data.description}** — {ds.n_samples:,} samples, "
                        f"{ds.n_features:,} features, {ds.n_labels} labels")
 
-    params, disc, pressed = requested_run(state, data)
-    maybe_run(state, data, params, disc, pressed)
-    write_url(state)
-    _sidebar_params(state, data)
-    pin_controls(state)
+    params, disc, pressed = requested_run(data)
+    maybe_run(data, params, disc, pressed)
+    restore_view(lambda p, d: cached_run(data, d, p))  # a link's target, step, pin
+    upload_link_note()
+    _sidebar_params(data)
+    pin_controls()
 
-    if state.get("load_error"):
-        st.error(f"The data could not be loaded: {state['load_error']}. The previous data and "
+    if S.LOAD_ERROR.get():
+        st.error(f"The data could not be loaded: {S.LOAD_ERROR.get()}. The previous data and "
                  f"results are kept.", icon=":material/error:")
-    for msg in state.pop("url_problems", []):
+    for msg in S.URL_PROBLEMS.pop([]):
         st.warning(f"From the link: {msg}", icon=":material/link:")
-    run_error = run_error_message(state, data, params, disc)
+    for msg in S.PARAM_NOTES.pop([]):
+        st.warning(msg, icon=":material/tune:")
+    run_error = run_error_message(data, params, disc)
     if run_error:
         st.error(f"Ca-MCF could not run: {run_error}. The previous results are kept.",
                  icon=":material/error:")
-    reason = stale_reason(state, data, params, disc)
+    reason = stale_reason(data, params, disc)
     if reason:
         st.html(f'<div class="camcf-stale" data-testid="camcf-stale">⚠ '
                 f'{html.escape(reason)}</div>')
-    rec: RunRecord | None = state.get("run")
+    rec: RunRecord | None = S.RUN.get()
     if rec is not None:
         for w in rec.warnings:
             st.warning(w, icon=":material/warning:")
 
     pg = navigate()
-    pg.run()
+    try:
+        pg.run()
+    finally:  # also when the page stops early (st.stop) or asks for a rerun
+        write_url()  # the link: the run shown and the place the page is at
 
 
 if __name__ == "__main__":

@@ -54,7 +54,14 @@ Progress = Callable[[int, int, str], None]
 
 
 class CamcfWarning(UserWarning):
-    """Something in the data the user should know about (a label skipped, nothing selected)."""
+    """Something in the data the user should know about (a label skipped, nothing selected).
+
+    Like :class:`camcf.CamcfError`, a warning may carry structured ``fields`` (``problem``,
+    ``fix``) so that another front end can word it itself."""
+
+    def __init__(self, *args, **fields) -> None:
+        super().__init__(*args)
+        self.fields: dict = dict(fields)
 
 
 _NAMES = tuple(p.name for p in ALGORITHM_PARAMS)
@@ -146,11 +153,12 @@ def check_data(X, Y, *, discretize: str = "none", bins: int = 3, strategy: str =
         varying += vals.size > 1
     if not varying:
         what = "all zero" if not A.any() else "constant"
+        problem = (f"{pre}every label column holds a single value ({what}): every label has one "
+                   "category only, so there is nothing to explain")
         raise InvalidDataError(
-            f"{pre}every label column holds a single value ({what}): every label has one "
-            "category only, so there is nothing to explain; check which columns are the labels "
-            "(labels / --labels) and that the label values vary — Ca-MCF needs at least one "
-            "label with two or more categories")
+            f"{problem}; check which columns are the labels (labels / --labels) and that the "
+            "label values vary — Ca-MCF needs at least one label with two or more categories",
+            problem=problem, fix="check_labels")
     if feature_names is not None and len(feature_names) != m:
         raise InvalidDataError(f"{pre}got {len(feature_names)} feature names for {m} columns")
     if label_names is not None and len(label_names) != A.shape[1]:
@@ -203,10 +211,11 @@ def _check_features(X, discretize: str, names, pre: str) -> tuple[int, int]:
                 bad_cols = np.flatnonzero(bad.any(axis=0)) + where
             shown = ", ".join(str(names[j]) if names is not None and len(names) == m else str(j)
                               for j in bad_cols[:10]) + (", …" if bad_cols.size > 10 else "")
+            problem = (f"{pre}X has {int(bad.sum()):,} empty or non-finite cell(s) (missing "
+                       f"values, NaN, or infinite) in feature column(s) {shown}")
             raise InvalidDataError(
-                f"{pre}X has {int(bad.sum()):,} empty or non-finite cell(s) (missing values, "
-                f"NaN, or infinite) in feature column(s) {shown}; Ca-MCF needs complete data: "
-                f"impute, fill in or remove those cells, rows or columns")
+                f"{problem}; Ca-MCF needs complete data: impute, fill in or remove those cells, "
+                f"rows or columns", problem=problem, fix="complete_data")
         if discretize == "none":
             _check_codes(block if block.ndim == 2 else block[:, None], "X",
                          where if not isinstance(where, np.ndarray) else 0, pre)
@@ -519,8 +528,10 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         category_mi=tables[1], cond_sets=cond_sets.freeze(), n_samples=n, stats=stats,
         trace_level=trace, levels=levels, thresholds=thresholds)
     if selected.size == 0:
-        warnings.warn("Ca-MCF selected no feature with these parameters; try lower delta1 or "
-                      "higher k1/k2", CamcfWarning, stacklevel=2)
+        warnings.warn(CamcfWarning(
+            "Ca-MCF selected no feature with these parameters; try lower delta1 or higher k1/k2",
+            problem="Ca-MCF selected no feature with these parameters", fix="thresholds"),
+            stacklevel=2)
     return res
 
 

@@ -21,13 +21,15 @@ from __future__ import annotations
 from .params import Param
 
 ALGORITHM_PARAMS: tuple[Param, ...] = (
-    Param("delta1", 0.05, float, low=0, symbol="δ1", widget=(0.0, 0.3, 0.005),
+    # widget ranges of the thresholds: up to 1 bit, the most information a binary category
+    # indicator can share with anything (a threshold of 1 or more keeps nothing)
+    Param("delta1", 0.05, float, low=0, symbol="δ1", widget=(0.0, 1.0, 0.005),
           words=("auto",),
           help="feature–category threshold in bits: a feature enters a category's candidates "
                "when its mutual information with the category exceeds it; 'auto': the G-test "
                "threshold at the significance level for the data's typical feature × "
                "category table (camcf.significance)"),
-    Param("delta2", 0.1, float, low=0, symbol="δ2", widget=(0.0, 0.5, 0.01),
+    Param("delta2", 0.1, float, low=0, symbol="δ2", widget=(0.0, 1.0, 0.01),
           words=("auto",),
           help="category–category threshold in bits: a category joins the label skeleton when "
                "its dependence on the target exceeds it; 'auto': the G-test threshold at the "

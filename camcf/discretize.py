@@ -151,11 +151,12 @@ def _fit_codes(X, bins: int, strategy: str, mode: str,
 
     if mode == "none" and not integral.all():
         bad = np.flatnonzero(~integral)
+        shown = ", ".join(colname(j) for j in bad[:20])
         raise InvalidDataError(
             f"with discretize='none' every value must be an integer code, but column(s) "
-            f"{', '.join(colname(j) for j in bad[:20])} hold non-integer values; use "
-            "discretize='auto' to bin them"
-        )
+            f"{shown} hold non-integer values; use discretize='auto' to bin them",
+            problem=f"with discretisation none every value must be an integer code, but "
+                    f"column(s) {shown} hold non-integer values", fix="discretize")
     constant = np.all(A == A[:1], axis=0) if n else np.ones(m, dtype=bool)
     AT = np.ascontiguousarray(A.T)  # one column per row: every per-column step reads memory
     codes = np.zeros((m, n), dtype=np.int64)  # in order; transposed back at the end
@@ -207,14 +208,16 @@ def _finite_2d(X, names: list[str] | None = None) -> np.ndarray:
         shown = ", ".join(colname(j) for j in nan_cols[:20]) + (", …" if nan_cols.size > 20 else "")
         raise InvalidDataError(
             f"X has missing values (NaN) in {nan_cols.size} column(s): {shown}; impute the "
-            "missing values or remove those columns/rows before discretising"
-        )
+            "missing values or remove those columns/rows before discretising",
+            problem=f"the features have missing values (NaN) in {nan_cols.size} column(s): "
+                    f"{shown}", fix="complete_data")
     inf_cols = np.flatnonzero(np.isinf(A).any(axis=0))
     if inf_cols.size:
+        shown = ", ".join(colname(j) for j in inf_cols[:20])
         raise InvalidDataError(
-            f"X has infinite values in column(s) {', '.join(colname(j) for j in inf_cols[:20])}; "
-            "replace or remove them before discretising"
-        )
+            f"X has infinite values in column(s) {shown}; replace or remove them before "
+            "discretising", problem=f"the features have infinite values in column(s) {shown}",
+            fix="complete_data")
     return A
 
 
@@ -262,10 +265,13 @@ def _discretize_sparse(X, bins: int, strategy: str, mode: str):
         shown = ", ".join(str(j) for j in cols[:20]) + (", …" if cols.size > 20 else "")
         raise InvalidDataError(
             f"X has missing values (NaN) in {cols.size} column(s): {shown}; impute the "
-            "missing values or remove those columns/rows before discretising"
-        )
+            "missing values or remove those columns/rows before discretising",
+            problem=f"the features have missing values (NaN) in {cols.size} column(s): {shown}",
+            fix="complete_data")
     if np.isinf(data).any():
-        raise InvalidDataError("X has infinite values; replace or remove them before discretising")
+        raise InvalidDataError("X has infinite values; replace or remove them before discretising",
+                               problem="the features have infinite values",
+                               fix="complete_data")
     out = np.zeros(data.size, dtype=np.int64)
     info: list[dict] = []
     non_integral = []
@@ -297,10 +303,12 @@ def _discretize_sparse(X, bins: int, strategy: str, mode: str):
         info.append({"column": j, "kind": "binned", "n_codes": int(len(edges) - 1),
                      "edges": [float(e) for e in edges], "values": None})
     if non_integral:
+        shown = ", ".join(str(j) for j in non_integral[:20])
         raise InvalidDataError(
             f"with discretize='none' every value must be an integer code, but column(s) "
-            f"{', '.join(str(j) for j in non_integral[:20])} hold non-integer values; use "
-            "discretize='auto' to bin them"
+            f"{shown} hold non-integer values; use discretize='auto' to bin them",
+            problem=f"with discretisation none every value must be an integer code, but "
+                    f"column(s) {shown} hold non-integer values", fix="discretize"
         )
     codes = sp.csc_matrix((out, A.indices.copy(), A.indptr.copy()), shape=(n, m))
     codes.eliminate_zeros()

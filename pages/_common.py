@@ -1,16 +1,26 @@
-"""What every page shares: the current run, the target chooser, cached graph HTML, the legend.
+"""What every page shares: the current run, the target chooser, number inputs with the declared
+ranges, the progress box of long work, cached graph HTML, the legend.
 
 Pages only draw: the algorithm ran in app.py, and the drawing functions live in camcf.viz.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
+from camcf.jobs import Progress
+from camcf.params import Param
 from camcf.viz import graphs, summary
 from camcf.viz.style import legend_html
+from pages import _state as S
 from pages._nav import in_frame, leave_directory_mode
+from pages._share import NUMBER_FORMAT
 
 GRAPH_HEIGHT = 520
 FRAME_EXTRA = 30  # the iframe is a little taller than the graph so no scrollbar appears
@@ -24,7 +34,7 @@ def current_run():
     """
     if not in_frame():
         leave_directory_mode()
-    rec = st.session_state.get("run")
+    rec = S.RUN.get()
     if rec is None:
         st.info("No results yet. Choose data and press **Run** in the sidebar.")
         st.stop()
@@ -52,32 +62,74 @@ def default_target(result) -> int:
 
 def pick_target(result, key: str, *, label: str = "Target category", where=None) -> int:
     """A searchable target chooser (type to find a category) with a sort control; the choice
-    and the order are shared by all pages (``chosen_target``, ``target_sort``)."""
+    and the order are shared by all pages (:data:`pages._state.CHOSEN_TARGET`,
+    :data:`~pages._state.TARGET_SORT`). ``key`` is one of :data:`pages._state.TARGET_CHOOSER`."""
     where = where or st
-    state = st.session_state
-    sort_key = f"{key}_sort"
-    if sort_key not in state:
-        state[sort_key] = state.get("target_sort", "order")
+    chooser, sort = S.TARGET_CHOOSER[key], S.TARGET_SORT_OF[key]
     c1, c2 = where.columns([3, 1])
-    by = c2.selectbox("Sort by", list(summary.TARGET_SORTS), key=sort_key,
+    by = c2.selectbox("Sort by", list(summary.TARGET_SORTS), key=sort.init(S.TARGET_SORT.get()),
                       format_func=summary.TARGET_SORTS.get,
                       help="Order of the categories in the chooser (type in it to search).")
-    state["target_sort"] = by
+    S.TARGET_SORT.set(by)
     opts = target_options(result, by=by)
     if not opts:
         st.warning("Every category was skipped (too few samples); lower the minimum category "
                    "size under Advanced.")
         st.stop()
-    chosen = state.get("chosen_target")
+    chosen = S.CHOSEN_TARGET.get()
     if chosen not in opts:
         chosen = default_target(result)
-    if key in state and state[key] not in opts:
-        del state[key]
+    if chooser.has() and chooser.get() not in opts:
+        chooser.pop()
     tid = c1.selectbox(f"{label} ({len(opts):,}; type to search)", opts,
-                       index=opts.index(chosen), key=key,
+                       index=opts.index(chosen), key=chooser.name,
                        format_func=lambda i: summary.target_label(result, i))
-    state["chosen_target"] = tid
+    S.CHOSEN_TARGET.set(tid)
     return int(tid)
+
+
+def number_field(p: Param, key: S.Key, *, label: str | None = None, default: Any = None,
+                 where=None, **kw) -> Any:
+    """A number input for parameter ``p`` over the range every widget of ``p`` offers
+    (:meth:`Param.ui_range`, the same the sidebar, the grids and links accept), showing floats
+    with :data:`pages._share.NUMBER_FORMAT` (the value shown is the value used). The value lives
+    under ``key``; ``default`` (else the key's declared default) when the key is empty."""
+    where = where or st
+    lo, hi, step = p.ui_range()
+    key.init() if default is None else key.init(default)
+    if p.kind is int:
+        return where.number_input(label or p.label, int(lo), int(hi), step=int(step),
+                                  key=key.name, help=kw.pop("help", p.help), **kw)
+    return where.number_input(label or p.label, float(lo), float(hi), step=float(step),
+                              format=NUMBER_FORMAT, key=key.name, help=kw.pop("help", p.help),
+                              **kw)
+
+
+@contextmanager
+def progress_box(title: str, *, unit: str = "",
+                 finished: str = "Finished in {seconds:.1f} s") -> Iterator[Progress]:
+    """The box of long work: an expanded ``st.status`` with a progress bar. Yields a
+    ``progress(done, total, message)`` callable (the :mod:`camcf.jobs` convention); drawing
+    inside the ``with`` block goes into the box. On success the box collapses and says
+    ``finished`` (``{seconds}`` is filled in); on an exception it is marked failed and the
+    exception propagates."""
+    status = st.status(title, expanded=True)
+    bar = status.progress(0.0, text="starting")
+    t0 = time.perf_counter()
+    what = f" {unit}" if unit else ""
+
+    def progress(done: int, total: int, message: str) -> None:
+        bar.progress(min(1.0, done / total) if total else 1.0,
+                     text=f"{done}/{total}{what} — {message}")
+
+    try:
+        with status:
+            yield progress
+    except BaseException:
+        status.update(label=f"{title} stopped", state="error", expanded=False)
+        raise
+    status.update(label=finished.format(seconds=time.perf_counter() - t0), state="complete",
+                  expanded=False)
 
 
 def paged(frame: pd.DataFrame, key: str, *, size: int = 200, where=None) -> pd.DataFrame:

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from pages._state import NAV_RERUN
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: (file, title, icon); url paths are inferred from the file names (``/skeleton``, …)
@@ -47,7 +49,6 @@ PAGES = [
 
 _process = {"navigated": False}
 _frame = threading.local()  # script runs of one session happen on one thread
-_TOKEN = "_camcf_nav_rerun"
 
 
 def pages(*, icons: bool = True) -> list:
@@ -73,12 +74,11 @@ def _in_app_test() -> bool:
 def leave_directory_mode() -> None:
     """On a run that may still be in the ``pages/`` directory mode, switch it off with
     ``st.navigation`` and rerun before anything is drawn (see the module docstring)."""
-    state = st.session_state
-    if state.pop(_TOKEN, False) or _process["navigated"] or _in_app_test():
+    if NAV_RERUN.pop(False) or _process["navigated"] or _in_app_test():
         return
     st.navigation(pages(icons=False), position="hidden")
     _process["navigated"] = True
-    state[_TOKEN] = True
+    NAV_RERUN.set(True)
     st.rerun()
 
 

@@ -25,6 +25,7 @@ from camcf.evaluation import (
 from camcf.evaluation.display import metrics_table
 from camcf.evaluation.reports import comparison_frame, comparison_payload, method_table
 from camcf.viz.comparison import cd_diagram, normalised_radar, split_ranks_heatmap
+from pages import _state as S
 from pages._common import current_run
 
 CURRENT = "(current data)"
@@ -109,14 +110,14 @@ if pressed:
                     "test_size": float(test_size), "seed": int(seed), "n_features": n_features,
                     "k": int(k), "neighbours": neighbours, "discretization": dict(rec.disc),
                     "camcf_params": dict(rec.params), "seconds_total": secs}
-        st.session_state["cmp_result"] = {
+        S.CMP_RESULT.set({
             "comparisons": comparisons, "methods": chosen, "settings": settings,
             "payload": comparison_payload(comparisons, used, settings, {}),
-            "table": comparison_frame(comparisons)}
+            "table": comparison_frame(comparisons)})
     except Exception as e:  # noqa: BLE001 - a message, never a traceback
         st.error(f"The comparison could not run: {e}", icon=":material/error:")
 
-res = st.session_state.get("cmp_result")
+res = S.CMP_RESULT.get()
 if res is None:
     st.info("Choose methods and a protocol, then press **Compare**.")
     st.stop()

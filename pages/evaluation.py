@@ -50,6 +50,7 @@ from camcf.evaluation import (
 from camcf.evaluation.display import metrics_table as display_table
 from camcf.lru import BoundedLRU
 from camcf.viz.evaluation_figures import ablation_lines, metrics_radar, sensitivity_heatmap
+from pages import _state as S
 from pages._common import current_run
 
 SET_NAMES = {
@@ -72,9 +73,9 @@ def _store() -> BoundedLRU:
 
 
 @st.cache_resource(show_spinner=False)
-def _knn_cache() -> dict:
+def _knn_cache() -> BoundedLRU:
     """One ML-kNN cache per (fingerprint, discretisation, splits): shared by both studies."""
-    return {}
+    return BoundedLRU(STORE_ENTRIES)
 
 
 def _csv(frame: pd.DataFrame) -> bytes:
@@ -122,11 +123,7 @@ def _cache_for(rec, settings: dict) -> KnnCache:
     caches = _knn_cache()
     key = (rec.data.fingerprint, tuple(sorted(rec.disc.items())),
            tuple(sorted((k, v) for k, v in settings.items() if k not in ("k", "neighbours"))))
-    if key not in caches:
-        if len(caches) >= STORE_ENTRIES:
-            caches.pop(next(iter(caches)))
-        caches[key] = KnnCache()
-    return caches[key]
+    return caches.get_or_put(key, KnnCache)
 
 
 def _evaluate(rec, settings: dict) -> dict:
@@ -212,9 +209,9 @@ if pressed:
         except Exception as e:  # noqa: BLE001 - a message, never a traceback
             st.error(f"The evaluation failed: {e}", icon=":material/error:")
     if found is not None:
-        st.session_state["eval_key"] = eval_key
+        S.EVAL_KEY.set(eval_key)
 
-shown_key = st.session_state.get("eval_key")
+shown_key = S.EVAL_KEY.get()
 ev = store.get(shown_key) if shown_key is not None else None
 if ev is None:
     st.info("Press **Evaluate** to classify with ML-kNN on every split "
@@ -316,9 +313,9 @@ if sens_pressed and grids is not None:
         except Exception as e:  # noqa: BLE001
             st.error(f"The sensitivity study failed: {e}", icon=":material/error:")
     if found is not None:
-        st.session_state["sens_key"] = sens_key
+        S.SENS_KEY.set(sens_key)
 
-shown_sens = st.session_state.get("sens_key")
+shown_sens = S.SENS_KEY.get()
 sens = store.get(shown_sens) if shown_sens is not None else None
 if sens is None:
     st.info("Press **Run sensitivity** to compute both grids "

@@ -6,22 +6,21 @@ The grid is computed by :func:`camcf.landscape.landscape`; this page only draws 
 
 import streamlit as st
 
+from camcf.algorithm_params import by_name
 from camcf.errors import CamcfError
 from camcf.evaluation import METRICS
 from camcf.landscape import PRESETS, default_values, landscape
 from camcf.viz.tuning import SYMBOL, landscape_heatmap
-from pages._common import current_run
-from pages._share import set_params_from_page
-
-MAX_STEPS = 12
+from pages import _state as S
+from pages._common import current_run, number_field
+from pages._share import GRID_STEPS, fit, round_sig, set_params_from_page
 
 rec = current_run()
-state = st.session_state
 st.title("Threshold landscape")
 st.caption("How many features Ca-MCF selects over a grid of two parameters, the others as in "
            "the current run. Click a cell to move the sidebar sliders there.")
 
-preset = st.radio("Grid", PRESETS, horizontal=True, key="ls_preset",
+preset = st.radio("Grid", PRESETS, horizontal=True, key=S.LS_PRESET.init(PRESETS[0]),
                   format_func=lambda p: f"{SYMBOL[p[0]]} × {SYMBOL[p[1]]}")
 x, y = preset
 cols = st.columns(2)
@@ -30,26 +29,29 @@ for col, name in zip(cols, (x, y), strict=True):
     with col:
         dv = default_values(name)
         a, b, c = st.columns(3)
-        lo = a.number_input(f"{SYMBOL[name]} from", 0.0, 1.0, dv[0], 0.005, format="%.3f",
-                            key=f"ls_{name}_lo")
-        hi = b.number_input(f"{SYMBOL[name]} to", 0.0, 1.0, dv[-1], 0.005, format="%.3f",
-                            key=f"ls_{name}_hi")
-        steps = c.number_input("steps", 1, MAX_STEPS, len(dv), 1, key=f"ls_{name}_steps")
+        decl = by_name()[name]  # the range every widget of this parameter offers
+        lo = number_field(decl, S.LS_AXIS[(name, "lo")], label=f"{SYMBOL[name]} from",
+                          default=fit(decl, dv[0])[0], where=a)
+        hi = number_field(decl, S.LS_AXIS[(name, "hi")], label=f"{SYMBOL[name]} to",
+                          default=fit(decl, dv[-1])[0], where=b)
+        steps = c.number_input("steps", *GRID_STEPS, step=1,
+                               key=S.LS_AXIS[(name, "steps")].init(len(dv)))
         if steps == 1 or hi <= lo:
-            values = (round(lo, 4),)
+            values = (round_sig(lo),)
         else:
-            values = tuple(round(lo + (hi - lo) * i / (steps - 1), 4) for i in range(steps))
+            values = tuple(round_sig(lo + (hi - lo) * i / (steps - 1)) for i in range(steps))
         axes[name] = values
 with st.expander("Also an ML-kNN metric (slower: a selection and a classification per cell)"):
-    want_metric = st.toggle("Score each cell with ML-kNN on a hold-out split", key="ls_metric_on")
-    metric = st.selectbox("Metric", list(METRICS), key="ls_metric",
+    want_metric = st.toggle("Score each cell with ML-kNN on a hold-out split",
+                            key=S.LS_METRIC_ON.init())
+    metric = st.selectbox("Metric", list(METRICS), key=S.LS_METRIC.init(next(iter(METRICS))),
                           format_func=lambda m: METRICS[m]["name"], disabled=not want_metric)
     st.caption("Ca-MCF selects on a seeded 70 % training part and ML-kNN is scored on the rest; "
                "the counts above use all rows.")
 
 base = dict(rec.params)
 request = (repr(rec.key), x, axes[x], y, axes[y], metric if want_metric else None)
-stored = state.get("landscape")
+stored = S.LANDSCAPE.get()
 have = stored is not None and stored[0] == request
 n_cells = len(axes[x]) * len(axes[y])
 if st.button(f"Compute the landscape ({n_cells} cells)", type="primary", key="ls_go",
@@ -67,7 +69,8 @@ if st.button(f"Compute the landscape ({n_cells} cells)", type="primary", key="ls
         st.error(f"The landscape could not be computed: {e}")
         st.stop()
     bar.empty()
-    state["landscape"] = stored = (request, L)
+    stored = (request, L)
+    S.LANDSCAPE.set(stored)
     have = True
 if stored is None:
     st.info("Choose the grid and press **Compute the landscape**.")
@@ -94,8 +97,8 @@ if points:
     i, j = (int(v) for v in points[0]["customdata"][:2])
     chosen = L.params_at(i, j)
     target = {L.x: chosen[L.x], L.y: chosen[L.y]}
-    if state.get("ls_applied") != (id(L), i, j):  # once per click, not on later reruns
-        state["ls_applied"] = (id(L), i, j)
+    if S.LS_APPLIED.get() != (id(L), i, j):  # once per click, not on later reruns
+        S.LS_APPLIED.set((id(L), i, j))
         set_params_from_page(target)
     st.success(f"Sliders set to {SYMBOL[L.x]} = {target[L.x]:g}, {SYMBOL[L.y]} = "
                f"{target[L.y]:g}. Press Run (or let auto-run apply it).")

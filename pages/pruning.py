@@ -3,6 +3,7 @@
 import streamlit as st
 
 from camcf.viz import explain_row, figures, summary
+from pages import _state as S
 from pages._common import current_run, fmt_features, paged, pick_target, run_id, trace_frame
 
 rec = current_run()
@@ -41,10 +42,10 @@ with right:
         st.caption("Click a point in the chart (or pick a feature below).")
         pruned = frame[frame["fate"] != "blanket"]["feature_index"].tolist()
         chosen = pruned[:1] or options[:1]
-    pick_key = f"pr_pick_{tid}"
-    if points or st.session_state.get(pick_key) not in options:
-        st.session_state[pick_key] = chosen[0]  # a click decides; the selectbox follows it
-    pick = st.selectbox("Feature", options, key=pick_key,
+    pick_key = S.PRUNE_PICK.of(tid)
+    if points or pick_key.get() not in options:
+        pick_key.set(chosen[0])  # a click decides; the selectbox follows it
+    pick = st.selectbox("Feature", options, key=pick_key.name,
                         format_func=lambda i: res.feature_names[i])
     if pick is not None:
         rows = df[(df["phase"] == 4) & ((df["b"] == pick) | (df["a"] == pick))]

@@ -8,6 +8,7 @@ import html
 import streamlit as st
 
 from camcf.viz import explain_row
+from pages import _state as S
 from pages._common import (
     current_run,
     legend,
@@ -31,9 +32,9 @@ st.caption("Every test Ca-MCF performed for one target category, in the order it
 tid = pick_target(res, "st_target")
 c2, c3 = st.columns([4, 1])
 with c2:
-    phases = st.pills("Phases", list(PHASES), default=list(PHASES), format_func=PHASES.get,
-                      selection_mode="multi", key="st_phases") or []
-hide = c3.toggle("Hide routine rows", value=True, key="st_hide",
+    phases = st.pills("Phases", list(PHASES), format_func=PHASES.get,
+                      selection_mode="multi", key=S.ST_PHASES.init()) or []
+hide = c3.toggle("Hide routine rows", key=S.ST_HIDE.init(),
                  help="Hide the many 'nothing happened' rows: below δ1, not a candidate, not "
                       "screened in as a spouse, not a spouse, skipped for recovery, not "
                       "dominating.")
@@ -47,19 +48,19 @@ if n == 0:
     st.info("No decision matches the filter.")
     st.stop()
 
-pos_key = f"st_pos_{tid}"
-if st.session_state.get(pos_key, 1) > n:
-    st.session_state[pos_key] = n
+pos_key = S.STEP_POS.of(tid)
+if pos_key.get() > n:
+    pos_key.set(n)
 
 
 def _move(delta: int) -> None:
-    st.session_state[pos_key] = min(n, max(1, st.session_state.get(pos_key, 1) + delta))
+    pos_key.set(min(n, max(1, pos_key.get() + delta)))
 
 
 b1, b2, b3 = st.columns([1, 6, 1])
 b1.button("◀ Previous", key="st_prev", on_click=_move, args=(-1,), width="stretch")
 b3.button("Next ▶", key="st_next", on_click=_move, args=(1,), width="stretch")
-pos = b2.slider("Position", 1, max(n, 2) if n > 1 else 2, key=pos_key,
+pos = b2.slider("Position", 1, max(n, 2) if n > 1 else 2, key=pos_key.init(),
                 label_visibility="collapsed", disabled=n == 1)
 pos = min(pos, n)
 row = view.iloc[pos - 1]

@@ -10,25 +10,26 @@ import streamlit as st
 from camcf.diff import diff_results
 from camcf.errors import CamcfError
 from camcf.viz.tuning import diff_bars
+from pages import _state as S
 from pages._common import current_run, run_id
+from pages._share import pin
 
 PAGE_SIZE = 50
 SYM = {"delta1": "δ1", "delta2": "δ2", "k1": "k1", "k2": "k2", "gamma": "γ",
        "min_category_size": "minimum category size", "recovery": "recovery"}
 
 rec = current_run()
-state = st.session_state
 st.title("What changed")
 st.caption("Pin a run (sidebar), move a slider and run again: this page lists, per label "
            "category, the features that entered or left its blanket and the first decision "
            "that flipped, with both values and both thresholds.")
 
-pinned = state.get("pinned")
+pinned = S.PINNED.get()
 if pinned is None:
     st.info("Nothing pinned yet. Press **Pin this run** in the sidebar (or here), then change "
             "a parameter and run: the changes appear on this page.")
     if st.button("Pin this run", key="wc_pin", type="primary"):
-        state["pinned"] = rec
+        pin(rec)
         st.rerun()
     st.stop()
 if pinned.data.fingerprint != rec.data.fingerprint:
@@ -77,11 +78,10 @@ st.plotly_chart(diff_bars(d), key="wc_bars")
 st.subheader("Per category")
 frame = d.to_frame()
 f1, f2, f3 = st.columns([2, 1, 1])
-query = f1.text_input("Find a category or feature", key="wc_query",
+query = f1.text_input("Find a category or feature", key=S.WC_QUERY.init(),
                       placeholder="type part of a name, e.g. A=1 or f07")
-only = f2.toggle("Changed only", value=True, key="wc_changed_only")
-sort = f3.selectbox("Sort by", ["flattened order", "most change", "flips", "category size"],
-                    key="wc_sort")
+only = f2.toggle("Changed only", key=S.WC_CHANGED_ONLY.init())
+sort = f3.selectbox("Sort by", list(S.WC_SORT.choices), key=S.WC_SORT.init())
 view = frame
 if only:
     changed_ids = {cd.target for cd in d.changed}

@@ -1,13 +1,20 @@
-"""Shared test helpers: where the real data sets live."""
+"""Shared test fixtures: where the real data sets live, the demo, the app through AppTest, and
+the app in a real browser (one Chromium per test session, one server per browser module).
+
+The plain helpers these fixtures use (and tests call) are in ``tests/support.py``.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # app.py and pages/ import as Streamlit imports them
+    sys.path.insert(0, str(REPO))
 DATA_DIR = Path(os.environ.get("CAMCF_DATA_DIR", REPO.parent / "shared" / "datasets"))
 
 
@@ -27,3 +34,87 @@ def data_dir() -> Path:
     if not DATA_DIR.is_dir():
         pytest.skip(f"data folder {DATA_DIR} not found (set CAMCF_DATA_DIR to the shared datasets)")
     return DATA_DIR
+
+
+# ------------------------------------------------------------------------------------------------
+# The demo
+# ------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def demo():
+    """The built-in demo (:func:`camcf.datasets.make_causal_multilabel`, n = 1000, seed 0): the
+    data set, its true graph and blankets. Shared by the whole session: do not modify it."""
+    from camcf.datasets import make_causal_multilabel
+
+    return make_causal_multilabel(1000, seed=0)
+
+
+@pytest.fixture(scope="session")
+def demo_result(demo):
+    """Ca-MCF with the default parameters on the demo, discretised with the defaults."""
+    import camcf
+    from camcf.discretize import discretize
+
+    ds = demo.dataset
+    codes, _ = discretize(ds.X)
+    return camcf.run(codes, ds.Y, feature_names=ds.feature_names, label_names=ds.label_names,
+                     category_names=ds.category_names)
+
+
+# ------------------------------------------------------------------------------------------------
+# The app through AppTest
+# ------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def shared_app():
+    """One app session on the demo for a module's read-only checks (each test switches to its
+    page; a test that changes parameters makes its own with ``support.new_app()``)."""
+    pytest.importorskip("streamlit")
+    from support import new_app
+
+    return new_app()
+
+
+# ------------------------------------------------------------------------------------------------
+# The app in a browser
+# ------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium for every browser test of the session (skips when Chromium or
+    Playwright is missing)."""
+    from support import CHROME_ARGS, CHROMIUM
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed (.venv/bin/pip install playwright)")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def server(chromium):
+    """One ``streamlit run app.py`` per browser module: its base url."""
+    from support import start_app, stop_app
+
+    proc, url = start_app()
+    yield url
+    stop_app(proc)
+
+
+@pytest.fixture
+def new_page(chromium):
+    """``new_page(width=1440, height=1400)``: a page in a fresh browser context (a new
+    Streamlit session when it opens the app); closed after the test."""
+    contexts = []
+
+    def make(width: int = 1440, height: int = 1400):
+        ctx = chromium.new_context(viewport={"width": width, "height": height})
+        contexts.append(ctx)
+        return ctx.new_page()
+
+    yield make
+    for ctx in contexts:
+        ctx.close()

@@ -10,42 +10,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = ["pages/overview.py", "pages/skeleton.py", "pages/local_structure.py",
-         "pages/recovery.py", "pages/pruning.py", "pages/step_through.py", "pages/export.py"]
-
-
-def new_app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-@pytest.fixture(scope="module")
-def shared_app() -> AppTest:
-    """One app for the read-only page checks (each page test switches to its page)."""
-    return new_app()
-
-
-def texts(at) -> str:
-    parts = [e.value for e in at.title] + [e.value for e in at.subheader]
-    parts += [e.value for e in at.markdown] + [e.value for e in at.caption]
-    parts += [h.proto.body for h in at.get("html")]
-    return "\n".join(str(p) for p in parts)
-
-
-def run_button(at):
-    return next(b for b in at.button if b.label == "Run")
-
-
-def goto(at, page: str) -> AppTest:
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+from support import APP, goto, new_app, run_button, texts  # noqa: E402
+from support import DRAW_PAGES as PAGES  # noqa: E402
 
 
 def test_opens_on_the_demo_with_results(shared_app):
@@ -155,7 +121,7 @@ def test_export_page(shared_app):
 def test_slider_and_run_change_the_result():
     at = new_app()
     before = at.session_state["run"]
-    at.slider(key="p_delta1").set_value(0.12)
+    at.number_input(key="p_delta1").set_value(0.12)
     run_button(at).click().run()
     assert not at.exception
     after = at.session_state["run"]
@@ -282,7 +248,7 @@ def _small_csv(names=("a", "b", "c", "d"), labels=("L1", "L2"), rows=120, seed=1
     return "\n".join(lines).encode()
 
 
-@pytest.mark.parametrize("kind,match", [("nan", "empty or non-finite"), ("zeros", "all zero")])
+@pytest.mark.parametrize("kind,match", [("nan", "missing values"), ("zeros", "all zero")])
 def test_upload_that_loads_but_cannot_run_keeps_data_parameters_and_results(kind, match):
     """Issue 10 item 5: NaN cells / all-zero labels are refused before replacing the data."""
     at = new_app()

@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from support import new_app, upload  # noqa: E402
 
 import camcf.io.arff as arff_reader  # noqa: E402
 from camcf.io import check_runnable, load  # noqa: E402
@@ -43,13 +43,7 @@ def sparse_app(tmp_path_factory):
         ds = load(str(path), labels="last:3")
         assert sp.issparse(ds.X)
         check_runnable(ds)  # the app's load check on the sparse X
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-        at.run()
-        at.session_state["load_request"] = {"kind": "upload", "data": path.read_bytes(),
-                                            "filename": "sparse.arff", "labels": "last:3",
-                                            "variable": None}
-        at.run()
-        yield at
+        yield upload(new_app(timeout=120), path.read_bytes(), "sparse.arff", labels="last:3")
 
 
 def test_the_sparse_upload_is_loaded_and_run(sparse_app):

@@ -4,20 +4,16 @@ categories and 400 features; every page draws, the figures stay bounded, the cho
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import scipy.io
 
 pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from support import DRAW_PAGES as PAGES  # noqa: E402
+from support import new_app, upload  # noqa: E402
 
 from camcf.datasets import make_wide  # noqa: E402
 from camcf.viz import graphs  # noqa: E402
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = ["pages/overview.py", "pages/skeleton.py", "pages/local_structure.py",
-         "pages/recovery.py", "pages/pruning.py", "pages/step_through.py", "pages/export.py"]
 
 
 @pytest.fixture(scope="module")
@@ -26,12 +22,8 @@ def wide_app(tmp_path_factory):
     path = tmp_path_factory.mktemp("wide") / "wide.mat"
     scipy.io.savemat(path, {"train_data": ds.X[:150], "train_target": ds.Y[:150].T,
                             "test_data": ds.X[150:], "test_target": ds.Y[150:]})
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    at.session_state["load_request"] = {"kind": "upload", "data": path.read_bytes(),
-                                        "filename": "wide.mat", "labels": None,
-                                        "variable": "train_data/train_target"}
-    at.run()
+    at = upload(new_app(timeout=120), path.read_bytes(), "wide.mat",
+                variable="train_data/train_target")
     assert not at.exception, [e.value for e in at.exception]
     return at
 

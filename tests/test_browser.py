@@ -7,135 +7,58 @@ slider and presses Run, and saves screenshots to ``artifacts/screenshots/``.
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
+from support import SHOTS, graph_node_ids, open_page, set_number, wait_idle
 
-REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = REPO / "artifacts" / "screenshots"
-CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
-               "--no-first-run", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync"]
-PAGES = [  # url path, a text the page shows, graphs expected
-    ("", "Ca-MCF explorer", 0),
-    ("skeleton", "Label skeleton", 1),
-    ("local_structure", "Local structure", 1),
-    ("recovery", "Recovery", 0),
-    ("pruning", "Pruning", 0),
-    ("step_through", "Step through", 1),
-    ("what_changed", "What changed", 0),
-    ("landscape", "Threshold landscape", 0),
-    ("evaluation", "Evaluation", 0),
-    ("export", "Export", 0),
+PAGES = [  # url path, navigation title, a text the page shows, graphs expected
+    ("", "Overview", "Ca-MCF explorer", 0),
+    ("skeleton", "Label skeleton", "Label skeleton", 1),
+    ("local_structure", "Local structure", "Local structure", 1),
+    ("recovery", "Recovery", "Recovery", 0),
+    ("pruning", "Pruning", "Pruning", 0),
+    ("step_through", "Step through", "Step through", 1),
+    ("what_changed", "What changed", "What changed", 0),
+    ("landscape", "Threshold landscape", "Threshold landscape", 0),
+    ("evaluation", "Evaluation", "Evaluation", 0),
+    ("export", "Export", "Export", 0),
 ]
 
 pytestmark = pytest.mark.browser
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_app(env: dict | None = None, port: int | None = None):
-    """Start the app; return (process, base url). The caller stops the process."""
-    port = port or _free_port()
-    streamlit = Path(sys.executable).with_name("streamlit")
-    cmd = [str(streamlit) if streamlit.exists() else "streamlit", "run", "app.py",
-           "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port",
-           str(port), "--browser.gatherUsageStats", "false"]
-    proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, **(env or {})},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
-                if r.read().decode().strip() == "ok":
-                    return proc, url
-        except OSError:
-            time.sleep(0.2)
-    proc.terminate()
-    raise RuntimeError("streamlit did not become healthy within 60 s")
-
-
-def wait_idle(page, timeout: float = 90_000) -> None:
-    """Wait until the script has run (Streamlit's own e2e tests wait this way); generous, for
-    a loaded machine."""
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
-                           timeout=timeout)
-    page.wait_for_timeout(150)
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
-                           timeout=timeout)
-
-
-def graph_node_ids(page, index: int = 0, timeout: float = 15_000) -> list[str]:
-    """Node ids drawn by vis-network in the ``index``-th frame (waits for the canvas)."""
-    frame_el = page.locator('[data-testid="stIFrame"]').nth(index)
-    frame_el.wait_for(timeout=timeout)
-    frame = frame_el.content_frame
-    frame.locator("#mynetwork canvas").wait_for(timeout=timeout)
-    return frame.locator("body").evaluate(
-        "() => (typeof nodes !== 'undefined' && nodes) ? nodes.getIds() : []")
-
-
 @pytest.fixture(scope="module")
-def browser_app():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright is not installed (.venv/bin/pip install playwright)")
-    if shutil.which("streamlit") is None and not Path(sys.executable).with_name(
-            "streamlit").exists():
-        pytest.skip("streamlit executable not found")
-    proc, url = start_app()
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
-            ctx = browser.new_context(viewport={"width": 1440, "height": 2200})
-            page = ctx.new_page()
-            failed: list[str] = []
-            outside: list[str] = []
+def browser_app(chromium, server):
+    """One page on the module's server, watching every request (nothing may leave localhost)."""
+    ctx = chromium.new_context(viewport={"width": 1440, "height": 2200})
+    page = ctx.new_page()
+    failed: list[str] = []
+    outside: list[str] = []
 
-            def on_request(req):
-                u = req.url
-                if not (u.startswith(("http://127.0.0.1", "http://localhost", "ws://127.0.0.1",
-                                      "data:", "blob:", "about:"))):
-                    outside.append(u)
+    def on_request(req):
+        u = req.url
+        if not (u.startswith(("http://127.0.0.1", "http://localhost", "ws://127.0.0.1",
+                              "data:", "blob:", "about:"))):
+            outside.append(u)
 
-            page.on("request", on_request)
-            # (a deep link as the first request of a fresh server is tested in
-            # test_browser_tuning.py)
-            page.goto(url)
-            wait_idle(page)
-            page.on("requestfailed", lambda r: failed.append(f"{r.url} {r.failure}"))
-            yield page, url, failed, outside
-            browser.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    page.on("request", on_request)
+    # (a deep link as the first request of a fresh server is tested in test_browser_tuning.py)
+    page.goto(server)
+    wait_idle(page)
+    page.on("requestfailed", lambda r: failed.append(f"{r.url} {r.failure}"))
+    yield page, server, failed, outside
+    ctx.close()
 
 
 def test_every_page_draws(browser_app):
     page, url, failed, outside = browser_app
     SHOTS.mkdir(parents=True, exist_ok=True)
-    for path, text, n_graphs in PAGES:
-        page.goto(f"{url}/{path}")
-        wait_idle(page)
+    page.goto(url)
+    wait_idle(page)
+    for path, title, text, n_graphs in PAGES:  # through the navigation: one session
+        open_page(page, title)
+        assert urlparse(page.url).path.strip("/") == path
         page.get_by_text(text).first.wait_for(timeout=15_000)
         assert page.locator('[data-testid="stException"]').count() == 0, path
         assert page.get_by_text("Page not found").count() == 0, path
@@ -145,7 +68,8 @@ def test_every_page_draws(browser_app):
         else:
             page.wait_for_timeout(400)  # let plotly finish drawing before the screenshot
         page.screenshot(path=str(SHOTS / f"{path or 'overview'}.png"), full_page=True)
-    # the local graph of the default target holds its PC members and the target itself
+    # a page's own URL (a new session); its local graph of the default target holds its PC
+    # members and the target itself
     page.goto(f"{url}/local_structure")
     wait_idle(page)
     ids = graph_node_ids(page)
@@ -161,11 +85,7 @@ def test_slider_and_run_change_the_result(browser_app):
     wait_idle(page)
     metric = page.locator('[data-testid="stMetricValue"]').first
     before = metric.inner_text()
-    slider = page.locator(
-        '[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first  # δ1
-    slider.focus()
-    for _ in range(10):  # 0.05 → 0.10 (step 0.005); applied on Run
-        page.keyboard.press("ArrowRight")
+    set_number(page, "δ1", "0.1")  # 0.05 → 0.10; applied on Run
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_text("results are stale").wait_for(timeout=10_000)  # marked before Run
     page.screenshot(path=str(SHOTS / "stale.png"), full_page=True)

@@ -11,25 +11,14 @@ itself takes a few seconds.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 import scipy.io
+from support import graph_node_ids, open_page, set_number, start_app, stop_app, wait_idle
 
 from camcf.datasets import make_wide
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_browser import (  # noqa: E402
-    CHROME_ARGS,
-    CHROMIUM,
-    graph_node_ids,
-    start_app,
-    wait_idle,
-)
 
 SHOTS = Path(os.environ.get("CAMCF_SHOTS", "/tmp/shots-views"))
 pytestmark = pytest.mark.browser
@@ -42,12 +31,6 @@ NAV = [("Overview", "overview", 0), ("Label skeleton", "skeleton", 1),
        ("Export", "export", 0)]
 
 
-def open_page(page, title: str, timeout: float = 120_000) -> None:
-    """Open a page through the sidebar navigation (keeps the session) and wait for its run."""
-    page.locator('[data-testid="stSidebarNav"] a').filter(has_text=title).first.click()
-    wait_idle(page, timeout=timeout)
-
-
 def write_wide_mat(path: Path, n: int = N, m: int = M, q: int = Q) -> Path:
     """A .mat file with train_data/train_target (n rows, labels × samples as MATLAB users
     often store them) and test_data/test_target (20 rows) from :func:`make_wide`."""
@@ -57,13 +40,9 @@ def write_wide_mat(path: Path, n: int = N, m: int = M, q: int = Q) -> Path:
     return path
 
 
-def set_delta1(page, presses: int) -> None:
-    """Move δ1 (the first sidebar slider, step 0.005) right by ``presses`` steps."""
-    slider = page.locator(
-        '[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first
-    slider.focus()
-    for _ in range(presses):
-        page.keyboard.press("ArrowRight")
+def set_delta1(page, value: float) -> None:
+    """Type δ1 into the sidebar's δ1 input."""
+    set_number(page, "δ1", value)
     wait_idle(page)
 
 
@@ -84,35 +63,21 @@ def upload_mat(page, path: Path, choose: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def wide_page(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright is not installed")
-    if shutil.which("streamlit") is None and not Path(sys.executable).with_name(
-            "streamlit").exists():
-        pytest.skip("streamlit executable not found")
+def wide_page(tmp_path_factory, chromium):
     path = write_wide_mat(tmp_path_factory.mktemp("wide") / "wide-split.mat")
     SHOTS.mkdir(parents=True, exist_ok=True)
     proc, url = start_app()
+    ctx = chromium.new_context(viewport={"width": 1440, "height": 1600})
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
-            page = browser.new_page(viewport={"width": 1440, "height": 1600})
-            page.goto(url)
-            wait_idle(page)
-            set_delta1(page, 30)  # 0.05 → 0.20
-            upload_mat(page, path, "train_data / train_target")
-            yield page, url
-            browser.close()
+        page = ctx.new_page()
+        page.goto(url)
+        wait_idle(page)
+        set_delta1(page, 0.2)
+        upload_mat(page, path, "train_data / train_target")
+        yield page, url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        ctx.close()
+        stop_app(proc)
 
 
 def test_the_chosen_pair_loads_and_runs(wide_page):

@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-APP = ROOT / "app.py"
+from support import goto, new_app  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def page() -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=180)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    at.switch_page("pages/compare.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+def page():
+    return goto(new_app(timeout=180), "pages/compare.py")
 
 
 def test_compare_on_the_demo(page):

@@ -47,11 +47,6 @@ def test_cmi_helper_on_known_values():
 # ---------------------------------------------------------------------------------------------
 # Fixtures
 # ---------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def demo():
-    return make_causal_multilabel(1000, seed=0)
-
-
 def _col(demo, name):
     ds = demo.dataset
     if name in ds.feature_names:

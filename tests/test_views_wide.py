@@ -175,19 +175,6 @@ def test_page_bounds():
     assert summary.page_bounds(450, 9, 200) == (400, 450, 3)
 
 
-def test_app_words():
-    msg = ("data.arff: the labels are not named; give them with labels=['name', ...] / --labels "
-           "NAMES (comma-separated attribute names), labels='last:K' / --labels last:K (or "
-           "first:K), or a MULAN XML file listing the labels")
-    out = summary.app_words(msg)
-    assert "--labels" not in out and "labels=" not in out and "Label columns" in out
-    assert summary.app_words("try lower delta1 or higher k1/k2") == "try lower δ1 or higher k1/k2"
-    out = summary.app_words("x.mat: several feature/label pairs found (train_data/train_target, "
-                            "test_data/test_target); choose one with variable='train_data' "
-                            "(--variable train_data)")
-    assert "variable=" not in out and "--variable" not in out and "Variables" in out
-
-
 def test_exported_skeleton_and_local_graphs_have_title_and_legend(res_wide):
     page = graphs.skeleton_graph_html(res_wide)
     assert "<title>Ca-MCF label skeleton" in page and "camcf-legend" in page

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import camcf
-from camcf.datasets import make_causal_multilabel
 from camcf.discretize import discretize
 from camcf.trace import STEPS
 from camcf.viz import explain, explain_row, figures, graphs, summary
@@ -22,16 +21,9 @@ CDN = re.compile(r"""<(?:script|link|img|iframe)\b[^>]*(?:src|href)\s*=\s*["']?(
 
 
 @pytest.fixture(scope="module")
-def demo():
-    return make_causal_multilabel(1000, seed=0)
-
-
-@pytest.fixture(scope="module")
-def res(demo):
-    ds = demo.dataset
-    codes, _ = discretize(ds.X)
-    return camcf.run(codes, ds.Y, feature_names=ds.feature_names, label_names=ds.label_names,
-                     category_names=ds.category_names)
+def res(demo_result):
+    """The demo's run with the defaults (``demo`` and ``demo_result`` are in conftest.py)."""
+    return demo_result
 
 
 @pytest.fixture(scope="module")

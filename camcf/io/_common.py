@@ -30,6 +30,8 @@ LabelSpec = str | Sequence[str | int] | None
 _POSITIONAL = re.compile(r"^\s*(last|first)\s*:\s*([+-]?\d+)\s*$", re.IGNORECASE)
 _MEKA_C = re.compile(r"(?:^|\s)-C\s+([+-]?\d+)(?=\s|$|')")
 
+#: the command line's way out of a missing label specification (an error carrying it also has
+#: ``problem`` and ``fix="labels"`` fields, so other front ends can name their own controls)
 HOW_TO_GIVE_LABELS = (
     "give them with labels=['name', ...] / --labels NAMES (comma-separated attribute names, or a "
     "JSON list such as '[\"a,b\", \"c\"]' for names with commas; or repeated --label NAME), "
@@ -226,7 +228,9 @@ def resolve_labels(
         else:
             names = list(labels)
         if not names:
-            raise LabelSpecError(f"{shown}: the label specification is empty; {HOW_TO_GIVE_LABELS}")
+            problem = f"{shown}: the label specification is empty"
+            raise LabelSpecError(f"{problem}; {HOW_TO_GIVE_LABELS}", problem=problem,
+                                 fix="labels")
         idx = _names_to_indices(names, columns, shown, "the label specification")
         return idx, "user names", f"labels: {len(idx)} columns named by the user"
     if xml_names is not None:
@@ -244,10 +248,9 @@ def resolve_labels(
             f"meka -C {meka_k}",
             f"labels: {kind} {abs(meka_k)} attributes (MEKA option -C {meka_k} in the relation name)",
         )
-    raise LabelSpecError(
-        f"{shown}: the label columns are unknown (no MULAN XML file, no MEKA -C option in the "
-        f"relation name, and no labels given); {HOW_TO_GIVE_LABELS}"
-    )
+    problem = (f"{shown}: the label columns are unknown (no MULAN XML file, no MEKA -C option "
+               "in the relation name, and no labels given)")
+    raise LabelSpecError(f"{problem}; {HOW_TO_GIVE_LABELS}", problem=problem, fix="labels")
 
 
 def fmt_value(v: float) -> str:

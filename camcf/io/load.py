@@ -96,10 +96,10 @@ def _load(path: str | Path, *, labels: LabelSpec, xml: str | Path | None, name: 
         return load_arff(path, labels=labels, xml=xml, name=name)
     if kind == "matlab":
         if xml is not None:
-            raise LabelSpecError(
-                f"{shown}: a label XML file names ARFF/CSV columns; a .mat file has no column "
-                "names (use labels='last:K' or a target variable)"
-            )
+            problem = (f"{shown}: a label XML file names ARFF/CSV columns; a .mat file has no "
+                       "column names")
+            raise LabelSpecError(f"{problem} (use labels='last:K' or a target variable)",
+                                 problem=problem, fix="labels_positional")
         return load_matlab(path, labels=labels, name=name, variable=variable)
     if variable is not None:
         raise DataFormatError(
@@ -246,7 +246,7 @@ def load_train_test(
 
 
 def check_runnable(ds: Dataset, *, bins: int = 3, strategy: str = "uniform",
-                   discretize: str = "auto") -> None:
+                   discretize: str | None = "auto") -> None:
     """Raise a :class:`~camcf.errors.CamcfError` when Ca-MCF cannot run on ``ds`` as it is.
 
     A reader accepts files with empty cells or labels that never vary (they are still a data
@@ -260,11 +260,13 @@ def check_runnable(ds: Dataset, *, bins: int = 3, strategy: str = "uniform",
     ds : Dataset
     bins, strategy, discretize
         The discretisation that will be used (see :func:`camcf.discretize.discretize`).
+        ``discretize=None``: ``ds.X`` already holds the codes the run will use (the caller
+        discretised it and keeps the codes); nothing is discretised here.
     """
     from ..algorithm import check_data
 
-    check_data(ds.X, ds.Y, discretize=discretize, bins=bins, strategy=strategy,
-               feature_names=ds.feature_names, label_names=ds.label_names, source=ds.source)
+    check_data(ds.X, ds.Y, discretize="none" if discretize is None else discretize, bins=bins,
+               strategy=strategy, feature_names=ds.feature_names, label_names=ds.label_names, source=ds.source)
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")

@@ -319,18 +319,19 @@ def load_matlab(
         pairs = pairs[:1] if len({f for f, _ in pairs}) == 1 else pairs
     if len(pairs) > 1:
         options = ", ".join(f"{f}/{t}" for f, t in pairs)
+        problem = f"{shown}: several feature/label pairs found ({options})"
         raise DataFormatError(
-            f"{shown}: several feature/label pairs found ({options}); choose one with "
-            f"variable='{pairs[0][0]}' (--variable {pairs[0][0]})"
-        )
+            f"{problem}; choose one with variable='{pairs[0][0]}' (--variable {pairs[0][0]})",
+            problem=problem, fix="variable", choices=[f for f, _ in pairs])
 
     if pairs:
         fvar, tvar = pairs[0]
         if labels is not None:
+            problem = (f"{shown}: the labels are stored in variable {tvar!r}, and a label "
+                       f"specification was given too ({labels!r})")
             raise LabelSpecError(
                 f"{shown}: the labels are stored in variable {tvar!r}; do not pass a label "
-                f"specification (got {labels!r}) for this file"
-            )
+                f"specification (got {labels!r}) for this file", problem=problem, fix="no_labels")
         X = _as_matrix(num[fvar], fvar, shown)
         L = np.asarray(num[tvar])
         if L.ndim == 1:
@@ -357,24 +358,25 @@ def load_matlab(
         layout = f"{fvar}/{tvar}"
     elif combined:
         if len(combined) > 1 and variable is None:
+            problem = f"{shown}: several matrices could hold the data ({', '.join(combined)})"
             raise DataFormatError(
-                f"{shown}: several matrices could hold the data ({', '.join(combined)}); "
-                f"choose one with variable='{combined[0]}' (--variable {combined[0]})"
-            )
+                f"{problem}; choose one with variable='{combined[0]}' (--variable {combined[0]})",
+                problem=problem, fix="variable", choices=list(combined))
         var = combined[0]
         M = _as_matrix(num[var], var, shown)
         if labels is None:
-            raise LabelSpecError(
-                f"{shown}: found variable(s) {found}; the matrix {var!r} "
-                f"({M.shape[0]}×{M.shape[1]}) holds features and labels together, and which "
-                "columns are labels cannot be inferred; pass labels='last:K' "
-                "(--labels last:K) or 'first:K'"
-            )
+            problem = (f"{shown}: found variable(s) {found}; the matrix {var!r} "
+                       f"({M.shape[0]}×{M.shape[1]}) holds features and labels together, and "
+                       "which columns are labels cannot be inferred")
+            raise LabelSpecError(f"{problem}; pass labels='last:K' (--labels last:K) or "
+                                 "'first:K'", problem=problem, fix="labels_positional")
         if parse_positional(labels) is None:
+            problem = (f"{shown}: the columns of {var!r} have no names, so the label columns "
+                       f"{labels!r} cannot be matched")
             raise LabelSpecError(
                 f"{shown}: the columns of {var!r} have no names, so labels={labels!r} cannot "
-                "be matched; pass labels='last:K' or 'first:K'"
-            )
+                "be matched; pass labels='last:K' or 'first:K'", problem=problem,
+                fix="labels_positional")
         cols = [f"c{j + 1}" for j in range(M.shape[1])]
         idx, labels_from, how = resolve_labels(cols, labels, shown=shown)
         feat = [j for j in range(M.shape[1]) if j not in set(idx)]

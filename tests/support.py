@@ -1,0 +1,204 @@
+"""Helpers the tests share (plain functions; the fixtures built on them are in conftest.py).
+
+* The app through Streamlit's AppTest: :func:`new_app`, :func:`goto`, :func:`texts`,
+  :func:`run_button`, :func:`upload`.
+* The app in a real browser (Chromium driven by Playwright): :func:`start_app`,
+  :func:`stop_app`, :func:`wait_idle`, :func:`settle`, :func:`graph_node_ids`,
+  :func:`open_page`, :func:`shot`, :func:`move_slider` / :func:`slider_value` (k1, k2),
+  :func:`set_number` / :func:`number_value` (δ1, δ2 and the other number inputs).
+
+Tests import them with ``from support import …`` (pytest puts ``tests/`` on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+APP = str(REPO / "app.py")
+#: the explorer's pages that draw a run (AppTest page names)
+DRAW_PAGES = ["pages/overview.py", "pages/skeleton.py", "pages/local_structure.py",
+              "pages/recovery.py", "pages/pruning.py", "pages/step_through.py",
+              "pages/export.py"]
+
+
+# ------------------------------------------------------------------------------------------------
+# AppTest
+# ------------------------------------------------------------------------------------------------
+def new_app(query: dict | None = None, *, timeout: float = 90):
+    """A fresh session of the app (opened with ``query`` as its link), run once, no exception."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def goto(at, page: str):
+    """Switch ``at`` to ``page`` (``"pages/x.py"``) and run it; no exception."""
+    at.switch_page(page)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(at) -> str:
+    """Titles, subheaders, markdown, captions and HTML bodies of the last run, one a line."""
+    parts = [e.value for e in at.title] + [e.value for e in at.subheader]
+    parts += [e.value for e in at.markdown] + [e.value for e in at.caption]
+    parts += [h.proto.body for h in at.get("html")]
+    return "\n".join(str(p) for p in parts)
+
+
+def run_button(at):
+    return next(b for b in at.button if b.label == "Run")
+
+
+def link_of(at) -> dict[str, str]:
+    """The app's current query string (what a user would copy)."""
+    return {k: v[0] if isinstance(v, list) else v for k, v in at.query_params.items()}
+
+
+def upload(at, data: bytes, filename: str, **kw):
+    """Load ``data`` as the sidebar's "Load file" button does, and run."""
+    # (the key of pages._state.LOAD_REQUEST, spelled out so this helper also drives older apps)
+    at.session_state["load_request"] = {"kind": "upload", "data": data, "filename": filename,
+                                        "labels": None, **kw}
+    at.run()
+    return at
+
+
+# ------------------------------------------------------------------------------------------------
+# Browser
+# ------------------------------------------------------------------------------------------------
+CHROMIUM = "/usr/bin/chromium"
+CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+               "--no-first-run", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync"]
+#: where screenshots go (``$CAMCF_SHOTS`` to change it)
+SHOTS = Path(os.environ.get("CAMCF_SHOTS", REPO / "artifacts" / "screenshots"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app(env: dict | None = None, port: int | None = None, log: Path | None = None):
+    """Start ``streamlit run app.py`` on a free port; return (process, base url) once healthy.
+    Stop it with :func:`stop_app`. ``log``: a file for the server's output (else discarded)."""
+    port = port or free_port()
+    streamlit = Path(sys.executable).with_name("streamlit")
+    cmd = [str(streamlit) if streamlit.exists() else "streamlit", "run", "app.py",
+           "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port",
+           str(port), "--browser.gatherUsageStats", "false"]
+    out = open(log, "w") if log is not None else subprocess.DEVNULL  # noqa: SIM115
+    proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, **(env or {})},
+                            stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
+                if r.read().decode().strip() == "ok":
+                    return proc, url
+        except OSError:
+            time.sleep(0.2)
+    stop_app(proc)
+    raise RuntimeError("streamlit did not become healthy within 90 s")
+
+
+def stop_app(proc) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def wait_idle(page, timeout: float = 90_000) -> None:
+    """Wait until the script has run (Streamlit's own e2e tests wait this way); generous, for
+    a loaded machine."""
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                           timeout=timeout)
+    page.wait_for_timeout(150)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                           timeout=timeout)
+
+
+def settle(page, timeout: float = 60_000) -> None:
+    """Wait for the script, a moment for the page to draw, and the script again."""
+    wait_idle(page, timeout)
+    page.wait_for_timeout(400)
+    wait_idle(page, timeout)
+
+
+def graph_node_ids(page, index: int = 0, timeout: float = 15_000) -> list[str]:
+    """Node ids drawn by vis-network in the ``index``-th frame (waits for the canvas)."""
+    frame_el = page.locator('[data-testid="stIFrame"]').nth(index)
+    frame_el.wait_for(timeout=timeout)
+    frame = frame_el.content_frame
+    frame.locator("#mynetwork canvas").wait_for(timeout=timeout)
+    return frame.locator("body").evaluate(
+        "() => (typeof nodes !== 'undefined' && nodes) ? nodes.getIds() : []")
+
+
+def open_page(page, title: str, timeout: float = 120_000) -> None:
+    """Open a page through the sidebar navigation (keeps the session) and wait for its run."""
+    page.locator('[data-testid="stSidebarNav"] a').filter(has_text=title).first.click()
+    wait_idle(page, timeout=timeout)
+
+
+def sidebar_slider(page, label: str):
+    """The sidebar slider labelled ``label`` (k1, k2)."""
+    return page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').filter(
+        has_text=label).first
+
+
+def slider_value(page, label: str) -> str:
+    """The value a sidebar slider shows on its thumb."""
+    return sidebar_slider(page, label).locator(
+        '[data-testid="stSliderThumbValue"]').first.inner_text()
+
+
+def move_slider(page, label: str, presses: int) -> None:
+    """Move a sidebar slider by ``presses`` steps (negative: to the left) with the keyboard."""
+    sidebar_slider(page, label).locator('input[type="range"]').first.focus()
+    for _ in range(abs(presses)):
+        page.keyboard.press("ArrowRight" if presses > 0 else "ArrowLeft")
+
+
+def sidebar_number(page, label: str):
+    """The input box of the sidebar number input labelled ``label`` (δ1, δ2, γ, …)."""
+    return page.locator('[data-testid="stSidebar"] [data-testid="stNumberInput"]').filter(
+        has_text=label).first.locator("input")
+
+
+def set_number(page, label: str, value) -> None:
+    """Type ``value`` into a sidebar number input and commit it (Enter), as a user does."""
+    box = sidebar_number(page, label)
+    box.fill(str(value))
+    box.press("Enter")
+
+
+def number_value(page, label: str) -> str:
+    """The text a sidebar number input shows."""
+    return sidebar_number(page, label).input_value()
+
+
+def shot(page, name: str, *, full_page: bool = True) -> Path:
+    """Save a screenshot as ``SHOTS / name`` (.png added) and return its path."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / (name if name.endswith(".png") else f"{name}.png")
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
