@@ -18,7 +18,7 @@ from camcf import catalog, methods, stats
 from camcf.evaluation import METRICS, compare_data_sets, friedman_over_data_sets
 from camcf.evaluation.compare_command import comparison_frame, comparison_payload, method_table
 from camcf.evaluation.display import metrics_table
-from camcf.viz.comparison import cd_diagram, normalised_radar, split_ranks_heatmap
+from camcf.viz.comparison import cd_diagram, mean_ranks, normalised_radar, split_ranks_heatmap
 from pages._common import current_run
 
 PROTOCOLS = {"repeated": "Repeated hold-out", "kfold": "k-fold cross-validation",
@@ -136,8 +136,7 @@ for ds_name, cmp in comparisons.items():
         left.plotly_chart(split_ranks_heatmap(
             ranks, f"{METRICS[metric]['name']}: rank per split (1 = best)"),
             key=f"cmp_ranks_{ds_name}")
-        right.dataframe(ranks.mean(axis=0).rename("mean rank").sort_values().to_frame(),
-                        key=f"cmp_meanrank_{ds_name}")
+        right.dataframe(mean_ranks(ranks), hide_index=True, key=f"cmp_meanrank_{ds_name}")
         right.caption("One data set: per-split ranks. The Friedman test and CD diagrams "
                       "compare methods over data sets; choose two or more.")
         if len(cmp.sets) >= 2:

@@ -104,12 +104,13 @@ else:
     st.html(f'<div class="camcf-sentence" data-testid="camcf-sentence">{head}<br>'
             f'{html.escape(expl.text)}</div>')
 
-involved = [-1]  # -1: the target itself
-for _, r in rows.iloc[:12].iterrows():
-    involved += [int(r["b"]), int(r["a"])] + ([int(r["aux"])] if int(r["aux"]) >= 0 else [])
-cond = tuple(row["cond"])
-if len(cond) <= 12:
-    involved += list(cond)
+involved = [-1]  # -1: the target itself; a group of routine rows highlights nothing more
+cond = tuple(row["cond"]) if expl is not None else ()
+if expl is not None:
+    involved += [int(row["b"]), int(row["a"])] + ([int(row["aux"])] if int(row["aux"]) >= 0
+                                                  else [])
+    if len(cond) <= 12:
+        involved += list(cond)
 left, right = st.columns([3, 2])
 with left:
     legend(["target", "label-category", "pc", "spouse", "recovered", "pruned", "removed"])

@@ -1,7 +1,10 @@
 """The app in a real browser on a wide data set: a MATLAB file with two variable pairs is
 uploaded through the sidebar, its pair chosen in the Variables chooser, and every page is drawn
-(hundreds of label categories, thousands of features). Screenshots go to ``/tmp/shots-views/``
-(``$CAMCF_SHOTS`` to change it).
+(hundreds of label categories, thousands of features) and readable: no two texts of a chart
+overlap, no text is cut off at a chart's edge, no chart is empty without a message, no two
+graph labels overlap, the Variables chooser shows its choice whole. Then a data set where
+nothing is selected is uploaded and every page is checked again. Screenshots go to
+``artifacts/screenshots-wide/`` (``$CAMCF_SHOTS`` to change it).
 
 The data: :func:`camcf.datasets.make_wide` (150 binary labels = 300 label categories, 3,000
 features, 60 samples in the training pair); δ1 is raised to 0.2 before loading so that the run
@@ -23,6 +26,13 @@ import scipy.io
 from camcf.datasets import make_wide
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _readable import (  # noqa: E402
+    CLIPPED_TEXT_JS,
+    EMPTY_CHARTS_JS,
+    GRAPH_OVERLAPS_JS,
+    TEXT_OVERLAPS_JS,
+    noise_arff,
+)
 from test_browser import (  # noqa: E402
     CHROME_ARGS,
     CHROMIUM,
@@ -31,7 +41,8 @@ from test_browser import (  # noqa: E402
     wait_idle,
 )
 
-SHOTS = Path(os.environ.get("CAMCF_SHOTS", "/tmp/shots-views"))
+SHOTS = Path(os.environ.get("CAMCF_SHOTS", Path(__file__).resolve().parents[1] / "artifacts"
+                            / "screenshots-wide"))
 pytestmark = pytest.mark.browser
 N, M, Q = 60, 3000, 150
 #: (navigation title, url path, graphs drawn). Pages are opened through the navigation: a new
@@ -65,6 +76,35 @@ def set_delta1(page, presses: int) -> None:
     for _ in range(presses):
         page.keyboard.press("ArrowRight")
     wait_idle(page)
+
+
+def readability(page, n_graphs: int = 0) -> dict:
+    """What is unreadable on the page shown: overlapping or cut-off chart text, charts empty
+    without a message, overlapping graph labels (in the first ``n_graphs`` frames)."""
+    main = page.locator('[data-testid="stMain"]')
+    out = {"overlaps": main.evaluate(f"(root) => ({TEXT_OVERLAPS_JS})([root, 2])"),
+           "clipped": main.evaluate(f"(root) => ({CLIPPED_TEXT_JS})([root, 2])"),
+           "empty": main.evaluate(f"(root) => ({EMPTY_CHARTS_JS})(root)"),
+           "graph": []}
+    for i in range(n_graphs):
+        frame = page.locator('[data-testid="stIFrame"]').nth(i).content_frame
+        frame.locator("#mynetwork canvas").wait_for(timeout=15_000)
+        out["graph"] += frame.locator("body").evaluate(f"() => ({GRAPH_OVERLAPS_JS})(1)") or []
+    return {k: v for k, v in out.items() if v}
+
+
+def upload(page, path: Path) -> None:
+    """Upload ``path`` in the sidebar (its labels named inside the file) and press Load
+    file."""
+    side = page.locator('[data-testid="stSidebar"]')
+    side.locator("label").filter(has_text="Upload a file").click()
+    wait_idle(page)
+    side.locator('input[type="file"]').first.set_input_files(str(path))
+    wait_idle(page)
+    side.get_by_text(path.name).first.wait_for(timeout=30_000)  # the uploader has it
+    side.get_by_role("button", name="Load file").click()
+    wait_idle(page, timeout=180_000)
+    side.get_by_text(f"{path.name} (uploaded)").first.wait_for(timeout=120_000)
 
 
 def upload_mat(page, path: Path, choose: str) -> None:
@@ -123,11 +163,17 @@ def test_the_chosen_pair_loads_and_runs(wide_page):
     assert f"{N} samples, {M:,} features, {Q} labels" in text
     assert page.locator('[data-testid="stException"]').count() == 0
     assert side.get_by_text("results are stale").count() == 0
+    # the chooser shows its choice whole (landed: "train_data / train_target: 463 san…")
+    box = side.locator('[data-testid="stSelectbox"]').filter(has_text="Variables").locator(
+        "input").first
+    assert box.input_value().startswith("train_data / train_target")
+    assert not box.evaluate("(e) => e.scrollWidth > e.clientWidth + 1"), box.input_value()
     page.screenshot(path=str(SHOTS / "wide-loaded.png"), full_page=True)
 
 
 def test_every_page_draws_on_wide_data(wide_page):
     page, url = wide_page
+    problems = {}
     for title, path, n_graphs in NAV:
         open_page(page, title)
         assert urlparse(page.url).path.rstrip("/").endswith(path) or path == "overview", page.url
@@ -139,6 +185,8 @@ def test_every_page_draws_on_wide_data(wide_page):
             assert 0 < len(ids) <= 120, (path, len(ids))
         page.wait_for_timeout(500)
         page.screenshot(path=str(SHOTS / f"wide-{path}.png"), full_page=True)
+        problems[path] = readability(page, n_graphs)
+    assert not {k: v for k, v in problems.items() if v}, problems
 
 
 def test_skeleton_neighbourhood_and_search(wide_page):
@@ -156,3 +204,23 @@ def test_skeleton_neighbourhood_and_search(wide_page):
     ids = graph_node_ids(page)
     assert "y42=1" in ids
     page.screenshot(path=str(SHOTS / "wide-skeleton-L042.png"), full_page=True)
+
+
+def test_every_page_is_readable_when_nothing_is_selected(wide_page, tmp_path):
+    """Landed: an empty white Sankey (and empty charts) when nothing is selected."""
+    page, url = wide_page
+    path = tmp_path / "noise.arff"
+    path.write_bytes(noise_arff())
+    upload(page, path)
+    open_page(page, "Overview")
+    main = page.locator('[data-testid="stMain"]')
+    assert "0 of 12" in main.inner_text()  # selected features
+    assert "nothing flows through the phases" in main.inner_text()
+    problems = {}
+    for title, path, n_graphs in NAV:
+        open_page(page, title)
+        assert page.locator('[data-testid="stException"]').count() == 0, path
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(SHOTS / f"nothing-{path}.png"), full_page=True)
+        problems[path] = readability(page, n_graphs)
+    assert not {k: v for k, v in problems.items() if v}, problems
