@@ -107,6 +107,22 @@ GRAPH_OVERLAPS_JS = r"""
 """
 
 
+def settle(page, root: str = "document", timeout_ms: int = 8000) -> None:
+    """Wait until every plotly chart under ``root`` has stopped moving: plotly lays a chart
+    out again after its first draw when labels need more margin (automargin), so a chart is
+    measured only once its plot area stayed the same for 300 ms."""
+    page.evaluate("() => { window.__camcfSizes = undefined; window.__camcfSince = undefined; }")
+    page.wait_for_function(
+        f"""() => {{
+             const now = JSON.stringify([...{root}.querySelectorAll('.js-plotly-plot')]
+               .map(g => g._fullLayout ? g._fullLayout._size : null));
+             const was = window.__camcfSizes; window.__camcfSizes = now;
+             const t = Date.now();
+             if (was !== now) {{ window.__camcfSince = t; return false; }}
+             return t - (window.__camcfSince || t) >= 300;
+           }}""", polling=100, timeout=timeout_ms)
+
+
 def graph_overlaps(page, html: str, tol: float = 1.0) -> list:
     """Load a vis-network graph page (pyvis HTML) into ``page`` and return the pairs of nodes
     whose boxes (shape and label) overlap."""
@@ -146,7 +162,7 @@ def draw_figures(page, figures: dict, *, width: int = 640) -> dict[str, dict]:
                  fig.layout.width = w;
                  return Plotly.newPlot(d, fig.data, fig.layout);
                }""", [name, payload, w])
-    page.wait_for_timeout(300)
+    settle(page)
     for name in figures:
         box = page.locator(f"[id='box-{name}']")
         overlaps = box.evaluate(f"(root) => ({TEXT_OVERLAPS_JS})([root, 2])")

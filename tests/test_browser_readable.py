@@ -85,7 +85,17 @@ def _shoot(page, names, prefix):
 
 
 def test_explorer_figures_are_readable_on_wide_shapes(browser, cal, arts, nothing):
+    from camcf.datasets import make_causal_multilabel
+    from camcf.diff import diff_results
+    from camcf.landscape import landscape
     from camcf.viz import figures
+    from camcf.viz.tuning import diff_bars, landscape_heatmap
+
+    demo = make_causal_multilabel(300, seed=1).dataset
+    before, after = camcf.run(demo), camcf.run(demo, delta1=0.01, k2=0.5)
+    grid = landscape(demo, "delta1",
+                     [0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2], "delta2",
+                     [0.02, 0.05, 0.1, 0.15, 0.2, 0.3])
 
     big = max(cal.targets, key=lambda t: (len(t.cmb), -t.id)).id  # the fullest Phase 4
     figs = {
@@ -106,6 +116,10 @@ def test_explorer_figures_are_readable_on_wide_shapes(browser, cal, arts, nothin
         "bars-nothing": (figures.flow_bars(nothing), 1100),
         "mi-nothing": (figures.mi_ranks(nothing, "y1=0"), 1100),
         "competition-nothing": (figures.competition(nothing, "y1=0"), 1100),
+        "what-changed-demo": (diff_bars(diff_results(before, after)), 1100),
+        "landscape-demo": (landscape_heatmap(grid, "n_selected", {"delta1": 0.05,
+                                                                  "delta2": 0.1}), 700),
+        "what-changed-none": (diff_bars(diff_results(nothing, nothing)), 1100),
     }
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     drawn = draw_figures(page, figs)

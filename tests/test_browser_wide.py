@@ -32,6 +32,7 @@ from _readable import (  # noqa: E402
     GRAPH_OVERLAPS_JS,
     TEXT_OVERLAPS_JS,
     noise_arff,
+    settle,
 )
 from test_browser import (  # noqa: E402
     CHROME_ARGS,
@@ -50,7 +51,10 @@ N, M, Q = 60, 3000, 150
 NAV = [("Overview", "overview", 0), ("Label skeleton", "skeleton", 1),
        ("Local structure", "local_structure", 1), ("Recovery", "recovery", 0),
        ("Pruning", "pruning", 0), ("Step through", "step_through", 1),
-       ("Export", "export", 0)]
+       ("What changed", "what_changed", 0), ("Export", "export", 0)]
+#: the study pages (forms until a study is started): drawn on the small data set only
+STUDIES = [("Threshold landscape", "landscape", 0), ("Evaluation", "evaluation", 0),
+           ("Compare methods", "compare", 0)]
 
 
 def open_page(page, title: str, timeout: float = 120_000) -> None:
@@ -81,6 +85,7 @@ def set_delta1(page, presses: int) -> None:
 def readability(page, n_graphs: int = 0) -> dict:
     """What is unreadable on the page shown: overlapping or cut-off chart text, charts empty
     without a message, overlapping graph labels (in the first ``n_graphs`` frames)."""
+    settle(page)
     main = page.locator('[data-testid="stMain"]')
     out = {"overlaps": main.evaluate(f"(root) => ({TEXT_OVERLAPS_JS})([root, 2])"),
            "clipped": main.evaluate(f"(root) => ({CLIPPED_TEXT_JS})([root, 2])"),
@@ -217,7 +222,7 @@ def test_every_page_is_readable_when_nothing_is_selected(wide_page, tmp_path):
     assert "0 of 12" in main.inner_text()  # selected features
     assert "nothing flows through the phases" in main.inner_text()
     problems = {}
-    for title, path, n_graphs in NAV:
+    for title, path, n_graphs in NAV + STUDIES:
         open_page(page, title)
         assert page.locator('[data-testid="stException"]').count() == 0, path
         page.wait_for_timeout(500)

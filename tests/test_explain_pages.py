@@ -14,8 +14,6 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from camcf.viz import summary  # noqa: E402
-from camcf.viz.explain import step_items  # noqa: E402
-from camcf.viz.story import demo_story  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -54,6 +52,8 @@ def decision_table(at) -> dict:
 def test_overview_tells_the_demo_story_first_and_it_agrees_with_found_vs_true(app):
     """Landed defect: the notes ("f11 is found as a spouse", "f05 a true spouse") sat collapsed
     at the bottom of Overview and contradicted Found vs true."""
+    from camcf.viz.story import demo_story
+
     at = goto(app, "pages/overview.py")
     heads = [s.value for s in at.subheader]
     assert "About the demo data: what this run did" in heads
@@ -98,6 +98,8 @@ def test_step_through_names_the_removed_feature_and_the_conditioning_set(app):
 def test_step_through_groups_routine_rows_into_one_line(app):
     """Landed defect: with 'Hide routine rows' on, 22 of the 43 rows shown for B=0 were
     routine spouse-screen passes; now each run of them is one line you can open."""
+    from camcf.viz.explain import step_items
+
     at = goto(app, "pages/step_through.py")
     res = at.session_state["run"].result
     tid = res.target("B=0").id

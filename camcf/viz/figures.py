@@ -467,10 +467,12 @@ SCATTER_PX = (440, 300)
 
 
 def place_labels(x, y, texts, order, *, x_range, y_range, size_px=SCATTER_PX,
-                 font_px: int = 12, marker_px: int = 14) -> np.ndarray:
+                 font_px: int = 12, marker_px: int = 14, layers=None) -> np.ndarray:
     """Which points get a name drawn above them, so that no two names (nor a name and the plot
     edge) overlap at ``size_px`` (plot width, height) or larger: greedily, in ``order``
-    (indices, the most important first). Returns a boolean mask over the points."""
+    (indices, the most important first). ``layers``: the trace of each point; a name must not
+    lie under a point of a later trace (drawn over it). Returns a boolean mask over the
+    points."""
     w_px, h_px = size_px
     (x0, x1), (y0, y1) = x_range, y_range
     px = (np.asarray(x, dtype=float) - x0) / ((x1 - x0) or 1.0) * w_px
@@ -490,8 +492,9 @@ def place_labels(x, y, texts, order, *, x_range, y_range, size_px=SCATTER_PX,
         box = (px[i] - wid / 2, py[i] - r - hgt, px[i] + wid / 2, py[i] - r)
         if box[0] < 0 or box[2] > w_px or box[1] < 0:
             continue
-        if hits(box, boxes) or hits(box, [mk for j, mk in enumerate(marks) if j != i]):
-            continue  # a name never covers another name or another point
+        above = [mk for j, mk in enumerate(marks) if layers is not None and layers[j] > layers[i]]
+        if hits(box, boxes) or hits(box, above):
+            continue  # no name on another name, nor under a point drawn later
         boxes.append(box)
         keep[i] = True
     return keep
@@ -514,16 +517,19 @@ def pruning_scatter(result, target, *, height: int = 440) -> go.Figure:
     rng = (-pad, top)
     prio = np.lexsort((-df["s_f"].to_numpy(), (df["fate"] == "blanket").to_numpy())) if len(
         df) else np.array([], dtype=int)
+    fates = ["blanket", "cut-k2", "symmetry", "redundancy"]  # the order traces are drawn
     named = place_labels(df["s_f"], df["best other I"].fillna(0), df["feature"], prio,
-                         x_range=rng, y_range=rng)
+                         x_range=rng, y_range=rng,
+                         layers=[fates.index(f) for f in df["fate"]])
     fig = go.Figure()
-    for fate, label in (("blanket", "in the blanket"), ("cut-k2", "cut by k2"),
-                        ("symmetry", "removed: symmetry"), ("redundancy", "removed: redundancy")):
+    words = {"blanket": "in the blanket", "cut-k2": "cut by k2",
+             "symmetry": "removed: symmetry", "redundancy": "removed: redundancy"}
+    for fate in fates:
         sub = df[df["fate"] == fate]
         if sub.empty:
             continue
         fig.add_scatter(
-            x=sub["s_f"], y=sub["best other I"], mode="markers+text", name=label,
+            x=sub["s_f"], y=sub["best other I"], mode="markers+text", name=words[fate],
             text=np.where(named[sub.index], sub["feature"], ""), textposition="top center",
             textfont=dict(size=12),
             customdata=np.column_stack([sub["feature_index"], sub["explaining category"],
