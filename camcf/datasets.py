@@ -199,26 +199,26 @@ class StoryPart:
 
 #: The parts of :data:`DEMO_NETWORK` the app's story walks through, in order.
 DEMO_STORY: tuple[StoryPart, ...] = (
-    StoryPart("A and B: a common cause, and a label that blocks it",
+    StoryPart("A and B: label blocking",
               "`f00` is a common cause of A and B. A is a near-copy of `f00` (1–2 % flips); B "
               "follows `f00` noisily and is pushed up by `f01`; `f02` is a child of B. Once A "
               "is conditioned on, it can screen `f00` off from B — what Phase 3 (recovery) is "
               "for.",
               (("B", "f00"), ("B", "f01"), ("B", "f02"), ("A", "f00"))),
-    StoryPart("D: a label → label edge",
+    StoryPart("D: label → label",
               "D depends on label B and on `f03`. B's parent `f00` and child `f02` are "
               "associated with D only through B: they are not in D's blanket.",
               (("D", "f03"), ("D", "f00"), ("D", "f02"))),
-    StoryPart("A's child with a spouse",
+    StoryPart("A's spouse",
               "`f04` is a noisy OR of A and `f05`. `f05` is independent of A but dependent on "
               "it given `f04` (explaining away): a true spouse of A.",
               (("A", "f04"), ("A", "f05"))),
-    StoryPart("M: a label with three categories",
+    StoryPart("M: three categories",
               "M (low / mid / high) is the clipped sum of `f07` (ternary) and `f08` (binary); "
               "`f09` is a child of M; `f06`, a parent of `f07`, is an ancestor of M outside "
               "its blanket. Each category of M is a target of its own.",
               (("M", "f07"), ("M", "f08"), ("M", "f09"), ("M", "f06"))),
-    StoryPart("C: a gated collider",
+    StoryPart("C: gated collider",
               "C follows `f10` when the gate `f11` is 0 and follows M (graded) when it is 1. "
               "`f11` alone says almost nothing about C but a lot once `f10` is known — what "
               "Phase 2's spouse search is for. M's child `f09` is associated with C only "

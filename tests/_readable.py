@@ -86,6 +86,17 @@ CLIPPED_TEXT_JS = r"""
 }
 """
 
+#: the thickness (pixels) of every Sankey link: a link's path goes along its top edge, down
+#: its end ('L'), and back along its bottom edge; the drop at the 'L' is the thickness
+SANKEY_LINK_PX_JS = r"""
+() => [...document.querySelectorAll('.sankey-link')].map(p => {
+  const d = p.getAttribute('d') || '', i = d.indexOf('L');
+  const num = s => (s.match(/-?[0-9.]+(e-?[0-9]+)?/g) || []).map(Number);
+  const before = num(d.slice(0, i)), after = num(d.slice(i + 1));
+  return Math.abs(after[1] - before[before.length - 1]);
+})
+"""
+
 #: vis-network: pairs of nodes whose boxes (shape and label) intersect, in canvas pixels
 GRAPH_OVERLAPS_JS = r"""
 (tol) => {
@@ -110,7 +121,7 @@ GRAPH_OVERLAPS_JS = r"""
 def settle(page, root: str = "document", timeout_ms: int = 8000) -> None:
     """Wait until every plotly chart under ``root`` has stopped moving: plotly lays a chart
     out again after its first draw when labels need more margin (automargin), so a chart is
-    measured only once its plot area stayed the same for 300 ms."""
+    measured only once its plot area stayed the same for 800 ms."""
     page.evaluate("() => { window.__camcfSizes = undefined; window.__camcfSince = undefined; }")
     page.wait_for_function(
         f"""() => {{
@@ -119,7 +130,7 @@ def settle(page, root: str = "document", timeout_ms: int = 8000) -> None:
              const was = window.__camcfSizes; window.__camcfSizes = now;
              const t = Date.now();
              if (was !== now) {{ window.__camcfSince = t; return false; }}
-             return t - (window.__camcfSince || t) >= 300;
+             return t - (window.__camcfSince || t) >= 800;
            }}""", polling=100, timeout=timeout_ms)
 
 

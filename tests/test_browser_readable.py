@@ -27,6 +27,7 @@ import camcf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _readable import (  # noqa: E402
+    SANKEY_LINK_PX_JS,
     arts_like,
     cal500_like,
     draw_figures,
@@ -93,9 +94,8 @@ def test_explorer_figures_are_readable_on_wide_shapes(browser, cal, arts, nothin
 
     demo = make_causal_multilabel(300, seed=1).dataset
     before, after = camcf.run(demo), camcf.run(demo, delta1=0.01, k2=0.5)
-    grid = landscape(demo, "delta1",
-                     [0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2], "delta2",
-                     [0.02, 0.05, 0.1, 0.15, 0.2, 0.3])
+    grid = landscape(demo, "delta1", [0.01, 0.02, 0.05, 0.1, 0.2], "delta2",
+                     [0.02, 0.05, 0.1, 0.3])
 
     big = max(cal.targets, key=lambda t: (len(t.cmb), -t.id)).id  # the fullest Phase 4
     figs = {
@@ -137,6 +137,9 @@ def test_sankey_keeps_small_flows_visible_and_says_when_nothing_flows(browser, n
     candidates were 1–2 px. Nothing selected: the Sankey was an empty white box."""
     from camcf.viz import figures
 
+    empty = figures.flow_sankey(nothing, "y1=0")
+    assert not [t for t in empty.data if t.type == "sankey"]
+    assert "nothing flows" in empty.layout.annotations[0].text
     counts = {"candidates": 120_000, "cut by k1": 36_000, "kept by k1": 84_000,
               "removed (backward)": 83_000, "PC": 1_000, "spouses": 3, "recovered": 2,
               "CMB": 1_005, "cut by k2": 0, "symmetry": 4, "redundancy": 300, "blanket": 701}
@@ -150,27 +153,18 @@ def test_sankey_keeps_small_flows_visible_and_says_when_nothing_flows(browser, n
     assert "small flows drawn thicker" in fig.layout.title.text
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     drawn = draw_figures(page, {"sankey-delicious": (fig, 1100)})
-    thin = page.evaluate("""() => [...document.querySelectorAll('.sankey-link')].map(
-        p => p.getBoundingClientRect().height)""")
+    thick = page.evaluate(SANKEY_LINK_PX_JS)
     _shoot(page, ["sankey-delicious"], "figure")
     page.close()
     _assert_readable(drawn)
-    assert thin and min(thin) >= 4, thin  # no 1–2 px link
-    empty = figures.flow_sankey(nothing, "y1=0")
-    assert not [t for t in empty.data if t.type == "sankey"]
-    assert "nothing flows" in empty.layout.annotations[0].text
+    assert len(thick) == 10 and min(thick) >= 5, thick  # no 1–2 px link (landed: 0.004 px)
 
 
 def test_compare_and_evaluation_figures_are_readable(browser):
     """Landed: a ~20 px colour bar with one split, overlapping radar ticks, a radar axis
     starting at 0.84."""
     from camcf.evaluation.metrics import METRICS
-    from camcf.viz.comparison import (
-        cd_diagram,
-        mean_ranks,
-        normalised_radar,
-        split_ranks_heatmap,
-    )
+    from camcf.viz.comparison import cd_diagram, normalised_radar, split_ranks_heatmap
     from camcf.viz.evaluation_figures import metrics_radar
 
     rng = np.random.default_rng(0)
@@ -185,6 +179,8 @@ def test_compare_and_evaluation_figures_are_readable(browser):
     assert radar.layout.polar.radialaxis.range[0] == 0  # areas compare honestly
     heat = split_ranks_heatmap(ranks, "Hamming loss: rank per split (1 = best)")
     assert heat.layout.height >= 300
+    from camcf.viz.comparison import mean_ranks
+
     table = mean_ranks(ranks)
     assert list(table.columns) == ["method", "mean rank"] and "feature_set" not in str(table)
     summary = pd.DataFrame([{"feature_set": s, "metric": m, "mean": float(v)}

@@ -52,13 +52,13 @@ def decision_table(at) -> dict:
 def test_overview_tells_the_demo_story_first_and_it_agrees_with_found_vs_true(app):
     """Landed defect: the notes ("f11 is found as a spouse", "f05 a true spouse") sat collapsed
     at the bottom of Overview and contradicted Found vs true."""
-    from camcf.viz.story import demo_story
-
     at = goto(app, "pages/overview.py")
     heads = [s.value for s in at.subheader]
     assert "About the demo data: what this run did" in heads
     assert heads.index("About the demo data: what this run did") < heads.index("Data")
     assert not [e for e in at.expander if "About the demo data" in e.label]  # not collapsed
+    from camcf.viz.story import demo_story
+
     rec = at.session_state["run"]
     tt = summary.truth_table(rec.result, rec.data.truth)
     missed = {f.strip() for f in tt.loc["overall", "missed features"].split(",") if f.strip()}
@@ -67,7 +67,7 @@ def test_overview_tells_the_demo_story_first_and_it_agrees_with_found_vs_true(ap
     for sec in demo_story(rec.result, rec.data.truth, rec.data.graph):
         for line in sec.lines:
             assert line.text in md
-    bullets = [b for b in md.splitlines() if b.startswith("- **")]
+    bullets = ["- " + b for b in ("\n" + md).split("\n- ")[1:] if b.startswith("**")]
     for f in ("f05", "f11"):
         mine = [b for b in bullets if b.startswith(f"- **{f}**")]
         assert mine and all("**missed**" in b and "found: a true positive" not in b
@@ -98,8 +98,6 @@ def test_step_through_names_the_removed_feature_and_the_conditioning_set(app):
 def test_step_through_groups_routine_rows_into_one_line(app):
     """Landed defect: with 'Hide routine rows' on, 22 of the 43 rows shown for B=0 were
     routine spouse-screen passes; now each run of them is one line you can open."""
-    from camcf.viz.explain import step_items
-
     at = goto(app, "pages/step_through.py")
     res = at.session_state["run"].result
     tid = res.target("B=0").id
@@ -108,6 +106,8 @@ def test_step_through_groups_routine_rows_into_one_line(app):
     cap = next(c.value for c in at.caption if "decisions shown" in c.value)
     shown = int(cap.split()[0])
     assert shown < 30 and "routine ones grouped into" in cap  # 101 rows; 43 shown before
+    from camcf.viz.explain import step_items
+
     n = len(res.to_frame(tid))
     # the group of spouse-screen passes: one line, its rows in an expander
     df = res.to_frame(tid)

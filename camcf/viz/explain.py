@@ -566,24 +566,23 @@ def brief(e: Explanation) -> str:
     return f"{e.outcome}: {e.quantity} = {measured(v, e.fields)} {e.op} {e.reference} = {thr}"
 
 
-def feature_story(result, target, feature: int, *, named: bool = True) -> str:
-    """A feature's path through the phases for one target, from the record: every decision
-    about it (:func:`feature_path`, each with its numbers, joined by →) and where it ended
-    (in the final blanket of the target or not). ``named``: start with the feature's name."""
+def feature_steps(result, target, feature: int) -> tuple[list[str], str]:
+    """(the decisions about ``feature`` for ``target`` in a few words each — :func:`brief` of
+    :func:`feature_path`, with the redundancy passes summed up —, and the end: ``in`` or
+    ``not in the final blanket of …``)."""
     t = result.target(target)
     tname = t.category.display
     fname = result.feature_names[feature]
     if t.skipped:
-        return f"{tname} was skipped ({t.skip_reason}): no test was made for it."
+        return [], f"not in any blanket: {tname} was skipped ({t.skip_reason})"
     in_blanket = feature in set(t.blanket)
     end = (f"in the final blanket of {tname}" if in_blanket
            else f"not in the final blanket of {tname}")
     path = feature_path(result, t.id, feature)
     if not path:  # a record kept at a lower trace level: say the fate from the sets
         fate = result.feature_fates(t.id).get(feature)
-        how = f" ({fate})" if fate else ""
-        return ((f"{fname}: " if named else "") + f"{end}{how}; the record keeps no row about "
-                "it at this trace level.")
+        return [], end + (f" ({fate})" if fate else "") + (
+            "; the record keeps no row about it at this trace level")
     passed = [x for x in result.tests(t.id) if x.step == "redundancy" and x.a == feature
               and x.decision == "does-not-dominate"]
     steps = [brief(e) for e in path]
@@ -591,4 +590,13 @@ def feature_story(result, target, feature: int, *, named: bool = True) -> str:
         g = result.params["gamma"]
         steps.append(f"not redundant: I({fname}; C_d) ≤ γ·s = {g:g} × s for all "
                      f"{_plural(len(passed), 'category')} of the other labels")
-    return (f"{fname}: " if named else "") + " → ".join(steps) + f". So it is {end}."
+    return steps, end
+
+
+def feature_story(result, target, feature: int, *, named: bool = True) -> str:
+    """A feature's path through the phases for one target, from the record: every decision
+    about it (:func:`feature_steps`, each with its numbers, joined by →) and where it ended
+    (in the final blanket of the target or not). ``named``: start with the feature's name."""
+    steps, end = feature_steps(result, target, feature)
+    head = f"{result.feature_names[feature]}: " if named else ""
+    return head + (" → ".join(steps) + ". " if steps else "") + f"So it is {end}."

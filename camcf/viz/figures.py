@@ -11,8 +11,11 @@ import plotly.graph_objects as go
 from .style import COLORS, FATE_COLORS, FONT
 from .summary import flow_counts, flow_row, pruning_frame, recovery_frame
 
-_LAYOUT = dict(font=dict(family=FONT, size=13), margin=dict(l=10, r=10, t=50, b=10),
+#: the left margin holds the y axis title and its tick labels whether or not plotly's automatic
+#: margins have run yet (they run after the first draw, late on a busy machine)
+_LAYOUT = dict(font=dict(family=FONT, size=13), margin=dict(l=70, r=10, t=50, b=10),
                paper_bgcolor="white", plot_bgcolor="white")
+_NO_AXES = {**_LAYOUT, "margin": dict(l=10, r=10, t=50, b=10)}
 
 # Sankey stages: node label, colour key
 _STAGES = [
@@ -37,7 +40,7 @@ BARS_PX = 700
 #: a Sankey link is drawn at least this share of the largest flow thick (the counts shown are
 #: the real ones), so that a handful of recovered features next to a hundred thousand
 #: candidates stays visible
-SANKEY_MIN_SHARE = 0.025
+SANKEY_MIN_SHARE = 0.04
 
 
 def flow_sankey(result, target=None, *, height: int = 380) -> go.Figure:
@@ -107,7 +110,7 @@ def flow_sankey_counts(r, title: str, *, delta1: float, where: str = "any catego
     if raised:
         title += " — small flows drawn thicker; the numbers are the counts"
     fig.update_layout(title=dict(text=title, x=0, font=dict(size=13)), height=height,
-                      **_LAYOUT)
+                      **_NO_AXES)
     return fig
 
 
@@ -119,7 +122,7 @@ def message_figure(text: str, *, height: int = 160) -> go.Figure:
     fig.add_annotation(text="<br>".join(textwrap.wrap(text, 90)), showarrow=False, x=0.5,
                        y=0.5, xref="paper", yref="paper", font=dict(size=13, color="#444"))
     fig.update_layout(height=height, xaxis=dict(visible=False), yaxis=dict(visible=False),
-                      **_LAYOUT)
+                      **_NO_AXES)
     return fig
 
 

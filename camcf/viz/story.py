@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from .explain import feature_story
+from .explain import feature_steps, feature_story
 
 #: verdict key -> words (the same four outcomes as Found vs true)
 VERDICTS = {
@@ -76,15 +76,22 @@ class StoryLine:
     found: bool  # in the category's final blanket
     true: bool  # in the category's true blanket (the truth dict of the run)
     verdict: str  # a key of VERDICTS
+    steps: tuple[str, ...] = ()  # feature_steps: each decision, in a few words
+    end: str = ""  # where it ended ("in / not in the final blanket of …")
     same_as: tuple[str, ...] = ()  # other categories (complements) with the same decisions
 
     @property
     def text(self) -> str:
+        """The line as Markdown: the feature, its true role and the category, then one
+        indented bullet per decision, then the verdict."""
         also = (f" ({', '.join(self.same_as)}, its complement, gives the same result)"
                 if self.same_as else "")
         label = self.category.split("=")[0]
-        return (f"**{self.feature_name}**, {role_text(self.role, label)} — for "
-                f"{self.category}{also}: {self.path} Verdict: {VERDICTS[self.verdict]}.")
+        out = [f"**{self.feature_name}**, {role_text(self.role, label)} — for "
+               f"{self.category}{also}:"]
+        out += [f"    - {s}" for s in self.steps]
+        out.append(f"    - so it is {self.end}. Verdict: {VERDICTS[self.verdict]}.")
+        return "\n".join(out)
 
 
 @dataclass(frozen=True)
@@ -108,10 +115,11 @@ def _line(result, truth: dict, graph, tid: int, feature: int) -> StoryLine:
     found = (not t.skipped) and feature in set(t.blanket)
     true = feature in true_set
     fname = result.feature_names[feature]
+    steps, end = feature_steps(result, tid, feature)
     return StoryLine(target=tid, category=c.display, feature=feature, feature_name=fname,
-                     role=true_role(graph, c.label, fname), path=feature_story(result, tid, feature,
-                                                                   named=False),
-                     found=found, true=true, verdict=verdict(found, true))
+                     role=true_role(graph, c.label, fname),
+                     path=feature_story(result, tid, feature, named=False), found=found,
+                     true=true, verdict=verdict(found, true), steps=tuple(steps), end=end)
 
 
 def demo_story(result, truth: dict, graph, parts=None) -> list[StorySection]:

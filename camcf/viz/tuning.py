@@ -45,7 +45,8 @@ def diff_bars(d, max_bars: int = MAX_BARS) -> go.Figure:
     if len(rows) > max_bars:
         title += f" (the {max_bars} most changed of {len(rows)})"
     fig.update_layout(barmode="relative", title=title, height=max(260, 60 + 22 * len(shown)),
-                      margin={"l": 10, "r": 10, "t": 50, "b": 30},
+                      margin={"l": min(240, 12 + 8 * max(map(len, names))), "r": 10, "t": 50,
+                              "b": 30},  # room for the names before automargin runs
                       legend={"orientation": "h", "y": -0.15},
                       xaxis={"title": "features (− left, + entered)", "zeroline": True,
                              "zerolinecolor": "#888", "tickformat": "d",
