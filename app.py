@@ -314,8 +314,9 @@ def _sidebar_source() -> None:
                 by_var = {c["variable"]: c for c in choices}
                 variable = st.selectbox(
                     "Variables", list(by_var), key="upload_variable",
-                    format_func=lambda v: by_var[v]["text"],
+                    format_func=lambda v: v.replace("/", " / "),  # short: the box is narrow
                     help="The feature and label variables to read from this MATLAB file.")
+                st.caption(by_var[variable]["text"])  # the whole description, wrapped
             if suffix in (".csv", ".tsv", ".txt"):
                 cols = csv_columns(up.getvalue())
                 labels = st.multiselect("Label columns", cols, key="upload_label_cols",

@@ -6,21 +6,22 @@ plain data, samples from it reproducibly, and derives from the same graph the tr
 blanket, in features, of every label category. :func:`compare_blanket` scores a selected
 feature set against that truth.
 
-The story of the default network (``DEMO_NETWORK``) — what each part is there to show:
+The default network (``DEMO_NETWORK``) is built so that every phase of Ca-MCF has something
+to do; :data:`DEMO_STORY` names its parts. This docstring states facts about the *network*
+only: what Ca-MCF makes of them depends on the sample and the parameters, and the app tells
+that part from the run's own record (:func:`camcf.viz.story.demo_story`), so the story and the
+"Found vs true" table cannot disagree.
 
-``A`` and ``B``, label blocking and recovery (Phase 1 and Phase 3)
+``A`` and ``B``, a common cause and label blocking (Phase 1 and Phase 3)
     ``f00`` is a common cause of both labels. ``A`` is a near-copy of ``f00`` (1–2 % flips);
-    ``B`` follows ``f00`` noisily and is pushed up by ``f01``. So ``A`` and ``B`` are strongly
-    tied, ``A`` enters ``B``'s label skeleton R, and conditioning on ``A`` screens ``f00`` off
-    from ``B`` although ``f00`` is a true parent of ``B``: Phase 2 removes it and Phase 3
-    recovers it (``f00`` tells more about ``B`` than its proxy ``A`` does). Phase 4 then shows
-    the published algorithm's interaction: ``A`` explains ``f00`` better than ``B`` does, so
-    the redundancy test removes the recovered parent again. In the other direction ``B``
-    blocks ``A``'s child ``f04``, which Phase 3 recovers for ``A``. ``f02`` is a child of ``B``.
+    ``B`` follows ``f00`` noisily and is pushed up by ``f01``; ``f02`` is a child of ``B``.
+    ``A`` and ``B`` are therefore strongly tied, and once ``A`` is conditioned on it can
+    screen ``f00`` off from ``B`` although ``f00`` is a true parent of ``B`` — the situation
+    Phase 3 (recovery) is for.
 ``D``, a label → label edge (Phase 1 and Phase 2)
     ``D`` depends on label ``B`` and on ``f03``. ``B``'s parent ``f00`` and child ``f02`` are
-    associated with ``D`` only through ``B``: not in its blanket, and removed in Phase 2 once
-    R = {``B``} is conditioned on. ``f03`` is ``D``'s only feature blanket member.
+    associated with ``D`` only through ``B``: they are not in ``D``'s blanket. (``f03`` is a
+    co-parent of ``B``'s child ``D``, so it is in ``B``'s blanket as a spouse.)
 ``A``'s child with a spouse
     ``f04`` is a noisy OR of ``A`` and ``f05``. ``f05`` is independent of ``A``, but dependent
     on it given ``f04`` (explaining away), so ``f05`` is a true spouse of ``A``.
@@ -28,14 +29,13 @@ The story of the default network (``DEMO_NETWORK``) — what each part is there 
     ``M`` has three categories (``low``, ``mid``, ``high``): the clipped sum of ``f07``
     (ternary) and ``f08`` (binary). ``f06`` is a parent of ``f07``, an ancestor that is not in
     the blanket. ``f09`` is a child of ``M`` (a ternary noisy copy).
-``C``, a collider that produces a spouse, and redundancy (Phase 2 spouses, Phase 4)
+``C``, a gated collider
     ``C`` follows ``f10`` when the gate ``f11`` is 0, and follows ``M`` (graded: ``low`` → 0,
     ``mid`` → coin flip, ``high`` → 1) when it is 1. ``f11`` alone says almost nothing about
-    ``C`` but says a lot once ``f10`` is known: Phase 2 finds it as a spouse induced by
-    ``f10``. ``M`` → ``C`` is a weak, graded edge: no single category of ``M`` is tied to
-    ``C`` strongly enough to enter R, yet ``M``'s child ``f09`` (which sees all of ``M``) is
-    associated with ``C``. ``f09`` is not in ``C``'s blanket, and Phase 4's redundancy test
-    removes it because it is far better explained by a category of ``M``.
+    ``C`` but a lot once ``f10`` is known: the kind of variable Phase 2's spouse search is
+    for. ``M``'s child ``f09`` (which sees all of ``M``) is associated with ``C`` only
+    through ``M``: it is not in ``C``'s blanket, and a category of ``M`` tells more about it
+    than ``C`` does — the kind of feature Phase 4's redundancy test is for.
 ``f12`` … ``f23``, noise
     Irrelevant features (two to four states), some of them children of other noise features.
 
@@ -56,6 +56,7 @@ from .dataset import Dataset
 
 __all__ = [
     "DEMO_NETWORK",
+    "DEMO_STORY",
     "DemoData",
     "NodeSpec",
     "build_cpts",
@@ -64,6 +65,7 @@ __all__ = [
     "make_wide",
     "markov_blanket_features",
     "network_graph",
+    "StoryPart",
     "sample_from_cpts",
     "true_blankets",
 ]
@@ -129,11 +131,10 @@ def _noise(name: str, n_states: int, parents: tuple[str, ...] = (), rule: Rule =
 #: The default demo network, in topological order (every parent listed before its children).
 DEMO_NETWORK: tuple[NodeSpec, ...] = (
     # --- A and B: a common cause, label blocking and recovery ---------------------------------
-    NodeSpec("f00", "feature", 2, role="common cause of A and B; blocked for B by A, "
-             "recovered in Phase 3"),
+    NodeSpec("f00", "feature", 2, role="common cause of A and B"),
     NodeSpec("f01", "feature", 2, params={"probs": (0.7, 0.3)}, role="second parent of B"),
     NodeSpec("A", "label", 2, ("f00",), "copy", flip=(0.01, 0.02),
-             role="near-copy of f00: a strong proxy that blocks f00 for B"),
+             role="near-copy of f00: a strong proxy of f00"),
     NodeSpec("B", "label", 2, ("f00", "f01"), "table",
              params={"p1": ((0.05, 0.55), (0.90, 0.97))},
              role="follows f00, pushed up by f01; strongly tied to A through f00"),
@@ -155,11 +156,10 @@ DEMO_NETWORK: tuple[NodeSpec, ...] = (
              role="three-class label: clipped sum of f07 and f08",
              categories=("low", "mid", "high")),
     NodeSpec("f09", "feature", 3, ("M",), "copy", flip=(0.05, 0.10),
-             role="child of M; associated with C only through M (redundant for C)"),
+             role="child of M; associated with C only through M"),
     # --- C: a gated collider -------------------------------------------------------------------
     NodeSpec("f10", "feature", 2, role="parent of C (followed when the gate f11 is 0)"),
-    NodeSpec("f11", "feature", 2, role="gate parent of C: weak alone, strong given f10 "
-             "(found as a spouse)"),
+    NodeSpec("f11", "feature", 2, role="gate parent of C: weak alone, strong given f10"),
     NodeSpec("C", "label", 2, ("f10", "f11", "M"), "table",
              params={"p1": (((0.10, 0.10, 0.10), (0.05, 0.50, 0.95)),
                             ((0.90, 0.90, 0.90), (0.05, 0.50, 0.95)))},
@@ -181,6 +181,53 @@ DEMO_NETWORK: tuple[NodeSpec, ...] = (
 
 #: Column order of the labels in the generated data set.
 DEMO_LABEL_ORDER: tuple[str, ...] = ("A", "B", "M", "C", "D")
+
+
+@dataclass(frozen=True)
+class StoryPart:
+    """One part of the demo network, for the app's story of a run.
+
+    ``network`` states facts about the network only (true by construction); ``pairs`` are the
+    (label, feature) pairs whose path through the phases the app tells from the run's record
+    (see :func:`camcf.viz.story.demo_story`).
+    """
+
+    title: str
+    network: str
+    pairs: tuple[tuple[str, str], ...] = ()
+
+
+#: The parts of :data:`DEMO_NETWORK` the app's story walks through, in order.
+DEMO_STORY: tuple[StoryPart, ...] = (
+    StoryPart("A and B: label blocking",
+              "`f00` is a common cause of A and B. A is a near-copy of `f00` (1–2 % flips); B "
+              "follows `f00` noisily and is pushed up by `f01`; `f02` is a child of B. Once A "
+              "is conditioned on, it can screen `f00` off from B — what Phase 3 (recovery) is "
+              "for.",
+              (("B", "f00"), ("B", "f01"), ("B", "f02"), ("A", "f00"))),
+    StoryPart("D: label → label",
+              "D depends on label B and on `f03`. B's parent `f00` and child `f02` are "
+              "associated with D only through B: they are not in D's blanket.",
+              (("D", "f03"), ("D", "f00"), ("D", "f02"))),
+    StoryPart("A's spouse",
+              "`f04` is a noisy OR of A and `f05`. `f05` is independent of A but dependent on "
+              "it given `f04` (explaining away): a true spouse of A.",
+              (("A", "f04"), ("A", "f05"))),
+    StoryPart("M: three categories",
+              "M (low / mid / high) is the clipped sum of `f07` (ternary) and `f08` (binary); "
+              "`f09` is a child of M; `f06`, a parent of `f07`, is an ancestor of M outside "
+              "its blanket. Each category of M is a target of its own.",
+              (("M", "f07"), ("M", "f08"), ("M", "f09"), ("M", "f06"))),
+    StoryPart("C: gated collider",
+              "C follows `f10` when the gate `f11` is 0 and follows M (graded) when it is 1. "
+              "`f11` alone says almost nothing about C but a lot once `f10` is known — what "
+              "Phase 2's spouse search is for. M's child `f09` is associated with C only "
+              "through M: it is not in C's blanket.",
+              (("C", "f10"), ("C", "f11"), ("C", "f09"))),
+    StoryPart("Noise",
+              "`f12` … `f23` are irrelevant to every label (some are children of other noise "
+              "features)."),
+)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ sets the same widgets, runs the same parameters and restores the place::
 
     ?data=demo&n=1000&seed=0&delta1=0.05&delta2=0.1&k1=0.7&k2=1&gamma=1.2&min_cat=5
      &recovery=first&disc=auto&bins=3&strategy=uniform
-     &target=B%3D0&step=4&routine_hidden=0&pin_delta1=0.03&…&grid=delta1:0.02:0.1:5,k1:0.2:1:5
+     &target=B%3D0&step=4&routine_grouped=0&pin_delta1=0.03&…&grid=delta1:0.02:0.1:5,k1:0.2:1:5
     ?data=shared:yeast&...
 
 An uploaded file cannot travel in a URL: ``data=upload`` says so and opens on the demo.

@@ -273,8 +273,8 @@ ST_PHASES: Key[list] = declare(
     "st_phases", "pages/step_through.py", "Step through: the phases shown",
     default=[1, 2, 3, 4], url="phases", codec=INTS)
 ST_HIDE: Key[bool] = declare(
-    "st_hide", "pages/step_through.py", "Step through: hide routine rows", default=True,
-    url="routine_hidden", codec=BOOL)
+    "st_hide", "pages/step_through.py", "Step through: group routine rows", default=True,
+    url="routine_grouped", codec=BOOL)
 STEP_POS = family("st_pos_", "pages/step_through.py", "Step through: position per target",
                   default=1)
 PRUNE_PICK = family("pr_pick_", "pages/pruning.py", "Pruning: the feature explained, per target")

@@ -24,7 +24,7 @@ from camcf.evaluation import (
 )
 from camcf.evaluation.display import metrics_table
 from camcf.evaluation.reports import comparison_frame, comparison_payload, method_table
-from camcf.viz.comparison import cd_diagram, normalised_radar, split_ranks_heatmap
+from camcf.viz.comparison import cd_diagram, mean_ranks, normalised_radar, split_ranks_heatmap
 from pages import _state as S
 from pages._common import current_run
 
@@ -143,8 +143,7 @@ for ds_name, cmp in comparisons.items():
         left.plotly_chart(split_ranks_heatmap(
             ranks, f"{METRICS[metric]['name']}: rank per split (1 = best)"),
             key=f"cmp_ranks_{ds_name}")
-        right.dataframe(ranks.mean(axis=0).rename("mean rank").sort_values().to_frame(),
-                        key=f"cmp_meanrank_{ds_name}")
+        right.dataframe(mean_ranks(ranks), hide_index=True, key=f"cmp_meanrank_{ds_name}")
         right.caption("One data set: per-split ranks. The Friedman test and CD diagrams "
                       "compare methods over data sets; choose two or more.")
         if len(cmp.sets) >= 2:

@@ -4,7 +4,7 @@ the k1 cut, and the backward elimination."""
 import pandas as pd
 import streamlit as st
 
-from camcf.viz import figures
+from camcf.viz import figures, graphs
 from pages._common import (
     current_run,
     legend,
@@ -42,8 +42,9 @@ html = local_html(run_id(rec), tid, (), show_removed,
                   tuple(sorted(truth)) if show_truth and truth is not None else None, height, res)
 show_graph(html, height)
 st.caption("Spouses are drawn to the PC member that induced them; dashed: label skeleton and "
-           "removed candidates (the strongest 25; the rest as one '+N more' node); grey fill: "
-           "pruned later in Phase 4. Hover a node for its numbers.")
+           f"removed candidates (the strongest {graphs.MAX_REMOVED}; the rest as one '+N more' "
+           f"node; at most {graphs.MAX_GROUP} parents/children and spouses each, likewise); "
+           "grey fill: pruned later in Phase 4. Hover a node for its numbers.")
 
 st.subheader("MI with the target, δ1 and the k1 cut")
 st.plotly_chart(figures.mi_ranks(res, tid), key="ls_mi")

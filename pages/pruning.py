@@ -3,6 +3,7 @@
 import streamlit as st
 
 from camcf.viz import explain_row, figures, summary
+from camcf.viz.explain import redundancy_summary, subject_indices
 from pages import _state as S
 from pages._common import current_run, fmt_features, paged, pick_target, run_id, trace_frame
 
@@ -48,15 +49,13 @@ with right:
     pick = st.selectbox("Feature", options, key=pick_key.name,
                         format_func=lambda i: res.feature_names[i])
     if pick is not None:
-        rows = df[(df["phase"] == 4) & ((df["b"] == pick) | (df["a"] == pick))]
-        quiet = rows[(rows["step"] == "redundancy") & (rows["decision"] == "does-not-dominate")]
-        for _, row in rows.drop(index=quiet.index if len(quiet) > 3 else []).iterrows():
+        rows = df[(df["phase"] == 4) & (df["step"] != "redundancy")
+                  & (subject_indices(df) == pick)]
+        for _, row in rows.iterrows():
             st.markdown(f"- {explain_row(row, res)}")
-        if len(quiet) > 3:
-            top = quiet.loc[quiet["value"].idxmax()]
-            st.markdown(f"- {len(quiet)} categories of other labels do not explain it better; "
-                        f"the closest, {top['b_name']}, has I = {top['value']:.3f} bits ≤ "
-                        f"γ·s = {top['threshold']:.3f} bits.")
+        red = redundancy_summary(res, tid, pick)
+        if red is not None:
+            st.markdown(f"- {red}")
         fate = frame.set_index("feature_index").loc[pick, "fate"]
         st.markdown(f"**Fate:** {fate}")
 

@@ -1,13 +1,17 @@
 """Step through: every decision for one target, in order, in plain words, with the graph.
 
-Names in the sentence come from the user's file: they are HTML-escaped before ``st.html``.
+Routine rows (camcf.viz.explain.ROUTINE: the common outcome that changes no set) are grouped,
+one expandable line per run, never hidden; a phase filter that leaves nothing says so and
+offers to show every phase. Every sentence and the "This decision" table come from
+camcf.viz.explain (generated from the record's fields). Names in the sentence come from the
+user's file: they are HTML-escaped before ``st.html``.
 """
 
 import html
 
 import streamlit as st
 
-from camcf.viz import explain_row
+from camcf.viz.explain import explain_row_full, routine_summary, step_items, subject_names
 from pages import _state as S
 from pages._common import (
     current_run,
@@ -20,8 +24,6 @@ from pages._common import (
     trace_frame,
 )
 
-ROUTINE = {"below-delta1", "not-candidate", "not-tested", "skipped", "does-not-dominate",
-           "not-spouse"}
 PHASES = {1: "1 · skeleton", 2: "2 · PC/spouses", 3: "3 · recovery", 4: "4 · pruning"}
 
 rec = current_run()
@@ -30,23 +32,45 @@ st.title("Step through")
 st.caption("Every test Ca-MCF performed for one target category, in the order it took them.")
 
 tid = pick_target(res, "st_target")
+
+
+def _all_phases() -> None:
+    S.ST_PHASES.set(list(PHASES))
+
+
 c2, c3 = st.columns([4, 1])
 with c2:
     phases = st.pills("Phases", list(PHASES), format_func=PHASES.get,
                       selection_mode="multi", key=S.ST_PHASES.init()) or []
-hide = c3.toggle("Hide routine rows", key=S.ST_HIDE.init(),
-                 help="Hide the many 'nothing happened' rows: below δ1, not a candidate, not "
-                      "screened in as a spouse, not a spouse, skipped for recovery, not "
-                      "dominating.")
+group = c3.toggle("Group routine rows", key=S.ST_HIDE.init(),
+                  help="Runs of 'nothing changed' rows (not a candidate, below δ1, passed the "
+                       "spouse screen but no spouse, not tried for recovery, no redundancy) "
+                       "become one line you can open. Off: every row is a step of its own.")
 df = trace_frame(run_id(rec), tid, res)
-view = df[df["phase"].isin(phases)]
-if hide:
-    view = view[~view["decision"].isin(ROUTINE)]
-n = len(view)
-st.caption(f"{n} of {len(df)} decisions shown.")
-if n == 0:
-    st.info("No decision matches the filter.")
+view = df[df["phase"].isin(phases)].reset_index(drop=True)
+if len(view) == 0:
+    t = res.targets[tid]
+    if len(df) == 0:
+        st.info(f"The record has no decision for {t.category.display}"
+                + (f" (skipped: {t.skip_reason})." if t.skipped else "."))
+        st.stop()
+    hidden = sorted(set(df["phase"]) - set(phases))
+    st.warning(f"The phase filter hides all {len(df):,} decisions for {t.category.display}: "
+               + ("no phase is chosen." if not phases else
+                  f"they are in phase{'s' if len(hidden) > 1 else ''} "
+                  f"{', '.join(map(str, hidden))}, which the filter leaves out."),
+               icon=":material/filter_alt_off:")
+    st.button("Show every phase", key="st_show_all", on_click=_all_phases, type="primary")
     st.stop()
+
+items = step_items(view, group_routine=group)
+n = len(items)
+n_grouped = sum(len(it.rows) for it in items if it.routine_group)
+st.caption(f"{n:,} of {len(view):,} decisions shown one by one"
+           + (f"; {n_grouped:,} routine ones grouped into "
+              f"{sum(it.routine_group for it in items):,} lines" if n_grouped else "")
+           + (f" ({len(df) - len(view):,} more in the phases the filter leaves out)"
+              if len(view) < len(df) else "") + ".")
 
 pos_key = S.STEP_POS.of(tid)
 if pos_key.get() > n:
@@ -63,17 +87,31 @@ b3.button("Next ▶", key="st_next", on_click=_move, args=(1,), width="stretch")
 pos = b2.slider("Position", 1, max(n, 2) if n > 1 else 2, key=pos_key.init(),
                 label_visibility="collapsed", disabled=n == 1)
 pos = min(pos, n)
-row = view.iloc[pos - 1]
-sentence = html.escape(explain_row(row, res))
-st.html(f'<div class="camcf-sentence" data-testid="camcf-sentence"><b>{pos}/{n}</b> · phase '
-        f'{int(row["phase"])} · <code>{html.escape(str(row["step"]))}</code><br>{sentence}</div>')
+item = items[pos - 1]
+rows = view.iloc[list(item.rows)]
+row = rows.iloc[0]
+head = (f'<b>{pos}/{n}</b> · phase {int(row["phase"])} · '
+        f'<code>{html.escape(", ".join(dict.fromkeys(rows["step"])))}</code>')
+if item.routine_group:
+    st.html(f'<div class="camcf-sentence" data-testid="camcf-sentence">{head}<br>'
+            f'{html.escape(routine_summary(rows, res))}</div>')
+    with st.expander(f"The {len(rows):,} routine decisions, one by one"):
+        shown = paged(rows, f"st_group_page_{tid}_{pos}", size=100)
+        st.markdown("\n".join(f"- {explain_row_full(r, res).text}"
+                              for _, r in shown.iterrows()))
+    expl = None
+else:
+    expl = explain_row_full(row, res)
+    st.html(f'<div class="camcf-sentence" data-testid="camcf-sentence">{head}<br>'
+            f'{html.escape(expl.text)}</div>')
 
-involved = [-1, int(row["b"]), int(row["a"])]  # -1: the target itself
-if int(row["aux"]) >= 0:
-    involved.append(int(row["aux"]))
-cond = tuple(row["cond"])
-if len(cond) <= 12:
-    involved += list(cond)
+involved = [-1]  # -1: the target itself; a group of routine rows highlights nothing more
+cond = tuple(row["cond"]) if expl is not None else ()
+if expl is not None:
+    involved += [int(row["b"]), int(row["a"])] + ([int(row["aux"])] if int(row["aux"]) >= 0
+                                                  else [])
+    if len(cond) <= 12:
+        involved += list(cond)
 left, right = st.columns([3, 2])
 with left:
     legend(["target", "label-category", "pc", "spouse", "recovered", "pruned", "removed"])
@@ -83,21 +121,30 @@ with left:
     st.caption("Black border: the variables this decision involves (the tested variable, the "
                "conditioning set" + (" — too large to draw" if len(cond) > 12 else "") + ").")
 with right:
-    st.markdown("**This decision**")
-    st.dataframe({"": ["step", "quantity", "variable", "given", "value (bits)", "threshold",
-                       "decision"],
-                  "value": [row["step"], row["quantity"], row["b_name"],
-                            row["cond_names"] or "∅", f"{row['value']:.6f}",
-                            f"{row['threshold']:.6f}", row["decision"]]},
-                 hide_index=True, width="stretch")
+    st.markdown("**This decision**" if expl is not None else "**These decisions**")
+    if expl is not None:
+        st.dataframe(expl.table(), hide_index=True, width="stretch")
+    else:
+        st.dataframe({"": ["steps", "decisions", "tests", "changed a set"],
+                      "value": [", ".join(dict.fromkeys(rows["step"])),
+                                ", ".join(dict.fromkeys(rows["decision"])), f"{len(rows):,}",
+                                "no"]}, hide_index=True, width="stretch")
     st.markdown("**Around it**")
     lo = max(0, pos - 4)
-    around = view.iloc[lo:pos + 3]
-    st.dataframe({"#": list(range(lo + 1, lo + 1 + len(around))), "step": around["step"],
-                  "variable": around["b_name"], "value": around["value"].round(4),
-                  "decision": around["decision"]}, hide_index=True, width="stretch")
-with st.expander(f"All {n:,} decisions shown (paged)"):
-    listing = view[["phase", "step", "b_name", "cond_names", "value", "threshold",
-                    "decision"]].rename(columns={"b_name": "variable", "cond_names": "given"})
-    listing.insert(0, "#", range(1, n + 1))
+    near = items[lo:pos + 3]
+    st.dataframe({
+        "#": list(range(lo + 1, lo + 1 + len(near))),
+        "step": [view["step"].iat[it.first] for it in near],
+        "decided about": [f"{len(it.rows):,} routine rows" if it.routine_group else
+                          subject_names(view.iloc[[it.first]]).iat[0] for it in near],
+        "value": [None if it.routine_group else round(float(view["value"].iat[it.first]), 4)
+                  for it in near],
+        "decision": [", ".join(dict.fromkeys(view["decision"].iloc[list(it.rows)]))
+                     for it in near]}, hide_index=True, width="stretch")
+with st.expander(f"All {len(view):,} decisions in the chosen phases (paged)"):
+    subject = subject_names(view)
+    listing = view[["phase", "step", "cond_names", "value", "threshold", "decision"]].rename(
+        columns={"cond_names": "given"})
+    listing.insert(2, "decided about", subject)
+    listing.insert(0, "#", range(1, len(view) + 1))
     st.dataframe(paged(listing.round(4), "st_list_page"), hide_index=True, width="stretch")

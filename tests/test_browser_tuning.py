@@ -121,7 +121,7 @@ def test_a_shared_link_reopens_the_same_view(server, new_page):
     page.keyboard.type("B=0")
     page.get_by_role("option").filter(has_text="B=0").first.click()
     settle(page)
-    main.get_by_text("Hide routine rows").click()  # show every decision
+    main.get_by_text("Group routine rows").click()  # show every decision
     settle(page)
     for _ in range(3):
         main.get_by_role("button", name="Next ▶").click()
@@ -131,7 +131,7 @@ def test_a_shared_link_reopens_the_same_view(server, new_page):
     page.wait_for_function("() => window.location.search.includes('step=4')", timeout=15_000)
     link = page.url
     q = parse_qs(urlparse(link).query)
-    assert q["k1"] == ["0.5"] and q["target"] == ["B=0"] and q["routine_hidden"] == ["0"]
+    assert q["k1"] == ["0.5"] and q["target"] == ["B=0"] and q["routine_grouped"] == ["0"]
     shot(page, "link-step-through")
     page2 = new_page()  # a fresh browser session opens the link
     page2.goto(link)
@@ -142,7 +142,7 @@ def test_a_shared_link_reopens_the_same_view(server, new_page):
     main2 = page2.locator('[data-testid="stMain"]')
     chooser = main2.locator('[data-testid="stSelectbox"]').filter(has_text="Target category")
     assert chooser.locator("input").input_value().startswith("B=0 —")  # … in the chooser …
-    assert not main2.get_by_role("switch", name="Hide routine rows").is_checked()  # filters
+    assert not main2.get_by_role("switch", name="Group routine rows").is_checked()  # filters
     assert slider_value(page2, "k1") == "0.5"
     assert page2.get_by_text("results are stale").count() == 0
     assert page2.locator('[data-testid="stException"]').count() == 0

@@ -1,7 +1,10 @@
 """The app in a real browser on a wide data set: a MATLAB file with two variable pairs is
 uploaded through the sidebar, its pair chosen in the Variables chooser, and every page is drawn
-(hundreds of label categories, thousands of features). Screenshots go to ``/tmp/shots-views/``
-(``$CAMCF_SHOTS`` to change it).
+(hundreds of label categories, thousands of features) and readable: no two texts of a chart
+overlap, no text is cut off at a chart's edge, no chart is empty without a message, no two
+graph labels overlap, the Variables chooser shows its choice whole. Then a data set where
+nothing is selected is uploaded and every page is checked again. Screenshots go to
+``artifacts/screenshots-wide/`` (``$CAMCF_SHOTS`` to change it).
 
 The data: :func:`camcf.datasets.make_wide` (150 binary labels = 300 label categories, 3,000
 features, 60 samples in the training pair); δ1 is raised to 0.2 before loading so that the run
@@ -16,11 +19,20 @@ from urllib.parse import urlparse
 
 import pytest
 import scipy.io
+from _readable import (
+    CLIPPED_TEXT_JS,
+    EMPTY_CHARTS_JS,
+    GRAPH_OVERLAPS_JS,
+    TEXT_OVERLAPS_JS,
+    noise_arff,
+    settle,
+)
 from support import graph_node_ids, open_page, set_number, start_app, stop_app, wait_idle
 
 from camcf.datasets import make_wide
 
-SHOTS = Path(os.environ.get("CAMCF_SHOTS", "/tmp/shots-views"))
+SHOTS = Path(os.environ.get("CAMCF_SHOTS", Path(__file__).resolve().parents[1] / "artifacts"
+                            / "screenshots-wide"))
 pytestmark = pytest.mark.browser
 N, M, Q = 60, 3000, 150
 #: (navigation title, url path, graphs drawn). Pages are opened through the navigation: a new
@@ -28,7 +40,10 @@ N, M, Q = 60, 3000, 150
 NAV = [("Overview", "overview", 0), ("Label skeleton", "skeleton", 1),
        ("Local structure", "local_structure", 1), ("Recovery", "recovery", 0),
        ("Pruning", "pruning", 0), ("Step through", "step_through", 1),
-       ("Export", "export", 0)]
+       ("What changed", "what_changed", 0), ("Export", "export", 0)]
+#: the study pages (forms until a study is started): drawn on the small data set only
+STUDIES = [("Threshold landscape", "landscape", 0), ("Evaluation", "evaluation", 0),
+           ("Compare methods", "compare", 0)]
 
 
 def write_wide_mat(path: Path, n: int = N, m: int = M, q: int = Q) -> Path:
@@ -44,6 +59,36 @@ def set_delta1(page, value: float) -> None:
     """Type δ1 into the sidebar's δ1 input."""
     set_number(page, "δ1", value)
     wait_idle(page)
+
+
+def readability(page, n_graphs: int = 0) -> dict:
+    """What is unreadable on the page shown: overlapping or cut-off chart text, charts empty
+    without a message, overlapping graph labels (in the first ``n_graphs`` frames)."""
+    settle(page)
+    main = page.locator('[data-testid="stMain"]')
+    out = {"overlaps": main.evaluate(f"(root) => ({TEXT_OVERLAPS_JS})([root, 2])"),
+           "clipped": main.evaluate(f"(root) => ({CLIPPED_TEXT_JS})([root, 2])"),
+           "empty": main.evaluate(f"(root) => ({EMPTY_CHARTS_JS})(root)"),
+           "graph": []}
+    for i in range(n_graphs):
+        frame = page.locator('[data-testid="stIFrame"]').nth(i).content_frame
+        frame.locator("#mynetwork canvas").wait_for(timeout=15_000)
+        out["graph"] += frame.locator("body").evaluate(f"() => ({GRAPH_OVERLAPS_JS})(1)") or []
+    return {k: v for k, v in out.items() if v}
+
+
+def upload(page, path: Path) -> None:
+    """Upload ``path`` in the sidebar (its labels named inside the file) and press Load
+    file."""
+    side = page.locator('[data-testid="stSidebar"]')
+    side.locator("label").filter(has_text="Upload a file").click()
+    wait_idle(page)
+    side.locator('input[type="file"]').first.set_input_files(str(path))
+    wait_idle(page)
+    side.get_by_text(path.name).first.wait_for(timeout=30_000)  # the uploader has it
+    side.get_by_role("button", name="Load file").click()
+    wait_idle(page, timeout=180_000)
+    side.get_by_text(f"{path.name} (uploaded)").first.wait_for(timeout=120_000)
 
 
 def upload_mat(page, path: Path, choose: str) -> None:
@@ -88,11 +133,17 @@ def test_the_chosen_pair_loads_and_runs(wide_page):
     assert f"{N} samples, {M:,} features, {Q} labels" in text
     assert page.locator('[data-testid="stException"]').count() == 0
     assert side.get_by_text("results are stale").count() == 0
+    # the chooser shows its choice whole (landed: "train_data / train_target: 463 san…")
+    box = side.locator('[data-testid="stSelectbox"]').filter(has_text="Variables").locator(
+        "input").first
+    assert box.input_value().startswith("train_data / train_target")
+    assert not box.evaluate("(e) => e.scrollWidth > e.clientWidth + 1"), box.input_value()
     page.screenshot(path=str(SHOTS / "wide-loaded.png"), full_page=True)
 
 
 def test_every_page_draws_on_wide_data(wide_page):
     page, url = wide_page
+    problems = {}
     for title, path, n_graphs in NAV:
         open_page(page, title)
         assert urlparse(page.url).path.rstrip("/").endswith(path) or path == "overview", page.url
@@ -104,6 +155,8 @@ def test_every_page_draws_on_wide_data(wide_page):
             assert 0 < len(ids) <= 120, (path, len(ids))
         page.wait_for_timeout(500)
         page.screenshot(path=str(SHOTS / f"wide-{path}.png"), full_page=True)
+        problems[path] = readability(page, n_graphs)
+    assert not {k: v for k, v in problems.items() if v}, problems
 
 
 def test_skeleton_neighbourhood_and_search(wide_page):
@@ -121,3 +174,23 @@ def test_skeleton_neighbourhood_and_search(wide_page):
     ids = graph_node_ids(page)
     assert "y42=1" in ids
     page.screenshot(path=str(SHOTS / "wide-skeleton-L042.png"), full_page=True)
+
+
+def test_every_page_is_readable_when_nothing_is_selected(wide_page, tmp_path):
+    """Landed: an empty white Sankey (and empty charts) when nothing is selected."""
+    page, url = wide_page
+    path = tmp_path / "noise.arff"
+    path.write_bytes(noise_arff())
+    upload(page, path)
+    open_page(page, "Overview")
+    main = page.locator('[data-testid="stMain"]')
+    assert "0 of 12" in main.inner_text()  # selected features
+    assert "nothing flows through the phases" in main.inner_text()
+    problems = {}
+    for title, path, n_graphs in NAV + STUDIES:
+        open_page(page, title)
+        assert page.locator('[data-testid="stException"]').count() == 0, path
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(SHOTS / f"nothing-{path}.png"), full_page=True)
+        problems[path] = readability(page, n_graphs)
+    assert not {k: v for k, v in problems.items() if v}, problems

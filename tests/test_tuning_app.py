@@ -49,7 +49,7 @@ def test_the_place_round_trips_through_the_query_string():
 
     pin = {"params": {**camcf.DEFAULTS, "delta1": 0.0004}, "disc": {
         "discretize": "auto", "bins": 5, "strategy": "uniform"}}
-    view = {"target": "y=a,b", "step": 7, "phases": [2, 4], "routine_hidden": False,
+    view = {"target": "y=a,b", "step": 7, "phases": [2, 4], "routine_grouped": False,
             "wc_find": "M=", "wc_changed": False, "wc_sort": "flips", "pin": pin,
             "grid": {"axes": [("delta2", 0.01, 0.3, 4), ("k2", 0.2, 1.0, 3)],
                      "metric": "hamming_loss"}}
@@ -73,11 +73,11 @@ def test_bad_query_entries_are_named_and_left_out():
 
     link = from_query({"delta1": "abc", "k1": "0", "recovery": "most", "k2": "0.5",
                        "data": "upload", "step": "-2", "wc_sort": "size",
-                       "grid": "delta1:0:1:5", "routine_hidden": "maybe"})
+                       "grid": "delta1:0:1:5", "routine_grouped": "maybe"})
     assert link.params == {"k2": 0.5}
     assert link.request is None and "step" not in link.view and not link.widgets
     text = " ".join(link.problems)
-    for name in ("delta1", "k1", "recovery", "step", "wc_sort", "grid", "routine_hidden"):
+    for name in ("delta1", "k1", "recovery", "step", "wc_sort", "grid", "routine_grouped"):
         assert name in text
     assert "uploaded file cannot" in text
 
@@ -197,7 +197,7 @@ def test_no_widget_gets_both_a_default_and_a_session_state_value(monkeypatch):
     logger = logging.getLogger(policies.__name__)
     logger.addHandler(handler)
     try:
-        at = new_app({"delta1": "0.08", "k1": "0.5", "routine_hidden": "0", "phases": "2,3",
+        at = new_app({"delta1": "0.08", "k1": "0.5", "routine_grouped": "0", "phases": "2,3",
                       "wc_find": "A", "grid": "delta1:0.02:0.2:3,k1:0.3:1:2",
                       "target": "B=0", "step": "2"})
         for page in ("pages/step_through.py", "pages/landscape.py", "pages/what_changed.py"):
@@ -245,7 +245,7 @@ def test_a_link_keeps_the_target_the_step_and_the_filters():
     sentence = _sentence(at)
     assert "<b>4/" in sentence
     link = link_of(at)
-    assert link["target"] == "B=0" and link["step"] == "4" and link["routine_hidden"] == "0"
+    assert link["target"] == "B=0" and link["step"] == "4" and link["routine_grouped"] == "0"
     assert link["phases"] == "1,2"
     fresh = goto(new_app(link), "pages/step_through.py")
     assert fresh.session_state["chosen_target"] == tid

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import camcf
-from camcf.datasets import make_wide
+from camcf.datasets import make_causal_multilabel, make_wide
 from camcf.discretize import discretize
 from camcf.viz import figures, graphs, summary
 
@@ -80,15 +80,41 @@ def test_heatmap_at_1000_categories_is_bounded_and_named(res1000):
     fig = figures.skeleton_heatmap(res1000, highlight=5)
     heat = fig.data[0]
     assert np.asarray(heat.z).shape == (len(sp["names"]),) * 2
-    assert len(fig.data) == 1 and fig.layout.height <= 720
-    assert all(str(y).startswith("block") and "L" in str(y) for y in heat.y)  # members on hover
+    assert len(fig.data) == 1 and fig.layout.height <= 760
+    assert all("=" in str(y).split(": ", 1)[1] for y in heat.y)  # members on hover
+    # 500 binary labels: the blocks are blocks of labels (both categories of a label together)
+    lab_of = {c.id: c.label_index for c in res1000.categories}
+    for mm in sp["members"]:
+        labels = {lab_of[i] for i in mm}
+        assert len(mm) == 2 * len(labels)
 
 
 def test_heatmap_aggregates_by_label_when_labels_fit(res_wide):
-    sp = figures.label_space(res_wide, max_side=30)  # 40 categories, 20 labels
-    assert sp["level"] == "label" and len(sp["names"]) == 20
-    sp = figures.label_space(res_wide, max_side=120)
-    assert sp["level"] == "category" and len(sp["names"]) == 40
+    # 20 binary labels: a label's two categories are complements with the same DCSMI, so one
+    # row per label is exact (the arts shape's 52 run-together names become 26)
+    for side in (30, 120):
+        sp = figures.label_space(res_wide, max_side=side)
+        assert sp["level"] == "label" and len(sp["names"]) == 20 and sp["exact"]
+    z = res_wide.category_mi
+    for a in range(0, 40, 2):  # complements: equal rows (up to rounding)
+        others = [j for j in range(40) if j // 2 != a // 2]
+        assert np.allclose(z[a, others], z[a + 1, others], atol=1e-9)
+    # a label with three categories: one row per category, or per label when too many
+    demo = make_causal_multilabel(300, seed=1)
+    ds = demo.dataset
+    res = _run(ds)
+    sp = figures.label_space(res, max_side=120)
+    assert sp["level"] == "category" and len(sp["names"]) == len(res.categories)
+    sp = figures.label_space(res, max_side=6)
+    assert sp["level"] == "label" and len(sp["names"]) == 5 and not sp["exact"]
+
+
+def test_heatmap_names_never_run_together():
+    """The arts shape: 26 labels with long names (52 categories) — the names ran together."""
+    for s in (10, 26, 52, 120):
+        font, step = figures.tick_plan(s)
+        assert figures.HEAT_SIDE_PX / s * step >= 1.25 * font  # room per shown name
+    assert figures.tick_plan(26)[1] == 1 and figures.tick_plan(120)[1] > 1
 
 
 def test_ego_graph_is_bounded_at_1000_categories(res1000):

@@ -60,7 +60,7 @@ def test_local_graph_layout_is_stable_and_highlight_adds_ring_nodes(res):
     b = graphs.local_graph_html(res, "C=0")
     assert a == b  # same input, same picture (fixed seeded layout)
     g = graphs.local_graph(res, "C=0")
-    pos = graphs.layout(g, center="C=0")
+    pos = graphs.local_layout(g, "C=0")
     assert pos["C=0"] == (0.0, 0.0)
     # f20 is not in C's graph: highlighting it adds it without moving the others
     page = graphs.local_graph_html(res, "C=0", highlight=[res.feature_names.index("f20")])
@@ -129,7 +129,7 @@ def test_explain_example_sentence(res):
     s = explain(test, res)
     name = res.feature_names[test.b]
     assert s.startswith(f"{name} stays in PC: I({name}; A=0 | ")
-    assert f"= {test.value:.3f} bits > δ1 = 0.050" in s
+    assert f"= {test.value:.3f} bits (G = {test.g:.2f}, df = {test.df}, p = {test.p_value:.3g}) > δ1 = 0.050" in s
 
 
 def test_explain_counts_large_conditioning_sets():
@@ -202,10 +202,12 @@ def test_figures_build_and_serialise(res):
         json.loads(f.to_json())
     sank = figures.flow_sankey(res, "B=0").data[0]
     t = res.target("B=0")
-    # what flows into "blanket" is the blanket
-    into_blanket = sum(v for tgt, v in zip(sank.link.target, sank.link.value, strict=True)
-                       if tgt == 11)
+    # what flows into "blanket" is the blanket (customdata: the counts; value: as drawn)
+    blanket = next(i for i, lab in enumerate(sank.node.label) if lab.startswith("blanket"))
+    into_blanket = sum(v for tgt, v in zip(sank.link.target, sank.link.customdata, strict=True)
+                       if tgt == blanket)
     assert into_blanket == len(t.blanket)
+    assert all(lab.split(": ")[1] != "0" for lab in sank.node.label)  # empty stages left out
     scatter = figures.pruning_scatter(res, "C=0")
     idx = {int(c[0]) for tr in scatter.data if tr.customdata is not None for c in tr.customdata}
     assert idx == set(t.cmb) if (t := res.target("C=0")) else False

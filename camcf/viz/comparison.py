@@ -21,7 +21,8 @@ import plotly.graph_objects as go
 
 from ..evaluation.metrics import METRICS
 
-__all__ = ["cd_diagram", "normalised_radar", "normalised_scores", "split_ranks_heatmap"]
+__all__ = ["cd_diagram", "mean_ranks", "normalised_radar", "normalised_scores", "polar_layout",
+           "split_ranks_heatmap"]
 
 _CONTROL_COLOR = "#1f4e9c"
 _OTHER_COLOR = "#6b7280"
@@ -114,10 +115,24 @@ def normalised_scores(means: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def polar_layout(n_axes: int, *, r_range=(0.0, 1.0), tick_step: float = 0.2) -> dict:
+    """The polar layout of the radars: the radial axis from ``r_range[0]`` (0: areas compare
+    honestly) to ``r_range[1]``, its ticks drawn along a line half-way between two metric axes
+    (so that they never run into a metric's name), small tick labels, the first metric at the
+    top and the others clockwise."""
+    step = 360.0 / max(n_axes, 1)
+    return {"radialaxis": {"range": list(r_range), "angle": 90 - step / 2,
+                           "tickangle": 90 - step / 2, "tickfont": {"size": 10},
+                           "dtick": tick_step, "showline": False},
+            "angularaxis": {"rotation": 90, "direction": "clockwise",
+                            "tickfont": {"size": 12}}}
+
+
 def normalised_radar(means: pd.DataFrame, *, highlight: str | None = None,
                      title: str = "") -> go.Figure:
     """The paper's radar: one closed trace per method on :func:`normalised_scores`;
-    ``highlight`` (a row of ``means``) is drawn bold."""
+    ``highlight`` (a row of ``means``) is drawn bold. The radial axis starts at 0, so that the
+    areas are comparable (the hover gives every value)."""
     norm = normalised_scores(means)
     theta = [METRICS[m]["short"] for m in norm.columns]
     fig = go.Figure()
@@ -128,23 +143,32 @@ def normalised_radar(means: pd.DataFrame, *, highlight: str | None = None,
             r=r + r[:1], theta=theta + theta[:1], name=str(method),
             line={"width": 4 if bold else 1.5, "color": _CONTROL_COLOR if bold else None},
             hovertemplate="%{theta}: %{r:.3f} of the best<extra>" + str(method) + "</extra>"))
-    lo = float(np.nanmin(norm.to_numpy())) if norm.size and np.isfinite(
-        np.nanmin(norm.to_numpy())) else 0.0
-    fig.update_layout(polar={"radialaxis": {"range": [max(0.0, lo - 0.05), 1.0]}},
-                      height=440, margin={"t": 50, "b": 30},
+    fig.update_layout(polar=polar_layout(len(theta)), height=480,
+                      margin={"t": 60, "b": 40, "l": 60, "r": 60},
                       title=title or "Relative to the best method per metric (best = 1)",
-                      legend={"orientation": "h"}, title_font_size=13)
+                      legend={"orientation": "h", "y": -0.08, "yanchor": "top"},
+                      title_font_size=13)
     return fig
 
 
 def split_ranks_heatmap(ranks: pd.DataFrame, title: str = "") -> go.Figure:
-    """Splits × methods ranks (1 = best) as a heatmap with the rank in each cell."""
+    """Splits × methods ranks (1 = best) as a heatmap with the rank in each cell. At least
+    300 px tall, so that the colour bar is readable with a single split."""
     fig = go.Figure(go.Heatmap(
         z=ranks.to_numpy(), x=[str(c) for c in ranks.columns],
         y=[f"split {int(i) + 1}" for i in ranks.index], text=ranks.to_numpy(),
-        texttemplate="%{text:.1f}", colorscale="Viridis_r", colorbar={"title": "rank"},
+        texttemplate="%{text:.1f}", colorscale="Viridis_r",
+        colorbar={"title": {"text": "rank", "side": "right"}, "thickness": 14},
         hovertemplate="%{y}, %{x}: rank %{z:.1f}<extra></extra>"))
-    fig.update_layout(title=title, height=140 + 28 * len(ranks), margin={"t": 50},
-                      title_font_size=13)
+    fig.update_layout(title=title, height=max(300, 160 + 28 * len(ranks)),
+                      margin={"t": 50, "b": 40}, title_font_size=13)
     fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(tickangle=-30 if len(ranks.columns) > 5 else 0)
     return fig
+
+
+def mean_ranks(ranks: pd.DataFrame) -> pd.DataFrame:
+    """The mean rank of every method over the splits (best first), as a table with the
+    columns ``method`` and ``mean rank``."""
+    m = ranks.mean(axis=0).sort_values(kind="stable")
+    return pd.DataFrame({"method": [str(i) for i in m.index], "mean rank": m.to_numpy()})

@@ -10,6 +10,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from ..evaluation.metrics import METRICS
+from .comparison import polar_layout
 
 
 def metrics_radar(by: pd.DataFrame, sets: list[str], set_names: dict[str, str]) -> go.Figure:
@@ -25,8 +26,9 @@ def metrics_radar(by: pd.DataFrame, sets: list[str], set_names: dict[str, str]) 
                  for v, info in zip(values, METRICS.values(), strict=True)]
         fig.add_trace(go.Scatterpolar(r=drawn + drawn[:1], theta=names + names[:1],
                                       name=set_names[s], fill="toself", opacity=0.6))
-    fig.update_layout(polar={"radialaxis": {"range": [0, 1]}}, height=420,
-                      margin={"t": 30, "b": 30}, legend={"orientation": "h"})
+    fig.update_layout(polar=polar_layout(len(names)), height=460,
+                      margin={"t": 40, "b": 40, "l": 60, "r": 60},
+                      legend={"orientation": "h", "y": -0.08, "yanchor": "top"})
     return fig
 
 

@@ -3,14 +3,19 @@ pruning scatter. Colours come from :mod:`camcf.viz.style`."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import plotly.graph_objects as go
 
 from .style import COLORS, FATE_COLORS, FONT
 from .summary import flow_counts, flow_row, pruning_frame, recovery_frame
 
-_LAYOUT = dict(font=dict(family=FONT, size=13), margin=dict(l=10, r=10, t=50, b=10),
+#: the left margin holds the y axis title and its tick labels whether or not plotly's automatic
+#: margins have run yet (they run after the first draw, late on a busy machine)
+_LAYOUT = dict(font=dict(family=FONT, size=13), margin=dict(l=70, r=10, t=50, b=10),
                paper_bgcolor="white", plot_bgcolor="white")
+_NO_AXES = {**_LAYOUT, "margin": dict(l=10, r=10, t=50, b=10)}
 
 # Sankey stages: node label, colour key
 _STAGES = [
@@ -29,16 +34,45 @@ _STAGES = [
 ]
 
 
-def flow_sankey(result, target=None, *, height: int = 360) -> go.Figure:
+#: the plot width (pixels) the per-category bars get at the narrowest usual window
+BARS_PX = 700
+
+#: a Sankey link is drawn at least this share of the largest flow thick (the counts shown are
+#: the real ones), so that a handful of recovered features next to a hundred thousand
+#: candidates stays visible
+SANKEY_MIN_SHARE = 0.04
+
+
+def flow_sankey(result, target=None, *, height: int = 380) -> go.Figure:
     """Candidates → PC → + spouses → + recovered → − k2 cut → − symmetry → − redundancy →
-    blanket, for one target (id or name) or summed over all categories (``target=None``)."""
+    blanket, for one target (id or name) or summed over all categories (``target=None``).
+    See :func:`flow_sankey_counts`; a skipped target (or a run where every category was
+    skipped) gets a message instead."""
+    d1 = result.params["delta1"]
     if target is None:
+        ran = [x for x in result.targets if not x.skipped]
+        title, where = "All categories (feature–category pairs)", "any category"
+        if not ran:
+            return message_figure(f"{title}: nothing ran — every category is skipped (fewer "
+                                  "positive samples than the minimum category size).")
         r = flow_counts(result).loc["overall"]
-        title = "All categories (feature–category pairs)"
     else:
         t = result.target(target)
+        title, where = f"Target {t.category.display}", t.category.display
+        if t.skipped:
+            return message_figure(f"{title}: skipped ({t.skip_reason}).")
         r = flow_row(t)
-        title = f"Target {t.category.display}"
+    return flow_sankey_counts(r, title, delta1=d1, where=where, height=height)
+
+
+def flow_sankey_counts(r, title: str, *, delta1: float, where: str = "any category",
+                       height: int = 380) -> go.Figure:
+    """The flow Sankey of one row of counts (:func:`camcf.viz.summary.flow_row` keys).
+
+    Stages with no feature are left out. A link thinner than :data:`SANKEY_MIN_SHARE` of the
+    largest is drawn at that thickness (the node names and the hover give the real counts;
+    the title says so). When nothing passed δ1 there is no flow: the figure says so instead
+    of drawing an empty Sankey."""
     links = [  # (source, target, value)
         (0, 1, r["cut by k1"]), (0, 2, r["kept by k1"]),
         (2, 3, r["removed (backward)"]), (2, 4, r["PC"]),
@@ -46,25 +80,49 @@ def flow_sankey(result, target=None, *, height: int = 360) -> go.Figure:
         (7, 8, r["cut by k2"]), (7, 9, r["symmetry"]), (7, 10, r["redundancy"]),
         (7, 11, r["blanket"]),
     ]
-    links = [lk for lk in links if lk[2] > 0]
+    links = [(a, b, int(v)) for a, b, v in links if v > 0]
+    if not links:
+        return message_figure(
+            f"{title}: nothing flows through the phases — no feature has s_f > δ1 = "
+            f"{delta1:g} for {where}, so there is no PC candidate, spouse or recovered "
+            "feature. Lower δ1 in the sidebar to see a flow.")
     counts = {0: r["candidates"], 1: r["cut by k1"], 2: r["kept by k1"],
               3: r["removed (backward)"], 4: r["PC"], 5: r["spouses"], 6: r["recovered"],
               7: r["CMB"], 8: r["cut by k2"], 9: r["symmetry"], 10: r["redundancy"],
               11: r["blanket"]}
-    labels = [f"{name}: {int(counts[i])}" for i, (name, _) in enumerate(_STAGES)]
-    colors = [COLORS[c] for _, c in _STAGES]
+    used = sorted({a for a, _, _ in links} | {b for _, b, _ in links})
+    at = {k: i for i, k in enumerate(used)}
+    floor = SANKEY_MIN_SHARE * max(v for _, _, v in links)
+    drawn = [max(float(v), floor) for _, _, v in links]
+    raised = any(d > v for d, (_, _, v) in zip(drawn, links, strict=True))
     fig = go.Figure(go.Sankey(
         arrangement="snap",
-        node=dict(label=labels, color=colors, pad=18, thickness=16,
-                  line=dict(color="#555", width=0.5)),
-        link=dict(source=[a for a, _, _ in links], target=[b for _, b, _ in links],
-                  value=[int(v) for _, _, v in links],
-                  color=["rgba(120,120,120,0.25)"] * len(links)),
+        node=dict(label=[f"{_STAGES[k][0]}: {int(counts[k]):,}" for k in used],
+                  color=[COLORS[_STAGES[k][1]] for k in used], pad=22, thickness=16,
+                  line=dict(color="#555", width=0.5),
+                  hovertemplate="%{label}<extra></extra>"),
+        link=dict(source=[at[a] for a, _, _ in links], target=[at[b] for _, b, _ in links],
+                  value=drawn, customdata=[v for _, _, v in links],
+                  color=["rgba(120,120,120,0.3)"] * len(links),
+                  hovertemplate="%{source.label} → %{target.label}: %{customdata:,} "
+                                "<extra></extra>"),
     ))
-    fig.update_layout(title=dict(text=title, x=0, font=dict(size=14)), height=height, **_LAYOUT)
-    if not links:
-        fig.add_annotation(text="no feature passed δ1 for this category", showarrow=False,
-                           x=0.5, y=0.5, xref="paper", yref="paper")
+    if raised:
+        title += " — small flows drawn thicker; the numbers are the counts"
+    fig.update_layout(title=dict(text=title, x=0, font=dict(size=13)), height=height,
+                      **_NO_AXES)
+    return fig
+
+
+def message_figure(text: str, *, height: int = 160) -> go.Figure:
+    """A figure that only says ``text`` (wrapped), for a chart with nothing to draw."""
+    import textwrap
+
+    fig = go.Figure()
+    fig.add_annotation(text="<br>".join(textwrap.wrap(text, 90)), showarrow=False, x=0.5,
+                       y=0.5, xref="paper", yref="paper", font=dict(size=13, color="#444"))
+    fig.update_layout(height=height, xaxis=dict(visible=False), yaxis=dict(visible=False),
+                      **_NO_AXES)
     return fig
 
 
@@ -75,12 +133,19 @@ def flow_bars(result, *, height: int = 320, max_categories: int = 60) -> go.Figu
     df = flow_counts(result, overall=False)
     df = df[~df["skipped"]]
     n_all = len(df)
-    title = None
+    moved = ["PC", "spouses", "recovered", "cut by k2", "symmetry", "redundancy", "blanket"]
+    if n_all == 0 or not df[moved].to_numpy().any():
+        return message_figure(
+            "No category has a feature in PC, a spouse, a recovered feature or a Phase 4 "
+            f"removal (δ1 = {result.params['delta1']:g}): nothing to draw per category."
+            if n_all else "Every category is skipped: nothing to draw per category.",
+            height=140)
+    main = "Per category: what entered (up) and what Phase 4 removed (down)"
+    sub = ""
     if n_all > max_categories:
         df = df.sort_values(["blanket", "CMB"], ascending=False, kind="stable").iloc[
             :max_categories]
-        title = dict(text=f"The {max_categories} categories with the largest blankets "
-                          f"(of {n_all:,})", x=0, font=dict(size=13))
+        sub = f"the {max_categories} categories with the largest blankets (of {n_all:,})"
     x = list(df.index)
     fig = go.Figure()
     for col, key in (("PC", "pc"), ("spouses", "spouse"), ("recovered", "recovered")):
@@ -91,8 +156,11 @@ def flow_bars(result, *, height: int = 320, max_categories: int = 60) -> go.Figu
     fig.add_scatter(x=x, y=df["blanket"], mode="markers", name="blanket",
                     marker=dict(symbol="diamond", size=11, color=COLORS["tp"],
                                 line=dict(color="#222", width=1)))
+    font, step = tick_plan(len(x), side=BARS_PX)
     fig.update_layout(barmode="relative", height=height, yaxis_title="features",
-                      legend=dict(orientation="h", y=-0.25), title=title, **_LAYOUT)
+                      xaxis=dict(tickangle=-90, tickfont=dict(size=font), tickmode="array",
+                                 tickvals=x[::step], ticktext=x[::step], type="category"),
+                      **_legend_on_top(main, sub))
     return fig
 
 
@@ -128,55 +196,68 @@ def _linkage(a: np.ndarray) -> np.ndarray:
     return linkage(squareform(d, checks=False), method="average")
 
 
+def _block_max(z: np.ndarray, members: list[list[int]]) -> np.ndarray:
+    """The largest value of ``z`` between the members of every two blocks (−inf: none)."""
+    perm = np.array([i for mm in members for i in mm], dtype=int)
+    starts = np.cumsum([0] + [len(mm) for mm in members[:-1]])
+    return np.maximum.reduceat(np.maximum.reduceat(z[np.ix_(perm, perm)], starts, axis=0),
+                               starts, axis=1)
+
+
 def label_space(result, *, max_side: int = HEATMAP_MAX_SIDE) -> dict:
     """The category × category DCSMI, seriated, and aggregated when it is too large to read.
 
     Returns ``{"z": (s, s) bits, NaN where only one label is involved, "names": s row names,
     "members": s lists of category ids, "level": "category" | "label" | "cluster",
-    "order": category ids in drawing order}``. Up to ``max_side`` categories: one row each.
-    Beyond that, one row per label (the largest DCSMI between their categories) when there are
-    at most ``max_side`` labels, else ``max_side`` blocks of the clustering (largest DCSMI
-    between members of different labels).
+    "order": category ids in drawing order, "exact": bool}``.
+
+    When every label is binary, the two categories of a label are complements and have the
+    same DCSMI with every other category, so one row per label says everything (``exact``).
+    Otherwise one row per category. When there are more than ``max_side`` rows: one row per
+    label (the largest DCSMI between their categories) when there are at most ``max_side``
+    labels, else ``max_side`` blocks of the clustering of the rows (largest DCSMI between
+    members of different labels).
     """
     z = np.array(result.category_mi, dtype=float)
     lab = np.array([c.label_index for c in result.categories])
     same = lab[:, None] == lab[None, :]
     zx = np.where(same, 0.0, z)
-    k = z.shape[0]
-    if k <= max_side:
-        order = seriate(zx)
-        members = [[int(i)] for i in order]
-        names = [result.categories[i].display for i in order]
-        level = "category"
-    elif len(result.label_names) <= max_side:
-        q = len(result.label_names)
-        by = np.argsort(lab, kind="stable")
-        first = np.searchsorted(lab[by], np.arange(q))
-        agg = np.maximum.reduceat(np.maximum.reduceat(zx[np.ix_(by, by)], first, axis=0),
-                                  first, axis=1)
-        lorder = seriate(agg)
-        members = [[int(i) for i in np.flatnonzero(lab == li)] for li in lorder]
-        names = [result.label_names[li] for li in lorder]
-        level = "label"
+    zn = np.where(same, -np.inf, z)
+    q = len(result.label_names)
+    by_label = [[int(i) for i in np.flatnonzero(lab == li)] for li in range(q)]
+    binary = all(len(mm) == 2 for mm in by_label)
+    if binary:
+        units, unit_names = by_label, list(result.label_names)
+    else:
+        units = [[int(i)] for i in range(len(result.categories))]
+        unit_names = [c.display for c in result.categories]
+    level = "label" if binary else "category"
+    if len(units) > max_side and not binary and q <= max_side:
+        units, unit_names, level = by_label, list(result.label_names), "label"
+    if len(units) <= max_side:
+        agg = _block_max(zx, units) if level == "label" else zx
+        order = seriate(agg)
+        members = [units[i] for i in order]
+        names = [unit_names[i] for i in order]
     else:
         from scipy.cluster.hierarchy import fcluster, leaves_list
 
-        Z = _linkage(zx)
+        agg = _block_max(zx, units) if level == "label" else zx
+        Z = _linkage(agg)
         cl = fcluster(Z, t=max_side, criterion="maxclust")
-        leaves = leaves_list(Z)
         seen: dict[int, list[int]] = {}
-        for i in leaves:  # blocks in the order their first member appears among the leaves
+        for i in leaves_list(Z):  # blocks in the order their first member appears
             seen.setdefault(int(cl[i]), []).append(int(i))
-        members = list(seen.values())
-        names = [f"block {b + 1} ({len(mm)})" for b, mm in enumerate(members)]
+        members = [[c for u in us for c in units[u]] for us in seen.values()]
+        names = [unit_names[us[0]] if len(us) == 1 else
+                 f"block {b + 1} ({len(us)} {'labels' if binary else 'categories'})"
+                 for b, us in enumerate(seen.values())]
         level = "cluster"
-    perm = np.array([i for mm in members for i in mm], dtype=int)
-    starts = np.cumsum([0] + [len(mm) for mm in members[:-1]])
-    zp = np.where(same, -np.inf, z)[np.ix_(perm, perm)]
-    agg_z = np.maximum.reduceat(np.maximum.reduceat(zp, starts, axis=0), starts, axis=1)
+    agg_z = _block_max(zn, members)
     out = np.where(np.isneginf(agg_z), np.nan, agg_z)
     return {"z": out, "names": names, "members": members, "level": level,
-            "order": [i for mm in members for i in mm]}
+            "order": [i for mm in members for i in mm],
+            "exact": level == "category" or (binary and level == "label")}
 
 
 def _members_text(result, ids, limit: int = 8) -> str:
@@ -205,27 +286,70 @@ def skeleton_heatmap(result, *, highlight=None, height: int | None = None,
         z=z, x=full, y=full, colorscale="Purples", zmin=0, colorbar=dict(title="bits"),
         hovertemplate="%{y}<br>%{x}<br>I = %{z:.3f} bits<extra></extra>", hoverongaps=False,
         xgap=1 if s <= 60 else 0, ygap=1 if s <= 60 else 0))
-    ticks = s <= 60
-    axis = dict(tickmode="array", tickvals=full if ticks else [],
-                ticktext=names if ticks else [], showgrid=False, zeroline=False,
-                type="category")
+    font, step = tick_plan(s)
+    shown = list(range(0, s, step))
+    axis = dict(tickmode="array", tickvals=[full[i] for i in shown],
+                ticktext=[_short(names[i]) for i in shown], tickfont=dict(size=font),
+                showgrid=False, zeroline=False, type="category")
     if highlight is not None:
         t = result.target(highlight)
         row = next(a for a, mm in enumerate(members) if t.category.id in mm)
         for kw in (dict(x0=-0.5, x1=s - 0.5, y0=row - 0.5, y1=row + 0.5),
                    dict(x0=row - 0.5, x1=row + 0.5, y0=-0.5, y1=s - 0.5)):
             fig.add_shape(type="rect", line=dict(color=COLORS["target"], width=2), **kw)
-    what = {"category": f"{s} categories", "label": f"{len(result.categories)} categories "
-            f"aggregated by label ({s} labels, largest DCSMI)",
-            "cluster": f"{len(result.categories)} categories in {s} cluster blocks "
-            f"(largest DCSMI)"}[level]
+    n_cat = len(result.categories)
+    what = {"category": f"{s} categories",
+            "label": (f"{s} binary labels, one row each (a label's two categories have the "
+                      f"same DCSMI)" if sp.get("exact") else
+                      f"{n_cat} categories aggregated by label ({s} labels, largest DCSMI)"),
+            "cluster": f"{n_cat} categories in {s} cluster blocks (largest DCSMI)"}[level]
+    if step > 1:
+        what += f"; every {step}th name shown, hover for all"
+    title, top = titled(f"DCSMI between label categories, seriated; δ2 = {d2:g}", what)
     fig.update_layout(
-        height=height or int(min(720, max(360, 200 + 12 * s))),
-        xaxis=dict(**axis, constrain="domain"),
+        height=height or int(min(760, max(380, 220 + 14 * s))),
+        xaxis=dict(**axis, constrain="domain", tickangle=-90),
         yaxis=dict(**axis, autorange="reversed", scaleanchor="x"),
-        title=dict(text=f"DCSMI, seriated: {what}; δ2 = {d2:g}", x=0, font=dict(size=14)),
-        **_LAYOUT)
+        title=title, **{**_LAYOUT, "margin": dict(_LAYOUT["margin"], t=top)})
     return fig
+
+
+def _legend_on_top(main: str, sub: str = "") -> dict:
+    """Layout keywords for a chart whose x axis holds names: the title, then the legend in a
+    row above the plot (below it, long rotated names would run into it)."""
+    title, top = titled(main, sub)
+    return dict(title=title, legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),
+                **{**_LAYOUT, "margin": dict(_LAYOUT["margin"], t=top + 30)})
+
+
+def titled(main: str, sub: str = "", *, chars: int = 62) -> tuple[dict, int]:
+    """A chart title that fits a narrow chart: ``main`` on the first line, ``sub`` below it in
+    smaller type, wrapped at ``chars`` characters; returns (plotly title, top margin)."""
+    import textwrap
+
+    lines = textwrap.wrap(sub, chars) if sub else []
+    text = main + "".join(f"<br><span style='font-size:11px'>{ln}</span>" for ln in lines)
+    return dict(text=text, x=0, xanchor="left", font=dict(size=13)), 44 + 15 * len(lines)
+
+
+#: the side (pixels) of the heatmap's square at the narrowest width the app usually gives it;
+#: the tick names are thinned so that they never touch at that size or larger
+HEAT_SIDE_PX = 360
+#: tick names longer than this are shortened (the full name is in the hover)
+TICK_CHARS = 18
+
+
+def tick_plan(s: int, side: int = HEAT_SIDE_PX) -> tuple[int, int]:
+    """(font size, show every ``step``-th name) for ``s`` rows on a ``side``-pixel square:
+    the font shrinks with the number of rows down to 9 px, then names are thinned so that
+    two shown names are at least 1.25 font heights apart."""
+    font = 12 if s <= 16 else 11 if s <= 24 else 10 if s <= 36 else 9
+    per = side / max(s, 1)  # pixels per row
+    return font, max(1, math.ceil(1.25 * font / per))
+
+
+def _short(name: str, limit: int = TICK_CHARS) -> str:
+    return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
 #: the MI chart draws at most about this many bars; the rest is summarised
@@ -329,46 +453,108 @@ def competition(result, target, *, height: int = 320) -> go.Figure:
                 marker_line=dict(color=COLORS["recovered"], width=1))
     fig.add_bar(x=x, y=df["I(blocker; t | S_base)"], name="blocker: I(r; t | S_base)",
                 marker_color=COLORS["label-category"])
+    font, step = tick_plan(len(x), side=BARS_PX)
     fig.update_layout(barmode="group", height=height, yaxis_title="bits",
-                      bargap=0.2 if len(x) > 4 else 0.6, legend=dict(orientation="h", y=-0.2),
-                      **_LAYOUT)
+                      bargap=0.2 if len(x) > 4 else 0.6,
+                      xaxis=dict(tickangle=-90 if len(x) > 6 else 0, tickfont=dict(size=font),
+                                 tickmode="array", tickvals=x[::step], ticktext=x[::step]),
+                      **_legend_on_top("Phase 3: each feature against the blocker it tried to "
+                                       "displace, both given S_base",
+                                       f"the 40 closest of {n_all:,}" if n_all > 40 else ""))
     return fig
 
 
-def pruning_scatter(result, target, *, height: int = 420) -> go.Figure:
+#: the plot area (pixels) the pruning scatter is assumed to get at the narrowest usual width;
+#: point names are placed so that they do not touch at that size or larger
+SCATTER_PX = (440, 300)
+
+
+def place_labels(x, y, texts, order, *, x_range, y_range, size_px=SCATTER_PX,
+                 font_px: int = 12, marker_px: int = 14, layers=None) -> np.ndarray:
+    """Which points get a name drawn above them, so that no two names (nor a name and the plot
+    edge) overlap at ``size_px`` (plot width, height) or larger: greedily, in ``order``
+    (indices, the most important first). ``layers``: the trace of each point; a name must not
+    lie under a point of a later trace (drawn over it). Returns a boolean mask over the
+    points."""
+    w_px, h_px = size_px
+    (x0, x1), (y0, y1) = x_range, y_range
+    px = (np.asarray(x, dtype=float) - x0) / ((x1 - x0) or 1.0) * w_px
+    py = (y1 - np.asarray(y, dtype=float)) / ((y1 - y0) or 1.0) * h_px  # from the top
+    r = marker_px / 2
+    marks = [(px[j] - r, py[j] - r, px[j] + r, py[j] + r) for j in range(len(px))]
+    boxes: list[tuple[float, float, float, float]] = []
+    keep = np.zeros(len(px), dtype=bool)
+    hgt = font_px * 1.3
+
+    def hits(box, others) -> bool:
+        return any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                   for b in others)
+
+    for i in order:
+        wid = 0.62 * font_px * len(str(texts[i])) + 4
+        box = (px[i] - wid / 2, py[i] - r - hgt, px[i] + wid / 2, py[i] - r)
+        if box[0] < 0 or box[2] > w_px or box[1] < 0:
+            continue
+        above = [mk for j, mk in enumerate(marks) if layers is not None and layers[j] > layers[i]]
+        if hits(box, boxes) or hits(box, above):
+            continue  # no name on another name, nor under a point drawn later
+        boxes.append(box)
+        keep[i] = True
+    return keep
+
+
+def pruning_scatter(result, target, *, height: int = 440) -> go.Figure:
     """Phase 4: every CMB feature at (s_f, best I(X_f; C_d) over other labels' categories),
     coloured by its fate; the δ1 line and the redundancy line y = γ·x. Point customdata =
-    feature index (for click-to-explain)."""
+    feature index (for click-to-explain).
+
+    Names are drawn only where they fit (:func:`place_labels`: the pruned features first, then
+    by s_f); the title says how many, every point names itself on hover. The axes start a
+    little below 0 so that points at s = 0 are drawn whole."""
     t = result.target(target)
-    df = pruning_frame(result, t.id)
+    df = pruning_frame(result, t.id).reset_index(drop=True)
+    d1, g = result.params["delta1"], result.params["gamma"]
+    top = float(max([df["s_f"].max(), df["best other I"].max(), d1 * 2]
+                    if not df.empty else [d1 * 2])) * 1.15
+    pad = 0.04 * top
+    rng = (-pad, top)
+    prio = np.lexsort((-df["s_f"].to_numpy(), (df["fate"] == "blanket").to_numpy())) if len(
+        df) else np.array([], dtype=int)
+    fates = ["blanket", "cut-k2", "symmetry", "redundancy"]  # the order traces are drawn
+    named = place_labels(df["s_f"], df["best other I"].fillna(0), df["feature"], prio,
+                         x_range=rng, y_range=rng,
+                         layers=[fates.index(f) for f in df["fate"]])
     fig = go.Figure()
-    for fate, label in (("blanket", "in the blanket"), ("cut-k2", "cut by k2"),
-                        ("symmetry", "removed: symmetry"), ("redundancy", "removed: redundancy")):
+    words = {"blanket": "in the blanket", "cut-k2": "cut by k2",
+             "symmetry": "removed: symmetry", "redundancy": "removed: redundancy"}
+    for fate in fates:
         sub = df[df["fate"] == fate]
         if sub.empty:
             continue
         fig.add_scatter(
-            x=sub["s_f"], y=sub["best other I"],
-            mode="markers+text" if len(df) <= 40 else "markers", name=label,
-            text=sub["feature"], textposition="top center",
-            customdata=np.column_stack([sub["feature_index"], sub["explaining category"]]),
-            marker=dict(size=14 if len(df) <= 40 else 8, color=FATE_COLORS[fate],
+            x=sub["s_f"], y=sub["best other I"], mode="markers+text", name=words[fate],
+            text=np.where(named[sub.index], sub["feature"], ""), textposition="top center",
+            textfont=dict(size=12),
+            customdata=np.column_stack([sub["feature_index"], sub["explaining category"],
+                                        sub["feature"]]),
+            marker=dict(size=13 if len(df) <= 40 else 9, color=FATE_COLORS[fate],
                         line=dict(color="#333", width=1)),
-            hovertemplate="%{text}<br>s_f = %{x:.4f} bits<br>max I(f; C_d) = %{y:.4f} bits"
-                          "<extra></extra>")
-    d1, g = result.params["delta1"], result.params["gamma"]
-    top = float(max([df["s_f"].max(), df["best other I"].max(), d1 * 2]
-                    if not df.empty else [d1 * 2])) * 1.15
+            hovertemplate="%{customdata[2]}<br>s_f = %{x:.4f} bits<br>max I(f; C_d) = "
+                          "%{y:.4f} bits<extra></extra>")
     fig.add_scatter(x=[0, top / g], y=[0, top], mode="lines", name=f"y = γ·s_f (γ = {g:g})",
                     line=dict(color=COLORS["extra"], dash="dash"), hoverinfo="skip")
     fig.add_vline(x=d1, line=dict(color=COLORS["target"], dash="dot"),
-                  annotation_text=f"δ1 = {d1:g}", annotation_position="bottom right")
-    fig.update_layout(height=height, xaxis=dict(title="s_f = I(X_f; t) (bits)", range=[0, top]),
-                      yaxis=dict(title="max I(X_f; C_d), other labels (bits)",
-                                 range=[0, top]),
-                      legend=dict(orientation="h", y=-0.18), clickmode="event+select",
-                      title=dict(text=f"Phase 4 for {t.category.display} — click a feature",
-                                 x=0, font=dict(size=14)), **_LAYOUT)
+                  annotation_text=f"δ1 = {d1:g}", annotation_position="top right")
+    n_named = int(named.sum())
+    note = f" ({n_named} of {len(df)} named)" if n_named < len(df) else ""
+    fig.update_layout(height=height, xaxis=dict(title="s_f = I(X_f; t) (bits)", range=rng,
+                                                zeroline=False),
+                      yaxis=dict(title="max I(X_f; C_d), other labels (bits)", range=rng,
+                                 zeroline=False),
+                      legend=dict(orientation="h", y=-0.2, yanchor="top"),
+                      clickmode="event+select",
+                      title=dict(text=f"Phase 4 for {t.category.display}{note}", x=0,
+                                 font=dict(size=13)), **_LAYOUT)
     return fig
 
 
@@ -393,12 +579,15 @@ def skeleton_steps(result, target, *, height: int = 300, max_bars: int = 40) -> 
     d2 = result.params["delta2"]
     fig.add_hline(y=d2, line=dict(color=COLORS["target"], dash="dash"),
                   annotation_text=f"δ2 = {d2:g}")
-    more = (f"; the {max_bars} strongest of {n_cand:,} candidates shown"
+    more = (f"the {max_bars} strongest of {n_cand:,} candidates shown"
             if n_cand > max_bars else "")
+    names = list(cand["b_name"])
+    font, step = tick_plan(len(names), side=BARS_PX)
     fig.update_layout(barmode="group", height=height, yaxis_title="bits",
-                      title=dict(text=f"Candidates and greedy tests{more}", x=0,
-                                 font=dict(size=13)),
-                      legend=dict(orientation="h", y=-0.2), **_LAYOUT)
+                      xaxis=dict(tickangle=-90 if len(names) > 6 else 0,
+                                 tickfont=dict(size=font), tickmode="array",
+                                 tickvals=names[::step], ticktext=names[::step]),
+                      **_legend_on_top("Candidates and greedy tests", more))
     return fig
 
 

@@ -10,7 +10,6 @@ Node ids are the display names of the variables (feature names, ``label=category
 
 from __future__ import annotations
 
-import functools
 import html as _html
 import math
 import re
@@ -30,10 +29,13 @@ _STRIP = [
 ]
 _SCALE = 260.0
 #: removed candidates drawn in a local graph (the strongest); the rest become one summary node
-MAX_REMOVED = 25
+MAX_REMOVED = 16
 #: parents/children and spouses drawn in a local graph, each (blanket members first, then the
 #: strongest); the rest become one summary node each
-MAX_GROUP = 30
+MAX_GROUP = 20
+#: vis-network's label font (px at zoom 1) and the estimated width of one character in it
+FONT_PX = 16
+_CHAR_PX = 0.6 * FONT_PX
 #: rejected candidates and strongest other neighbours drawn around a target in the skeleton view
 EGO_REJECTED = 10
 EGO_NEIGHBOURS = 8
@@ -87,7 +89,7 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
         return sorted(fs, key=lambda f: (fates.get(f) != "blanket", -round(float(s[f]), 12), f))
 
     def summary_node(n_more: int, what: str, role: str) -> None:
-        label = f"+{n_more} more {what}"
+        label = f"+{n_more} more {'PC' if role == 'pc' else what}"
         g.add_node(label, role=role, pool=-3, fate="",
                    title=f"{n_more} more {what} (weaker s_f, not in the final blanket first); "
                          "the tables below list them all")
@@ -144,48 +146,89 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
     return g
 
 
-def _ring(names: list[str], radius: float, start: float = 0.0) -> dict[str, tuple[float, float]]:
-    k = max(len(names), 1)
-    return {n: (radius * math.cos(start + 2 * math.pi * i / k),
-                radius * math.sin(start + 2 * math.pi * i / k)) for i, n in enumerate(names)}
+def label_box(label: str, role: str) -> tuple[float, float]:
+    """Estimated (width, height) in pixels at zoom 1 of a node and its label as
+    :func:`_network_html` draws it (a dot or star with the label under it, or a box with
+    the label inside)."""
+    w = _CHAR_PX * len(label) + 14
+    if role in _BOX_ROLES:
+        return w + 10, FONT_PX + 16
+    size = {"target": 30, "label-category": 18}.get(role, 16)
+    return max(w, 2 * size + 6), 2 * size + FONT_PX + 10
 
 
-def layout(g: nx.Graph, center: str | None = None, seed: int = 7) -> dict[str, tuple[float, float]]:
-    """Deterministic positions in pixels: a seeded spring layout, ``center`` pinned at 0.
-
-    Cached by the graph's nodes and edges (the same graph gets the same positions without
-    recomputing them, so a rerun never moves a node)."""
-    if g.number_of_nodes() == 0:
-        return {}
-    key = (tuple(sorted(g.nodes)), tuple(sorted(tuple(sorted(e)) for e in g.edges)), center,
-           seed)
-    return dict(_layout_cached(key))
+_BOX_ROLES = {"label-category", "rejected", "neighbour", "points-here"}
 
 
-@functools.lru_cache(maxsize=64)
-def _layout_cached(key: tuple) -> tuple:
-    nodes, edges, center, seed = key
-    g = nx.Graph()
-    g.add_nodes_from(nodes)
-    g.add_edges_from(edges)
-    return tuple(_spring(g, center, seed).items())
+def ring_layout(rings: list[list[tuple[str, str, str]]], *, r0: float = 140.0,
+                start: float = -math.pi / 2, gap: float = 24.0,
+                angles: dict[str, float] | None = None) -> dict[str, tuple[float, float]]:
+    """Positions (pixels) of nodes on concentric rings around (0, 0), so that no two boxes
+    (:func:`label_box`) overlap.
+
+    ``rings``: per ring, its nodes as (name, label, role), inner ring first. Each node gets an
+    arc share as wide as its box along the ring, so neighbours on a ring never touch; each ring
+    is farther out than the previous one by the widest box of either (so a label never reaches
+    the next ring), and large enough to hold its nodes. ``angles``: preferred angles (radians)
+    of some nodes; a ring whose nodes have preferred angles is turned so that they come near
+    them (spouses next to the PC member that induced them)."""
+    pos: dict[str, tuple[float, float]] = {}
+    prev_r, prev_w = 0.0, 0.0
+    for nodes in rings:
+        if not nodes:
+            continue
+        boxes = [label_box(lab, role) for _, lab, role in nodes]
+        widest = max(max(w, h) for w, h in boxes)
+        slots = [max(w, h) + gap for w, h in boxes]
+        total = sum(slots)
+        r = max(r0 if prev_r == 0 else prev_r + (prev_w + widest) / 2 + gap,
+                total / (2 * math.pi))
+        cum = np.cumsum(slots) - np.asarray(slots) / 2  # spread around the whole ring
+        theta = start + 2 * math.pi * (cum - cum[0]) / total
+        if angles:
+            want = [(i, angles[n]) for i, (n, _, _) in enumerate(nodes) if n in angles]
+            if want:  # turn the ring so that the nodes sit near their preferred angles
+                d = np.angle(np.mean([np.exp(1j * (a - theta[i])) for i, a in want]))
+                theta = theta + float(d)
+        for (name, _, _), th in zip(nodes, theta, strict=True):
+            pos[name] = (float(r * math.cos(th)), float(r * math.sin(th)))
+        prev_r, prev_w = r, widest
+    return pos
 
 
-def _spring(g: nx.Graph, center: str | None, seed: int) -> dict[str, tuple[float, float]]:
-    nodes = sorted(g.nodes)
-    init = _ring(nodes, 1.0)
-    fixed = None
-    if center is not None and center in g:
-        init[center] = (0.0, 0.0)
-        fixed = [center]
-    h = nx.Graph()
-    h.add_nodes_from(nodes)
-    h.add_edges_from(sorted(tuple(sorted(e)) for e in g.edges))
-    k = 1.6 / math.sqrt(max(len(nodes), 1))
-    pos = nx.spring_layout(h, pos=init, fixed=fixed, seed=seed, k=k, iterations=120)
-    arr = np.array(list(pos.values()))
-    span = float(np.abs(arr).max()) or 1.0
-    return {n: (float(x) / span * _SCALE, float(y) / span * _SCALE) for n, (x, y) in pos.items()}
+#: role -> ring of the local graph (0: the target; 1: R, PC, recovered; 2: spouses; 3: the rest)
+_LOCAL_RING = {"label-category": 1, "pc": 1, "recovered": 1, "spouse": 2}
+
+
+def local_layout(g: nx.Graph, center: str) -> dict[str, tuple[float, float]]:
+    """Positions (pixels) for a local graph (:func:`local_graph`): the target at (0, 0); R,
+    parents/children and recovered features on the first ring; spouses on the second, turned
+    towards the PC members that induced them; removed candidates, missed true members and
+    summary nodes outside. Deterministic (the graph's node order, which :func:`local_graph`
+    fixes) and without overlapping labels (:func:`ring_layout`)."""
+    rings: list[list[tuple[str, str, str]]] = [[], [], []]
+    for n, a in g.nodes(data=True):
+        if n == center:
+            continue
+        role = a.get("role", "other")
+        rings[_LOCAL_RING.get(role, 3) - 1].append((n, a.get("label", n), role))
+    inner = ring_layout(rings[:1])
+    angles = {}
+    for name, _, _ in rings[1]:  # a spouse: the mean angle of its inducing PC members
+        xs = [inner[v] for v in g.neighbors(name) if v in inner]
+        if xs:
+            angles[name] = math.atan2(sum(y for _, y in xs), sum(x for x, _ in xs))
+    cw, ch = label_box(center, "target")
+    pos = ring_layout(rings, r0=max(140.0, (max(cw, ch) + max(
+        (max(label_box(lab, role)) for _, lab, role in rings[0]), default=0)) / 2 + 30),
+        angles=angles)
+    pos[center] = (0.0, 0.0)
+    return pos
+
+
+def outer_radius(pos: dict[str, tuple[float, float]]) -> float:
+    """The largest distance of a node from (0, 0)."""
+    return max((math.hypot(x, y) for x, y in pos.values()), default=0.0)
 
 
 def _network_html(g: nx.Graph, pos: dict, height: int, highlight: set[str],
@@ -290,7 +333,7 @@ def local_graph_html(result, target, *, highlight=(), show_removed: bool = True,
     """
     t = result.target(target)
     g = local_graph(result, t.id, show_removed=show_removed, truth=truth)
-    pos = layout(g, center=t.category.display)
+    pos = local_layout(g, t.category.display)
     names = set()
     extra = []
     for h in highlight:
@@ -298,14 +341,17 @@ def local_graph_html(result, target, *, highlight=(), show_removed: bool = True,
         names.add(name)
         if name not in g:
             extra.append((name, h))
-    if extra:
-        ring = _ring([n for n, _ in extra], _SCALE * 1.25, start=math.pi / 7)
+    if extra:  # on a ring of their own outside the others (which keep their places)
         m = result.n_features
+        ring = []
         for name, h in extra:
             pool = int(h) if not isinstance(h, str) else -2
             role = "label-category" if pool >= m else "other"
             g.add_node(name, role=role, pool=pool, fate="", title=f"{name}: involved in this step")
-            pos[name] = ring[name]
+            ring.append((name, name, role))
+        widest = max(max(label_box(lab, role)) for _, lab, role in ring)
+        pos.update(ring_layout([ring], r0=outer_radius(pos) + widest / 2 + 50,
+                               start=math.pi / 7))
     title = legend = None
     if decorate:
         title = (f"Ca-MCF local structure of {t.category.display}: PC, spouses, recovered, "
@@ -348,8 +394,7 @@ def skeleton_graph_html(result, *, highlight=None, height: int = 480,
     """
     g = skeleton_graph(result)
     order = [c.display for c in result.categories]
-    radius = _SCALE * max(1.0, len(order) / 14)  # room for the labels of many categories
-    pos = {n: (x * radius, y * radius) for n, (x, y) in _ring(order, 1.0, -math.pi / 2).items()}
+    pos = ring_layout([[(n, n, "label-category") for n in order]], r0=_SCALE)
     names: set[str] = set()
     if highlight is not None:
         t = result.target(highlight)
@@ -361,7 +406,7 @@ def skeleton_graph_html(result, *, highlight=None, height: int = 480,
                  f"category and each member of its R (δ2 = {result.params['delta2']:g})")
         legend = ["target", "label-category", "removed"] if highlight is not None else [
             "label-category", "removed"]
-    return _network_html(g, pos, height, names, dim_share=0.45, scale=radius / _SCALE,
+    return _network_html(g, pos, height, names, dim_share=0.45,
                          title=title, legend=legend)
 
 
@@ -398,7 +443,8 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
         c = result.categories[q]
         g.add_node(c.display, role="rejected",
                    title=f"{c.display}: candidate (I(t; C') = {_fmt(float(mi[q]))} bits > δ2), "
-                         "not accepted: its conditional MI given the accepted ones was ≤ δ2")
+                         "not accepted: its conditional MI given the categories accepted before it "
+                         "was ≤ δ2")
         g.add_edge(tname, c.display, kind="rejected", title=f"I = {_fmt(float(mi[q]))} bits")
     if len(rejected) > n_rejected:
         more = f"+{len(rejected) - n_rejected} more rejected"
@@ -425,14 +471,12 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
         g.add_edge(tname, c.display, kind="points-here" if g.nodes[c.display]["role"] ==
                    "points-here" else g.edges[tname, c.display]["kind"]
                    if g.has_edge(tname, c.display) else "points-here")
-    pos = {tname: (0.0, 0.0)}
-    inner = [n for n, a in g.nodes(data=True) if a["role"] == "label-category"]
-    outer = [n for n, a in g.nodes(data=True) if a["role"] not in ("target", "label-category")]
-    r1 = _SCALE * (0.55 if len(inner) <= 6 else 0.8)
-    pos.update({n: (r1 * x, r1 * y) for n, (x, y) in _ring(inner, 1.0, -math.pi / 2).items()})
-    r2 = _SCALE * (1.25 if len(outer) <= 14 else 1.6)
-    pos.update({n: (r2 * x, r2 * y) for n, (x, y) in
-                _ring(outer, 1.0, -math.pi / 2 + math.pi / max(len(outer), 1)).items()})
+    inner = [(n, a.get("label", n), a["role"]) for n, a in g.nodes(data=True)
+             if a["role"] == "label-category"]
+    outer = [(n, a.get("label", n), a["role"]) for n, a in g.nodes(data=True)
+             if a["role"] not in ("target", "label-category")]
+    pos = ring_layout([inner, outer], r0=130.0)
+    pos[tname] = (0.0, 0.0)
     return g, pos
 
 

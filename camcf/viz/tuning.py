@@ -27,6 +27,12 @@ def diff_bars(d, max_bars: int = MAX_BARS) -> go.Figure:
     rows.sort(key=lambda r: (-(r[1] + r[2]), -r[3], r[0]))
     shown = rows[:max_bars][::-1]  # largest at the top
     names = [r[0] for r in shown]
+    if not rows:
+        from .figures import message_figure
+
+        return message_figure("Blanket changes per category: none — every category kept its "
+                              "blanket (the table lists decisions that flipped without "
+                              "changing one).", height=120)
     fig = go.Figure()
     fig.add_trace(go.Bar(y=names, x=[r[1] for r in shown], orientation="h",
                          name="entered the blanket", marker_color=COLORS["tp"],
@@ -38,11 +44,10 @@ def diff_bars(d, max_bars: int = MAX_BARS) -> go.Figure:
     title = "Blanket changes per category"
     if len(rows) > max_bars:
         title += f" (the {max_bars} most changed of {len(rows)})"
-    elif not rows:
-        title += " — none: every category kept its blanket (see the table for flips)"
     fig.update_layout(barmode="relative", title=title, height=max(260, 60 + 22 * len(shown)),
-                      margin={"l": 10, "r": 10, "t": 50, "b": 30},
-                      legend={"orientation": "h", "y": -0.15 if shown else 1.0},
+                      margin={"l": min(240, 12 + 8 * max(map(len, names))), "r": 10, "t": 50,
+                              "b": 30},  # room for the names before automargin runs
+                      legend={"orientation": "h", "y": -0.15},
                       xaxis={"title": "features (− left, + entered)", "zeroline": True,
                              "zerolinecolor": "#888", "tickformat": "d",
                              "dtick": max(1, -(-max([r[1] + r[2] for r in shown] or [1]) // 8))},
@@ -65,7 +70,7 @@ def landscape_heatmap(L, value: str = "n_selected", current: dict | None = None)
              for v in row] for row in z]
     fig = go.Figure(go.Heatmap(
         z=z, x=xs, y=ys, text=text, texttemplate="%{text}", colorscale="Viridis",
-        colorbar={"title": {"text": cbar}}, hoverinfo="skip"))
+        colorbar={"title": {"text": cbar, "side": "right"}}, hoverinfo="skip"))
     # an invisible marker on every cell carries hover and click (plotly selects points, and a
     # heatmap has none); customdata = (row, column) of the cell
     cells = [(i, j) for i in range(len(ys)) for j in range(len(xs))]
