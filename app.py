@@ -46,6 +46,7 @@ from camcf.viz.summary import app_words
 
 # Streamlit puts the entry file's folder on sys.path while it runs a script (as Python does for
 # a script), so the pages' shared modules import as the package ``pages``.
+from pages._jobs import page_shown
 from pages._nav import PAGES, frame_running, leave_directory_mode, navigate  # noqa: F401
 from pages._share import WIDGET_KEYS, apply_pending, pin_controls, read_url, write_url
 
@@ -540,6 +541,7 @@ def _frame() -> None:
             st.warning(w, icon=":material/warning:")
 
     pg = navigate()
+    page_shown(pg.url_path)  # this session's studies on other pages stop (pages/_jobs.py)
     pg.run()
 
 
