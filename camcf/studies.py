@@ -249,11 +249,12 @@ def measure_classification(X, Y, *, disc: Mapping[str, Any], k: int = 10,
     from .discretize import discretize
     from .evaluation import MLkNN, binarize_labels
 
-    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X)
     n, m = X.shape
     r = np.random.default_rng(seed)
     idx = np.sort(r.choice(n, size=min(n, rows), replace=False))
-    codes, _ = discretize(X[idx], bins=int(disc["bins"]), strategy=disc["strategy"],
+    sample = X[idx]
+    sample = np.asarray(sample.toarray() if hasattr(sample, "toarray") else sample)
+    codes, _ = discretize(sample, bins=int(disc["bins"]), strategy=disc["strategy"],
                           discretize=disc["discretize"])
     Yb, _ = binarize_labels(np.asarray(Y)[idx])
     n_tr = max(k + 1, int(round(0.7 * idx.size)))
@@ -306,7 +307,12 @@ def _memory_classification(n_train: int, n_test: int, q_bin: int, width: int, k:
 
 
 def _data_bytes(X, Y) -> int:
-    return int(getattr(X, "nbytes", 0) or 0) + int(np.asarray(Y).nbytes)
+    """The data as the worker holds it (a sparse X is also made dense for the splits)."""
+    if hasattr(X, "toarray"):
+        x = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + X.shape[0] * X.shape[1] * 8
+    else:
+        x = int(getattr(X, "nbytes", 0) or 0)
+    return int(x) + int(np.asarray(Y).nbytes)
 
 
 def _q_bin(Y) -> int:
