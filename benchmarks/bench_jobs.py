@@ -29,6 +29,8 @@ def main() -> None:
     ap.add_argument("--scale", type=float, default=0.5)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--every", type=float, default=5.0)
+    ap.add_argument("--delta1", type=float, default=0.01,
+                    help="Ca-MCF's δ1 (the default 0.05 selects nothing on these data)")
     args = ap.parse_args()
 
     import camcf
@@ -46,7 +48,8 @@ def main() -> None:
 
     t0 = time.perf_counter()
     codes, _ = discretize(X)
-    res = camcf.run(codes, Y)
+    params = {"delta1": args.delta1}
+    res = camcf.run(codes, Y, **params)
     run_seconds = time.perf_counter() - t0
     print(f"the current run (as the app has it): {run_seconds:.1f} s, "
           f"{res.selected_indices.size} features selected")
@@ -56,16 +59,17 @@ def main() -> None:
     current = tuple(int(i) for i in res.selected_indices)
     est = studies.evaluation_estimate(
         X, Y, settings=settings, run_seconds=run_seconds,
-        set_sizes={**{p: int(res.selected_after(p).size) for p in ("phase2", "phase3",
-                                                                    "phase4")},
-                   "camcf": len(current)}, times=times, current=len(current))
+        feature_sets={**{p: tuple(res.selected_after(p).tolist()) for p in ("phase2", "phase3",
+                                                                             "phase4")},
+                      "camcf": current}, times=times, current=len(current))
     print("estimate:", est.describe())
     for name, size in est.memory_parts:
         print(f"  {name}: {format_bytes(size)}")
 
     runner = JobRunner(max_jobs=1)
     job = runner.submit(studies.run_evaluation, kwargs={
-        "X": X, "Y": Y, "disc": disc, "params": {}, "settings": settings, "current": current},
+        "X": X, "Y": Y, "disc": disc, "params": params, "settings": settings,
+        "current": current},
         title="evaluation", estimate=est)
     peak, lines, last = 0, [], 0.0
     t0 = time.monotonic()

@@ -8,7 +8,7 @@ callable and calls it after every unit it finishes::
     progress(done: int, total: int, message: str) -> None
 
 with ``done`` never decreasing and ``total`` the number of units it plans (it may grow once a
-study learns it has more to do, never shrink below ``done``).
+study learns it has more to do, never shrink below ``done``; 0 while it does not know yet).
 
 **Stopping.** A progress callable may raise :class:`Cancelled`; the study then stops at that
 unit's boundary, lets the exception propagate, and leaves nothing half-written (the caller's
@@ -269,8 +269,8 @@ def remaining_seconds(estimate: Estimate | None, unit_seconds: Sequence[float], 
     """Seconds the rest of a study is expected to take.
 
     ``unit_seconds``: how long each finished unit took, in order (``done`` values). With an
-    estimate, the units are assigned to its stages in order (the last stage grows or shrinks so
-    that the stages hold ``total`` units): a stage's remaining units cost the mean of its
+    estimate, the units are assigned to its stages in order (the last stage shrinks when the
+    study reports fewer units than the estimate planned): a stage's remaining units cost the mean of its
     finished units; a stage not started costs its estimate × (time of the finished units / their
     estimate); a stage of unknown cost, the mean of all finished units. Without an estimate (or
     with one whose stages are all unknown) every remaining unit costs the mean of the finished
@@ -286,7 +286,9 @@ def remaining_seconds(estimate: Estimate | None, unit_seconds: Sequence[float], 
             return None
         return mean_all * (total - done)
     sizes = [s.units for s in estimate.stages]
-    sizes[-1] = max(0, total - sum(sizes[:-1]))
+    # the study's own total wins when it is smaller (e.g. identical feature sets classified
+    # once); a larger one is often an upper bound it will shrink, so the estimate stays
+    sizes[-1] = max(0, min(sizes[-1], total - sum(sizes[:-1])))
     # stage of each unit, in order
     bounds = list(itertools.accumulate(sizes))
     per_stage: list[list[float]] = [[] for _ in sizes]
@@ -460,7 +462,8 @@ class Job:
                 self._unit_seconds.extend([per] * (done - self._done))
                 self._last_unit = now
             self._done = max(self._done, int(done))
-            self._total = max(self._done, int(total))
+            if total > 0 or self._done > 0:  # total 0: not known yet (keep the planned one)
+                self._total = max(self._done, int(total))
             self._message = str(message)
 
     def _finish(self, state: str, *, result: Any = None, error: str | None = None,

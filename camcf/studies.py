@@ -54,7 +54,7 @@ __all__ = [
     "sensitivity_estimate",
 ]
 
-#: rows of the sample ML-kNN is timed on
+#: the largest first sample ML-kNN is timed on (see measure_classification)
 PROBE_ROWS = 2000
 #: the memory of a fresh worker process with numpy, pandas, scipy and scikit-learn imported
 #: (measured on Linux, CPython 3.11: about 0.25 GB resident)
@@ -99,6 +99,15 @@ def _folds(X, Y, disc: Mapping[str, Any], settings: Mapping[str, Any]):
                      bins=int(disc["bins"]), strategy=disc["strategy"])
 
 
+def _prepare(X, Y, disc, settings, parts: _Parts, after: int = 0):
+    """The protocol's splits, each discretised on its training rows: the study's first unit."""
+    report = parts.part(after)
+    report(0, 0, "discretising each split on its training rows")
+    folds = _folds(X, Y, disc, settings)
+    report(1, 1, f"{len(folds)} split(s) discretised")
+    return folds
+
+
 def run_evaluation(X, Y, *, disc: Mapping[str, Any], params: Mapping[str, Any],
                    settings: Mapping[str, Any], current: Sequence[int] = (), cache=None,
                    progress: Progress | None = None) -> dict:
@@ -113,12 +122,12 @@ def run_evaluation(X, Y, *, disc: Mapping[str, Any], params: Mapping[str, Any],
 
     t0 = time.perf_counter()
     knn = {"k": int(settings["k"]), "neighbours": str(settings["neighbours"])}
-    if progress is not None:
-        progress(0, _n_splits(settings), "discretising each split on its training rows")
-    folds = _folds(X, Y, disc, settings)
-    cache = cache if cache is not None else KnnCache()
-    current = tuple(int(i) for i in current)
     parts = _Parts(progress)
+    current = tuple(int(i) for i in current)
+    n_splits = _n_splits(settings)
+    planned = n_splits * (1 + len(_PHASES) + 2) + (n_splits if current else 0)
+    folds = _prepare(X, Y, disc, settings, parts, after=planned)
+    cache = cache if cache is not None else KnnCache()
     frame = ablation(folds, dict(params), cache=cache,
                      progress=parts.part(after=len(folds) if current else 0), **knn)
     if current:
@@ -144,12 +153,10 @@ def run_sensitivity(X, Y, *, disc: Mapping[str, Any], params: Mapping[str, Any],
     knn = {"k": int(settings["k"]), "neighbours": str(settings["neighbours"])}
     n_splits = _n_splits(settings)
     plans = [2 * _grid_points(g) * n_splits for g in grids.values()]
-    if progress is not None:
-        progress(0, sum(plans), "discretising each split on its training rows")
-    folds = _folds(X, Y, disc, settings)
+    parts = _Parts(progress)
+    folds = _prepare(X, Y, disc, settings, parts, after=sum(plans))
     cache = cache if cache is not None else KnnCache()
     out: dict[str, Any] = {}
-    parts = _Parts(progress)
     for i, (name, grid) in enumerate(grids.items()):
         fixed = {k: v for k, v in params.items() if k not in grid}
         out[name] = sensitivity(folds, {k: list(v) for k, v in grid.items()}, fixed,
@@ -164,11 +171,18 @@ def run_landscape(dataset, *, x: str, x_values: Sequence[float], y: str,
                   y_values: Sequence[float], params: Mapping[str, Any],
                   disc: Mapping[str, Any], metric: str | None = None,
                   progress: Progress | None = None):
-    """The Threshold landscape page's study: :func:`camcf.landscape.landscape`."""
+    """The Threshold landscape page's study: :func:`camcf.landscape.landscape`. Its units are
+    the grid points; with a metric, the metric part (which reports nothing until it ends) is
+    one more unit."""
     from .landscape import landscape
 
+    report = progress
+    if metric is not None and progress is not None:
+        def report(done: int, total: int, message: str) -> None:
+            progress(done, total + 1, message)
+
     return landscape(dataset, x, x_values, y, y_values, dict(params), disc=dict(disc),
-                     metric=metric, progress=progress)
+                     metric=metric, progress=report)
 
 
 def run_compare(data: Mapping[str, Any], *, methods: Sequence[str],
@@ -213,65 +227,91 @@ def run_compare(data: Mapping[str, Any], *, methods: Sequence[str],
 # ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ClassifyTimes:
-    """ML-kNN timed on a sample of the data, scaled to other sizes.
+    """ML-kNN timed on samples of the data, extrapolated to other sizes.
 
-    ``seconds_all`` / ``seconds_few``: one fit + predict on ``n_train`` + ``n_test`` sample rows
-    with all ``m`` features / with ``few`` features. :meth:`seconds` scales by
-    n_train·(n_train + n_test) (the training rows' neighbours among themselves and the test
-    rows' among the training rows dominate) and interpolates linearly in the number of features.
+    ``rows``: the two sample sizes (70 % training, 30 % test rows); ``seconds_all``: one fit +
+    predict with all ``m`` features on each; ``seconds_few``: with ``few`` features (timed on
+    the smaller sample, scaled to the larger one). ``discretize_per_row``: seconds per row to
+    build and discretise a split (as the study's splits are built). :meth:`seconds` fits t(n) = a·n + b·n²·log₂n through the two all-feature points
+    (the linear part: encoding, label counts; the other: every row's distances to every
+    training row, and their sort) and scales by the share of the time the features take
+    (interpolated between ``few`` and ``m`` features). Expect it within about a factor 2.
     """
 
-    n_train: int
-    n_test: int
+    rows: tuple[int, int]
+    seconds_all: tuple[float, float]
     m: int
     few: int
-    seconds_all: float
     seconds_few: float
+    discretize_per_row: float = 0.0
+
+    def _coefficients(self) -> tuple[float, float]:
+        (n1, n2), (t1, t2) = self.rows, self.seconds_all
+        q1, q2 = n1 * n1 * math.log2(max(n1, 2)), n2 * n2 * math.log2(max(n2, 2))
+        det = n1 * q2 - n2 * q1
+        b = max(0.0, (n1 * t2 - n2 * t1) / det) if det else 0.0
+        a = max(0.0, (t1 - b * q1) / n1)
+        if a == 0.0 and b == 0.0:
+            b = t2 / q2
+        return a, b
 
     def seconds(self, n_train: int, n_test: int, n_features: int) -> float:
         if n_features <= 0:
             return 0.0
-        if self.m > self.few:
+        n = n_train + n_test
+        a, b = self._coefficients()
+        t = a * n + b * n * n * math.log2(max(n, 2))
+        if self.m > self.few and self.seconds_all[1] > 0:
+            low = self.seconds_few / self.seconds_all[1]
             share = (min(n_features, self.m) - self.few) / (self.m - self.few)
-            base = self.seconds_few + (self.seconds_all - self.seconds_few) * max(0.0, share)
-        else:
-            base = self.seconds_all
-        scale = (n_train * (n_train + n_test)) / max(1, self.n_train * (self.n_train
-                                                                         + self.n_test))
-        return base * scale
+            t *= min(1.0, low + (1.0 - low) * max(0.0, share))
+        return t
 
 
 def measure_classification(X, Y, *, disc: Mapping[str, Any], k: int = 10,
-                           neighbours: str = "strict", few: int = 20, rows: int = PROBE_ROWS,
-                           seed: int = 0) -> ClassifyTimes:
-    """Time ML-kNN on a seeded sample of ``rows`` rows (70 % train / 30 % test), with all
-    features and with ``few`` of them (takes about a second at most)."""
-    from .discretize import discretize
-    from .evaluation import MLkNN, binarize_labels
+                           neighbours: str = "strict", few: int = 20, enough: float = 0.25,
+                           most: int = PROBE_ROWS, seed: int = 0) -> ClassifyTimes:
+    """Time a hold-out split of a seeded sample (built and discretised as a study builds its
+    splits) and ML-kNN on it (fit on its 70 %, predict its 30 %): on samples of doubling size
+    from 500 rows until the classification takes ``enough`` seconds or the sample has ``most``
+    rows, then on twice that; with all features, and with ``few`` on the smaller sample. Takes
+    about a second on an idle machine."""
+    from .evaluation import MLkNN, folds_for
 
     n, m = X.shape
     r = np.random.default_rng(seed)
-    idx = np.sort(r.choice(n, size=min(n, rows), replace=False))
-    sample = X[idx]
-    sample = np.asarray(sample.toarray() if hasattr(sample, "toarray") else sample)
-    codes, _ = discretize(sample, bins=int(disc["bins"]), strategy=disc["strategy"],
-                          discretize=disc["discretize"])
-    Yb, _ = binarize_labels(np.asarray(Y)[idx])
-    n_tr = max(k + 1, int(round(0.7 * idx.size)))
-    n_tr = min(n_tr, idx.size - 1)
+    order = r.permutation(n)
     few = max(1, min(few, m))
+    few_cols = np.sort(r.choice(m, size=few, replace=False))
+    prepare: dict[int, float] = {}
 
-    def one(cols: np.ndarray) -> float:
+    def one(size: int, cols: np.ndarray | None = None) -> float:
+        idx = np.sort(order[:size])
         t0 = time.perf_counter()
-        model = MLkNN(k=min(k, n_tr - 1), neighbours=neighbours).fit(codes[:n_tr][:, cols],
-                                                                    Yb[:n_tr])
-        model.predict_proba(codes[n_tr:][:, cols])
+        fold = folds_for(X[idx], np.asarray(Y)[idx], protocol="holdout", test_size=0.3,
+                         seed=seed, discretize=disc["discretize"], bins=int(disc["bins"]),
+                         strategy=disc["strategy"])[0]
+        prepare[size] = (time.perf_counter() - t0) / size
+        X_tr, X_te = fold.X_train, fold.X_test
+        if cols is not None:
+            X_tr, X_te = X_tr[:, cols], X_te[:, cols]
+        t0 = time.perf_counter()
+        model = MLkNN(k=min(k, X_tr.shape[0] - 1), neighbours=neighbours).fit(X_tr,
+                                                                             fold.Yb_train)
+        model.predict_proba(X_te)
         return time.perf_counter() - t0
 
-    all_cols = np.arange(m)
-    few_cols = np.sort(r.choice(m, size=few, replace=False))
-    return ClassifyTimes(n_train=n_tr, n_test=idx.size - n_tr, m=m, few=few,
-                         seconds_all=one(all_cols), seconds_few=one(few_cols))
+    n1 = min(n // 2, 500)
+    t1 = one(n1)
+    while t1 < enough and 2 * n1 <= min(most, n // 2):
+        n1 *= 2
+        t1 = one(n1)
+    n2 = min(n, 2 * n1)
+    t2 = one(n2)
+    t_few = one(n1, few_cols) if few < m else t1
+    return ClassifyTimes(rows=(n1, n2), seconds_all=(t1, t2), m=m, few=few,
+                         seconds_few=t_few * t2 / t1 if t1 > 0 else t2,
+                         discretize_per_row=prepare[n2])
 
 
 def _n_splits(settings: Mapping[str, Any]) -> int:
@@ -324,15 +364,21 @@ def _q_bin(Y) -> int:
     return out
 
 
+def _discretising(n: int, n_splits: int, times: ClassifyTimes) -> Stage:
+    return Stage("building and discretising the splits", 1,
+                 times.discretize_per_row * n * n_splits)
+
+
 def evaluation_estimate(X, Y, *, settings: Mapping[str, Any], run_seconds: float,
-                        set_sizes: Mapping[str, int], times: ClassifyTimes,
+                        feature_sets: Mapping[str, Sequence[int]], times: ClassifyTimes,
                         current: int = 0) -> Estimate:
     """What :func:`run_evaluation` will cost.
 
     ``run_seconds``: the current Ca-MCF run's seconds on all n rows (a split's selection is
-    assumed to take that × n_train / n). ``set_sizes``: the current run's feature counts after
+    assumed to take that × n_train / n). ``feature_sets``: the current run's features after
     Phases 2, 3, 4 and at the end (``phase2``, ``phase3``, ``phase4``, ``camcf``), standing in
-    for each split's. ``current``: the size of the current selection (0: not evaluated).
+    for each split's (identical sets, empty ones included, are one classification, as the
+    study counts them). ``current``: the size of the current selection (0: not evaluated).
     """
     n, m = X.shape
     q = np.asarray(Y).shape[1]
@@ -341,10 +387,12 @@ def evaluation_estimate(X, Y, *, settings: Mapping[str, Any], run_seconds: float
     n_train, n_test = _split_sizes(n, settings)
     k = int(settings["k"])
     select = run_seconds * n_train / n
-    sizes = [m] + [int(set_sizes.get(p, 0)) for p in (*_PHASES, "camcf")]
-    distinct = [s for s in dict.fromkeys(sizes) if s > 0]  # identical sets: classified once
+    sets = [tuple(range(m))] + [tuple(sorted(int(i) for i in feature_sets.get(p, ())))
+                                for p in (*_PHASES, "camcf")]
+    distinct = [len(s) for s in dict.fromkeys(sets)]  # identical sets: classified once
     per_split = sum(times.seconds(n_train, n_test, s) for s in distinct)
-    stages = [Stage("Ca-MCF selections", n_splits, select),
+    stages = [_discretising(n, n_splits, times),
+              Stage("Ca-MCF selections", n_splits, select),
               Stage("ML-kNN classifications", n_splits * len(distinct),
                     per_split / max(1, len(distinct)))]
     if current:
@@ -358,10 +406,11 @@ def evaluation_estimate(X, Y, *, settings: Mapping[str, Any], run_seconds: float
         "the worker process": WORKER_BASE,
     }
     notes = (f"A split's Ca-MCF run is assumed to take the current run's {run_seconds:.1f} s × "
-             f"{n_train:,}/{n:,} rows; ML-kNN was timed on a {times.n_train + times.n_test:,}-row "
-             "sample and scaled by n_train·n (the neighbour search dominates).",
-             "Feature sets of equal size are counted once (identical sets are classified "
-             "once).")
+             f"{n_train:,}/{n:,} rows; ML-kNN was timed on samples of {times.rows[0]:,} and "
+             f"{times.rows[1]:,} rows and extrapolated (the neighbour search grows as n²·log n); "
+             "expect the classification figures within about a factor 2.",
+             "The current run's feature sets after each phase stand in for each split's "
+             "(identical sets are classified once).")
     return Estimate.of(stages, memory, notes)
 
 
@@ -376,7 +425,7 @@ def sensitivity_estimate(X, Y, *, settings: Mapping[str, Any],
     q_bin = _q_bin(Y)
     n_splits = _n_splits(settings)
     n_train, n_test = _split_sizes(n, settings)
-    stages = []
+    stages = [_discretising(n, n_splits, times)]
     for name, grid in grids.items():
         points = _grid_points(grid)
         stages.append(Stage(f"Ca-MCF selections ({name})", points * n_splits,
@@ -399,31 +448,33 @@ def sensitivity_estimate(X, Y, *, settings: Mapping[str, Any],
 def landscape_estimate(X, Y, *, x: str, x_values: Sequence, y: str, y_values: Sequence,
                        run_seconds: float, metric: str | None, n_selected: int,
                        times: ClassifyTimes | None) -> Estimate:
-    """What :func:`run_landscape` will cost: at most one full Ca-MCF run per cell (one per
-    value of the other axis when k2 is an axis: k2 only re-runs Phase 4; cells whose k1 keeps
-    the same number of candidates share a run), each assumed to take the current run's time;
-    with a metric, a selection on a 70 % training part and a classification per cell."""
+    """What :func:`run_landscape` will cost, in grid points: at most one full Ca-MCF run per
+    point (one per value of the other axis when k2 is an axis: k2 only re-runs Phase 4; points
+    whose k1 keeps the same number of candidates share a run), each assumed to take the current
+    run's time; with a metric, one more unit: a selection on a 70 % training part and a
+    classification per point."""
     n, m = X.shape
     cells = len(x_values) * len(y_values)
     if "k2" in (x, y):
         full = len(y_values) if x == "k2" else len(x_values)
-        stages = [Stage("Ca-MCF runs (each answers every k2 value)", full, run_seconds)]
+        stage = Stage(f"grid points ({full} full Ca-MCF runs, each answering every k2 value)",
+                      cells, run_seconds * full / cells)
     else:
-        stages = [Stage("Ca-MCF runs (at most; cells with the same ⌈k1·n⌉ share one)",
-                        cells, run_seconds)]
+        stage = Stage("grid points (a Ca-MCF run each at most; points with the same ⌈k1·n⌉ "
+                      "share one)", cells, run_seconds)
+    stages = [stage]
     memory = {"the worker's copy of the data": 2 * _data_bytes(X, Y),
               "the worker process": WORKER_BASE}
     notes = [f"Each run is assumed to take as long as the current run ({run_seconds:.1f} s)."]
     if metric is not None:
         n_train = n - math.ceil(0.3 * n)
-        stages.append(Stage("Ca-MCF selections on the hold-out's training part", cells,
-                            run_seconds * n_train / n))
+        each = run_seconds * n_train / n
         if times is not None:
-            stages.append(Stage("ML-kNN classifications", cells,
-                                times.seconds(n_train, n - n_train, max(1, n_selected))))
-            q_bin = _q_bin(Y)
+            each += times.seconds(n_train, n - n_train, max(1, n_selected))
             memory["one ML-kNN classification"] = _memory_classification(
-                n_train, n - n_train, q_bin, 2 * max(1, n_selected), 10)
+                n_train, n - n_train, _q_bin(Y), 2 * max(1, n_selected), 10)
+        stages.append(Stage(f"the metric ({cells} selections on a 70 % training part and "
+                            "classifications)", 1, cells * each))
         notes.append("The metric part reports no progress until it ends.")
     return Estimate.of(stages, memory, notes)
 

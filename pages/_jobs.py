@@ -136,10 +136,10 @@ def show_estimate(estimate: Estimate, *, what: str = "This study") -> None:
 
 
 def start(slot: str, fn: Callable, kwargs: dict, *, title: str, estimate: Estimate | None,
-          key: Any = None) -> Job | None:
+          key: Any = None) -> None:
     """Start ``fn(**kwargs, progress=…)`` as this session's job in ``slot`` (stopping the slot's
-    previous job). ``key`` comes back with the result (see :func:`follow`). None when the
-    server refused (the message is shown by :func:`follow`)."""
+    previous job) and rerun the page. ``key`` comes back with the result (see :func:`follow`).
+    When the server refuses, :func:`follow` shows why."""
     state = st.session_state
     old = _job(slot)
     if old is not None:
@@ -151,9 +151,9 @@ def start(slot: str, fn: Callable, kwargs: dict, *, title: str, estimate: Estima
                               heartbeat=HEARTBEAT)
     except JobRefused as e:
         state[MESSAGES][slot] = ("error", f"{title} could not start: {e}")
-        return None
+        return
     state.setdefault(JOBS, {})[slot] = job.id
-    return job
+    st.rerun()  # draw the page again: its start button disabled, the job's progress below
 
 
 def running(slot: str) -> bool:

@@ -163,9 +163,9 @@ current = tuple(int(i) for i in res.selected_indices)
 times = jobs_ui.classify_times(rec, k=int(settings["k"]), neighbours=str(settings["neighbours"]))
 eval_estimate = studies.evaluation_estimate(
     ds.X, ds.Y, settings=settings, run_seconds=float(res.stats.get("seconds", 0.0)),
-    set_sizes={**{ph: int(res.selected_after(ph).size) for ph in ("phase2", "phase3",
-                                                                  "phase4")},
-               "camcf": len(current)},
+    feature_sets={**{ph: tuple(res.selected_after(ph).tolist()) for ph in ("phase2", "phase3",
+                                                                           "phase4")},
+                  "camcf": current},
     times=times, current=len(current))
 jobs_ui.show_estimate(eval_estimate, what="The evaluation")
 if st.button("Evaluate", type="primary", key="ev_run", disabled=jobs_ui.running("evaluation")):

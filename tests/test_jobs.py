@@ -66,6 +66,8 @@ def test_remaining_time_per_stage_corrects_a_wrong_estimate():
     assert remaining_seconds(est, [20, 20, 20, 20, 0.5, 0.5, 0.5], 7, 14) == pytest.approx(3.5)
     # the study reported fewer classifications than planned (identical sets classified once)
     assert remaining_seconds(est, [20] * 4, 4, 8) == pytest.approx(4 * 2.0)
+    # a larger total is an upper bound the study will shrink: the planned 10 stay
+    assert remaining_seconds(est, [20] * 4, 4, 30) == pytest.approx(10 * 2.0)
 
 
 def test_remaining_time_without_an_estimate_is_the_mean_unit():

@@ -142,6 +142,18 @@ def test_a_second_session_queues_or_is_refused():
     _rerun_until(second, lambda a: len(a.dataframe) >= 1)  # its turn came; it finished
 
 
+def test_a_study_of_a_session_that_ended_stops(monkeypatch):
+    monkeypatch.setattr(jobs_ui, "HEARTBEAT", 3.0)
+    at = _goto(_app(20_000), "pages/evaluation.py")
+    at.number_input(key="ev_repeats").set_value(20).run()
+    at.button(key="ev_run").click().run()
+    job = _job(at, "evaluation")
+    del at  # the session is gone: nothing draws the job any more
+    s = job.wait(PATIENCE)
+    assert s.state == jobs.STOPPED and "nobody watched it for 3 s" in s.error
+    assert "its page was left or its session ended" in s.error
+
+
 def test_compare_shows_an_estimate_that_leaves_baselines_open():
     at = _goto(_app(), "pages/compare.py")
     at.multiselect(key="cmp_methods").set_value(["camcf", "all", "mi-mcf"]).run()

@@ -75,14 +75,19 @@ def test_landscape_and_compare_studies(demo):
     assert len(cmp.failures["mi-mcf"]) == 2  # over budget on both splits, recorded as failed
 
 
-def test_classification_times_scale_with_the_neighbour_search(demo):
-    t = studies.measure_classification(demo.X, demo.Y, disc=DISC, few=5, rows=200)
-    assert (t.n_train, t.n_test, t.m, t.few) == (140, 60, demo.n_features, 5)
-    assert t.seconds_all > 0 and t.seconds_few > 0
-    base = t.seconds(140, 60, demo.n_features)
-    assert base == pytest.approx(t.seconds_all)
-    assert t.seconds(280, 120, demo.n_features) == pytest.approx(4 * base)
-    assert t.seconds(140, 60, 0) == 0
+def test_classification_times_are_measured_and_extrapolated(demo):
+    t = studies.measure_classification(demo.X, demo.Y, disc=DISC, few=5, enough=1e9, most=200)
+    assert t.rows == (150, 300) and (t.m, t.few) == (demo.n_features, 5)
+    assert min(t.seconds_all) > 0 and t.seconds_few > 0
+    # the model passes through both measured points and grows faster than n beyond them
+    model = studies.ClassifyTimes(rows=(1000, 2000), seconds_all=(1.0, 3.0), m=100, few=10,
+                                  seconds_few=1.5)
+    assert model.seconds(700, 300, 100) == pytest.approx(1.0)
+    assert model.seconds(1400, 600, 100) == pytest.approx(3.0)
+    assert model.seconds(2800, 1200, 100) > 2 * 3.0
+    assert model.seconds(1400, 600, 10) == pytest.approx(1.5)  # few features: their share
+    assert model.seconds(1400, 600, 55) == pytest.approx(2.25)
+    assert model.seconds(1400, 600, 0) == 0
 
 
 def test_evaluation_estimate_names_what_dominates_memory():
@@ -90,17 +95,18 @@ def test_evaluation_estimate_names_what_dominates_memory():
     X = np.zeros((n, m))
     Y = np.zeros((n, q), dtype=np.int64)
     Y[0] = 1
-    times = studies.ClassifyTimes(n_train=1400, n_test=600, m=m, few=20, seconds_all=0.5,
-                                  seconds_few=0.1)
+    times = studies.ClassifyTimes(rows=(1000, 2000), seconds_all=(0.3, 0.8), m=m, few=20,
+                                  seconds_few=0.3)
     est = studies.evaluation_estimate(
         X, Y, settings={**SETTINGS, "repeats": 5}, run_seconds=30.0,
-        set_sizes={"phase2": 300, "phase3": 120, "phase4": 40, "camcf": 40}, times=times,
-        current=40)
+        feature_sets={"phase2": range(300), "phase3": range(120), "phase4": range(40),
+                      "camcf": range(40)}, times=times, current=40)
     names = [s.name for s in est.stages]
-    assert names == ["Ca-MCF selections", "ML-kNN classifications",
+    assert names == ["building and discretising the splits", "Ca-MCF selections",
+                     "ML-kNN classifications",
                      "classifications of the current selection"]
-    assert [s.units for s in est.stages] == [5, 5 * 4, 5]  # phase4 = camcf: classified once
-    assert est.stages[0].seconds_each == pytest.approx(30.0 * 11273 / 16105)
+    assert [s.units for s in est.stages] == [1, 5, 5 * 4, 5]  # phase4 = camcf: classified once
+    assert est.stages[1].seconds_each == pytest.approx(30.0 * 11273 / 16105)
     parts = dict(est.memory_parts)
     assert est.memory_parts[0][0] == "the splits' codes and labels"
     assert 1.3e9 < parts["the splits' codes and labels"] < 1.6e9
@@ -109,7 +115,7 @@ def test_evaluation_estimate_names_what_dominates_memory():
 
 
 def test_compare_estimate_leaves_baselines_open():
-    times = studies.ClassifyTimes(1400, 600, 50, 10, 0.2, 0.1)
+    times = studies.ClassifyTimes((1000, 2000), (0.1, 0.2), 50, 10, 0.1)
     est = studies.compare_estimate({"d": (2000, 50, 6)}, methods=["camcf", "all", "mi-mcf"],
                                    settings={**SETTINGS, "n_features": "match"},
                                    run_seconds={"d": 2.0}, n_selected=10, times={"d": times},
