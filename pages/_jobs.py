@@ -103,20 +103,19 @@ def page_shown(url_path: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------------
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _classify_times(fingerprint: str, disc: tuple, k: int, neighbours: str, few: int,
+@st.cache_resource(max_entries=8,
+                   show_spinner="Timing ML-kNN on a sample of the data for the estimate…")
+def _classify_times(fingerprint: str, disc: tuple, k: int, neighbours: str,
                     _X, _Y) -> studies.ClassifyTimes:
-    return studies.measure_classification(_X, _Y, disc=dict(disc), k=k, neighbours=neighbours,
-                                          few=few)
+    return studies.measure_classification(_X, _Y, disc=dict(disc), k=k, neighbours=neighbours)
 
 
 def classify_times(rec, *, k: int, neighbours: str) -> studies.ClassifyTimes:
-    """ML-kNN timed on a sample of the run's data (once per data set and settings), for the
-    estimates."""
+    """ML-kNN timed on samples of the run's data (once per data set, discretisation and
+    ML-kNN settings: about a second), for the estimates."""
     ds = rec.data.dataset
-    few = max(1, int(rec.result.selected_indices.size))
     return _classify_times(rec.data.fingerprint, tuple(sorted(rec.disc.items())), int(k),
-                           str(neighbours), few, ds.X, ds.Y)
+                           str(neighbours), ds.X, ds.Y)
 
 
 def show_estimate(estimate: Estimate, *, what: str = "This study") -> None:
@@ -175,9 +174,9 @@ def follow(slot: str, on_result: Callable[[Any, Any], None]) -> None:
             status = _wait_inline(job)
         if status.finished:
             _finish(slot, job, on_result)
-        else:
-            _poll(slot, on_result)
-            return
+            st.rerun()  # draw the page again with the outcome (and its start button enabled)
+        _poll(slot, on_result)
+        return
     kind, text = st.session_state.get(MESSAGES, {}).get(slot, (None, None))
     if kind == "error":
         st.error(text, icon=":material/error:")

@@ -47,7 +47,8 @@ def _label_columns(fingerprint: str, _Y) -> int:
     return int(binarize_labels(np.asarray(_Y))[0].shape[1])
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16,
+                   show_spinner="Reading the data set and timing ML-kNN on it for the estimate…")
 def _shared_facts(name: str, disc: tuple, k: int, neighbours: str) -> tuple:
     """A shared data set's shape (n, m, q_bin) and ML-kNN timed on a sample of it."""
     sds = catalog.load_shared(name)
@@ -147,7 +148,8 @@ jobs_ui.follow("compare", _compare_done)
 
 res = st.session_state.get("cmp_result")
 if res is None:
-    st.info("Choose methods and a protocol, then press **Compare**.")
+    if not jobs_ui.running("compare"):
+        st.info("Choose methods and a protocol, then press **Compare**.")
     st.stop()
 
 comparisons = res["comparisons"]

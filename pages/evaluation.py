@@ -183,8 +183,9 @@ jobs_ui.follow("evaluation", _evaluation_done)
 shown_key = st.session_state.get("eval_key")
 ev = store.get(shown_key) if shown_key is not None else None
 if ev is None:
-    st.info("Press **Evaluate** to classify with ML-kNN on every split "
-            f"({ds.n_samples:,} rows, {ds.n_features:,} features).")
+    if not jobs_ui.running("evaluation"):
+        st.info("Press **Evaluate** to classify with ML-kNN on every split "
+                f"({ds.n_samples:,} rows, {ds.n_features:,} features).")
 else:
     if shown_key != eval_key:
         st.warning("These results are for other settings (data, parameters or protocol); "
@@ -291,8 +292,9 @@ jobs_ui.follow("sensitivity", _sensitivity_done)
 shown_sens = st.session_state.get("sens_key")
 sens = store.get(shown_sens) if shown_sens is not None else None
 if sens is None:
-    st.info("Press **Run sensitivity** to compute both grids "
-            "(Protocol and ML-kNN settings are those above).")
+    if not jobs_ui.running("sensitivity"):
+        st.info("Press **Run sensitivity** to compute both grids "
+                "(Protocol and ML-kNN settings are those above).")
 else:
     if shown_sens != sens_key:
         st.warning("These heatmaps are for other settings; press **Run sensitivity** to update "

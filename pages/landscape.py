@@ -80,7 +80,8 @@ jobs_ui.follow("landscape", _landscape_done)
 stored = state.get("landscape")
 have = stored is not None and stored[0] == request
 if stored is None:
-    st.info("Choose the grid and press **Compute the landscape**.")
+    if not jobs_ui.running("landscape"):
+        st.info("Choose the grid and press **Compute the landscape**.")
     st.stop()
 if not have:
     st.caption("The grid or the current run changed since this landscape was computed; press "
