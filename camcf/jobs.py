@@ -57,17 +57,18 @@ or error) and stop it (:meth:`Job.stop`). The design, and why:
 **Estimates.** :class:`Estimate` is a study's cost before it starts (seconds, and memory where
 it can be estimated) in :class:`Stage` s, each a number of units with a cost per unit, in the
 order the study runs them. :func:`remaining_seconds` turns progress into a remaining time: a
-stage's remaining units cost what its finished units cost on average; a stage not yet started
-costs its estimate scaled by how the finished units compared with theirs (so an estimate that
-was 2× too low is corrected after the first units). Without an estimate every unit is assumed
-to cost the average of the finished ones.
+stage's remaining units cost what its finished units cost on average (so a stage whose estimate
+was 2× off is corrected by its first unit); a stage not yet started costs its estimate (its
+units differ in kind from the finished ones: a selection's time says little about a
+classification's). Without an estimate every unit is assumed to cost the average of the
+finished ones.
 
 >>> est = Estimate.of([Stage("selection", 5, 8.0), Stage("classification", 25, 1.0)])
 >>> round(est.seconds)
 65
->>> # 2 selections took 20 s (10 s each, not 8): 3 more at 10 s, then 25 × 1.25 s
+>>> # 2 selections took 20 s (10 s each, not 8): 3 more at 10 s, then 25 × 1 s
 >>> remaining_seconds(est, [10.0, 10.0], 2, 30)
-61.25
+55.0
 """
 
 from __future__ import annotations
@@ -270,9 +271,9 @@ def remaining_seconds(estimate: Estimate | None, unit_seconds: Sequence[float], 
 
     ``unit_seconds``: how long each finished unit took, in order (``done`` values). With an
     estimate, the units are assigned to its stages in order (the last stage shrinks when the
-    study reports fewer units than the estimate planned): a stage's remaining units cost the mean of its
-    finished units; a stage not started costs its estimate × (time of the finished units / their
-    estimate); a stage of unknown cost, the mean of all finished units. Without an estimate (or
+    study reports fewer units than the estimate planned): a stage's remaining units cost the
+    mean of its finished units; a stage not started costs its estimate; a stage of unknown
+    cost, the mean of all finished units. Without an estimate (or
     with one whose stages are all unknown) every remaining unit costs the mean of the finished
     ones. None before any unit has finished when nothing else is known.
     """
@@ -292,15 +293,9 @@ def remaining_seconds(estimate: Estimate | None, unit_seconds: Sequence[float], 
     # stage of each unit, in order
     bounds = list(itertools.accumulate(sizes))
     per_stage: list[list[float]] = [[] for _ in sizes]
-    expected_done = actual_done = 0.0
     for i, secs in enumerate(spent):
         st = next((k for k, b in enumerate(bounds) if i < b), len(sizes) - 1)
         per_stage[st].append(secs)
-        each = estimate.stages[st].seconds_each
-        if each is not None:
-            expected_done += each
-            actual_done += secs
-    speed = actual_done / expected_done if expected_done > 0 else 1.0
     left = 0.0
     for k, stage in enumerate(estimate.stages):
         n_left = max(0, sizes[k] - len(per_stage[k]))
@@ -309,7 +304,7 @@ def remaining_seconds(estimate: Estimate | None, unit_seconds: Sequence[float], 
         if per_stage[k]:
             each = sum(per_stage[k]) / len(per_stage[k])
         elif stage.seconds_each is not None:
-            each = stage.seconds_each * speed
+            each = stage.seconds_each
         elif mean_all is not None:
             each = mean_all
         else:

@@ -60,14 +60,15 @@ def test_remaining_time_per_stage_corrects_a_wrong_estimate():
     est = Estimate.of([Stage("selection", 4, 10.0), Stage("classification", 10, 1.0)])
     assert est.seconds == 50 and est.units == 14 and est.complete
     assert remaining_seconds(est, [], 0, 14) == 50  # nothing finished: the estimate
-    # two selections took 20 s each (twice the estimate): 2 more at 20 s, 10 × 2 s after
-    assert remaining_seconds(est, [20, 20], 2, 14) == pytest.approx(40 + 20)
+    # two selections took 20 s each (twice the estimate): 2 more at 20 s, then 10 × 1 s as
+    # estimated (a selection's time says nothing about a classification's)
+    assert remaining_seconds(est, [20, 20], 2, 14) == pytest.approx(40 + 10)
     # selections done; 3 classifications at 0.5 s each: 7 more at 0.5 s
     assert remaining_seconds(est, [20, 20, 20, 20, 0.5, 0.5, 0.5], 7, 14) == pytest.approx(3.5)
     # the study reported fewer classifications than planned (identical sets classified once)
-    assert remaining_seconds(est, [20] * 4, 4, 8) == pytest.approx(4 * 2.0)
+    assert remaining_seconds(est, [20] * 4, 4, 8) == pytest.approx(4 * 1.0)
     # a larger total is an upper bound the study will shrink: the planned 10 stay
-    assert remaining_seconds(est, [20] * 4, 4, 30) == pytest.approx(10 * 2.0)
+    assert remaining_seconds(est, [20] * 4, 4, 30) == pytest.approx(10 * 1.0)
 
 
 def test_remaining_time_without_an_estimate_is_the_mean_unit():
