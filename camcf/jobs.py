@@ -629,13 +629,19 @@ class JobRunner:
         try:
             self._run(job)
         except Exception as e:  # noqa: BLE001 - the monitor itself must never die silently
+            self._release(job)
             job._finish(FAILED, error=f"the job could not be run: {type(e).__name__}: {e}",
                         error_type=type(e).__name__)
         finally:
-            with self._cond:
-                if job in self._running:
-                    self._running.remove(job)
-                self._cond.notify_all()
+            self._release(job)
+
+    def _release(self, job: Job) -> None:
+        """Free the job's slot (before it is reported finished, so that a finished job never
+        holds one)."""
+        with self._cond:
+            if job in self._running:
+                self._running.remove(job)
+            self._cond.notify_all()
 
     def _run(self, job: Job) -> None:
         ctx = _context()
@@ -698,6 +704,7 @@ class JobRunner:
             proc.join(timeout=5)
             for conn in (recv_msgs, send_ctl):
                 conn.close()
+            self._release(job)
         if job._stop_event.is_set():
             reason = job._stop_reason or "stopped"
             if final is not None and final[0] == "done":
