@@ -1,11 +1,13 @@
-# One command to run the app, one to run the tests; each builds .venv on first use.
-# The install is reproducible: pip installs with constraints.txt, the exact versions the test
-# suite last passed with. `make upgrade` re-resolves to the newest versions, reruns the tests and
+# One command to run the app, one to run the tests; each builds .venv on first use with what it
+# needs: `make run` the core and the app extra (camcf[app]), `make test` everything the tests
+# use (camcf[test]: the app, Dask, pytest, ruff, playwright). The install is reproducible: pip
+# installs with constraints.txt, the exact versions the test suite last passed with. `make upgrade` re-resolves to the newest versions, reruns the tests and
 # rewrites constraints.txt only when they pass.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+APP_STAMP := $(VENV)/.installed-app
 CONSTRAINTS := constraints.txt
 # The app listens on this machine only; see README "Serving the app on a network".
 ADDRESS ?= 127.0.0.1
@@ -13,13 +15,21 @@ PORT    ?= 8501
 
 .PHONY: run test lint bench fuzz upgrade browser-deps clean
 
-$(STAMP): pyproject.toml $(CONSTRAINTS)
+$(BIN)/pip:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c $(CONSTRAINTS) -e '.[test]'
-	touch $(STAMP)
 
-run: $(STAMP)
+# everything the tests use (the app and Dask included)
+$(STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/pip
+	$(BIN)/pip install --quiet -c $(CONSTRAINTS) -e '.[test]'
+	touch $(STAMP) $(APP_STAMP)
+
+# the core and the app
+$(APP_STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/pip
+	$(BIN)/pip install --quiet -c $(CONSTRAINTS) -e '.[app]'
+	touch $(APP_STAMP)
+
+run: $(APP_STAMP)
 	$(BIN)/streamlit run app.py --server.headless true --browser.gatherUsageStats false \
 		--server.address $(ADDRESS) --server.port $(PORT)
 

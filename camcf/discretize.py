@@ -13,7 +13,6 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.preprocessing import KBinsDiscretizer
 
 from .algorithm_params import DISCRETIZE_PARAMS
 from .errors import InvalidDataError
@@ -26,7 +25,6 @@ MAX_AS_IS = 10
 #: Most bins a column may be cut into (declared with ``bins``).
 MAX_BINS = int(_DISC["bins"].high)
 
-_KBD_PARAMS = set(inspect.signature(KBinsDiscretizer).parameters)
 
 
 def check_discretization(**settings) -> dict:
@@ -57,10 +55,14 @@ def _bin(col: np.ndarray, bins: int, strategy: str) -> tuple[np.ndarray, np.ndar
     if not np.isfinite(span):
         codes, edges = _bin(col * 0.25, bins, strategy)
         return codes, edges * 4.0
+    # imported here: integer codes (the common case on the command line) never need it
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    kbd_params = set(inspect.signature(KBinsDiscretizer).parameters)
     kw: dict[str, object] = {"n_bins": bins, "encode": "ordinal", "strategy": strategy}
-    if "subsample" in _KBD_PARAMS:
+    if "subsample" in kbd_params:
         kw["subsample"] = None
-    if strategy == "quantile" and "quantile_method" in _KBD_PARAMS:
+    if strategy == "quantile" and "quantile_method" in kbd_params:
         kw["quantile_method"] = "averaged_inverted_cdf"
     kbd = KBinsDiscretizer(**kw)  # type: ignore[arg-type]
     with warnings.catch_warnings():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 
 class CamcfError(Exception):
     """Base class of every error camcf raises on purpose.
@@ -56,14 +58,31 @@ class ResourceLimitError(CamcfError, MemoryError):
     """
 
 
-try:  # scikit-learn is a dependency; subclassing its error keeps sklearn.utils checks working
+def _not_fitted_error() -> type:
+    """:class:`NotFittedError`, made on first use so that importing camcf does not import
+    scikit-learn: it subclasses scikit-learn's ``NotFittedError`` (itself a ``ValueError`` and
+    an ``AttributeError``), so ``except sklearn.exceptions.NotFittedError`` and scikit-learn's
+    estimator checks catch it."""
     from sklearn.exceptions import NotFittedError as _SkNotFitted
-except ImportError:  # pragma: no cover
-    _SkNotFitted = ValueError  # type: ignore[misc,assignment]
+
+    class NotFittedError(CamcfError, _SkNotFitted):
+        """A selector was used before ``fit``; the message says which and to call fit first."""
+
+    NotFittedError.__module__ = __name__
+    NotFittedError.__qualname__ = "NotFittedError"  # pickled by reference (joblib workers)
+    return NotFittedError
 
 
-class NotFittedError(CamcfError, _SkNotFitted):
-    """A selector was used before ``fit``; the message says which and to call fit first."""
+_LOCK = threading.Lock()
+
+
+def __getattr__(name: str):  # PEP 562: NotFittedError is created when first asked for
+    if name == "NotFittedError":
+        with _LOCK:
+            if "NotFittedError" not in globals():
+                globals()["NotFittedError"] = _not_fitted_error()
+        return globals()["NotFittedError"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class FileAccessError(CamcfError, OSError):

@@ -8,7 +8,9 @@ so the registry works without the baseline modules: a method whose module is mis
 :class:`MethodUnavailableError` (a :class:`camcf.CamcfError`) saying why, never an ImportError.
 
 Every class is a scikit-learn selector (:mod:`camcf.baselines._base`) with its parameters
-declared once in its ``params`` attribute; ``kind`` is ``"subset"`` (the method returns a set)
+declared once (Ca-MCF's in :mod:`camcf.algorithm_params`, the others' in
+:mod:`camcf.baselines.params`) and read from the registry without importing the class
+(:func:`params`; the class's ``params`` attribute is the same tuple); ``kind`` is ``"subset"`` (the method returns a set)
 or ``"ranking"`` (it orders every feature; the comparison cuts the order at k).
 
 >>> import camcf.methods as m
@@ -25,10 +27,13 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
+from .algorithm_params import CAMCF_PARAMS
+from .baselines import params as _declared
 from .errors import CamcfError, ParameterError
+from .params import Param
 
 __all__ = ["METHODS", "MethodSpec", "MethodUnavailableError", "available", "get", "make",
-           "spec", "unavailable"]
+           "params", "spec", "unavailable"]
 
 DEFAULT = "camcf"
 
@@ -46,6 +51,8 @@ class MethodSpec:
     kind: str  # "subset" or "ranking"
     target: str
     reference: str = ""  # the paper it comes from (or "reference")
+    #: the method's parameters, declared once (the class's ``params`` is this tuple)
+    params: tuple[Param, ...] = ()
 
     @property
     def module(self) -> str:
@@ -58,19 +65,25 @@ class MethodSpec:
 
 METHODS: dict[str, MethodSpec] = {s.name: s for s in (
     MethodSpec("camcf", "Ca-MCF", "subset", "camcf.estimator:CaMCF",
-               "category-level multi-label causal feature selection"),
+               "category-level multi-label causal feature selection", CAMCF_PARAMS),
     MethodSpec("mi-mcf", "MI-MCF", "subset", "camcf.baselines.mimcf:MIMCF",
-               "Ma et al. 2025"),
-    MethodSpec("m2lc", "M2LC", "subset", "camcf.baselines.m2lc:M2LC", "Yu et al. 2021"),
-    MethodSpec("d2f", "D2F", "ranking", "camcf.baselines.d2f:D2F", "Lee & Kim 2015"),
-    MethodSpec("mdfs", "MDFS", "ranking", "camcf.baselines.mdfs:MDFS", "Zhang et al. 2019"),
-    MethodSpec("jfsc", "JFSC", "ranking", "camcf.baselines.jfsc:JFSC", "Huang et al. 2018"),
-    MethodSpec("fimf", "FIMF", "ranking", "camcf.baselines.fimf:FIMF", "Lee & Kim 2015"),
-    MethodSpec("mcls", "MCLS", "ranking", "camcf.baselines.mcls:MCLS", "Huang et al. 2018"),
+               "Ma et al. 2025", _declared.MIMCF),
+    MethodSpec("m2lc", "M2LC", "subset", "camcf.baselines.m2lc:M2LC", "Yu et al. 2021",
+               _declared.M2LC),
+    MethodSpec("d2f", "D2F", "ranking", "camcf.baselines.d2f:D2F", "Lee & Kim 2015",
+               _declared.D2F),
+    MethodSpec("mdfs", "MDFS", "ranking", "camcf.baselines.mdfs:MDFS", "Zhang et al. 2019",
+               _declared.MDFS),
+    MethodSpec("jfsc", "JFSC", "ranking", "camcf.baselines.jfsc:JFSC", "Huang et al. 2018",
+               _declared.JFSC),
+    MethodSpec("fimf", "FIMF", "ranking", "camcf.baselines.fimf:FIMF", "Lee & Kim 2015",
+               _declared.FIMF),
+    MethodSpec("mcls", "MCLS", "ranking", "camcf.baselines.mcls:MCLS", "Huang et al. 2018",
+               _declared.MCLS),
     MethodSpec("all", "All features", "subset", "camcf.baselines.reference:AllFeatures",
-               "reference"),
+               "reference", _declared.ALL),
     MethodSpec("random", "Random subset", "ranking", "camcf.baselines.reference:RandomSubset",
-               "reference"),
+               "reference", _declared.RANDOM),
 )}
 #: The paper's comparison, in its tables' order.
 PAPER_METHODS = ("camcf", "mi-mcf", "m2lc", "d2f", "mdfs", "jfsc", "fimf", "mcls")
@@ -132,6 +145,11 @@ def make(name: str, **params: Any):
         raise ParameterError(f"method {name!r} has no parameter(s) {unknown}; its parameters: "
                              f"{sorted(known) or 'none'}")
     return cls(**params)
+
+
+def params(name: str) -> tuple[Param, ...]:
+    """The declared parameters of method ``name`` (without importing its implementation)."""
+    return spec(name).params
 
 
 def kind(name: str) -> str:

@@ -198,8 +198,9 @@ def run_compare(data: Mapping[str, Any], *, methods: Sequence[str],
     ``comparisons`` (``{name: Comparison}``), ``used`` (the estimators) and ``seconds``.
     """
     from . import catalog
+    from . import methods as registry
     from .evaluation import compare_data_sets
-    from .evaluation.compare_command import method_table
+    from .evaluation.reports import method_table
 
     t0 = time.perf_counter()
     arrays = {}
@@ -209,10 +210,10 @@ def run_compare(data: Mapping[str, Any], *, methods: Sequence[str],
             arrays[name] = (sds.X, sds.Y)
         else:
             arrays[name] = value
-    used = method_table(list(methods), dict(ca_params))
-    for name, secs in (budgets or {}).items():
-        if name in used and "max_seconds" in used[name].get_params(deep=False):
-            used[name].set_params(max_seconds=float(secs))
+    budgeted = {name: {"max_seconds": float(secs)} for name, secs in (budgets or {}).items()
+                if name in methods and any(p.name == "max_seconds"
+                                           for p in registry.params(name))}
+    used = method_table(list(methods), dict(ca_params), budgeted)
     comparisons = compare_data_sets(
         arrays, used, protocol=settings["protocol"], n_repeats=int(settings["repeats"]),
         test_size=float(settings["test_size"]), n_folds=int(settings["folds"]),

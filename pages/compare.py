@@ -19,8 +19,8 @@ import streamlit as st
 
 from camcf import catalog, methods, stats, studies
 from camcf.evaluation import METRICS, binarize_labels, friedman_over_data_sets
-from camcf.evaluation.compare_command import comparison_frame, comparison_payload
 from camcf.evaluation.display import metrics_table
+from camcf.evaluation.reports import comparison_frame, comparison_payload
 from camcf.viz.comparison import cd_diagram, normalised_radar, split_ranks_heatmap
 from pages import _jobs as jobs_ui
 from pages._common import current_run

@@ -128,71 +128,185 @@ def test_mdfs_rejects_bad_parameters():
 # ---------------------------------------------------------------------------------------- JFSC
 
 
-def test_jfsc_sample_similarity_is_the_fisher_term_with_squares():
+def _jfsc_literal(X, Y, lam1, lam2, lam3, gamma, max_iter, tol, variant):
+    """The public code's steps one by one, dense and with loops (the test's own transcription of
+    what BASELINES.md and the module docstring say), as an oracle for the vectorised solver."""
+    Xb = np.hstack([X.astype(float), np.ones((len(X), 1))])
+    Y = Y.astype(float)
+    m, q = Xb.shape[1], Y.shape[1]
+    W = np.linalg.solve(Xb.T @ Xb + gamma * np.eye(m), Xb.T @ Y)
+    W1 = W.copy()
+    Z = Y + EPS
+    R = np.array([[1 - Z[:, a] @ Z[:, b] / np.linalg.norm(Z[:, a]) / np.linalg.norm(Z[:, b])
+                   for b in range(q)] for a in range(q)])
+    S = []
+    for k in range(q):
+        P, N = Xb[Y[:, k] == 1], Xb[Y[:, k] == 0]
+        mp = P.mean(0) if len(P) else np.full(m, np.nan)
+        mn = N.mean(0) if len(N) else np.full(m, np.nan)
+        if variant == "reproduction":
+            sp_, sn_ = (P - mp).sum(0), (N - mn).sum(0)
+        else:
+            sp_, sn_ = ((P - mp) ** 2).sum(0), ((N - mn) ** 2).sum(0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            S.append(np.diag(sp_ + len(P) * sn_ / len(N) - len(P) * (mp - mn) ** 2))
+    A = np.column_stack([lam2 * np.diag(Sk) for Sk in S])
+
+    def dmat(W):
+        return np.diag(1 / np.sqrt(((Xb @ W - Y) ** 2).sum(1)))
+
+    D = dmat(W)
+    lip = np.sqrt(3 * (np.linalg.norm(Xb.T @ D @ Xb, 2) ** 2 + np.linalg.norm(lam1 * R, 2) ** 2
+                       + np.nanmax(A ** 2)))
+    bk = bk1 = 1.0
+    old, hist = 0.0, []
+    for _ in range(max_iter):
+        D = dmat(W)
+        Wk = W + (bk1 - 1) / bk * (W - W1)
+        G = Wk - 1 / lip * (Xb.T @ D @ Xb @ Wk - Xb.T @ D @ Y + lam1 * Wk @ R + A * Wk)
+        bk1, bk = bk, (1 + np.sqrt(4 * bk ** 2 + 1)) / 2
+        W1 = W
+        W = np.fmax(G - lam3 / lip, 0) - np.fmax(-G - lam3 / lip, 0)
+        E = Xb @ W - Y
+        loss = (np.trace(E.T @ D @ E) / 2 + lam1 * np.trace(W @ R @ W.T) / 2
+                + lam2 * sum(W[:, a] @ S[a] @ W[:, a] for a in range(q)) / 2
+                + lam3 * np.abs(W).sum())
+        hist.append(loss)
+        if abs(old - loss) <= tol:
+            break
+        if loss <= 0:
+            break
+        old = loss
+    return W, np.array(hist)
+
+
+def test_jfsc_get_s_by_hand_both_variants():
+    # one feature: positives {1, 3} (mean 2), negatives {2, 4} (mean 3)
+    X = np.array([[1.0], [3.0], [2.0], [4.0]])
+    Y = np.array([[1.0], [1.0], [0.0], [0.0]])
+    rep = jfsc_mod.sample_similarity(X, Y, variant="reproduction")
+    cor = jfsc_mod.sample_similarity(X, Y, variant="corrected")
+    # reproduction: Σ(x − m) = 0 on both sides, so s = −|P|·(2 − 3)² = −2
+    assert rep[0, 0] == pytest.approx(-2.0, abs=1e-12)
+    # corrected: Σ(x − m)² = 2 on both sides: s = 2 + (2/2)·2 − 2·1 = 2
+    assert cor[0, 0] == pytest.approx(2.0, abs=1e-12)
+    # a label with no negative row: NaN in the reproduction (MATLAB's mean of no rows)
+    Y1 = np.ones((4, 1))
+    assert np.isnan(jfsc_mod.sample_similarity(X, Y1, variant="reproduction")).all()
+    assert jfsc_mod.sample_similarity(X, Y1)[0, 0] == pytest.approx(5.0)   # Σ(x − 2.5)²
+    # on random data the reproduction's S is −|P|·gap² up to rounding: never positive
     rng = np.random.default_rng(4)
-    X = rng.normal(size=(25, 6))
-    Y = (rng.random((25, 2)) > 0.4).astype(float)
-    S = jfsc_mod.sample_similarity(X, Y)
+    Xr = rng.normal(size=(25, 6))
+    Yr = (rng.random((25, 2)) > 0.4).astype(float)
+    Sr = jfsc_mod.sample_similarity(Xr, Yr, variant="reproduction")
     for k in range(2):
-        P, N = X[Y[:, k] == 1], X[Y[:, k] == 0]
-        mp, mn = P.mean(0), N.mean(0)
-        expected = (((P - mp) ** 2).sum(0) + len(P) / len(N) * ((N - mn) ** 2).sum(0)
-                    - len(P) * (mp - mn) ** 2)
-        np.testing.assert_allclose(S[:, k], expected, rtol=1e-9, atol=1e-9)
-    Ys = Y.copy()
-    Ys[:, 1] = 1                                 # a label present everywhere
-    S1 = jfsc_mod.sample_similarity(scipy.sparse.csr_matrix(X), Ys)
-    np.testing.assert_allclose(S1[:, 0], S[:, 0], rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(S1[:, 1], ((X - X.mean(0)) ** 2).sum(0), rtol=1e-9)
-    # the reproduction's sum of (unsquared) deviations would make the within part vanish
-    assert np.any(S > 0)
+        P, N = Xr[Yr[:, k] == 1], Xr[Yr[:, k] == 0]
+        np.testing.assert_allclose(Sr[:, k], -len(P) * (P.mean(0) - N.mean(0)) ** 2,
+                                   atol=1e-9)
 
 
-def test_jfsc_label_correlation_is_cosine_distance():
-    Y = np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1], [1, 0, 1]], dtype=float)
-    R = jfsc_mod.cosine_distances(Y)
-    np.testing.assert_allclose(np.diag(R), 0, atol=1e-12)
-    np.testing.assert_allclose(R, R.T)
-    assert R[0, 1] == pytest.approx(1 - 2 / np.sqrt(3 * 2))
-    assert R[1, 2] == pytest.approx(1.0)
+def test_jfsc_first_iteration_by_hand():
+    # n = 3, one feature, one label: every quantity of the first step written out
+    X = np.array([[0.0], [1.0], [2.0]])
+    Y = np.array([[1.0], [1.0], [0.0]])
+    lam1, lam2, lam3, gamma = 1.0, 0.5, 0.1, 1.0
+    Xb = np.hstack([X, np.ones((3, 1))])
+    W0 = np.linalg.solve(Xb.T @ Xb + gamma * np.eye(2), Xb.T @ Y)
+    d0 = 1 / np.abs(Xb @ W0 - Y).ravel()
+    # R of one label is 0 (up to rounding); reproduction S: positives {0, 1} mean 0.5,
+    # negative {2}: s = 0 + 2·0/1 − 2·(0.5 − 2)² = −4.5 for the feature, 0 for the bias
+    s = np.array([-4.5, 0.0])
+    lip = np.sqrt(3 * (np.linalg.eigvalsh(Xb.T @ np.diag(d0) @ Xb).max() ** 2
+                       + (lam2 * 4.5) ** 2))
+    grad = Xb.T @ (d0[:, None] * (Xb @ W0 - Y)) + lam2 * s[:, None] * W0
+    G = W0 - grad / lip
+    W1 = np.sign(G) * np.maximum(np.abs(G) - lam3 / lip, 0)
+    E = Xb @ W1 - Y
+    J1 = (d0 @ (E[:, 0] ** 2)) / 2 + lam2 * (s @ W1[:, 0] ** 2) / 2 + lam3 * np.abs(W1).sum()
+    W, hist = jfsc_mod.jfsc_solve(X, Y, lambda1=lam1, lambda2=lam2, lambda3=lam3, gamma=gamma,
+                                  max_iter=1, variant="reproduction")
+    np.testing.assert_allclose(W, W1, rtol=1e-9, atol=1e-12)
+    assert hist.tolist() == pytest.approx([J1], rel=1e-9)
 
 
-def test_jfsc_decreases_the_objective_and_meets_the_kkt_conditions():
-    X, Y = planted(n=100, n_noise=8, seed=5)
-    X = X.astype(float)
-    lam1, lam2, lam3 = 0.5, 2.0 ** -8, 4.0
-    W, hist = jfsc_mod.jfsc_solve(X, Y, lambda1=lam1, lambda2=lam2, lambda3=lam3, gamma=1.0,
-                                  max_iter=20000, tol=0.0)
-    Xb = np.hstack([X, np.ones((len(X), 1))])
-    XtX, XtY = Xb.T @ Xb, Xb.T @ Y
-    R = jfsc_mod.cosine_distances(Y)
-    A = lam2 * jfsc_mod.sample_similarity(Xb, Y.astype(float))
-    W0 = np.linalg.solve(XtX + np.eye(len(XtX)), XtY)
-    J0 = jfsc_mod.jfsc_objective(W0, jfsc_mod._Gram(Xb, Y.astype(float)), R, A, lam1, lam3)
-    assert hist[-1] < J0
-    assert hist[-1] == pytest.approx(hist.min(), rel=1e-9)
-    grad = XtX @ W - XtY + lam1 * W @ R + A * W
-    norms = np.linalg.norm(W, axis=1)
-    on = norms > 1e-10
-    assert on.any()
-    # rows in the support: gradient + lam3 * w / ||w|| = 0; rows at zero: ||gradient|| <= lam3
-    resid = grad[on] + lam3 * W[on] / norms[on, None]
-    assert np.abs(resid).max() < 1e-4 * max(1.0, np.abs(grad).max())
-    if (~on).any():
-        assert np.linalg.norm(grad[~on], axis=1).max() <= lam3 * (1 + 1e-6)
+@pytest.mark.parametrize("variant", ["reproduction", "corrected"])
+@pytest.mark.parametrize("seed, lam, tol", [
+    (0, (1.0, 2.0 ** -8, 2.0, 1.0), 1e-4),       # the Flags row: stops on |ΔJ| ≤ tol
+    (1, (0.25, 2.0 ** -8, 0.5, 10.0), 1e-4),     # the Yeast row
+    (2, (1.0, 4.0, 0.01, 1.0), 1e-4),            # a large λ2: J may go ≤ 0 (reproduction)
+    (3, (0.5, 0.1, 1.0, 1.0), 0.0),              # tol 0: runs to max_iter
+])
+def test_jfsc_solver_follows_the_steps(variant, seed, lam, tol):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(30, 5)).astype(float)
+    Y = (rng.random((30, 3)) > 0.5).astype(float)
+    lam1, lam2, lam3, gamma = lam
+    W, hist = jfsc_mod.jfsc_solve(X, Y, lambda1=lam1, lambda2=lam2, lambda3=lam3, gamma=gamma,
+                                  max_iter=40, tol=tol, variant=variant)
+    W_ref, hist_ref = _jfsc_literal(X, Y, lam1, lam2, lam3, gamma, 40, tol, variant)
+    assert len(hist) == len(hist_ref)
+    np.testing.assert_allclose(hist, hist_ref, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(W, W_ref, rtol=1e-6, atol=1e-9)
 
 
-def test_jfsc_defaults_stop_within_100_iterations_and_rank_planted_features_on_top():
+def test_jfsc_stop_rules():
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 3, size=(30, 5)).astype(float)
+    Y = (rng.random((30, 3)) > 0.5).astype(float)
+    # the reproduction's S_k ≤ 0: with a large λ2 the objective goes below 0 and the run stops
+    _, hist = jfsc_mod.jfsc_solve(X, Y, lambda1=1.0, lambda2=64.0, lambda3=0.01,
+                                  variant="reproduction")
+    assert hist[-1] <= 0 and (hist[:-1] > 0).all() and len(hist) < 100
+    # otherwise at |ΔJ| ≤ tol, or after max_iter iterations
+    _, hist = jfsc_mod.jfsc_solve(X, Y, variant="reproduction")
+    assert len(hist) < 100 and abs(hist[-1] - hist[-2]) <= 1e-4
+    _, hist = jfsc_mod.jfsc_solve(X, Y, variant="reproduction", tol=0.0, max_iter=7)
+    assert len(hist) == 7
+
+
+def test_jfsc_constant_label_zeroes_its_column_in_the_reproduction():
+    rng = np.random.default_rng(6)
+    X = rng.integers(0, 3, size=(30, 4)).astype(float)
+    Y = np.column_stack([(X[:, 0] > 0), np.ones(30)]).astype(float)
+    W, hist = jfsc_mod.jfsc_solve(X, Y, variant="reproduction", max_iter=5)
+    assert np.isnan(hist).all() and len(hist) == 5     # J is NaN: no stop rule fires
+    assert not np.isnan(W).any() and (W[:, 1] == 0).all()
+    W_ref, _ = _jfsc_literal(X, Y, 1.0, 2.0 ** -8, 2.0, 1.0, 5, 1e-4, "reproduction")
+    np.testing.assert_allclose(W, W_ref, rtol=1e-7, atol=1e-12)
+
+
+def test_jfsc_ranking_puts_zero_rows_last_in_index_order():
+    X, Y = planted(n=80, n_noise=6, seed=3)
+    est = JFSC(lambda3=10.0, variant="reproduction").fit(X, Y)
+    zero = np.flatnonzero(est.scores_ == 0)
+    assert 0 < len(zero) < X.shape[1]
+    assert est.ranking_[-len(zero):].tolist() == zero.tolist()
+    nonzero = est.ranking_[:-len(zero)]
+    assert (np.diff(est.scores_[nonzero]) <= 0).all()
+    np.testing.assert_allclose(est.scores_, (est.coef_ ** 2).sum(1))
+
+
+@pytest.mark.parametrize("variant", ["corrected", "reproduction"])
+def test_jfsc_defaults_stop_within_100_iterations_and_rank_planted_features_on_top(variant):
     X, Y = planted()
-    est = JFSC().fit(X, Y)
+    est = JFSC(variant=variant).fit(X, Y)
     assert est.n_iter_ <= 100
     assert set(est.ranking_[:4]) == {0, 1, 2, 3}
     assert est.coef_.shape == (X.shape[1], 3) and est.intercept_.shape == (3,)
     assert sorted(est.ranking_) == list(range(X.shape[1]))   # the bias is not ranked
-    again = JFSC().fit(X, Y)
+    again = JFSC(variant=variant).fit(X, Y)
     np.testing.assert_array_equal(est.ranking_, again.ranking_)
     np.testing.assert_array_equal(est.coef_, again.coef_)
 
+
+def test_jfsc_sparse_and_dense_paths_agree():
+    rng = np.random.default_rng(13)
+    X = rng.integers(0, 3, size=(40, 60)) * (rng.random((40, 60)) > 0.95)   # n < m, sparse
+    Y = (rng.random((40, 3)) > 0.5).astype(float)
+    W, hist = jfsc_mod.jfsc_solve(X, Y, max_iter=10)
+    W_ref, hist_ref = _jfsc_literal(X, Y, 1.0, 2.0 ** -8, 2.0, 1.0, 10, 1e-4, "corrected")
+    np.testing.assert_allclose(hist, hist_ref, rtol=1e-7)
+    np.testing.assert_allclose(W, W_ref, rtol=1e-6, atol=1e-9)
 
 # ---------------------------------------------------------------------------------------- MCLS
 
@@ -317,31 +431,6 @@ def test_mcls_planted_cluster_signal_ranks_on_top():
     assert set(est.ranking_[:3]) == {0, 1, 2}
     again = MCLS().fit(X, Y)
     np.testing.assert_array_equal(est.scores_, again.scores_)
-
-
-def test_jfsc_gram_paths_agree():
-    rng = np.random.default_rng(13)
-    Y = (rng.random((15, 3)) > 0.5).astype(float)
-    for m, sparse in ((8, False), (40, False), (200, True), (8, True)):
-        # n >= m: Gram matrix; n < m: through X; sparse data as CSR
-        Z = rng.normal(size=(15, m - 1))
-        if sparse:
-            Z *= rng.random(Z.shape) > 0.97
-        Xb = np.hstack([Z, np.ones((15, 1))])
-        if sparse and m == 8:
-            Xb = np.vstack([Xb, np.zeros((200, 8))])      # n >= m and sparse
-            Y = np.vstack([Y, np.zeros((200, 3))])
-        gram = jfsc_mod._Gram(Xb, Y)
-        W = rng.normal(size=(m, 3))
-        is_sparse = np.count_nonzero(Xb) <= 0.1 * Xb.size
-        assert scipy.sparse.issparse(gram.Xb) == is_sparse
-        assert (gram.G is None) == (m > len(Xb) or is_sparse)
-        np.testing.assert_allclose(gram.xtx(W), Xb.T @ Xb @ W, atol=1e-9)
-        assert gram.loss(W) == pytest.approx(0.5 * np.sum((Xb @ W - Y) ** 2))
-        np.testing.assert_allclose(gram.ridge(0.5),
-                                   np.linalg.solve(Xb.T @ Xb + 0.5 * np.eye(m), Xb.T @ Y),
-                                   atol=1e-9)
-        assert gram.top_eigenvalue() == pytest.approx(np.linalg.norm(Xb, 2) ** 2)
 
 
 def test_mcls_constant_feature_ranks_last_and_tiny_samples_are_refused():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -94,3 +95,213 @@ def test_errors_are_one_line_and_exit_2(tmp_path, args, message):
     assert "Traceback" not in p.stderr
     assert message in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------ progress, --quiet, Ctrl-C
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _many_categories(path, n=120, labels=30, seed=0):
+    """A CSV with ``labels`` binary labels (60 target categories)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, 4))
+    Y = rng.integers(0, 2, size=(n, labels))
+    cols = [f"x{j}" for j in range(4)] + [f"y{i}" for i in range(labels)]
+    rows = [",".join(cols)] + [",".join(map(str, r)) for r in np.column_stack([X, Y])]
+    path.write_text("\n".join(rows) + "\n")
+
+
+def test_progress_line_elsewhere_writes_one_line_per_tenth():
+    from camcf.cli.progress import ProgressLine
+
+    out = io.StringIO()
+    line = ProgressLine(out, tty=False)
+    for done in range(1967):
+        line(done, 1966, f"target {done}")
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 10 and line.lines == 10
+    assert lines[0].startswith("target 197") and " 10%" in lines[0]
+    assert "100%" in lines[-1] and "1966/1966" in lines[-1]
+    line.close()
+    assert "\r" not in out.getvalue()
+
+
+def test_progress_line_on_a_terminal_redraws_one_line():
+    from camcf.cli.progress import ProgressLine
+
+    out = _Tty()
+    t = [0.0]
+    line = ProgressLine(out, clock=lambda: t[0])
+    assert line.tty
+    for done in range(101):
+        t[0] = done * 0.02                  # 2 s at 50 calls a second: ~20 redraws, not 101
+        line(done, 100, "target")
+    text = out.getvalue()
+    assert "\n" not in text and text.count("\r") == line.lines
+    assert 18 <= line.lines <= 22
+    assert text.rsplit("\r", 1)[1].startswith("target  100%  100/100")
+    line(50, 100, "x")                       # shorter text: padded over the longer one
+    line.close()
+    assert out.getvalue().endswith("\n")
+
+
+def test_select_many_categories_prints_a_summary_not_a_line_each(tmp_path, capsys):
+    _many_categories(tmp_path / "m.csv")
+    out = tmp_path / "o.json"
+    assert main(["select", str(tmp_path / "m.csv"), "--labels", "last:30", "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) <= 6 and "60 target categories" in captured.out
+    progress = captured.err.splitlines()
+    assert 1 <= len(progress) <= 10 and "100%" in progress[-1]     # not a tty: per tenth
+    assert len(json.loads(out.read_text())["targets"]) == 60
+    assert main(["select", str(tmp_path / "m.csv"), "--labels", "last:30", "--quiet",
+                 "-o", str(out)]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def test_select_on_a_terminal_and_ctrl_c_exits_130_without_traceback(tmp_path, capsys,
+                                                                     monkeypatch):
+    from camcf.cli import progress as progress_mod
+
+    _many_categories(tmp_path / "m.csv")
+    out = tmp_path / "o.json"
+    tty = _Tty()
+    monkeypatch.setattr(sys, "stderr", tty)
+    assert main(["select", str(tmp_path / "m.csv"), "--labels", "last:30", "-o", str(out)]) == 0
+    assert "\r" in tty.getvalue() and tty.getvalue().endswith("\n")
+    assert tty.getvalue().count("\n") == 1                        # one line, redrawn
+
+    calls = []
+    real = progress_mod.ProgressLine.__call__
+
+    def interrupted(self, done, total, message):
+        calls.append(done)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        real(self, done, total, message)
+
+    monkeypatch.setattr(progress_mod.ProgressLine, "__call__", interrupted)
+    out.write_text("previous\n")
+    tty.seek(0)
+    tty.truncate()
+    assert main(["select", str(tmp_path / "m.csv"), "--labels", "last:30", "-o", str(out)]) == 130
+    err = tty.getvalue()
+    assert "Traceback" not in err and err.endswith("\ncamcf select: interrupted\n")
+    assert out.read_text() == "previous\n"
+
+
+# ------------------------------------------------------------------ start-up and structure
+def _loaded(code: str) -> set[str]:
+    heavy = ("sklearn", "pandas", "pyarrow", "dask", "distributed", "streamlit", "plotly",
+             "pyvis", "scipy", "joblib", "networkx")
+    probe = (f"import sys\n{code}\n"
+             f"print(' '.join(sorted({{m.split('.')[0] for m in sys.modules}} & {set(heavy)!r})),"
+             " file=sys.stderr)")
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    return set(p.stderr.strip().splitlines()[-1].split()) if p.stderr.strip() else set()
+
+
+def test_import_camcf_and_help_load_no_heavy_module():
+    assert _loaded("import camcf") == set()
+    assert _loaded("import camcf.cli\ntry:\n    camcf.cli.main(['--help'])\n"
+                   "except SystemExit:\n    pass") == set()
+    # a subcommand's help lists every method's parameters without importing the methods
+    assert _loaded("import camcf.cli\ntry:\n    camcf.cli.main(['select', '--help'])\n"
+                   "except SystemExit:\n    pass") == set()
+    # the names are still there, loaded on first use
+    import camcf.estimator
+
+    assert camcf.CaMCF is camcf.estimator.CaMCF and callable(camcf.run)
+    assert camcf.methods.DEFAULT == "camcf"          # a submodule, imported when first used
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        camcf.nope  # noqa: B018
+
+
+def test_not_fitted_error_is_scikit_learns():
+    from sklearn.exceptions import NotFittedError as SkNotFitted
+
+    from camcf.errors import NotFittedError
+
+    assert issubclass(NotFittedError, SkNotFitted) and issubclass(NotFittedError,
+                                                                   camcf.CamcfError)
+    assert camcf.NotFittedError is NotFittedError
+    import pickle
+
+    e = pickle.loads(pickle.dumps(NotFittedError("call fit first")))
+    assert type(e) is NotFittedError and str(e) == "call fit first"
+
+
+def test_no_import_circle_in_the_tree():
+    """Every ``import`` of a camcf module anywhere in camcf/ (also inside functions): the
+    module graph has no cycle."""
+    import ast
+    from pathlib import Path
+
+    root = Path(camcf.__file__).resolve().parent
+    mods = {}
+    for f in root.rglob("*.py"):
+        parts = list(f.relative_to(root.parent).with_suffix("").parts)
+        pkg = parts[-1] == "__init__"
+        mods[".".join(parts[:-1] if pkg else parts)] = (f, pkg)
+
+    def resolve(name):
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph = {}
+    for m, (f, pkg) in mods.items():
+        here = m if pkg else m.rpartition(".")[0]
+        edges = set()
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                edges |= {resolve(a.name) for a in node.names if a.name.startswith("camcf")}
+            elif isinstance(node, ast.ImportFrom):
+                base = here.split(".")[: len(here.split(".")) - node.level + 1] if node.level \
+                    else []
+                full = ".".join(base + ([node.module] if node.module else []))
+                if full.startswith("camcf"):
+                    edges |= {resolve(f"{full}.{a.name}") if f"{full}.{a.name}" in mods
+                              else resolve(full) for a in node.names}
+        graph[m] = edges - {None, m}
+    state: dict[str, int] = {}
+
+    def visit(v, path):
+        state[v] = 1
+        for w in graph[v]:
+            if state.get(w) == 1:
+                raise AssertionError("import circle: " + " → ".join(path[path.index(w):] + [w]))
+            if w not in state:
+                visit(w, path + [w])
+        state[v] = 2
+
+    for v in graph:
+        if v not in state:
+            visit(v, [v])
+
+
+def test_the_core_install_leaves_the_app_and_dask_to_extras():
+    import re
+    import tomllib
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    project = tomllib.loads((repo / "pyproject.toml").read_text())["project"]
+
+    def names(reqs):
+        return {re.split(r"[\[<>=!~ ]", r, maxsplit=1)[0].lower() for r in reqs}
+
+    assert names(project["dependencies"]) == {
+        "numpy", "scipy", "scikit-learn", "pandas", "networkx", "liac-arff", "joblib",
+        "threadpoolctl", "pyarrow"}
+    extras = project["optional-dependencies"]
+    assert names(extras["app"]) == {"streamlit", "pyvis", "plotly"}
+    assert names(extras["dask"]) == {"dask"}
+    assert "camcf[app,dask]" in extras["test"]
+    make = (repo / "Makefile").read_text()
+    run = make[make.index("\nrun:"):].split("\n\n")[0]
+    assert "$(APP_STAMP)" in run and "-e '.[app]'" in make and "-e '.[test]'" in make

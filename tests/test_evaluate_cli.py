@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -12,28 +11,16 @@ import numpy as np
 import pytest
 from conftest import REPO, require_file
 
-from camcf.evaluation import METRICS, MLkNN, binarize_labels, command, evaluate_all
-
-HAS_CLI = (REPO / "camcf" / "cli.py").is_file()
+from camcf.cli import main
+from camcf.evaluation import METRICS, MLkNN, binarize_labels, evaluate_all
 
 
 def _main(argv: list[str]) -> int:
-    """``camcf …`` in this process: through camcf.cli when it exists, else a tiny wrapper."""
-    if HAS_CLI:
-        from camcf.cli import main
-
-        try:
-            return main(argv)
-        except SystemExit as e:  # argparse errors
-            return int(e.code)
-    parser = argparse.ArgumentParser(prog="camcf")
-    sub = parser.add_subparsers(dest="command", parser_class=command._Parser)
-    command.add_parser(sub)
+    """``camcf …`` in this process."""
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:
+        return main(argv)
+    except SystemExit as e:  # argparse errors
         return int(e.code)
-    return args.func(args)
 
 
 def _write_csv(path: Path, X: np.ndarray, Y: np.ndarray) -> None:
@@ -160,7 +147,6 @@ def test_errors_exit_2_with_one_line(argv, message, csv_file, tmp_path, capsys):
     assert not out.exists()
 
 
-@pytest.mark.skipif(not HAS_CLI, reason="camcf/cli.py (python -m camcf) is not there yet")
 def test_python_dash_m_camcf_evaluate(csv_file, tmp_path):
     out = tmp_path / "sub.json"
     ok = subprocess.run(

@@ -107,9 +107,9 @@ def test_bad_input_is_exit_2_and_a_bug_is_exit_4_one_line(tmp_path, capsys, monk
     f = _csv(tmp_path, "d.csv", GOOD)
     code, err = _cli(["select", f, "--labels", "nope", "-o", tmp_path / "o.json"], capsys)
     assert code == 2 and err.count("\n") == 1
-    import camcf.cli as cli
+    import camcf.cli.groups as groups
 
-    monkeypatch.setattr(cli, "codes_of", lambda ds, args: 1 / 0)
+    monkeypatch.setattr(groups, "codes_of", lambda ds, args: 1 / 0)
     code, err = _cli(["select", f, "--labels", "last:2", "-o", tmp_path / "o.json"], capsys)
     assert code == 4 and err.count("\n") == 1 and "ZeroDivisionError" in err
     assert "Traceback" not in err
@@ -151,10 +151,10 @@ def test_not_fitted_is_one_error_in_the_evaluation_code():
 
 def test_a_broken_evaluate_import_is_not_swallowed(monkeypatch):
     import camcf.cli as cli
-    import camcf.evaluation
+    import camcf.cli.commands
 
-    monkeypatch.setitem(sys.modules, "camcf.evaluation.command", None)
-    monkeypatch.delattr(camcf.evaluation, "command", raising=False)
+    monkeypatch.setitem(sys.modules, "camcf.cli.commands.evaluate", None)
+    monkeypatch.delattr(camcf.cli.commands, "evaluate", raising=False)
     with pytest.raises(ImportError):
         cli.build_parser()
 

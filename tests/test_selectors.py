@@ -117,3 +117,57 @@ def test_exported_command_and_params_table_follow_the_declarations():
     assert "--delta1 0.02" in cmd
     table = params_table(dict(DEFAULTS))
     assert table["parameter"].tolist() == [p.label for p in ALGORITHM_PARAMS]
+
+
+def _defaults_of(fn) -> dict:
+    import inspect
+
+    return {name: p.default for name, p in inspect.signature(fn).parameters.items()
+            if p.default is not inspect.Parameter.empty}
+
+
+@pytest.mark.parametrize("name", list(methods.METHODS))
+def test_every_signature_matches_the_declarations(name):
+    """One test over the registry: each method's ``__init__`` takes exactly its declared
+    parameters, in order, with the declared defaults, and its class reads the same tuple."""
+    declared = methods.params(name)
+    assert len({p.name for p in declared}) == len(declared)      # one name, once
+    try:
+        cls = methods.get(name)
+    except methods.MethodUnavailableError:
+        assert declared == ()            # nothing declared for what is not implemented
+        return
+    assert tuple(cls.params) == declared
+    import inspect
+
+    sig = inspect.signature(cls.__init__).parameters
+    assert list(sig)[1:] == [p.name for p in declared]
+    defaults = _defaults_of(cls.__init__)
+    for p in declared:
+        assert p.name in defaults and defaults[p.name] == p.default, p.name
+        assert p.validate(p.default) == p.default or p.default is None
+    assert methods.make(name).get_params() == {p.name: p.default for p in declared}
+
+
+def test_camcf_run_signature_matches_the_declarations():
+    # camcf.run (the engine's entry point) types Ca-MCF's defaults again: they must agree
+    run_defaults = _defaults_of(camcf.run)
+    for p in ALGORITHM_PARAMS:
+        assert run_defaults[p.name] == p.default, p.name
+
+
+def test_method_specific_names_mean_one_thing_per_method():
+    # the same name in two methods is two parameters; the command line keeps them apart
+    from camcf.cli.flags import flag
+    from camcf.cli.groups import method_params
+
+    flags = [flag(p, name) for name in methods.METHODS for p in method_params(name)]
+    assert len(flags) == len(set(flags))
+    shared = {"k1", "k2", "gamma", "alpha", "variant"}
+    owners = {n: [m for m in methods.METHODS if n in {p.name for p in method_params(m)}]
+              for n in shared}
+    assert all(len(v) >= 2 for v in owners.values())       # the names that did collide
+    jfsc_variant = next(p for p in methods.params("jfsc") if p.name == "variant")
+    mimcf_variant = next(p for p in methods.params("mi-mcf") if p.name == "variant")
+    assert set(jfsc_variant.options) == {"corrected", "reproduction"}
+    assert set(mimcf_variant.options) == {"code", "paper"}

@@ -1,6 +1,23 @@
-from .d2f import D2F  # noqa: F401
-from .fimf import FIMF  # noqa: F401
-from .jfsc import JFSC  # noqa: F401
-from .mcls import MCLS  # noqa: F401
-from .mdfs import MDFS  # noqa: F401
-from .mimcf import MIMCF  # noqa: F401
+"""The other feature-selection methods (the paper's baselines) and the references.
+
+The classes are loaded on first use (``camcf.baselines.JFSC``), so importing this package — or
+:mod:`camcf.baselines.params`, the methods' parameter declarations — does not import
+scikit-learn.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_LAZY = {"D2F": "d2f", "FIMF": "fimf", "JFSC": "jfsc", "MCLS": "mcls", "MDFS": "mdfs",
+         "MIMCF": "mimcf"}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'camcf.baselines' has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{module}", __name__), name)

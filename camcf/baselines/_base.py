@@ -30,12 +30,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..errors import InvalidDataError, NotFittedError
 from ..params import Param
 from ..params import validate as validate_params
+from .params import N_FEATURES_TO_SELECT
 
-N_FEATURES_TO_SELECT = Param(
-    "n_features_to_select", None, int, low=0, high=None, low_closed=False, none_ok=True,
-    also=float, help="how many of the ranked features to keep: an integer ≥ 1, a share in (0, 1], "
-                     "or none for half of them")
-
+__all__ = ["N_FEATURES_TO_SELECT", "MultiLabelSelector", "RankingSelector", "SubsetSelector",
+           "labels_2d"]
 
 def labels_2d(Y) -> np.ndarray:
     """Y as a 2-D array (a 1-D y is one label)."""

@@ -32,6 +32,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..params import Param
+from . import params as _declared
 from ._base import N_FEATURES_TO_SELECT, RankingSelector
 from ._discrete import JointEntropies, compact_columns, label_codes, tie_tolerance
 
@@ -175,7 +176,7 @@ class D2F(RankingSelector):
         The accumulated score with which each feature was selected (bits).
     """
 
-    params: ClassVar[tuple[Param, ...]] = (N_FEATURES_TO_SELECT,)
+    params: ClassVar[tuple[Param, ...]] = _declared.D2F
 
     def __init__(self, n_features_to_select: int | float | None = N_FEATURES_TO_SELECT.default):
         self.n_features_to_select = n_features_to_select

@@ -26,15 +26,11 @@ from typing import ClassVar
 import numpy as np
 
 from ..params import Param
+from . import params as _declared
 from ._base import N_FEATURES_TO_SELECT, RankingSelector
 from ._discrete import label_codes
 
-F_COUNT = Param("f_count", None, int, low=1, none_ok=True,
-                help="score only this many features of highest entropy (none: all)",
-                advanced=True)
-L_COUNT = Param("l_count", None, int, low=1, none_ok=True,
-                help="take label pairs among this many labels of highest entropy (none: all)",
-                advanced=True)
+F_COUNT, L_COUNT = _declared.FIMF_F_COUNT, _declared.FIMF_L_COUNT
 
 
 def _b_entropy(counts: np.ndarray, n: int) -> np.ndarray:
@@ -114,7 +110,7 @@ class FIMF(RankingSelector):
         FIMF's score in bits (−inf for the features not scored).
     """
 
-    params: ClassVar[tuple[Param, ...]] = (F_COUNT, L_COUNT, N_FEATURES_TO_SELECT)
+    params: ClassVar[tuple[Param, ...]] = _declared.FIMF
 
     def __init__(self, f_count: int | None = F_COUNT.default,
                  l_count: int | None = L_COUNT.default,

@@ -51,8 +51,8 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
 from ..errors import InvalidDataError
-from ..params import Param
-from ._base import N_FEATURES_TO_SELECT, RankingSelector
+from . import params as _declared
+from ._base import RankingSelector
 from .mdfs import EPS, signed_labels, sorted_neighbours
 
 #: samples whose local Gram matrices are built at once (bounded memory)
@@ -229,11 +229,7 @@ class MCLS(RankingSelector):
     docstring).
     """
 
-    params = (
-        Param("knear", 5, int, low=1, symbol="k",
-              help="neighbours in the graphs and the local reconstructions"),
-        N_FEATURES_TO_SELECT,
-    )
+    params = _declared.MCLS
 
     def __init__(self, knear: int = 5,
                  n_features_to_select: int | float | None = None) -> None:

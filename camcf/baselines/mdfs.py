@@ -45,8 +45,8 @@ import scipy.linalg
 import scipy.sparse as sp
 
 from ..limits import check_memory
-from ..params import Param
-from ._base import N_FEATURES_TO_SELECT, RankingSelector
+from . import params as _declared
+from ._base import RankingSelector
 
 EPS = float(np.finfo(float).eps)
 
@@ -200,20 +200,7 @@ class MDFS(RankingSelector):
     ``n_iter_``.
     """
 
-    params = (
-        Param("alpha", 1.0, float, low=0, low_closed=False, symbol="α",
-              help="weight of the regression and label-fit terms"),
-        Param("beta", 1.0, float, low=0, symbol="β", help="weight of the label-graph term"),
-        Param("gamma", 100.0, float, low=0, low_closed=False, symbol="γ",
-              help="weight of the ℓ2,1 sparsity term"),
-        Param("k", None, int, low=1, none_ok=True, advanced=True,
-              help="neighbours in the instance and label graphs; none for q − 1 (the authors')"),
-        Param("random_state", 0, int, low=0, none_ok=True, advanced=True,
-              help="seed of the random start of W; none for a fresh one"),
-        Param("max_iter", 1000, int, low=1, advanced=True,
-              help="at most this many iterations (the authors' loop has no cap)"),
-        N_FEATURES_TO_SELECT,
-    )
+    params = _declared.MDFS
 
     def __init__(self, alpha: float = 1.0, beta: float = 1.0, gamma: float = 100.0,
                  k: int | None = None, random_state: int | None = 0, max_iter: int = 1000,

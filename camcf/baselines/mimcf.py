@@ -77,24 +77,15 @@ from scipy.stats import chi2
 from scipy.stats import entropy as scipy_entropy
 
 from ..params import Param
+from . import params as _declared
 from ._base import SubsetSelector
 from ._discrete import label_codes
 
 SU_THRESHOLD = 0.05  # hard-coded in the authors' MI_G2 (not α)
 SPOUSE_MARGIN = 0.13  # hard-coded in the authors' MI_G2
 
-ALPHA = Param("alpha", 0.05, float, low=0, high=1, low_closed=False, high_closed=False,
-              symbol="α", help="significance level of the G² tests")
-K1 = Param("k1", 0.7, float, low=0, high=1, low_closed=False,
-           help="share of the label-dependent features kept as phase-2 candidates")
-K2 = Param("k2", 0.1, float, low=0, high=1,
-           help="share of each label's weakest PC features re-checked in phase 3")
-VARIANT = Param("variant", "code", str, options=("code", "paper"),
-                help="'code': the authors' code exactly; 'paper': true conditional mutual "
-                     "information in its two CMI computations", advanced=True)
-MAX_SECONDS = Param("max_seconds", None, float, low=0, low_closed=False, none_ok=True,
-                    help="time budget in seconds: past it the run stops with a message naming "
-                         "where it was (none: no limit)", advanced=True)
+# declared once in camcf.baselines.params (read without importing this module)
+ALPHA, K1, K2, VARIANT, MAX_SECONDS = _declared.MIMCF
 
 
 class _MIMCF:
@@ -694,7 +685,7 @@ class MIMCF(SubsetSelector):
         Their 0-based indices, ascending.
     """
 
-    params: ClassVar[tuple[Param, ...]] = (ALPHA, K1, K2, VARIANT, MAX_SECONDS)
+    params: ClassVar[tuple[Param, ...]] = _declared.MIMCF
 
     def __init__(self, alpha: float = ALPHA.default, k1: float = K1.default,
                  k2: float = K2.default, variant: str = VARIANT.default,

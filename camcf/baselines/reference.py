@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..params import Param
-from ._base import N_FEATURES_TO_SELECT, RankingSelector, SubsetSelector
+from . import params as _declared
+from ._base import RankingSelector, SubsetSelector
 
 __all__ = ["AllFeatures", "RandomSubset"]
 
@@ -21,7 +21,7 @@ __all__ = ["AllFeatures", "RandomSubset"]
 class AllFeatures(SubsetSelector):
     """Keep every feature (the "no selection" reference). No parameters."""
 
-    params = ()
+    params = _declared.ALL
 
     def __init__(self) -> None:
         pass
@@ -50,9 +50,7 @@ class RandomSubset(RankingSelector):
         The random order, 0-based.
     """
 
-    params = (N_FEATURES_TO_SELECT,
-              Param("random_state", 0, int, low=0, symbol="seed",
-                    help="seed of the random order"))
+    params = _declared.RANDOM
 
     def __init__(self, n_features_to_select=None, random_state: int = 0) -> None:
         self.n_features_to_select = n_features_to_select

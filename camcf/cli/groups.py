@@ -1,0 +1,309 @@
+"""The argument groups every subcommand shares, and the readers of what they parsed.
+
+A subcommand builds its parser from these groups (and adds only what is its own):
+
+* :func:`add_data` — the positional DATA (a file; ``compare`` also takes shared data set names);
+* :func:`add_labels` — ``--labels``, repeated ``--label``, ``--xml``, ``--variable``;
+* :func:`add_discretization` — ``--discretize``, ``--bins``, ``--strategy`` (from
+  :data:`camcf.algorithm_params.DISCRETIZE_PARAMS`);
+* :func:`add_method_params` — each method's own parameters (from the registry's declarations;
+  Ca-MCF's as ``--delta1``…, the others' as ``--METHOD-NAME``, see :mod:`camcf.cli.flags`);
+* :func:`add_parallel` — ``--n-jobs``, ``--dask-scheduler``;
+* :func:`add_output` — ``--output``/``-o``; :func:`add_progress` — ``--quiet``/``-q``;
+* :func:`add_protocol` and :func:`add_classifier` — the evaluation's splits and ML-kNN
+  (``evaluate``, ``compare``).
+
+and reads them back with :func:`read_data`, :func:`codes_of`, :func:`method_values`,
+:func:`check_method_flags` and :func:`parallel`. Nothing here imports NumPy, pandas or
+scikit-learn at import time: ``camcf --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import methods
+from ..algorithm_params import DISCRETIZE_PARAMS, N_JOBS
+from ..errors import CamcfError, ParameterError
+from ..params import Param
+from .flags import DEFAULT_METHOD, add_param_flags, dest, flag, flag_values
+
+__all__ = ["SHARED_PARAMS", "add_classifier", "add_data", "add_discretization", "add_labels", "add_method_params",
+           "add_output", "add_parallel", "add_progress", "add_protocol", "check_method_flags", "codes_of",
+           "discretization", "knn_values", "label_spec", "method_params", "method_values",
+           "named_methods", "parallel", "protocol_values", "read_data"]
+
+#: declared method parameters that are not set by a method's own flags: the discretisation
+#: (data group), ``n_jobs`` (parallelism group) and the ranking cut (``--n-features``)
+SHARED_PARAMS = frozenset({*(p.name for p in DISCRETIZE_PARAMS), N_JOBS.name,
+                           "n_features_to_select"})
+
+
+# ------------------------------------------------------------------------------------- groups
+def add_data(parser: argparse.ArgumentParser, *, nargs: str | None = None,
+             help: str = "data file: .arff, .mat or .csv") -> None:
+    """The positional DATA (``nargs`` as argparse: None for one, "?" or "+")."""
+    parser.add_argument("data", metavar="DATA", nargs=nargs, help=help)
+
+
+def add_labels(parser) -> None:
+    """How the label columns are found: ``--labels``, ``--label``, ``--xml``, ``--variable``."""
+    g = parser.add_argument_group("labels")
+    g.add_argument("--labels", help="label columns: comma-separated names, last:K or first:K, "
+                                    "or a JSON list of names (for names with commas: "
+                                    "'[\"a,b\", \"c\"]')")
+    g.add_argument("--label", action="append", metavar="NAME", dest="label_list",
+                   help="one label column by its exact name (repeat for several; for names "
+                        "containing commas)")
+    g.add_argument("--xml", help="MULAN XML file naming the label attributes")
+    g.add_argument("--variable", metavar="NAME",
+                   help="MATLAB .mat: the variable(s) to read when the file holds several, e.g. "
+                        "train_data (its pair train_target), X/Y, or train (one matrix, labels "
+                        "last:K); without it, a file with several pairs is refused with a "
+                        "message listing them")
+
+
+def add_discretization(parser) -> None:
+    """``--discretize``, ``--bins``, ``--strategy`` (generated from the declarations)."""
+    add_param_flags(parser.add_argument_group("discretisation"), DISCRETIZE_PARAMS)
+
+
+def method_params(name: str) -> tuple[Param, ...]:
+    """The parameters of method ``name`` that its own flags set (the registry's declarations
+    less :data:`SHARED_PARAMS`)."""
+    return tuple(p for p in methods.params(name) if p.name not in SHARED_PARAMS)
+
+
+def _title(name: str) -> str:
+    if name == DEFAULT_METHOD:
+        return f"{methods.display(name)}'s parameters"
+    return f"{methods.display(name)}'s parameters (--method {name})"
+
+
+def add_method_params(parser, names: Iterable[str], *, shown: Iterable[str] | None = None
+                      ) -> None:
+    """One group of flags per method in ``names`` (registry names). Flags carry no default:
+    only what the user typed reaches a method, whose own defaults apply to the rest.
+    ``shown``: the methods whose flags ``--help`` lists (default: all of them)."""
+    shown = None if shown is None else set(shown)
+    for name in names:
+        own = method_params(name)
+        if not own:
+            continue
+        visible = shown is None or name in shown
+        group = parser.add_argument_group(_title(name) if visible else None)
+        add_param_flags(group, own, method=name, with_defaults=False, shown=visible)
+
+
+def add_parallel(parser, *, what: str = "target categories") -> None:
+    """``--n-jobs`` (from :data:`camcf.algorithm_params.N_JOBS`) and ``--dask-scheduler``."""
+    g = parser.add_argument_group(f"parallelism ({what})")
+    # the declaration's range and validation; the help says what runs in parallel here
+    add_param_flags(g, (dataclasses.replace(
+        N_JOBS, help=f"{what} in parallel (joblib); -1 = all cores, none = 1"),))
+    g.add_argument("--dask-scheduler", metavar="ADDRESS",
+                   help="run on a Dask cluster, e.g. tcp://HOST:8786 (all its workers unless "
+                        "--n-jobs says otherwise; the workers need camcf installed)")
+
+
+def add_output(parser, *, what: str = "the JSON result") -> None:
+    parser.add_argument("--output", "-o", required=True, metavar="OUT", help=f"where to write {what}")
+
+
+def add_progress(parser) -> None:
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress line and no summary (errors and warnings still go "
+                             "to stderr)")
+
+
+# The evaluation's settings. TODO(merge): generate these from the evaluation's declarations
+# (camcf.evaluation.settings) when they land; until then they are written here, once, for every
+# subcommand that evaluates.
+PROTOCOLS = ("holdout", "repeated", "kfold")
+
+
+def _positive_int(name: str, low: int):
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} expects an integer, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{name} must be at least {low}, got {value}")
+        return value
+
+    convert.__name__ = "int"
+    return convert
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--test-size expects a number, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"--test-size must be in (0, 1), got {value}")
+    return value
+
+
+def add_protocol(parser, *, default: str | None = "repeated", help: str | None = None) -> None:
+    """``--protocol``, ``--repeats``, ``--folds``, ``--test-size``, ``--seed``."""
+    g = parser.add_argument_group("protocol")
+    g.add_argument("--protocol", choices=list(PROTOCOLS), default=default,
+                   help=help or "repeated: --repeats random splits; kfold: --folds folds, every "
+                                "row tested once; holdout: one random split")
+    g.add_argument("--repeats", type=_positive_int("--repeats", 1), default=5, metavar="N",
+                   help="repeated hold-out: splits (5)")
+    g.add_argument("--folds", type=_positive_int("--folds", 2), default=5, metavar="N",
+                   help="k-fold: folds (5)")
+    g.add_argument("--test-size", type=_share, default=0.3, metavar="X",
+                   help="share of test rows (0.3)")
+    g.add_argument("--seed", type=int, default=0, help="random seed of the splits (0)")
+
+
+def protocol_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The protocol's keywords for :mod:`camcf.evaluation.reports`."""
+    return {"protocol": args.protocol, "n_repeats": args.repeats, "n_folds": args.folds,
+            "test_size": args.test_size, "seed": args.seed}
+
+
+def add_classifier(parser, *, settings: Sequence[str] = ("k", "distance", "neighbours")) -> None:
+    """ML-kNN's settings among ``k``, ``distance``, ``neighbours``."""
+    g = parser.add_argument_group("classifier (ML-kNN)")
+    if "k" in settings:
+        g.add_argument("--k", type=_positive_int("--k", 1), default=10, metavar="N",
+                       help="neighbours (10)")
+    if "distance" in settings:
+        g.add_argument("--distance", choices=["hamming", "euclidean"], default="hamming",
+                       help="between feature codes (hamming)")
+    if "neighbours" in settings:
+        g.add_argument("--neighbours", choices=["strict", "authors"], default="strict",
+                       help="training neighbours: strict (Zhang & Zhou) or authors (the "
+                            "paper's code) (strict)")
+
+
+def knn_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The ML-kNN settings parsed (those the subcommand offers)."""
+    return {key: getattr(args, key) for key in ("k", "distance", "neighbours")
+            if hasattr(args, key)}
+
+
+# ----------------------------------------------------------------------------- pre-scan
+def named_methods(argv: Sequence[str] | None, option: str) -> list[str] | None:
+    """The method names given to ``option`` (``--method`` or ``--methods``) in ``argv``, before
+    parsing (so that ``--help`` can show only their flags); None when the option is absent."""
+    if not argv:
+        return None
+    argv = list(argv)
+    for i, token in enumerate(argv):
+        value = None
+        if token == option and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif token.startswith(option + "="):
+            value = token.split("=", 1)[1]
+        if value is not None:
+            return [v.strip() for v in value.split(",") if v.strip()]
+    return None
+
+
+# ---------------------------------------------------------------------------------- readers
+def label_spec(args: argparse.Namespace):
+    """The label specification from ``--labels`` / repeated ``--label`` (not both)."""
+    many = getattr(args, "label_list", None)
+    if many and args.labels is not None:
+        raise CamcfError("give the label columns either with --labels or with repeated --label, "
+                         "not both")
+    return list(many) if many else args.labels
+
+
+def read_data(args: argparse.Namespace, path: str | None = None):
+    """Load DATA (or ``path``) with the label options in ``args``."""
+    from ..io import load
+
+    path = path or args.data
+    if not Path(path).exists():
+        raise CamcfError(f"{path}: no such file")
+    return load(path, labels=label_spec(args), xml=args.xml,
+                variable=getattr(args, "variable", None))
+
+
+def discretization(args: argparse.Namespace) -> dict[str, Any]:
+    """``{"discretize", "bins", "strategy"}`` as parsed."""
+    return {p.name: getattr(args, p.name) for p in DISCRETIZE_PARAMS}
+
+
+def codes_of(ds, args: argparse.Namespace):
+    """The data's codes: ``--discretize none`` hands the values over as they are (they must be
+    integers); ``auto`` bins continuous columns."""
+    import numpy as np
+
+    from ..discretize import discretize
+
+    if args.discretize == "none":
+        discretize(ds.X, discretize="none")  # checks that every value is an integer code
+        return np.asarray(ds.X).astype(np.int64)
+    codes, _ = discretize(ds.X, bins=args.bins, strategy=args.strategy,
+                          discretize=args.discretize)
+    return codes
+
+
+def method_values(args: argparse.Namespace, name: str) -> dict[str, Any]:
+    """``{parameter: value}`` typed for method ``name`` (its flags carry no default)."""
+    return flag_values(args, method_params(name), method=name)
+
+
+def _given(args: argparse.Namespace) -> dict[str, list[str]]:
+    """``{method: [flags typed]}`` over every registered method."""
+    out: dict[str, list[str]] = {}
+    for name in methods.METHODS:
+        typed = [flag(p, name) for p in method_params(name) if hasattr(args, dest(p, name))]
+        if typed:
+            out[name] = typed
+    return out
+
+
+def check_method_flags(args: argparse.Namespace, used: Iterable[str], *,
+                       where: str = "--methods") -> None:
+    """Refuse a typed flag of a method that is not used (a :class:`ParameterError` naming the
+    flag, its method and the flags of the methods used)."""
+    used = list(used)
+    for name, typed in _given(args).items():
+        if name in used:
+            continue
+        own = [flag(p, m) for m in used for p in method_params(m)]
+        if len(used) == 1:
+            theirs = (f"{methods.display(used[0])}'s parameters: {', '.join(own) or 'none'}")
+            raise ParameterError(
+                f"{typed[0]} is a parameter of {methods.display(name)}, not of "
+                f"{methods.display(used[0])} ({where} {used[0]}); {theirs}", name=typed[0])
+        raise ParameterError(
+            f"{typed[0]} is a parameter of {methods.display(name)}, which {where} does not "
+            f"include; add {name} to {where} or leave the flag out", name=typed[0])
+
+
+@contextlib.contextmanager
+def parallel(args: argparse.Namespace, *, workers: bool = False) -> Iterator[int | None]:
+    """The context in which the work runs, yielding the ``n_jobs`` to pass on.
+
+    With ``--dask-scheduler`` joblib's Dask backend is active inside (every worker unless
+    ``--n-jobs`` says otherwise). ``workers=True`` (the evaluation framework, which takes a
+    number ≥ 1): None → 1, −1 → the cores here or the cluster's worker threads."""
+    n_jobs = N_JOBS.validate(getattr(args, "n_jobs", None))
+    address = getattr(args, "dask_scheduler", None)
+    if address:
+        from ..parallel import dask_cluster
+
+        with dask_cluster(address) as client:
+            if n_jobs is None or n_jobs < 0:
+                n_jobs = max(1, sum(client.nthreads().values())) if workers else -1
+            yield n_jobs
+        return
+    if workers:
+        n_jobs = 1 if n_jobs is None else (os.cpu_count() or 1) if n_jobs < 0 else n_jobs
+    yield n_jobs

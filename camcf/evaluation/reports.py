@@ -1,0 +1,361 @@
+"""Reports of evaluations and comparisons as data: the JSON documents and tables that the
+command line writes and the app offers for download.
+
+* :func:`evaluation_report` — ML-kNN on Ca-MCF's selection (made on each training part) or on
+  given features, against all features: the payload of ``camcf evaluate``;
+* :func:`comparison_report` — several methods on the same splits of one or more data sets: the
+  payload and the summary table of ``camcf compare``;
+* :func:`comparison_payload`, :func:`comparison_frame` — those two from
+  :func:`camcf.evaluation.compare_data_sets`'s result (the Compare page uses them too);
+* :func:`method_table` — registry names → fresh selectors.
+
+Every setting a report states is the one that was used: the ML-kNN settings are passed to the
+framework in full (:func:`knn_settings`) and a comparison's are read back from each
+:class:`~camcf.evaluation.Comparison`.
+
+The calls into :mod:`camcf.evaluation.framework` are all in this module.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError
+from ..output import json_safe
+from .metrics import METRICS
+
+__all__ = ["comparison_frame", "comparison_payload", "comparison_report", "evaluation_report",
+           "knn_settings", "method_table"]
+
+Progress = Callable[[int, int, str], None]
+
+#: what the evaluation's discretisation does, in the reports' words
+FITTED_ON = ("the training part of each split; test rows are coded with the training part's "
+             "bin edges (unseen values get a code of their own)")
+
+
+def knn_settings(knn: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """ML-kNN's four settings (``k``, ``s``, ``distance``, ``neighbours``): ``knn`` over the
+    framework's defaults. Passed in full to the framework, so the report states what ran."""
+    from .framework import KNN_DEFAULTS
+
+    knn = dict(knn or {})
+    unknown = sorted(set(knn) - set(KNN_DEFAULTS))
+    if unknown:
+        raise ParameterError(f"unknown ML-kNN setting(s) {unknown}; known: {list(KNN_DEFAULTS)}",
+                             name=unknown[0])
+    return {**KNN_DEFAULTS, **knn}
+
+
+# ---------------------------------------------------------------------------- evaluate
+def evaluation_report(
+    train,
+    test=None,
+    *,
+    features: Sequence[int] | None = None,
+    params: Mapping[str, Any] | None = None,
+    protocol: str | None = None,
+    n_repeats: int = 5,
+    n_folds: int = 5,
+    test_size: float = 0.3,
+    seed: int = 0,
+    discretize: str = "auto",
+    bins: int = 3,
+    strategy: str = "uniform",
+    knn: Mapping[str, Any] | None = None,
+    n_jobs: int = 1,
+    progress: Progress | None = None,
+    data: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """ML-kNN on a selection against all features, on every split of a protocol.
+
+    Parameters
+    ----------
+    train, test : camcf.Dataset
+        The data (``test`` None) or a fixed train/test pair (the ``holdout`` protocol).
+    features : 0-based feature indices, optional
+        Evaluate these on every split; otherwise Ca-MCF selects on each training part with
+        ``params`` (its defaults for the others).
+    protocol : {"holdout", "repeated", "kfold"}, optional
+        Default ``holdout`` with ``test``, else ``repeated``; ``n_repeats``, ``n_folds``,
+        ``test_size`` and ``seed`` as :func:`camcf.evaluation.make_splits`.
+    discretize, bins, strategy
+        Fitted on each training part, applied to its test part.
+    knn : mapping, optional
+        ML-kNN settings (:func:`knn_settings`).
+    n_jobs, progress
+        As the framework takes them.
+    data : mapping, optional
+        What the caller knows about the data (paths, label options), copied into ``"data"``.
+
+    Returns
+    -------
+    dict
+        Strict-JSON-ready: ``metrics`` and ``sd`` (mean and sample SD over splits of the seven
+        metrics for the selection), ``selected_indices`` (for several splits the features
+        selected in at least half of them), ``n_features``, ``n_splits_with_values``,
+        ``n_splits_nothing_selected``, ``seconds``, ``selection``, ``all_features``,
+        ``protocol``, ``classifier``, ``discretization``, ``selection_counts``, ``data`` and
+        ``splits`` (per-split values).
+    """
+    from .framework import (
+        KnnCache,
+        ablation,
+        binarize_labels,
+        evaluate_feature_sets,
+        make_folds,
+        make_splits,
+        summarise,
+    )
+
+    t0 = time.perf_counter()
+    if test is not None and protocol not in (None, "holdout"):
+        raise ParameterError(f"protocol {protocol!r} resamples one data set; a given train/test "
+                             "pair is the 'holdout' protocol", name="protocol", value=protocol)
+    protocol = protocol or ("holdout" if test is not None else "repeated")
+    disc = {"discretize": discretize, "bins": bins, "strategy": strategy}
+    if test is not None:
+        folds = make_folds(train.X, train.Y, X_test=test.X, Y_test=test.Y, **disc)
+        n_rows = train.n_samples + test.n_samples
+        Y_all = np.concatenate([train.Y, test.Y])
+    else:
+        splits = make_splits(train.n_samples, protocol, n_repeats=n_repeats,
+                             test_size=test_size, n_folds=n_folds, seed=seed)
+        folds = make_folds(train.X, train.Y, splits, protocol=protocol, **disc)
+        n_rows = train.n_samples
+        Y_all = train.Y
+    m = train.n_features
+    knn = knn_settings(knn)
+    fewest = min(f.X_train.shape[0] for f in folds)
+    if knn["k"] >= fewest:
+        raise ParameterError(f"k = {knn['k']} neighbours must be smaller than the number of "
+                             f"training rows ({fewest})", name="k", value=knn["k"])
+    cache = KnnCache()
+    if features is not None:
+        bad = [i for i in features if not 0 <= i < m]
+        if bad:
+            raise ParameterError(f"feature index {bad[0]} is out of range; the data has {m} "
+                                 f"features (0..{m - 1})", name="features", value=bad[0])
+        chosen = [{"all": tuple(range(m)), "selected": tuple(sorted(set(features)))}] * len(folds)
+        frame = evaluate_feature_sets(folds, chosen[0], cache=cache, n_jobs=n_jobs,
+                                      progress=progress, **knn)
+        used_params = None
+    else:
+        from ..algorithm_params import ALGORITHM_PARAMS
+        from ..params import defaults
+
+        used_params = {**defaults(ALGORITHM_PARAMS), **dict(params or {})}
+        picked: list[dict[str, tuple[int, ...]]] = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            frame = ablation(folds, used_params, feature_sets=("all", "camcf"), cache=cache,
+                             selections=picked, n_jobs=n_jobs, progress=progress, **knn
+                             ).replace({"feature_set": {"camcf": "selected"}})
+        chosen = [{"all": sets["all"], "selected": sets["camcf"]} for sets in picked]
+    split_rows = []
+    for fold, sets in zip(folds, chosen, strict=True):
+        part = frame[frame["split"] == fold.split]
+        sel = part[part["feature_set"] == "selected"]
+        base = part[part["feature_set"] == "all"]
+        split_rows.append({
+            "split": fold.split,
+            "n_train": int(fold.train.size),
+            "n_test": int(fold.test.size),
+            "n_features": int(sel["n_features"].iloc[0]),
+            "seconds": float(sel["seconds"].iloc[0]),
+            "metrics": dict(zip(sel["metric"], sel["value"], strict=True)),
+            "all_features": dict(zip(base["metric"], base["value"], strict=True)),
+            "selected_indices": list(sets["selected"]),
+        })
+    counts = np.zeros(m, dtype=np.int64)
+    for row in split_rows:
+        counts[row["selected_indices"]] += 1
+    if len(folds) == 1:
+        selected = split_rows[0]["selected_indices"]
+    else:
+        selected = [int(j) for j in np.flatnonzero(2 * counts >= len(folds))]
+    by = summarise(frame).set_index(["feature_set", "metric"])
+
+    def mean_sd(name: str) -> tuple[dict[str, float], dict[str, float | None]]:
+        means = {k: float(by.loc[(name, k), "mean"]) for k in METRICS}
+        sds = {k: (None if math.isnan(by.loc[(name, k), "sd"]) else float(by.loc[(name, k), "sd"]))
+               for k in METRICS}
+        return means, sds
+
+    metrics, sd = mean_sd("selected")
+    base_metrics, base_sd = mean_sd("all")
+    first = next(iter(METRICS))
+    _, label_columns = binarize_labels(Y_all, train.label_names)
+    proto: dict[str, Any] = {"name": protocol, "n_splits": len(folds)}
+    if test is None:
+        proto["seed"] = seed
+        if protocol == "kfold":
+            proto["folds"] = n_folds
+        elif protocol == "repeated":
+            proto["repeats"] = n_repeats
+            proto["test_size"] = test_size
+        else:
+            proto["test_size"] = test_size
+    else:
+        proto["split"] = "the given train/test pair"
+    payload = {
+        "metrics": metrics,
+        "sd": sd,
+        "selected_indices": selected,
+        "selected_features": [train.feature_names[j] for j in selected],
+        "selected_rule": (
+            "the selection on the training part" if len(folds) == 1
+            else "features selected in at least half of the splits (per split: splits[i])"),
+        "n_features": float(np.mean([row["n_features"] for row in split_rows])),
+        "n_splits_with_values": int(by.loc[("selected", first), "n"]),
+        "n_splits_nothing_selected": int(by.loc[("selected", first), "n_empty"]),
+        "seconds": {
+            "selection_mean": float(np.mean([row["seconds"] for row in split_rows])),
+            "total": time.perf_counter() - t0,
+        },
+        "selection": ({"method": "given", "features": sorted(set(features))}
+                      if features is not None else {"method": "camcf", "params": used_params}),
+        "all_features": {"metrics": base_metrics, "sd": base_sd, "n_features": m},
+        "protocol": proto,
+        "classifier": {"name": "ML-kNN", **knn},
+        "discretization": {**disc, "fitted_on": FITTED_ON},
+        "selection_counts": [int(c) for c in counts],
+        "data": {**dict(data or {}), "source": train.source, "n_samples": n_rows,
+                 "n_features": m, "n_labels": train.n_labels, "label_columns": label_columns},
+        "splits": split_rows,
+    }
+    return json_safe(payload)
+
+
+# ---------------------------------------------------------------------------- compare
+def method_table(names: Sequence[str], ca_params: Mapping[str, Any] | None = None,
+                 params: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """Registry names → fresh selectors: Ca-MCF with ``ca_params``, method ``name`` with
+    ``params[name]`` (each method's defaults for what is not given)."""
+    from .. import methods
+
+    params = dict(params or {})
+    if ca_params is not None:
+        params["camcf"] = {**dict(ca_params), **dict(params.get("camcf", {}))}
+    return {name: methods.make(name, **dict(params.get(name, {}))) for name in names}
+
+
+def comparison_frame(comparisons: Mapping[str, Any]) -> pd.DataFrame:
+    """Every data set's summary in one table: ``data_set, method, method_name, kind, metric,
+    mean, sd, n, n_splits, n_empty, n_features, seconds``."""
+    from .. import methods
+
+    parts = []
+    for ds_name, cmp in comparisons.items():
+        s = cmp.summary.rename(columns={"feature_set": "method"}).copy()
+        s.insert(0, "data_set", ds_name)
+        s.insert(2, "method_name", s["method"].map(
+            lambda n: methods.display(n) if n in methods.METHODS else n))
+        s.insert(3, "kind", s["method"].map(cmp.kinds))
+        parts.append(s)
+    return pd.concat(parts, ignore_index=True)
+
+
+def comparison_payload(comparisons: Mapping[str, Any], methods_used: Mapping[str, Any],
+                       settings: Mapping[str, Any], data: Mapping[str, Any]) -> dict:
+    """The JSON document of a comparison (no NaN: missing values are null). Each data set
+    carries the settings its comparison ran with (``"settings"``: ML-kNN's, the cut, the
+    protocol and the number of splits), read from the comparison itself."""
+    from .. import methods
+    from .framework import friedman_over_data_sets
+
+    out: dict[str, Any] = {
+        "methods": [{"name": n, "display": methods.display(n) if n in methods.METHODS else n,
+                     "kind": next(iter(comparisons.values())).kinds.get(n),
+                     "params": dict(est.get_params(deep=False))}
+                    for n, est in methods_used.items()],
+        "settings": dict(settings),
+        "data_sets": {},
+    }
+    for name, cmp in comparisons.items():
+        ranks = {metric: cmp.split_ranks(metric).mean(axis=0).to_dict() for metric in METRICS}
+        out["data_sets"][name] = {
+            "data": data.get(name, {}),
+            "settings": dict(cmp.settings),
+            "summary": cmp.summary.rename(columns={"feature_set": "method"}).to_dict("records"),
+            "mean_rank_over_splits": ranks,
+            "friedman_over_splits": (
+                {metric: {**cmp.friedman_over_splits(metric).to_dict(), "note": (
+                    "splits as blocks: indicative only (splits share rows)")}
+                 for metric in METRICS} if len(cmp.sets) >= 2 else None),
+            "failures": {k: [{"split": s, "message": m} for s, m in v]
+                         for k, v in cmp.failures.items()},
+            "splits": cmp.frame.rename(columns={"feature_set": "method"}).to_dict("records"),
+            "selected": [{k: list(v) for k, v in sets.items()} for sets in cmp.sets],
+        }
+    if len(comparisons) >= 2:
+        out["friedman"] = friedman_over_data_sets(comparisons).to_dict("records")
+    return json_safe(out)
+
+
+def comparison_report(
+    data: Mapping[str, tuple],
+    selectors: Mapping[str, Any],
+    *,
+    protocol: str = "repeated",
+    n_repeats: int = 5,
+    n_folds: int = 5,
+    test_size: float = 0.3,
+    seed: int = 0,
+    discretize: str = "auto",
+    bins: int = 3,
+    strategy: str = "uniform",
+    n_features: int | float | str = "match",
+    knn: Mapping[str, Any] | None = None,
+    n_jobs: int = 1,
+    progress: Progress | None = None,
+    about: Mapping[str, Any] | None = None,
+) -> tuple[dict, pd.DataFrame]:
+    """Every selector on the same splits of each data set (:func:`camcf.evaluation.
+    compare_data_sets`): the JSON payload and the summary table (:func:`comparison_frame`).
+
+    ``data``: ``{name: (X, Y)}`` or ``{name: (X, Y, X_test, Y_test)}``; ``discretize="none"``:
+    X holds integer codes, used as they are. ``knn``: ML-kNN settings; ``k`` and
+    ``neighbours`` can be chosen (:func:`camcf.evaluation.compare_data_sets` takes no others).
+    ``about``: what the caller knows about each data set, copied under ``"data"``.
+    """
+    from .framework import compare_data_sets
+
+    t0 = time.perf_counter()
+    knn = dict(knn or {})
+    fixed = sorted(set(knn) - {"k", "neighbours"})
+    if fixed:
+        raise ParameterError(f"a comparison takes the ML-kNN settings k and neighbours; "
+                             f"{fixed[0]} is the framework's default", name=fixed[0])
+    comparisons = compare_data_sets(
+        data, selectors, protocol=protocol, n_repeats=n_repeats, test_size=test_size,
+        n_folds=n_folds, seed=seed, discretize=None if discretize == "none" else discretize,
+        bins=bins, strategy=strategy, n_features=n_features, n_jobs=n_jobs, progress=progress,
+        **knn)
+    first = next(iter(comparisons.values())).settings
+    proto: dict[str, Any] = {"name": protocol, "seed": seed}
+    if protocol == "kfold":
+        proto["folds"] = n_folds
+    elif protocol == "repeated":
+        proto.update(repeats=n_repeats, test_size=test_size)
+    else:
+        proto["test_size"] = test_size
+    settings = {
+        "protocol": proto,
+        "n_features": n_features,
+        "classifier": {"name": "ML-kNN",
+                       **{key: first[key] for key in ("k", "s", "distance", "neighbours")}},
+        "discretization": {"discretize": discretize, "bins": bins, "strategy": strategy,
+                           "fitted_on": "the training part of each split"},
+        "n_jobs": n_jobs,
+        "seconds_total": time.perf_counter() - t0,
+    }
+    return (comparison_payload(comparisons, selectors, settings, dict(about or {})),
+            comparison_frame(comparisons))
