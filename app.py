@@ -42,6 +42,7 @@ from camcf.lru import BoundedLRU
 # a script), so the pages' shared modules import as the package ``pages``.
 from pages import _state as S
 from pages._common import number_field, progress_box
+from pages._jobs import page_shown
 from pages._nav import PAGES, frame_running, leave_directory_mode, navigate  # noqa: F401
 from pages._share import (
     DEMO_N,
@@ -581,6 +582,8 @@ def _frame() -> None:
             st.warning(w, icon=":material/warning:")
 
     pg = navigate()
+    pg = navigate()
+    page_shown(pg.url_path)  # this session's studies on other pages stop (pages/_jobs.py)
     try:
         pg.run()
     finally:  # also when the page stops early (st.stop) or asks for a rerun

@@ -1,34 +1,61 @@
 """Compare methods: Ca-MCF beside the baselines and references on the same splits.
 
 Reads ``st.session_state["run"]`` (app.py's RunRecord: the data, the discretisation and the
-sidebar's Ca-MCF parameters). Everything is computed by :func:`camcf.evaluation.
-compare_data_sets` (and :func:`camcf.evaluation.friedman_over_data_sets` with two or more data
-sets); tables come from :mod:`camcf.evaluation.display`, figures from
+sidebar's Ca-MCF parameters). The comparison runs as a job (:func:`camcf.studies.run_compare`
+through :mod:`pages._jobs`: its estimated cost before it starts, progress, a remaining time, a
+Stop button; MI-MCF with a time budget per split), which calls :func:`camcf.evaluation.
+compare_data_sets`; :func:`camcf.evaluation.friedman_over_data_sets` compares two or more data
+sets; tables come from :mod:`camcf.evaluation.display`, figures from
 :mod:`camcf.viz.comparison`. The page only draws.
 """
 
 from __future__ import annotations
 
 import json
-import time
+import os
 
+import numpy as np
 import streamlit as st
 
-from camcf import catalog, methods, stats
-from camcf.evaluation import (
-    METRICS,
-    PROTOCOLS,
-    compare_data_sets,
-    friedman_over_data_sets,
-    make_splitter,
-)
+from camcf import catalog, methods, stats, studies
+from camcf.evaluation import METRICS, PROTOCOLS, binarize_labels, friedman_over_data_sets
 from camcf.evaluation.display import metrics_table
-from camcf.evaluation.reports import comparison_frame, comparison_payload, method_table
+from camcf.evaluation.reports import comparison_frame, comparison_payload
 from camcf.viz.comparison import cd_diagram, mean_ranks, normalised_radar, split_ranks_heatmap
+from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import current_run
 
 CURRENT = "(current data)"
+#: seconds MI-MCF may spend on one split before that split is recorded as failed
+#: (``CAMCF_MIMCF_BUDGET``)
+MIMCF_BUDGET = float(os.environ.get("CAMCF_MIMCF_BUDGET", "600"))
+
+
+def _compare_done(result: dict, key) -> None:
+    settings = dict(key["settings"], seconds_total=result["seconds"])
+    S.CMP_RESULT.set({
+        "comparisons": result["comparisons"], "methods": key["methods"], "settings": settings,
+        "payload": comparison_payload(result["comparisons"], result["used"], settings, {}),
+        "table": comparison_frame(result["comparisons"])})
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _label_columns(fingerprint: str, _Y) -> int:
+    """Binary label columns ML-kNN sees (multi-class labels one-hot)."""
+    return int(binarize_labels(np.asarray(_Y))[0].shape[1])
+
+
+@st.cache_resource(max_entries=16,
+                   show_spinner="Reading the data set and timing ML-kNN on it for the estimate…")
+def _shared_facts(name: str, disc: tuple, k: int, neighbours: str) -> tuple:
+    """A shared data set's shape (n, m, q_bin) and ML-kNN timed on a sample of it."""
+    sds = catalog.load_shared(name)
+    q_bin = binarize_labels(np.asarray(sds.Y))[0].shape[1]
+    times = studies.measure_classification(sds.X, sds.Y, disc=dict(disc), k=k,
+                                           neighbours=neighbours)
+    return (sds.n_samples, sds.n_features, q_bin), times
+
 
 rec = current_run()
 ds = rec.data.dataset
@@ -41,85 +68,87 @@ st.caption("Every chosen method selects on the training part of each split (disc
 avail = methods.available()
 missing = methods.unavailable()
 shared = catalog.available()
-with st.form("cmp_form"):
-    c1, c2 = st.columns([2, 1])
-    chosen = c1.multiselect("Methods", avail, default=[m for m in avail if m != "random"][:8]
-                            or avail, format_func=methods.display, key="cmp_methods")
-    cut = c2.text_input("Ranking methods keep", "match", key="cmp_cut",
-                        help="'match': as many features as Ca-MCF selected on the split; or a "
-                             "number of features")
-    sets = st.multiselect("Data sets (two or more: Friedman test and CD diagrams)",
-                          [CURRENT, *shared], default=[CURRENT], key="cmp_sets")
-    c1, c2, c3, c4 = st.columns(4)
-    protocol = c1.selectbox("Protocol", list(PROTOCOLS), format_func=PROTOCOLS.get,
-                            key="cmp_protocol")
-    repeats = c2.number_input("Repeats", 1, 20, 5, 1, key="cmp_repeats")
-    folds_n = c2.number_input("Folds (k-fold)", 2, 20, 5, 1, key="cmp_folds")
-    test_size = c3.slider("Test share", 0.1, 0.5, 0.3, 0.05, key="cmp_test")
-    seed = c3.number_input("Seed", 0, 10_000, 0, 1, key="cmp_seed")
-    k = c4.number_input("ML-kNN k", 1, 50, 10, 1, key="cmp_k")
-    neighbours = c4.selectbox("Training neighbours", ["strict", "authors"], key="cmp_nb")
-    pressed = st.form_submit_button("Compare", type="primary", key="cmp_run")
+c1, c2 = st.columns([2, 1])
+chosen = c1.multiselect("Methods", avail, default=[m for m in avail if m != "random"][:8]
+                        or avail, format_func=methods.display, key="cmp_methods")
+cut = c2.text_input("Ranking methods keep", "match", key="cmp_cut",
+                    help="'match': as many features as Ca-MCF selected on the split; or a "
+                         "number of features")
+sets = st.multiselect("Data sets (two or more: Friedman test and CD diagrams)",
+                      [CURRENT, *shared], default=[CURRENT], key="cmp_sets")
+c1, c2, c3, c4 = st.columns(4)
+protocol = c1.selectbox("Protocol", list(PROTOCOLS), format_func=PROTOCOLS.get,
+                        key="cmp_protocol")
+repeats = c2.number_input("Repeats", 1, 20, 5, 1, key="cmp_repeats")
+folds_n = c2.number_input("Folds (k-fold)", 2, 20, 5, 1, key="cmp_folds")
+test_size = c3.slider("Test share", 0.1, 0.5, 0.3, 0.05, key="cmp_test")
+seed = c3.number_input("Seed", 0, 10_000, 0, 1, key="cmp_seed")
+k = c4.number_input("ML-kNN k", 1, 50, 10, 1, key="cmp_k")
+neighbours = c4.selectbox("Training neighbours", ["strict", "authors"], key="cmp_nb")
 if missing:
     st.caption("Not available here: " + "; ".join(
         f"{methods.display(n)}" for n in missing) + " (their modules are not installed).")
 
-if pressed:
-    try:
-        if len(chosen) < 2:
-            raise ValueError("choose at least two methods")
-        if not sets:
-            raise ValueError("choose at least one data set")
-        n_features = "match" if cut.strip() == "match" else float(cut)
-        if n_features != "match":
-            n_features = int(n_features) if float(n_features).is_integer() else n_features
-            if n_features <= 0:
-                raise ValueError("the number of features must be positive")
-        if n_features == "match" and "camcf" not in chosen and any(
-                methods.kind(m) == "ranking" for m in chosen):
-            raise ValueError("'match' cuts rankings to Ca-MCF's selection size: add Ca-MCF or "
-                             "give a number of features")
-        data = {}
-        for name in sets:
-            if name == CURRENT:
-                data[rec.data.description] = (ds.X, ds.Y)
-            else:
-                sds = catalog.load_shared(name)
-                data[name] = (sds.X, sds.Y)
-        used = method_table(chosen, dict(rec.params))
-        status = st.status("Comparing…", expanded=True)
-        bar = status.progress(0.0, text="starting")
+problem = None
+n_features = "match"
+try:
+    if len(chosen) < 2:
+        raise ValueError("choose at least two methods")
+    if not sets:
+        raise ValueError("choose at least one data set")
+    n_features = "match" if cut.strip() == "match" else float(cut)
+    if n_features != "match":
+        n_features = int(n_features) if float(n_features).is_integer() else n_features
+        if n_features <= 0:
+            raise ValueError("the number of features must be positive")
+    if n_features == "match" and "camcf" not in chosen and any(
+            methods.kind(m) == "ranking" for m in chosen):
+        raise ValueError("'match' cuts rankings to Ca-MCF's selection size: add Ca-MCF or "
+                         "give a number of features")
+except ValueError as e:
+    problem = str(e)
 
-        def progress(done: int, total: int, msg: str) -> None:
-            bar.progress(min(1.0, done / total) if total else 1.0,
-                         text=f"{done}/{total} — {msg}")
+settings = {"protocol": protocol, "repeats": int(repeats), "folds": int(folds_n),
+            "test_size": float(test_size), "seed": int(seed), "n_features": n_features,
+            "k": int(k), "neighbours": neighbours}
+budgets = {"mi-mcf": MIMCF_BUDGET} if "mi-mcf" in chosen else {}
+estimate = None
+if problem is None:
+    shapes, times, run_seconds = {}, {}, {}
+    disc_items = tuple(sorted(rec.disc.items()))
+    for name in sets:
+        if name == CURRENT:
+            label = rec.data.description
+            shapes[label] = (ds.n_samples, ds.n_features, _label_columns(rec.data.fingerprint,
+                                                                         ds.Y))
+            times[label] = jobs_ui.classify_times(rec, k=int(k), neighbours=neighbours)
+            run_seconds[label] = float(rec.result.stats.get("seconds", 0.0))
+        else:
+            shapes[name], times[name] = _shared_facts(name, disc_items, int(k), neighbours)
+    estimate = studies.compare_estimate(
+        shapes, methods=chosen, settings=settings, run_seconds=run_seconds,
+        n_selected=int(rec.result.selected_indices.size), times=times, budgets=budgets)
+    jobs_ui.show_estimate(estimate, what="The comparison")
 
-        t0 = time.perf_counter()
-        with status:
-            cv = make_splitter(protocol, n_repeats=int(repeats), test_size=float(test_size),
-                               n_folds=int(folds_n), seed=int(seed))
-            comparisons = compare_data_sets(
-                data, used, cv, discretize=rec.disc["discretize"],
-                bins=int(rec.disc["bins"]), strategy=rec.disc["strategy"],
-                n_features=n_features, knn={"k": int(k), "neighbours": neighbours},
-                progress=progress)
-        secs = time.perf_counter() - t0
-        status.update(label=f"Comparison finished in {secs:.1f} s", state="complete",
-                      expanded=False)
-        settings = {"protocol": protocol, "repeats": int(repeats), "folds": int(folds_n),
-                    "test_size": float(test_size), "seed": int(seed), "n_features": n_features,
-                    "k": int(k), "neighbours": neighbours, "discretization": dict(rec.disc),
-                    "camcf_params": dict(rec.params), "seconds_total": secs}
-        S.CMP_RESULT.set({
-            "comparisons": comparisons, "methods": chosen, "settings": settings,
-            "payload": comparison_payload(comparisons, used, settings, {}),
-            "table": comparison_frame(comparisons)})
-    except Exception as e:  # noqa: BLE001 - a message, never a traceback
-        st.error(f"The comparison could not run: {e}", icon=":material/error:")
+if st.button("Compare", type="primary", key="cmp_run", disabled=jobs_ui.running("compare")):
+    if problem is not None:
+        st.error(f"The comparison could not run: {problem}", icon=":material/error:")
+    else:
+        data = {(rec.data.description if name == CURRENT else name):
+                ((ds.X, ds.Y) if name == CURRENT else None) for name in sets}
+        key = {"methods": list(chosen),
+               "settings": {**settings, "discretization": dict(rec.disc),
+                            "camcf_params": dict(rec.params), "budgets": budgets}}
+        jobs_ui.start("compare", studies.run_compare,
+                      {"data": data, "methods": list(chosen), "ca_params": dict(rec.params),
+                       "settings": settings, "disc": dict(rec.disc), "budgets": budgets},
+                      title="The comparison", estimate=estimate, key=key)
+jobs_ui.follow("compare", _compare_done)
 
 res = S.CMP_RESULT.get()
 if res is None:
-    st.info("Choose methods and a protocol, then press **Compare**.")
+    if not jobs_ui.running("compare"):
+        st.info("Choose methods and a protocol, then press **Compare**.")
     st.stop()
 
 comparisons = res["comparisons"]

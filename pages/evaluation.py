@@ -11,8 +11,9 @@ What this page reads from ``st.session_state`` (written by ``app.py``):
 What it writes: ``eval_key`` / ``sens_key`` — the keys of the last evaluation and sensitivity
 study shown. Their results live in a bounded per-process store (see ``_store``).
 
-Nothing here computes an algorithm: the page calls :mod:`camcf.evaluation` (``make_folds``,
-``ablation``, ``evaluate``, ``sensitivity``, ``summarise``, ``sensitivity_matrix``),
+Nothing here computes an algorithm: both studies run as jobs (:mod:`pages._jobs`) of
+:func:`camcf.studies.run_evaluation` and :func:`camcf.studies.run_sensitivity`, each with its
+estimated cost shown before it starts, progress, a remaining time and a Stop button; the page
 builds its tables with :mod:`camcf.evaluation.display` and draws. Honest display: every value
 is mean ± SD over splits; where Ca-MCF selected nothing on some splits the table says on how
 many, and a mean over fewer splits than the baseline's says so ("n = a of b"). Each fold is discretised on its training rows with the
@@ -20,36 +21,29 @@ frame's discretisation settings; Ca-MCF re-selects on each training part with th
 parameters, so the test rows never influence the selection.
 
 Caching: results are kept per (data fingerprint, discretisation, parameters, evaluation
-settings). They are stored in an ``st.cache_resource`` LRU rather than computed inside
-``st.cache_data``, because ``st.cache_data`` replays the Streamlit calls a cached function made
-and cannot update a progress bar created outside it; app.py stores its runs the same way.
+settings) in an ``st.cache_resource`` LRU (``_store``); a job's result is put there when it
+arrives. The ML-kNN cache of both studies goes to the job and comes back filled.
 """
 
 from __future__ import annotations
 
 import math
-import time
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
+from camcf import studies
 from camcf.evaluation import (
     METRICS,
     PROTOCOLS,
     KnnCache,
-    ablation,
-    evaluate,
-    make_folds,
-    make_splitter,
-    sensitivity,
     sensitivity_matrix,
     sensitivity_summary,
-    summarise,
 )
 from camcf.evaluation.display import metrics_table as display_table
 from camcf.lru import BoundedLRU
 from camcf.viz.evaluation_figures import ablation_lines, metrics_radar, sensitivity_heatmap
+from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import current_run
 
@@ -100,70 +94,34 @@ def _floats(text: str, lo: float, hi: float, name: str) -> list[float]:
     return sorted(set(values))
 
 
-def _progress_box(title: str):
-    status = st.status(title, expanded=True)
-    bar = status.progress(0.0, text="starting")
-
-    def progress(done: int, total: int, message: str) -> None:
-        bar.progress(min(1.0, done / total) if total else 1.0, text=f"{done}/{total} — {message}")
-
-    return status, progress
-
-
-def _folds(rec, settings: dict):
-    ds = rec.data.dataset
-    cv = make_splitter(settings["protocol"], n_repeats=settings["repeats"],
-                       test_size=settings["test_size"], n_folds=settings["folds"],
-                       seed=settings["seed"])
-    return make_folds(ds.X, ds.Y, cv, discretize=rec.disc["discretize"],
-                      bins=int(rec.disc["bins"]), strategy=rec.disc["strategy"])
+def _cache_key(rec, settings: dict) -> tuple:
+    return (rec.data.fingerprint, tuple(sorted(rec.disc.items())),
+            tuple(sorted((k, v) for k, v in settings.items() if k not in ("k", "neighbours"))))
 
 
 def _cache_for(rec, settings: dict) -> KnnCache:
     caches = _knn_cache()
-    key = (rec.data.fingerprint, tuple(sorted(rec.disc.items())),
-           tuple(sorted((k, v) for k, v in settings.items() if k not in ("k", "neighbours"))))
-    return caches.get_or_put(key, KnnCache)
+    key = _cache_key(rec, settings)
+    if key not in caches:
+        if len(caches) >= STORE_ENTRIES:
+            caches.pop(next(iter(caches)))
+        caches[key] = KnnCache()
+    return caches[key]
 
 
-def _evaluate(rec, settings: dict) -> dict:
-    """Ablation (all, phases, Ca-MCF per split) and the current selection as is."""
-    knn = {"k": settings["k"], "neighbours": settings["neighbours"]}
-    status, progress = _progress_box("Evaluating with ML-kNN…")
-    with status:
-        t0 = time.perf_counter()
-        progress(0, 1, "discretising each split on its training rows")
-        folds = _folds(rec, settings)
-        cache = _cache_for(rec, settings)
-        frame = ablation(folds, rec.params, cache=cache, progress=progress, knn=knn).frame
-        current = tuple(int(i) for i in rec.result.selected_indices)
-        if current:
-            extra = evaluate(folds, sets={"current": current}, cache=cache, knn=knn).frame
-            frame = pd.concat([frame, extra], ignore_index=True)
-        seconds = time.perf_counter() - t0
-        status.update(label=f"Evaluation finished in {seconds:.1f} s", state="complete",
-                      expanded=False)
-    return {"frame": frame, "summary": summarise(frame), "seconds": seconds,
-            "n_splits": len(folds), "n_test": int(np.mean([f.test.size for f in folds]))}
+def _evaluation_done(result: dict, key) -> None:
+    """A finished evaluation job: keep its result and its filled ML-kNN cache."""
+    eval_key, cache_key = key
+    _knn_cache()[cache_key] = result.pop("cache")
+    _store().put(eval_key, result)
+    S.EVAL_KEY.set(eval_key)
 
 
-def _sensitivity(rec, settings: dict, grids: dict) -> dict:
-    knn = {"k": settings["k"], "neighbours": settings["neighbours"]}
-    status, progress = _progress_box("Parameter sensitivity…")
-    out = {}
-    with status:
-        t0 = time.perf_counter()
-        folds = _folds(rec, settings)
-        cache = _cache_for(rec, settings)
-        for name, grid in grids.items():
-            fixed = {k: v for k, v in rec.params.items() if k not in grid}
-            status.write(f"grid {name}: " + " × ".join(f"{len(v)} {k}" for k, v in grid.items()))
-            out[name] = sensitivity(folds, grid, fixed, cache=cache, progress=progress, knn=knn)
-        seconds = time.perf_counter() - t0
-        status.update(label=f"Sensitivity finished in {seconds:.1f} s", state="complete",
-                      expanded=False)
-    out["seconds"] = seconds
-    return out
+def _sensitivity_done(result: dict, key) -> None:
+    sens_key, cache_key = key
+    _knn_cache()[cache_key] = result.pop("cache")
+    _store().put(sens_key, result)
+    S.SENS_KEY.set(sens_key)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -177,21 +135,19 @@ st.caption(
     "Each split is discretised on its training rows, and Ca-MCF re-selects on each training "
     "part with the sidebar's parameters, so the test rows never influence the selection.")
 
-with st.form("eval_form"):
-    c1, c2, c3, c4 = st.columns(4)
-    protocol = c1.selectbox("Protocol", list(PROTOCOLS), format_func=PROTOCOLS.get,
-                            key="ev_protocol")
-    repeats = c2.number_input("Repeats (repeated hold-out)", 1, 20, 5, 1, key="ev_repeats")
-    folds_n = c2.number_input("Folds (k-fold)", 2, 20, 5, 1, key="ev_folds")
-    test_size = c3.slider("Test share", 0.1, 0.5, 0.3, 0.05, key="ev_test_size")
-    seed = c3.number_input("Seed", 0, 10_000, 0, 1, key="ev_seed")
-    k = c4.number_input("ML-kNN k", 1, 50, 10, 1, key="ev_k")
-    neighbours = c4.selectbox(
-        "Training neighbours", ["strict", "authors"], key="ev_neighbours",
-        help="strict: a row is never its own neighbour (Zhang & Zhou); authors: the paper's "
-             "code (k + 1 nearest, first dropped; duplicates can keep a row as its own "
-             "neighbour).")
-    pressed = st.form_submit_button("Evaluate", type="primary", key="ev_run")
+c1, c2, c3, c4 = st.columns(4)
+protocol = c1.selectbox("Protocol", list(PROTOCOLS), format_func=PROTOCOLS.get,
+                        key="ev_protocol")
+repeats = c2.number_input("Repeats (repeated hold-out)", 1, 20, 5, 1, key="ev_repeats")
+folds_n = c2.number_input("Folds (k-fold)", 2, 20, 5, 1, key="ev_folds")
+test_size = c3.slider("Test share", 0.1, 0.5, 0.3, 0.05, key="ev_test_size")
+seed = c3.number_input("Seed", 0, 10_000, 0, 1, key="ev_seed")
+k = c4.number_input("ML-kNN k", 1, 50, 10, 1, key="ev_k")
+neighbours = c4.selectbox(
+    "Training neighbours", ["strict", "authors"], key="ev_neighbours",
+    help="strict: a row is never its own neighbour (Zhang & Zhou); authors: the paper's "
+         "code (k + 1 nearest, first dropped; duplicates can keep a row as its own "
+         "neighbour).")
 
 settings = {"protocol": protocol, "repeats": int(repeats), "folds": int(folds_n),
             "test_size": float(test_size), "seed": int(seed), "k": int(k),
@@ -200,22 +156,33 @@ base_key = (rec.data.fingerprint, tuple(sorted(rec.disc.items())),
             tuple(sorted(rec.params.items())), tuple(res.selected_indices.tolist()))
 eval_key = ("eval", *base_key, tuple(sorted(settings.items())))
 store = _store()
-if pressed:
-    found = store.get(eval_key)
-    if found is None:
-        try:
-            found = _evaluate(rec, settings)
-            store.put(eval_key, found)
-        except Exception as e:  # noqa: BLE001 - a message, never a traceback
-            st.error(f"The evaluation failed: {e}", icon=":material/error:")
-    if found is not None:
+current = tuple(int(i) for i in res.selected_indices)
+times = jobs_ui.classify_times(rec, k=int(settings["k"]), neighbours=str(settings["neighbours"]))
+eval_estimate = studies.evaluation_estimate(
+    ds.X, ds.Y, settings=settings, run_seconds=float(res.stats.get("seconds", 0.0)),
+    feature_sets={**{ph: tuple(res.selected_after(ph).tolist()) for ph in ("phase2", "phase3",
+                                                                           "phase4")},
+                  "camcf": current},
+    times=times, current=len(current))
+jobs_ui.show_estimate(eval_estimate, what="The evaluation")
+if st.button("Evaluate", type="primary", key="ev_run", disabled=jobs_ui.running("evaluation")):
+    if store.get(eval_key) is not None:
         S.EVAL_KEY.set(eval_key)
+    else:
+        jobs_ui.start(
+            "evaluation", studies.run_evaluation,
+            {"X": ds.X, "Y": ds.Y, "disc": dict(rec.disc), "params": dict(rec.params),
+             "settings": settings, "current": current, "cache": _cache_for(rec, settings)},
+            title="The evaluation", estimate=eval_estimate,
+            key=(eval_key, _cache_key(rec, settings)))
+jobs_ui.follow("evaluation", _evaluation_done)
 
 shown_key = S.EVAL_KEY.get()
 ev = store.get(shown_key) if shown_key is not None else None
 if ev is None:
-    st.info("Press **Evaluate** to classify with ML-kNN on every split "
-            f"({ds.n_samples:,} rows, {ds.n_features:,} features).")
+    if not jobs_ui.running("evaluation"):
+        st.info("Press **Evaluate** to classify with ML-kNN on every split "
+                f"({ds.n_samples:,} rows, {ds.n_features:,} features).")
 else:
     if shown_key != eval_key:
         st.warning("These results are for other settings (data, parameters or protocol); "
@@ -281,14 +248,11 @@ st.caption("Two grids on the same splits, the other parameters fixed at the side
            "δ1 × k1 and δ2 × k2 (the paper's sensitivity figure). Each grid point re-selects "
            "on every training part; identical feature sets are classified once.")
 p = rec.params
-with st.form("sens_form"):
-    c1, c2 = st.columns(2)
-    d1_text = c1.text_input("δ1 values (bits)", f"0.01, 0.02, {p['delta1']:g}, 0.1",
-                            key="sens_d1")
-    k1_text = c1.text_input("k1 values", "0.1, 0.3, 0.5, 0.7, 1.0", key="sens_k1")
-    d2_text = c2.text_input("δ2 values (bits)", f"0.05, {p['delta2']:g}, 0.2", key="sens_d2")
-    k2_text = c2.text_input("k2 values", "0.3, 0.6, 1.0", key="sens_k2")
-    sens_pressed = st.form_submit_button("Run sensitivity", key="sens_run")
+c1, c2 = st.columns(2)
+d1_text = c1.text_input("δ1 values (bits)", f"0.01, 0.02, {p['delta1']:g}, 0.1", key="sens_d1")
+k1_text = c1.text_input("k1 values", "0.1, 0.3, 0.5, 0.7, 1.0", key="sens_k1")
+d2_text = c2.text_input("δ2 values (bits)", f"0.05, {p['delta2']:g}, 0.2", key="sens_d2")
+k2_text = c2.text_input("k2 values", "0.3, 0.6, 1.0", key="sens_k2")
 
 sens_key = None
 try:
@@ -304,22 +268,30 @@ except ValueError as e:
     st.error(str(e), icon=":material/error:")
     grids = None
 
-if sens_pressed and grids is not None:
-    found = store.get(sens_key)
-    if found is None:
-        try:
-            found = _sensitivity(rec, settings, grids)
-            store.put(sens_key, found)
-        except Exception as e:  # noqa: BLE001
-            st.error(f"The sensitivity study failed: {e}", icon=":material/error:")
-    if found is not None:
+if grids is not None:
+    sens_estimate = studies.sensitivity_estimate(
+        ds.X, ds.Y, settings=settings, grids=grids,
+        run_seconds=float(res.stats.get("seconds", 0.0)), n_selected=len(current), times=times)
+    jobs_ui.show_estimate(sens_estimate, what="The sensitivity study")
+if st.button("Run sensitivity", key="sens_run",
+             disabled=grids is None or jobs_ui.running("sensitivity")):
+    if store.get(sens_key) is not None:
         S.SENS_KEY.set(sens_key)
+    else:
+        jobs_ui.start(
+            "sensitivity", studies.run_sensitivity,
+            {"X": ds.X, "Y": ds.Y, "disc": dict(rec.disc), "params": dict(rec.params),
+             "settings": settings, "grids": grids, "cache": _cache_for(rec, settings)},
+            title="The sensitivity study", estimate=sens_estimate,
+            key=(sens_key, _cache_key(rec, settings)))
+jobs_ui.follow("sensitivity", _sensitivity_done)
 
 shown_sens = S.SENS_KEY.get()
 sens = store.get(shown_sens) if shown_sens is not None else None
 if sens is None:
-    st.info("Press **Run sensitivity** to compute both grids "
-            "(Protocol and ML-kNN settings are those of the form above).")
+    if not jobs_ui.running("sensitivity"):
+        st.info("Press **Run sensitivity** to compute both grids "
+                "(Protocol and ML-kNN settings are those above).")
 else:
     if shown_sens != sens_key:
         st.warning("These heatmaps are for other settings; press **Run sensitivity** to update "

@@ -1,16 +1,19 @@
 """Threshold landscape: the number of selected features (and, on request, one ML-kNN metric)
 over a δ1 × k1 or δ2 × k2 grid; clicking a cell sets the sidebar sliders.
 
-The grid is computed by :func:`camcf.landscape.landscape`; this page only draws it.
+The grid is computed by :func:`camcf.landscape.landscape`, run as a job
+(:func:`camcf.studies.run_landscape` through :mod:`pages._jobs`: its estimated cost before it
+starts, progress, a remaining time, a Stop button); this page only draws it.
 """
 
 import streamlit as st
 
+from camcf import studies
 from camcf.algorithm_params import by_name
-from camcf.errors import CamcfError
 from camcf.evaluation import METRICS
-from camcf.landscape import PRESETS, default_values, landscape
+from camcf.landscape import PRESETS, default_values
 from camcf.viz.tuning import SYMBOL, landscape_heatmap
+from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import current_run, number_field
 from pages._share import GRID_STEPS, fit, round_sig, set_params_from_page
@@ -54,26 +57,33 @@ request = (repr(rec.key), x, axes[x], y, axes[y], metric if want_metric else Non
 stored = S.LANDSCAPE.get()
 have = stored is not None and stored[0] == request
 n_cells = len(axes[x]) * len(axes[y])
+ds = rec.data.dataset
+times = jobs_ui.classify_times(rec, k=10, neighbours="strict") if want_metric else None
+estimate = studies.landscape_estimate(
+    ds.X, ds.Y, x=x, x_values=axes[x], y=y, y_values=axes[y],
+    run_seconds=float(rec.result.stats.get("seconds", 0.0)),
+    metric=metric if want_metric else None,
+    n_selected=int(rec.result.selected_indices.size), times=times)
+jobs_ui.show_estimate(estimate, what="The landscape")
+
+
+def _landscape_done(result, key) -> None:
+    S.LANDSCAPE.set((key, result))
+
+
 if st.button(f"Compute the landscape ({n_cells} cells)", type="primary", key="ls_go",
-             disabled=have):
-    bar = st.progress(0.0, text="starting")
-
-    def progress(done: int, total: int, msg: str) -> None:
-        bar.progress(min(1.0, done / total) if total else 1.0, text=f"{done}/{total} — {msg}")
-
-    try:
-        L = landscape(rec.data.dataset, x, axes[x], y, axes[y], base, disc=rec.disc,
-                      metric=metric if want_metric else None, progress=progress)
-    except CamcfError as e:
-        bar.empty()
-        st.error(f"The landscape could not be computed: {e}")
-        st.stop()
-    bar.empty()
-    stored = (request, L)
-    S.LANDSCAPE.set(stored)
-    have = True
+             disabled=have or jobs_ui.running("landscape")):
+    jobs_ui.start("landscape", studies.run_landscape,
+                  {"dataset": ds, "x": x, "x_values": axes[x], "y": y, "y_values": axes[y],
+                   "params": base, "disc": dict(rec.disc),
+                   "metric": metric if want_metric else None},
+                  title="The landscape", estimate=estimate, key=request)
+jobs_ui.follow("landscape", _landscape_done)
+stored = S.LANDSCAPE.get()
+have = stored is not None and stored[0] == request
 if stored is None:
-    st.info("Choose the grid and press **Compute the landscape**.")
+    if not jobs_ui.running("landscape"):
+        st.info("Choose the grid and press **Compute the landscape**.")
     st.stop()
 if not have:
     st.caption("The grid or the current run changed since this landscape was computed; press "

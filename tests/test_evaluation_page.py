@@ -72,8 +72,7 @@ def test_sensitivity_heatmaps_on_a_small_grid(page):
 
 
 def test_bad_grid_values_show_a_message(page):
-    page.text_input(key="sens_k1").set_value("0.5, 3")
-    _button(page, "Run sensitivity").click()  # form values apply on submit
-    page.run()
+    page.text_input(key="sens_k1").set_value("0.5, 3").run()
     assert not page.exception
     assert any("k1" in e.value and "outside" in e.value for e in page.error)
+    assert _button(page, "Run sensitivity").disabled  # nothing to start until it is fixed

@@ -32,7 +32,10 @@ MIMCF_K2 = Param("k2", 0.1, float, low=0, high=1,
 MIMCF_VARIANT = Param("variant", "code", str, options=("code", "paper"),
                       help="'code': the authors' code exactly; 'paper': true conditional mutual "
                            "information in its two CMI computations", advanced=True)
-MIMCF: tuple[Param, ...] = (MIMCF_ALPHA, MIMCF_K1, MIMCF_K2, MIMCF_VARIANT)
+MIMCF_MAX_SECONDS = Param("max_seconds", None, float, low=0, low_closed=False, none_ok=True,
+                          help="time budget in seconds: past it the run stops with a message "
+                               "naming where it was (none: no limit)", advanced=True)
+MIMCF: tuple[Param, ...] = (MIMCF_ALPHA, MIMCF_K1, MIMCF_K2, MIMCF_VARIANT, MIMCF_MAX_SECONDS)
 
 # ---------------------------------------------------------------- D2F, FIMF (Lee & Kim 2015)
 D2F: tuple[Param, ...] = (N_FEATURES_TO_SELECT,)

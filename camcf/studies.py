@@ -1,0 +1,534 @@
+"""The app's studies as jobs: what each one runs in its worker, and what it will cost.
+
+A study here is a module-level function (so a :class:`camcf.jobs.JobRunner` worker can run
+it) that takes the data, the settings and ``progress`` and returns plain data. Its estimate
+(:class:`camcf.jobs.Estimate`) is computed before it starts from measured per-run times — the
+current Ca-MCF run's seconds, and ML-kNN timed on a sample of the data
+(:func:`measure_classification`) — and from the study's size (splits × grid points × methods).
+
+These functions are the only calls from the study pages into the evaluation framework and the
+landscape (kept few and in one place):
+
+* :func:`run_evaluation` — ``folds_for``, ``ablation``, ``evaluate_per_fold``, ``summarise``
+* :func:`run_sensitivity` — ``folds_for``, ``sensitivity``
+* :func:`run_compare` — ``compare_data_sets`` (and ``catalog.load_shared`` for shared sets)
+* :func:`run_landscape` — ``camcf.landscape.landscape``
+
+**Memory.** The estimates name what dominates the worker's peak memory:
+
+* the folds: every split is discretised up front and each keeps its training and test codes
+  (n × m int64) and three label matrices (training labels, their binary columns, the test's
+  binary columns: about 2·n_train + n_test rows × q_bin int64);
+* one ML-kNN classification: its label counts gather the k neighbours' label rows at once
+  (n_train × k × q_bin int64: 0.9 GB at delicious's 11,274 training rows × 10 × 983), plus the
+  one-hot training matrix and a block of distances;
+* the worker's copy of the data and the Python process itself (numpy, pandas, scikit-learn).
+
+At delicious's size (16,105 × 500, 983 labels; 5 repeats × 30 % test) the folds take about
+1.4 GB and one classification about 1.2 GB: the 4.2 GB the server reached is these two plus the
+server's own run and data.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .jobs import Estimate, Progress, Stage
+
+__all__ = [
+    "ClassifyTimes",
+    "compare_estimate",
+    "evaluation_estimate",
+    "landscape_estimate",
+    "measure_classification",
+    "run_compare",
+    "run_evaluation",
+    "run_landscape",
+    "run_sensitivity",
+    "sensitivity_estimate",
+]
+
+#: the largest first sample ML-kNN is timed on (see measure_classification)
+PROBE_ROWS = 2000
+#: the memory of a fresh worker process with numpy, pandas, scipy and scikit-learn imported
+#: (measured on Linux, CPython 3.11: about 0.25 GB resident)
+WORKER_BASE = 250_000_000
+#: methods that select without computing (all features, a seeded random subset)
+_REFERENCES = ("all", "random")
+#: ablation feature sets besides "all" (the current run's sizes stand in for each split's)
+_PHASES = ("phase2", "phase3", "phase4")
+
+
+# ------------------------------------------------------------------------------------------------
+# Studies (run in a worker)
+# ------------------------------------------------------------------------------------------------
+class _Parts:
+    """One progress over a study made of parts run one after another: each part reports its
+    own ``done/total``; ``after`` units are planned after the current part."""
+
+    def __init__(self, progress: Progress | None) -> None:
+        self.progress = progress
+        self.before = 0
+        self._last = 0
+
+    def part(self, after: int = 0, prefix: str = "") -> Progress:
+        self.before += self._last
+        self._last = 0
+
+        def report(done: int, total: int, message: str) -> None:
+            self._last = max(self._last, int(done))
+            if self.progress is not None:
+                self.progress(self.before + done, self.before + total + after,
+                              prefix + message)
+
+        return report
+
+
+def _folds(X, Y, disc: Mapping[str, Any], settings: Mapping[str, Any]):
+    from .evaluation import folds_for
+
+    return folds_for(X, Y, protocol=settings["protocol"], n_repeats=int(settings["repeats"]),
+                     test_size=float(settings["test_size"]), n_folds=int(settings["folds"]),
+                     seed=int(settings["seed"]), discretize=disc["discretize"],
+                     bins=int(disc["bins"]), strategy=disc["strategy"])
+
+
+def _prepare(X, Y, disc, settings, parts: _Parts, after: int = 0):
+    """The protocol's splits, each discretised on its training rows: the study's first unit."""
+    report = parts.part(after)
+    report(0, 0, "discretising each split on its training rows")
+    folds = _folds(X, Y, disc, settings)
+    report(1, 1, f"{len(folds)} split(s) discretised")
+    return folds
+
+
+def run_evaluation(X, Y, *, disc: Mapping[str, Any], params: Mapping[str, Any],
+                   settings: Mapping[str, Any], current: Sequence[int] = (), cache=None,
+                   progress: Progress | None = None) -> dict:
+    """The Evaluation page's study: the ablation (all features, the sets after Phases 2–4,
+    Ca-MCF re-selected per split) and the current selection as is, on the protocol's splits.
+
+    ``settings``: ``protocol, repeats, folds, test_size, seed, k, neighbours``. ``cache``: a
+    :class:`camcf.evaluation.KnnCache` to reuse (returned, filled, under ``"cache"``).
+    Returns ``frame, summary, seconds, n_splits, n_test, cache``.
+    """
+    from .evaluation import KnnCache, ablation, evaluate_per_fold, summarise
+
+    t0 = time.perf_counter()
+    knn = {"k": int(settings["k"]), "neighbours": str(settings["neighbours"])}
+    parts = _Parts(progress)
+    current = tuple(int(i) for i in current)
+    n_splits = _n_splits(settings)
+    planned = n_splits * (1 + len(_PHASES) + 2) + (n_splits if current else 0)
+    folds = _prepare(X, Y, disc, settings, parts, after=planned)
+    cache = cache if cache is not None else KnnCache()
+    frame = ablation(folds, dict(params), cache=cache,
+                     progress=parts.part(after=len(folds) if current else 0), **knn)
+    if current:
+        import pandas as pd
+
+        extra = evaluate_per_fold(folds, [{"current": current}] * len(folds), cache=cache,
+                                  progress=parts.part(prefix="current selection: "), **knn)
+        frame = pd.concat([frame, extra], ignore_index=True)
+    return {"frame": frame, "summary": summarise(frame), "seconds": time.perf_counter() - t0,
+            "n_splits": len(folds), "n_test": int(np.mean([f.test.size for f in folds])),
+            "cache": cache}
+
+
+def run_sensitivity(X, Y, *, disc: Mapping[str, Any], params: Mapping[str, Any],
+                    settings: Mapping[str, Any], grids: Mapping[str, Mapping[str, Sequence]],
+                    cache=None, progress: Progress | None = None) -> dict:
+    """The sensitivity grids (e.g. δ1 × k1 and δ2 × k2) on the protocol's splits, the other
+    parameters fixed at ``params``. Returns ``{grid name: tidy frame, "seconds": …,
+    "cache": …}``."""
+    from .evaluation import KnnCache, sensitivity
+
+    t0 = time.perf_counter()
+    knn = {"k": int(settings["k"]), "neighbours": str(settings["neighbours"])}
+    n_splits = _n_splits(settings)
+    plans = [2 * _grid_points(g) * n_splits for g in grids.values()]
+    parts = _Parts(progress)
+    folds = _prepare(X, Y, disc, settings, parts, after=sum(plans))
+    cache = cache if cache is not None else KnnCache()
+    out: dict[str, Any] = {}
+    for i, (name, grid) in enumerate(grids.items()):
+        fixed = {k: v for k, v in params.items() if k not in grid}
+        out[name] = sensitivity(folds, {k: list(v) for k, v in grid.items()}, fixed,
+                                cache=cache, progress=parts.part(sum(plans[i + 1:]),
+                                                                 f"grid {name}: "), **knn)
+    out["seconds"] = time.perf_counter() - t0
+    out["cache"] = cache
+    return out
+
+
+def run_landscape(dataset, *, x: str, x_values: Sequence[float], y: str,
+                  y_values: Sequence[float], params: Mapping[str, Any],
+                  disc: Mapping[str, Any], metric: str | None = None,
+                  progress: Progress | None = None):
+    """The Threshold landscape page's study: :func:`camcf.landscape.landscape`. Its units are
+    the grid points; with a metric, the metric part (which reports nothing until it ends) is
+    one more unit."""
+    from .landscape import landscape
+
+    report = progress
+    if metric is not None and progress is not None:
+        def report(done: int, total: int, message: str) -> None:
+            progress(done, total + 1, message)
+
+    return landscape(dataset, x, x_values, y, y_values, dict(params), disc=dict(disc),
+                     metric=metric, progress=report)
+
+
+def run_compare(data: Mapping[str, Any], *, methods: Sequence[str],
+                ca_params: Mapping[str, Any], settings: Mapping[str, Any],
+                disc: Mapping[str, Any], budgets: Mapping[str, float] | None = None,
+                progress: Progress | None = None) -> dict:
+    """The Compare page's study: every method on the same splits of each data set.
+
+    ``data``: ``{name: (X, Y)}``, or ``{name: None}`` for a data set of the shared folder (read
+    here, in the worker). ``settings``: ``protocol, repeats, folds, test_size, seed, k,
+    neighbours, n_features``. ``budgets``: ``{method: seconds}`` for methods with a
+    ``max_seconds`` parameter (a split past its budget is recorded as failed). Returns
+    ``comparisons`` (``{name: Comparison}``), ``used`` (the estimators) and ``seconds``.
+    """
+    from . import catalog
+    from . import methods as registry
+    from .evaluation import compare_data_sets
+    from .evaluation.reports import method_table
+
+    t0 = time.perf_counter()
+    arrays = {}
+    for name, value in data.items():
+        if value is None:
+            sds = catalog.load_shared(name)
+            arrays[name] = (sds.X, sds.Y)
+        else:
+            arrays[name] = value
+    budgeted = {name: {"max_seconds": float(secs)} for name, secs in (budgets or {}).items()
+                if name in methods and any(p.name == "max_seconds"
+                                           for p in registry.params(name))}
+    used = method_table(list(methods), dict(ca_params), budgeted)
+    comparisons = compare_data_sets(
+        arrays, used, protocol=settings["protocol"], n_repeats=int(settings["repeats"]),
+        test_size=float(settings["test_size"]), n_folds=int(settings["folds"]),
+        seed=int(settings["seed"]), discretize=disc["discretize"], bins=int(disc["bins"]),
+        strategy=disc["strategy"], n_features=settings["n_features"], k=int(settings["k"]),
+        neighbours=settings["neighbours"], progress=progress)
+    return {"comparisons": comparisons, "used": used, "seconds": time.perf_counter() - t0}
+
+
+# ------------------------------------------------------------------------------------------------
+# Estimates (before a study starts)
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ClassifyTimes:
+    """ML-kNN timed on samples of the data, extrapolated to other sizes.
+
+    ``rows``: the two sample sizes (70 % training, 30 % test rows); ``seconds_all``: one fit +
+    predict with all ``m`` features on each; ``seconds_few``: with ``few`` features (timed on
+    the smaller sample, scaled to the larger one). ``discretize_per_row``: seconds per row to
+    build and discretise a split (as the study's splits are built). :meth:`seconds` fits t(n) = a·n + b·n²·log₂n through the two all-feature points
+    (the linear part: encoding, label counts; the other: every row's distances to every
+    training row, and their sort) and scales by the share of the time the features take
+    (interpolated between ``few`` and ``m`` features). Expect it within about a factor 2.
+    """
+
+    rows: tuple[int, int]
+    seconds_all: tuple[float, float]
+    m: int
+    few: int
+    seconds_few: float
+    discretize_per_row: float = 0.0
+
+    def _coefficients(self) -> tuple[float, float]:
+        (n1, n2), (t1, t2) = self.rows, self.seconds_all
+        q1, q2 = n1 * n1 * math.log2(max(n1, 2)), n2 * n2 * math.log2(max(n2, 2))
+        det = n1 * q2 - n2 * q1
+        b = max(0.0, (n1 * t2 - n2 * t1) / det) if det else 0.0
+        a = max(0.0, (t1 - b * q1) / n1)
+        if a == 0.0 and b == 0.0:
+            b = t2 / q2
+        return a, b
+
+    def seconds(self, n_train: int, n_test: int, n_features: int) -> float:
+        if n_features <= 0:
+            return 0.0
+        n = n_train + n_test
+        a, b = self._coefficients()
+        t = a * n + b * n * n * math.log2(max(n, 2))
+        if self.m > self.few and self.seconds_all[1] > 0:
+            low = self.seconds_few / self.seconds_all[1]
+            share = (min(n_features, self.m) - self.few) / (self.m - self.few)
+            t *= min(1.0, low + (1.0 - low) * max(0.0, share))
+        return t
+
+
+def measure_classification(X, Y, *, disc: Mapping[str, Any], k: int = 10,
+                           neighbours: str = "strict", few: int = 20, enough: float = 0.25,
+                           most: int = PROBE_ROWS, seed: int = 0) -> ClassifyTimes:
+    """Time a hold-out split of a seeded sample (built and discretised as a study builds its
+    splits) and ML-kNN on it (fit on its 70 %, predict its 30 %): on samples of doubling size
+    from 500 rows until the classification takes ``enough`` seconds or the sample has ``most``
+    rows, then on twice that; with all features, and with ``few`` on the smaller sample. Takes
+    about a second on an idle machine."""
+    from .evaluation import MLkNN, folds_for
+
+    n, m = X.shape
+    r = np.random.default_rng(seed)
+    order = r.permutation(n)
+    few = max(1, min(few, m))
+    few_cols = np.sort(r.choice(m, size=few, replace=False))
+    prepare: dict[int, float] = {}
+
+    def one(size: int, cols: np.ndarray | None = None) -> float:
+        idx = np.sort(order[:size])
+        t0 = time.perf_counter()
+        fold = folds_for(X[idx], np.asarray(Y)[idx], protocol="holdout", test_size=0.3,
+                         seed=seed, discretize=disc["discretize"], bins=int(disc["bins"]),
+                         strategy=disc["strategy"])[0]
+        prepare[size] = (time.perf_counter() - t0) / size
+        X_tr, X_te = fold.X_train, fold.X_test
+        if cols is not None:
+            X_tr, X_te = X_tr[:, cols], X_te[:, cols]
+        t0 = time.perf_counter()
+        model = MLkNN(k=min(k, X_tr.shape[0] - 1), neighbours=neighbours).fit(X_tr,
+                                                                             fold.Yb_train)
+        model.predict_proba(X_te)
+        return time.perf_counter() - t0
+
+    n1 = min(n // 2, 500)
+    t1 = one(n1)
+    while t1 < enough and 2 * n1 <= min(most, n // 2):
+        n1 *= 2
+        t1 = one(n1)
+    n2 = min(n, 2 * n1)
+    t2 = one(n2)
+    t_few = one(n1, few_cols) if few < m else t1
+    return ClassifyTimes(rows=(n1, n2), seconds_all=(t1, t2), m=m, few=few,
+                         seconds_few=t_few * t2 / t1 if t1 > 0 else t2,
+                         discretize_per_row=prepare[n2])
+
+
+def _n_splits(settings: Mapping[str, Any]) -> int:
+    protocol = settings["protocol"]
+    return {"repeated": int(settings.get("repeats", 5)), "kfold": int(settings.get("folds", 5)),
+            }.get(protocol, 1)
+
+
+def _split_sizes(n: int, settings: Mapping[str, Any]) -> tuple[int, int]:
+    if settings["protocol"] == "kfold":
+        n_test = math.ceil(n / int(settings["folds"]))
+    else:
+        n_test = math.ceil(float(settings["test_size"]) * n)
+    return n - n_test, n_test
+
+
+def _grid_points(grid: Mapping[str, Sequence]) -> int:
+    return math.prod(len(v) for v in grid.values())
+
+
+def _memory_folds(n: int, m: int, q_bin: int, q: int, n_splits: int, n_train: int) -> int:
+    n_test = n - n_train
+    per = n * m * 8 + n_train * q * 8 + (n_train + n_test) * q_bin * 8
+    return n_splits * per
+
+
+def _memory_classification(n_train: int, n_test: int, q_bin: int, width: int, k: int) -> int:
+    gather = max(n_train, n_test) * k * q_bin * 8  # the neighbours' label rows at once
+    counts = max(n_train, n_test) * q_bin * 8 * 2
+    onehot = n_train * width * 4
+    block = 1024 * n_train * (4 + 2 + 8)  # one block of distances and its sort order
+    return gather + counts + onehot + block
+
+
+def _data_bytes(X, Y) -> int:
+    """The data as the worker holds it (a sparse X is also made dense for the splits)."""
+    if hasattr(X, "toarray"):
+        x = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + X.shape[0] * X.shape[1] * 8
+    else:
+        x = int(getattr(X, "nbytes", 0) or 0)
+    return int(x) + int(np.asarray(Y).nbytes)
+
+
+def _q_bin(Y) -> int:
+    Y = np.asarray(Y)
+    out = 0
+    for j in range(Y.shape[1]):
+        vals = np.unique(Y[:, j])
+        out += 1 if (np.isin(vals, (0, 1)).all() or np.isin(vals, (-1, 1)).all()) else vals.size
+    return out
+
+
+def _discretising(n: int, n_splits: int, times: ClassifyTimes) -> Stage:
+    return Stage("building and discretising the splits", 1,
+                 times.discretize_per_row * n * n_splits)
+
+
+def evaluation_estimate(X, Y, *, settings: Mapping[str, Any], run_seconds: float,
+                        feature_sets: Mapping[str, Sequence[int]], times: ClassifyTimes,
+                        current: int = 0) -> Estimate:
+    """What :func:`run_evaluation` will cost.
+
+    ``run_seconds``: the current Ca-MCF run's seconds on all n rows (a split's selection is
+    assumed to take that × n_train / n). ``feature_sets``: the current run's features after
+    Phases 2, 3, 4 and at the end (``phase2``, ``phase3``, ``phase4``, ``camcf``), standing in
+    for each split's (identical sets, empty ones included, are one classification, as the
+    study counts them). ``current``: the size of the current selection (0: not evaluated).
+    """
+    n, m = X.shape
+    q = np.asarray(Y).shape[1]
+    q_bin = _q_bin(Y)
+    n_splits = _n_splits(settings)
+    n_train, n_test = _split_sizes(n, settings)
+    k = int(settings["k"])
+    select = run_seconds * n_train / n
+    sets = [tuple(range(m))] + [tuple(sorted(int(i) for i in feature_sets.get(p, ())))
+                                for p in (*_PHASES, "camcf")]
+    distinct = [len(s) for s in dict.fromkeys(sets)]  # identical sets: classified once
+    per_split = sum(times.seconds(n_train, n_test, s) for s in distinct)
+    stages = [_discretising(n, n_splits, times),
+              Stage("Ca-MCF selections", n_splits, select),
+              Stage("ML-kNN classifications", n_splits * len(distinct),
+                    per_split / max(1, len(distinct)))]
+    if current:
+        stages.append(Stage("classifications of the current selection", n_splits,
+                            times.seconds(n_train, n_test, current)))
+    memory = {
+        "the splits' codes and labels": _memory_folds(n, m, q_bin, q, n_splits, n_train),
+        "one ML-kNN classification (all features)": _memory_classification(
+            n_train, n_test, q_bin, 2 * m, k),
+        "the worker's copy of the data": _data_bytes(X, Y),
+        "the worker process": WORKER_BASE,
+    }
+    notes = (f"A split's Ca-MCF run is assumed to take the current run's {run_seconds:.1f} s × "
+             f"{n_train:,}/{n:,} rows; ML-kNN was timed on samples of {times.rows[0]:,} and "
+             f"{times.rows[1]:,} rows and extrapolated (the neighbour search grows as n²·log n); "
+             "expect the classification figures within about a factor 2.",
+             "The current run's feature sets after each phase stand in for each split's "
+             "(identical sets are classified once).")
+    return Estimate.of(stages, memory, notes)
+
+
+def sensitivity_estimate(X, Y, *, settings: Mapping[str, Any],
+                         grids: Mapping[str, Mapping[str, Sequence]], run_seconds: float,
+                         n_selected: int, times: ClassifyTimes) -> Estimate:
+    """What :func:`run_sensitivity` will cost: per grid, a Ca-MCF run per point and split
+    (each assumed to cost the current run's time × n_train / n) and a classification of each
+    point's selection (assumed the current selection's size)."""
+    n, m = X.shape
+    q = np.asarray(Y).shape[1]
+    q_bin = _q_bin(Y)
+    n_splits = _n_splits(settings)
+    n_train, n_test = _split_sizes(n, settings)
+    stages = [_discretising(n, n_splits, times)]
+    for name, grid in grids.items():
+        points = _grid_points(grid)
+        stages.append(Stage(f"Ca-MCF selections ({name})", points * n_splits,
+                            run_seconds * n_train / n))
+        stages.append(Stage(f"ML-kNN classifications ({name})", points * n_splits,
+                            times.seconds(n_train, n_test, max(1, n_selected))))
+    memory = {
+        "the splits' codes and labels": _memory_folds(n, m, q_bin, q, n_splits, n_train),
+        "one ML-kNN classification": _memory_classification(
+            n_train, n_test, q_bin, 2 * max(1, n_selected), int(settings["k"])),
+        "the worker's copy of the data": _data_bytes(X, Y),
+        "the worker process": WORKER_BASE,
+    }
+    notes = (f"Each grid point's Ca-MCF run is assumed to take as long as the current run "
+             f"({run_seconds:.1f} s on all rows, × {n_train:,}/{n:,} per split); low "
+             "thresholds keep more candidates and take longer.",)
+    return Estimate.of(stages, memory, notes)
+
+
+def landscape_estimate(X, Y, *, x: str, x_values: Sequence, y: str, y_values: Sequence,
+                       run_seconds: float, metric: str | None, n_selected: int,
+                       times: ClassifyTimes | None) -> Estimate:
+    """What :func:`run_landscape` will cost, in grid points: at most one full Ca-MCF run per
+    point (one per value of the other axis when k2 is an axis: k2 only re-runs Phase 4; points
+    whose k1 keeps the same number of candidates share a run), each assumed to take the current
+    run's time; with a metric, one more unit: a selection on a 70 % training part and a
+    classification per point."""
+    n, m = X.shape
+    cells = len(x_values) * len(y_values)
+    if "k2" in (x, y):
+        full = len(y_values) if x == "k2" else len(x_values)
+        stage = Stage(f"grid points ({full} full Ca-MCF runs, each answering every k2 value)",
+                      cells, run_seconds * full / cells)
+    else:
+        stage = Stage("grid points (a Ca-MCF run each at most; points with the same ⌈k1·n⌉ "
+                      "share one)", cells, run_seconds)
+    stages = [stage]
+    memory = {"the worker's copy of the data": 2 * _data_bytes(X, Y),
+              "the worker process": WORKER_BASE}
+    notes = [f"Each run is assumed to take as long as the current run ({run_seconds:.1f} s)."]
+    if metric is not None:
+        n_train = n - math.ceil(0.3 * n)
+        each = run_seconds * n_train / n
+        if times is not None:
+            each += times.seconds(n_train, n - n_train, max(1, n_selected))
+            memory["one ML-kNN classification"] = _memory_classification(
+                n_train, n - n_train, _q_bin(Y), 2 * max(1, n_selected), 10)
+        stages.append(Stage(f"the metric ({cells} selections on a 70 % training part and "
+                            "classifications)", 1, cells * each))
+        notes.append("The metric part reports no progress until it ends.")
+    return Estimate.of(stages, memory, notes)
+
+
+def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Sequence[str],
+                     settings: Mapping[str, Any], run_seconds: Mapping[str, float],
+                     n_selected: int, times: Mapping[str, ClassifyTimes],
+                     budgets: Mapping[str, float] | None = None) -> Estimate:
+    """What :func:`run_compare` will cost, per data set in turn: the methods' selections on
+    every split (Ca-MCF's from ``run_seconds[data set]`` × n_train / n where known; a baseline's
+    cost is not known before it runs — a short sample would not show how it grows — so its
+    stage has no estimate and the remaining time is estimated from the finished units), then
+    one classification per method and split (ML-kNN timed per data set where ``times`` has it).
+    ``shapes``: ``{data set: (n, m, q_bin)}``."""
+    budgets = dict(budgets or {})
+    stages: list[Stage] = []
+    memory: dict[str, int] = {}
+    notes: list[str] = []
+    n_splits = _n_splits(settings)
+    for name, (n, m, q_bin) in shapes.items():
+        n_train, n_test = _split_sizes(n, settings)
+        secs = run_seconds.get(name)
+        for method in methods:
+            if method == "camcf":
+                stages.append(Stage(f"{name}: Ca-MCF selections", n_splits,
+                                    None if secs is None else secs * n_train / n))
+            elif method in _REFERENCES:
+                stages.append(Stage(f"{name}: {method} (reference) selections", n_splits, 0.0))
+            else:
+                stages.append(Stage(f"{name}: {method} selections", n_splits, None))
+        t = times.get(name)
+        stages.append(Stage(f"{name}: ML-kNN classifications", n_splits * len(methods),
+                            None if t is None else t.seconds(n_train, n_test,
+                                                             max(1, n_selected))))
+        folds = _memory_folds(n, m, q_bin, q_bin, n_splits, n_train)
+        memory[f"{name}: the splits' codes and labels"] = folds
+        memory[f"{name}: one ML-kNN classification"] = _memory_classification(
+            n_train, n_test, q_bin, 2 * max(1, n_selected), int(settings["k"]))
+    # data sets are compared one after another: the peak is the largest one's
+    if memory:
+        by_set: dict[str, int] = {}
+        for key, v in memory.items():
+            by_set[key.split(":")[0]] = by_set.get(key.split(":")[0], 0) + v
+        biggest = max(by_set, key=by_set.get)
+        memory = {k: v for k, v in memory.items() if k.startswith(f"{biggest}:")}
+    memory["the worker process"] = WORKER_BASE
+    unknown = [m for m in methods if m != "camcf" and m not in _REFERENCES]
+    if unknown:
+        notes.append("Baselines are not estimated before they run (their cost grows with the "
+                     "number of labels in ways a short sample does not show); the remaining "
+                     "time is estimated from the finished units.")
+    for method, secs in budgets.items():
+        if method in methods:
+            notes.append(f"{method} stops after {secs:g} s on a split (its time budget); "
+                         "that split is then recorded as failed.")
+    return Estimate.of(stages, memory, notes)

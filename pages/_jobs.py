@@ -1,0 +1,248 @@
+"""Studies as jobs in the app: their cost before they start, progress with a remaining time, a
+Stop button, and nothing left running when their page is left or their session ends.
+
+A study page shows the study's estimate (:func:`show_estimate`), starts it as a job of the
+server's :class:`camcf.jobs.JobRunner` (:func:`start`) and follows it (:func:`follow`): a
+fragment that reruns every :data:`POLL` seconds draws the progress, the remaining time and a Stop
+button, and hands the result to the page once it is there. No Streamlit call happens outside
+the script thread: the job's worker process and its monitor thread only write to the
+:class:`camcf.jobs.Job`, which the fragment reads.
+
+**When nobody watches any more.** Two signals, both from public APIs:
+
+* *the page was left*: ``app.py`` calls :func:`page_shown` with the page it is about to run;
+  this session's jobs started on another page are stopped at once;
+* *the session ended* (tab closed, connection lost): every draw of the fragment touches the
+  job (:meth:`camcf.jobs.Job.touch`); the runner stops a job nobody touched for
+  :data:`HEARTBEAT` seconds (``CAMCF_JOB_HEARTBEAT``, default 120: a browser runs the timers of
+  a hidden tab at most once a minute, and Streamlit itself keeps a disconnected session for 120 s).
+
+**The server-wide limit** is ``[camcf] max_jobs`` in ``.streamlit/secrets.toml``, else the
+environment variable ``CAMCF_MAX_JOBS``, else 1: a job beyond it waits (and says how many are
+ahead of it); beyond ``CAMCF_MAX_PENDING`` waiting jobs a start is refused with a message.
+
+**Short studies** (estimated under :data:`INLINE` seconds, e.g. on the demo) are waited for in
+the click's own run, so their results appear at once, as before; the wait gives up after
+:data:`INLINE_CAP` seconds and the fragment takes over.
+
+Session-state keys (declared here, few, so they can move to ``pages/_state.py``): :data:`JOBS`,
+:data:`MESSAGES`, :data:`PAGE`, :data:`OWNER`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from camcf import jobs, studies
+from camcf.jobs import Estimate, Job, JobRefused, format_bytes, format_seconds
+
+#: this session's jobs: ``{slot: job id}`` (a slot is one study of one page, e.g. "evaluation")
+JOBS = "jobs_running"
+#: the last outcome of each slot to show (stopped, failed, refused): ``{slot: (kind, text)}``
+MESSAGES = "jobs_messages"
+#: the url path of the page this script run draws (written by :func:`page_shown`)
+PAGE = "jobs_page"
+#: a random id of this session (the owner of its jobs)
+OWNER = "jobs_owner"
+
+#: seconds between two draws of a running job
+POLL = 1.0
+#: seconds without a draw after which a job stops (its session ended)
+HEARTBEAT = float(os.environ.get("CAMCF_JOB_HEARTBEAT", "120"))
+#: studies estimated below this many seconds are waited for in the click's run
+INLINE = 8.0
+#: the longest such a wait lasts before the fragment takes over
+INLINE_CAP = 30.0
+
+
+@st.cache_resource(show_spinner=False)
+def _server_runner() -> jobs.JobRunner:
+    """The server's runner, its limit from the secrets or the environment."""
+    limit = None
+    try:
+        if st.secrets.load_if_toml_exists():
+            limit = st.secrets.get("camcf", {}).get("max_jobs")
+    except Exception:  # noqa: BLE001 - an unreadable secrets file: the environment decides
+        limit = None
+    jobs.preload("streamlit")  # each worker re-runs app.py's imports (multiprocessing)
+    runner = jobs.runner(int(limit) if limit is not None else None)
+    runner.warm_up()
+    return runner
+
+
+def runner() -> jobs.JobRunner:
+    return _server_runner()
+
+
+def _owner() -> str:
+    state = st.session_state
+    if OWNER not in state:
+        state[OWNER] = uuid.uuid4().hex
+    return state[OWNER]
+
+
+def _job(slot: str) -> Job | None:
+    job_id = st.session_state.get(JOBS, {}).get(slot)
+    return runner().get(job_id) if job_id else None
+
+
+def page_shown(url_path: str) -> None:
+    """Called by app.py before it runs a page: this session's jobs of other pages stop."""
+    state = st.session_state
+    state[PAGE] = url_path
+    for job_id in list(state.get(JOBS, {}).values()):
+        job = runner().get(job_id)
+        if job is not None and job.tag[0] != url_path and job.state not in jobs.FINISHED:
+            job.stop("stopped because its page was left")
+
+
+# ------------------------------------------------------------------------------------------------
+@st.cache_resource(max_entries=8,
+                   show_spinner="Timing ML-kNN on a sample of the data for the estimate…")
+def _classify_times(fingerprint: str, disc: tuple, k: int, neighbours: str,
+                    _X, _Y) -> studies.ClassifyTimes:
+    return studies.measure_classification(_X, _Y, disc=dict(disc), k=k, neighbours=neighbours)
+
+
+def classify_times(rec, *, k: int, neighbours: str) -> studies.ClassifyTimes:
+    """ML-kNN timed on samples of the run's data (once per data set, discretisation and
+    ML-kNN settings: about a second), for the estimates."""
+    ds = rec.data.dataset
+    return _classify_times(rec.data.fingerprint, tuple(sorted(rec.disc.items())), int(k),
+                           str(neighbours), ds.X, ds.Y)
+
+
+def show_estimate(estimate: Estimate, *, what: str = "This study") -> None:
+    """The study's cost before it starts: one line, and what it assumes in an expander."""
+    st.caption(f"{what} will take {estimate.describe()}.")
+    with st.expander("What the estimate assumes"):
+        for note in estimate.notes:
+            st.markdown(f"- {note}")
+        if estimate.memory_parts:
+            st.markdown("Memory of the worker process, largest parts first:")
+            for name, size in estimate.memory_parts:
+                st.markdown(f"- {name}: {format_bytes(size)}")
+        lim = runner()
+        st.markdown(f"The server runs at most {lim.max_jobs} stud"
+                    f"{'y' if lim.max_jobs == 1 else 'ies'} at a time; a study started "
+                    "beyond that waits for its turn.")
+
+
+def start(slot: str, fn: Callable, kwargs: dict, *, title: str, estimate: Estimate | None,
+          key: Any = None) -> None:
+    """Start ``fn(**kwargs, progress=…)`` as this session's job in ``slot`` (stopping the slot's
+    previous job) and rerun the page. ``key`` comes back with the result (see :func:`follow`).
+    When the server refuses, :func:`follow` shows why."""
+    state = st.session_state
+    old = _job(slot)
+    if old is not None:
+        old.stop("replaced by a new start")
+    state.setdefault(MESSAGES, {}).pop(slot, None)
+    try:
+        job = runner().submit(fn, kwargs=kwargs, title=title, estimate=estimate,
+                              owner=_owner(), tag=(state.get(PAGE), slot, key),
+                              heartbeat=HEARTBEAT)
+    except JobRefused as e:
+        state[MESSAGES][slot] = ("error", f"{title} could not start: {e}")
+        return
+    state.setdefault(JOBS, {})[slot] = job.id
+    st.rerun()  # draw the page again: its start button disabled, the job's progress below
+
+
+def running(slot: str) -> bool:
+    job = _job(slot)
+    return job is not None and job.state not in jobs.FINISHED
+
+
+def follow(slot: str, on_result: Callable[[Any, Any], None]) -> None:
+    """Draw ``slot``'s job: its progress while it runs (polled by a fragment), its outcome when
+    it ends — ``on_result(result, key)`` once for a finished study (``key`` as given to
+    :func:`start`), a message for a stopped or failed one (kept until the slot starts again)."""
+    job = _job(slot)
+    if job is not None:
+        job.touch()
+        status = job.status()
+        est = job.estimate
+        if (not status.finished and est is not None and est.complete
+                and est.seconds < INLINE):
+            status = _wait_inline(job)
+        if status.finished:
+            _finish(slot, job, on_result)
+            st.rerun()  # draw the page again with the outcome (and its start button enabled)
+        _poll(slot, on_result)
+        return
+    kind, text = st.session_state.get(MESSAGES, {}).get(slot, (None, None))
+    if kind == "error":
+        st.error(text, icon=":material/error:")
+    elif kind == "warning":
+        st.warning(text, icon=":material/stop_circle:")
+
+
+def _wait_inline(job: Job) -> jobs.JobStatus:
+    """Wait for a short job in this run, with a progress bar."""
+    bar = st.progress(0.0, text=f"{job.title}: starting")
+    deadline = time.monotonic() + INLINE_CAP
+    status = job.status()
+    while not status.finished and time.monotonic() < deadline:
+        job.touch()
+        bar.progress(status.fraction, text=_line(status))
+        time.sleep(0.1)
+        status = job.status()
+    bar.empty()
+    return status
+
+
+def _finish(slot: str, job: Job, on_result: Callable[[Any, Any], None]) -> None:
+    state = st.session_state
+    status = job.status()
+    state.get(JOBS, {}).pop(slot, None)
+    if status.state == jobs.DONE:
+        state.setdefault(MESSAGES, {}).pop(slot, None)
+        on_result(status.result, job.tag[2])
+    elif status.state == jobs.STOPPED:
+        state.setdefault(MESSAGES, {})[slot] = (
+            "warning", f"{job.title} {status.error}. Nothing of it is shown; press the button "
+                       "again to start it anew.")
+    else:
+        state.setdefault(MESSAGES, {})[slot] = (
+            "error", f"{job.title} failed: {status.error}")
+
+
+def _line(s: jobs.JobStatus) -> str:
+    if s.state == jobs.PENDING:
+        ahead = (s.queue_position or 1) - 1
+        limit = runner().max_jobs
+        return (f"{s.title}: queued — {ahead} stud{'y' if ahead == 1 else 'ies'} ahead of it "
+                f"(the server runs at most {limit} at a time)" if ahead else
+                f"{s.title}: queued — next, when a running study ends (the server runs at most "
+                f"{limit} at a time)")
+    left = "" if s.remaining is None else f", about {format_seconds(s.remaining)} left"
+    steps = f"{s.done}/{s.total} — " if s.total else ""
+    return f"{s.title}: {steps}{s.message} ({format_seconds(s.elapsed)} so far{left})"
+
+
+@st.fragment(run_every=POLL)
+def _poll(slot: str, on_result: Callable[[Any, Any], None]) -> None:
+    job = _job(slot)
+    if job is None:
+        return
+    job.touch()
+    status = job.status()
+    if status.finished:
+        _finish(slot, job, on_result)
+        st.rerun(scope="app")
+    with st.container(border=True):
+        st.progress(status.fraction, text=_line(status))
+        stopping = job.stopping
+        if st.button("Stopping…" if stopping else "Stop", key=f"jobs_stop_{slot}",
+                     icon=":material/stop_circle:", disabled=stopping,
+                     help="Stop this study; nothing of it is kept. A running step that does "
+                          "not stop by itself within a few seconds is ended."):
+            job.stop()
+            st.rerun(scope="fragment")

@@ -1,0 +1,214 @@
+"""camcf.jobs: the job runner (worker processes, stop, the server-wide limit, heartbeats),
+estimates and remaining times. Stopped jobs must leave no process behind (checked with psutil)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from camcf import jobs
+from camcf.jobs import Estimate, JobRefused, JobRunner, Stage, remaining_seconds
+
+sys.path.insert(0, str(Path(__file__).parent))
+import _jobs_helpers as helpers  # noqa: E402
+
+#: seconds a state change may take on a loaded machine (the first job starts the fork server)
+PATIENCE = 120
+
+
+def _until(pred, timeout: float = PATIENCE, every: float = 0.05):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        value = pred()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError("condition not reached in time")
+
+
+def _burns(pid: int) -> bool:
+    """The process used CPU time during the last second (whatever the machine's load)."""
+    p = psutil.Process(pid)
+    before = sum(p.cpu_times()[:2])
+    time.sleep(1.0)
+    return sum(p.cpu_times()[:2]) > before
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+@pytest.fixture(scope="module")
+def runner():
+    r = JobRunner(max_jobs=1, max_pending=1, grace=1.0, poll=0.05)
+    yield r
+    r.stop_all(wait=30)
+
+
+# ---------------------------------------------------------------------------- estimates
+def test_remaining_time_per_stage_corrects_a_wrong_estimate():
+    est = Estimate.of([Stage("selection", 4, 10.0), Stage("classification", 10, 1.0)])
+    assert est.seconds == 50 and est.units == 14 and est.complete
+    assert remaining_seconds(est, [], 0, 14) == 50  # nothing finished: the estimate
+    # two selections took 20 s each (twice the estimate): 2 more at 20 s, then 10 × 1 s as
+    # estimated (a selection's time says nothing about a classification's)
+    assert remaining_seconds(est, [20, 20], 2, 14) == pytest.approx(40 + 10)
+    # selections done; 3 classifications at 0.5 s each: 7 more at 0.5 s
+    assert remaining_seconds(est, [20, 20, 20, 20, 0.5, 0.5, 0.5], 7, 14) == pytest.approx(3.5)
+    # the study reported fewer classifications than planned (identical sets classified once)
+    assert remaining_seconds(est, [20] * 4, 4, 8) == pytest.approx(4 * 1.0)
+    # a larger total is an upper bound the study will shrink: the planned 10 stay
+    assert remaining_seconds(est, [20] * 4, 4, 30) == pytest.approx(10 * 1.0)
+
+
+def test_remaining_time_without_an_estimate_is_the_mean_unit():
+    assert remaining_seconds(None, [], 0, 10) is None
+    assert remaining_seconds(None, [2.0, 4.0], 2, 10) == pytest.approx(8 * 3.0)
+    unknown = Estimate.of([Stage("baseline", 3, None)])
+    assert not unknown.complete and unknown.describe().startswith("at least")
+    assert remaining_seconds(unknown, [5.0], 1, 3) == pytest.approx(10.0)
+    mixed = Estimate.of([Stage("camcf", 2, 1.0), Stage("baseline", 2, None)])
+    assert remaining_seconds(mixed, [], 0, 4) is None  # the unknown stage, nothing to go by
+    assert remaining_seconds(mixed, [3.0], 1, 4) == pytest.approx(3.0 + 2 * 3.0)
+
+
+def test_estimate_describes_time_and_memory():
+    est = Estimate.of([Stage("selections", 5, 60.0)], {"folds": 1_400_000_000, "worker": 2e8},
+                      ["assumed"])
+    text = est.describe()
+    assert text.startswith("about 5 min") and "1.6 GB" in text and "5 selections × 1 min" in text
+    assert est.memory_parts[0] == ("folds", 1_400_000_000)  # largest first
+
+
+# ---------------------------------------------------------------------------- running
+def test_a_job_runs_reports_progress_and_returns_its_result(runner):
+    est = Estimate.of([Stage("units", 4, 0.05)])
+    job = runner.submit(helpers.count, (4, 0.05), title="count", estimate=est, owner="me",
+                        tag=("page", "slot", 7))
+    seen = []
+    while not job.status().finished:
+        s = job.status()
+        seen.append((s.state, s.done))
+        time.sleep(0.01)
+    s = job.wait(PATIENCE)
+    assert s.state == jobs.DONE and s.result["units"] == 4
+    assert (s.done, s.total, s.message) == (4, 4, "unit 4") and s.remaining == 0
+    assert s.elapsed > 0 and s.owner == "me" and s.tag == ("page", "slot", 7)
+    assert s.result["pid"] != os.getpid()  # it ran in a worker process
+    dones = [d for _, d in seen]
+    assert dones == sorted(dones)
+    assert _until(lambda: _gone(s.result["pid"]), 30)
+    assert job in runner.jobs(owner="me") and runner.get(job.id) is job
+
+
+def test_failures_become_messages(runner):
+    s = runner.submit(helpers.fail, title="bad").wait(PATIENCE)
+    assert s.state == jobs.FAILED and s.error_type == "CamcfError"
+    assert s.error.startswith("the labels are all zero") and s.done == 1
+    s = runner.submit(helpers.crash, title="bug").wait(PATIENCE)
+    assert s.state == jobs.FAILED and s.error == "ValueError: an unexpected bug"
+    assert "Traceback" in s.error_type  # the traceback is kept for a log, not shown
+
+
+def test_stop_at_a_unit_boundary(runner):
+    job = runner.submit(helpers.count, (200, 0.05), title="long")
+    _until(lambda: job.status().done >= 2)
+    job.stop()
+    s = job.wait(PATIENCE)
+    assert s.state == jobs.STOPPED and s.error.startswith("stopped by the user after")
+    assert 2 <= s.done < 200
+
+
+def test_stop_ends_a_long_unit_and_every_process_it_started(runner, tmp_path):
+    pid_file = tmp_path / "child.pid"
+    job = runner.submit(helpers.burn, (600, str(pid_file)), title="burn")
+    _until(lambda: pid_file.is_file() and pid_file.read_text())
+    worker, child = job.pid, int(pid_file.read_text())
+    assert psutil.Process(child).ppid() == worker
+    assert _burns(worker)
+    job.stop()
+    s = job.wait(PATIENCE)
+    assert s.state == jobs.STOPPED  # never reached a unit boundary: its worker was ended
+    assert _until(lambda: _gone(worker) and _gone(child), 30)
+    me = psutil.Process(os.getpid())
+    assert not [p for p in me.children(recursive=True) if p.pid in (worker, child)]
+
+
+def test_the_limit_queues_and_refuses(runner):
+    first = runner.submit(helpers.count, (100, 0.05), title="first")
+    _until(lambda: first.status().state == jobs.RUNNING)
+    second = runner.submit(helpers.count, (1, 0.01), title="second")
+    s = second.status()
+    assert s.state == jobs.PENDING and s.queue_position == 1
+    with pytest.raises(JobRefused, match="the server is busy: 1 job"):
+        runner.submit(helpers.count, (1, 0.01), title="third")  # max_pending = 1
+    first.stop()
+    assert second.wait(PATIENCE).state == jobs.DONE
+    assert first.status().state == jobs.STOPPED
+
+
+def test_a_pending_job_can_be_stopped(runner):
+    first = runner.submit(helpers.count, (100, 0.05), title="first")
+    second = runner.submit(helpers.count, (1, 0.01), title="second")
+    second.stop("changed my mind")
+    s = second.wait(PATIENCE)
+    assert s.state == jobs.STOPPED and s.error == "changed my mind before it started"
+    first.stop()
+    first.wait(PATIENCE)
+
+
+def test_a_job_nobody_watches_stops(runner):
+    watched = runner.submit(helpers.count, (6, 0.25), title="watched", heartbeat=1.0)
+    while not watched.status().finished:
+        watched.touch()
+        time.sleep(0.1)
+    assert watched.status().state == jobs.DONE
+    left = runner.submit(helpers.count, (10_000, 0.05), title="left", heartbeat=1.0)
+    _until(lambda: left.status().state == jobs.RUNNING)
+    s = left.wait(PATIENCE)
+    assert s.state == jobs.STOPPED and "nobody watched it for 1 s" in s.error
+
+
+def test_workers_end_when_their_server_dies(tmp_path):
+    script = tmp_path / "server.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        import _jobs_helpers as helpers
+        from camcf.jobs import JobRunner
+
+        if __name__ == "__main__":
+            job = JobRunner().submit(helpers.burn, (600,))
+            while job.pid is None or job.status().state != "running":
+                time.sleep(0.05)
+            print(job.pid, flush=True)
+            time.sleep(600)
+    """))
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(proc.stdout.readline())
+        assert psutil.pid_exists(worker)
+    finally:
+        proc.kill()  # the server dies without cleaning up
+        proc.wait()
+    assert _until(lambda: _gone(worker), 60)
+
+
+def test_settings_from_the_environment(monkeypatch):
+    monkeypatch.setenv("CAMCF_MAX_JOBS", "3")
+    assert jobs.max_jobs_setting() == 3 and JobRunner().max_jobs == 3
+    monkeypatch.setenv("CAMCF_MAX_JOBS", "many")
+    with pytest.raises(jobs.CamcfError, match="CAMCF_MAX_JOBS='many' is not a whole number"):
+        jobs.max_jobs_setting()
+    monkeypatch.delenv("CAMCF_MAX_JOBS")
+    assert jobs.max_jobs_setting() == 1

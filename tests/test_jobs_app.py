@@ -1,0 +1,163 @@
+"""Studies as jobs in the app (AppTest): the estimate before a study starts, progress and a Stop
+button while it runs, its result, a stop when its page is left, and the server-wide limit
+between two sessions. The demo is loaded at 20,000 rows so that a study lasts long enough to be
+stopped; ``pages._jobs.INLINE = 0`` makes even a short study use the polled path a long one
+uses in a browser."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+sys.path.insert(0, str(ROOT))
+
+from camcf import jobs  # noqa: E402
+from pages import _jobs as jobs_ui  # noqa: E402
+
+PATIENCE = 240
+
+
+@pytest.fixture(autouse=True)
+def polled(monkeypatch):
+    monkeypatch.setattr(jobs_ui, "INLINE", 0.0)
+    yield
+    jobs_ui.runner().stop_all(wait=60)
+
+
+def _app(n: int | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=PATIENCE)
+    at.run()
+    if n is not None:
+        at.number_input(key="demo_n").set_value(n)
+        at.button(key="load_demo").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _goto(at: AppTest, page: str) -> AppTest:
+    at.switch_page(page)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _job(at: AppTest, slot: str) -> jobs.Job:
+    return jobs_ui.runner().get(at.session_state[jobs_ui.JOBS][slot])
+
+
+def _rerun_until(at: AppTest, pred, timeout: float = PATIENCE) -> AppTest:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        if pred(at):
+            return at
+        time.sleep(0.3)
+    raise AssertionError("the page never showed what was expected")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def test_estimate_then_progress_stop_and_result():
+    at = _goto(_app(20_000), "pages/evaluation.py")
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("The evaluation will take about ") and "of memory" in c
+               for c in captions), captions
+    assert any("The server runs at most" in m.value for m in at.markdown)
+    assert any("the splits' codes and labels" in m.value for m in at.markdown)
+    at.number_input(key="ev_repeats").set_value(20).run()
+    at.button(key="ev_run").click().run()
+    job = _job(at, "evaluation")
+    assert job.state in (jobs.PENDING, jobs.RUNNING)
+    texts = [p.proto.text for p in at.get("progress")]
+    assert any(t.startswith("The evaluation: ") for t in texts), texts
+    at.run()
+    assert at.button(key="ev_run").disabled  # one at a time per page
+    _rerun_until(at, lambda a: job.pid is not None and job.status().done >= 1)
+    worker = job.pid
+    at.button(key="jobs_stop_evaluation").click().run()
+    _rerun_until(at, lambda a: any("stopped by the user" in w.value for w in a.warning))
+    assert job.status().state == jobs.STOPPED and _gone(worker)
+    assert not at.dataframe  # nothing of a stopped study is shown
+    # start again with fewer repeats and let it finish: the results appear
+    at.number_input(key="ev_repeats").set_value(2).run()
+    at.button(key="ev_run").click().run()
+    _rerun_until(at, lambda a: len(a.dataframe) >= 2)
+    assert not at.warning or not any("stopped" in w.value for w in at.warning)
+    assert at.session_state["eval_key"][0] == "eval"
+
+
+def test_leaving_the_page_stops_its_study():
+    at = _goto(_app(20_000), "pages/landscape.py")
+    assert any(c.value.startswith("The landscape will take about ") for c in at.caption)
+    at.number_input(key="ls_delta1_steps").set_value(12).run()
+    at.number_input(key="ls_k1_steps").set_value(12).run()
+    at.button(key="ls_go").click().run()
+    job = _job(at, "landscape")
+    _rerun_until(at, lambda a: job.status().state == jobs.RUNNING and job.pid is not None)
+    worker = job.pid
+    _goto(at, "pages/overview.py")
+    s = job.wait(PATIENCE)
+    assert s.state == jobs.STOPPED and "its page was left" in s.error
+    assert _gone(worker)
+
+
+def test_a_second_session_queues_or_is_refused():
+    runner = jobs_ui.runner()
+    first = _goto(_app(20_000), "pages/evaluation.py")
+    first.number_input(key="ev_repeats").set_value(20).run()
+    first.button(key="ev_run").click().run()
+    job = _job(first, "evaluation")
+    _rerun_until(first, lambda a: job.status().state == jobs.RUNNING)
+    second = _goto(_app(), "pages/compare.py")
+    second.multiselect(key="cmp_methods").set_value(["camcf", "all"])
+    second.button(key="cmp_run").click().run()
+    texts = [p.proto.text for p in second.get("progress")]
+    assert any("queued" in t and "at most 1 at a time" in t for t in texts), texts
+    queued = _job(second, "compare")
+    assert queued.status().queue_position == 1
+    old = runner.max_pending
+    runner.max_pending = 0
+    try:
+        third = _goto(_app(), "pages/landscape.py")
+        third.button(key="ls_go").click().run()
+        assert any("could not start: the server is busy" in e.value for e in third.error)
+    finally:
+        runner.max_pending = old
+    job.stop()
+    _rerun_until(second, lambda a: len(a.dataframe) >= 1)  # its turn came; it finished
+
+
+def test_a_study_of_a_session_that_ended_stops(monkeypatch):
+    monkeypatch.setattr(jobs_ui, "HEARTBEAT", 3.0)
+    at = _goto(_app(20_000), "pages/evaluation.py")
+    at.number_input(key="ev_repeats").set_value(20).run()
+    at.button(key="ev_run").click().run()
+    job = _job(at, "evaluation")
+    del at  # the session is gone: nothing draws the job any more
+    s = job.wait(PATIENCE)
+    assert s.state == jobs.STOPPED and "nobody watched it for 3 s" in s.error
+    assert "its page was left or its session ended" in s.error
+
+
+def test_compare_shows_an_estimate_that_leaves_baselines_open():
+    at = _goto(_app(), "pages/compare.py")
+    at.multiselect(key="cmp_methods").set_value(["camcf", "all", "mi-mcf"]).run()
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("The comparison will take at least ") for c in captions), captions
+    md = " ".join(m.value for m in at.markdown)
+    assert "Baselines are not estimated" in md and "mi-mcf stops after 600 s" in md

@@ -1,0 +1,176 @@
+"""Studies as jobs in a real browser (Chromium via Playwright): a long study shows its estimate,
+its progress and a Stop button; Stop ends it and, checked with psutil, the server's process tree
+goes back to idle with no worker left; a study whose page is left stops at once, and one whose
+tab is closed stops after the heartbeat (set to 10 s for this server).
+
+The data: the built-in demo drawn at 20,000 rows (from the link ``?data=demo&n=20000``), and an
+evaluation with 20 repeats, which takes well over ten seconds.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_browser import CHROME_ARGS, CHROMIUM, SHOTS, start_app, wait_idle  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+
+def _tree(pid: int) -> tuple[list[psutil.Process], list[psutil.Process]]:
+    """(the server and its helpers, the job workers): workers are the fork server's children."""
+    server = psutil.Process(pid)
+    helpers, workers = [server], []
+    for p in server.children(recursive=True):
+        try:
+            parent = " ".join(p.parent().cmdline())
+        except psutil.Error:
+            continue
+        if "multiprocessing.forkserver" in parent and p.ppid() != pid:
+            workers.append(p)
+        else:
+            helpers.append(p)
+    return helpers, workers
+
+
+def _cpu_seconds(procs: list[psutil.Process]) -> float:
+    total = 0.0
+    for p in procs:
+        try:
+            t = p.cpu_times()
+            total += t.user + t.system
+        except psutil.Error:
+            pass
+    return total
+
+
+def _until(pred, timeout: float = 120.0):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        value = pred()
+        if value:
+            return value
+        time.sleep(0.25)
+    raise AssertionError("condition not reached in time")
+
+
+@pytest.fixture(scope="module")
+def app():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed")
+    proc, url = start_app({"CAMCF_JOB_HEARTBEAT": "10"})
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+            ctx = browser.new_context(viewport={"width": 1440, "height": 1800})
+            page = _session(ctx, url)
+            yield page, proc, ctx, url
+            browser.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except Exception:  # noqa: BLE001
+            proc.kill()
+
+
+def _session(ctx, url: str):
+    """A new tab (a new session) with the demo at 20,000 rows, run."""
+    page = ctx.new_page()
+    page.set_default_timeout(180_000)
+    page.goto(f"{url}/?data=demo&n=20000")
+    wait_idle(page, 180_000)
+    page.get_by_role("button", name="Run", exact=True).click()
+    wait_idle(page, 180_000)
+    side = page.locator('[data-testid="stSidebar"]')
+    side.get_by_text("results are stale").wait_for(state="detached")
+    return page
+
+
+def _open_evaluation(page) -> None:
+    side = page.locator('[data-testid="stSidebar"]')
+    side.locator('[data-testid="stSidebarNav"]').get_by_text("Evaluation").click()
+    wait_idle(page, 180_000)
+    box = page.locator('[data-testid="stNumberInput"]').filter(has_text="Repeats")
+    box.locator("input").fill("20")
+    page.keyboard.press("Enter")
+    wait_idle(page, 180_000)
+
+
+def _start(page, proc) -> psutil.Process:
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text("The evaluation will take about").wait_for()
+    page.get_by_role("button", name="Evaluate", exact=True).click()
+    page.get_by_role("button", name="Stop").wait_for()
+
+    def lasting():  # the job's worker (not the fork server's warm-up process, which ends)
+        for w in _tree(proc.pid)[1]:
+            if time.time() - w.create_time() > 1.0 and w.status() != psutil.STATUS_ZOMBIE:
+                return w
+        return None
+
+    return _until(lasting)
+
+
+def test_stop_ends_the_study_and_the_server_goes_idle(app):
+    page, proc, _, _ = app
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    _open_evaluation(page)
+    worker = _start(page, proc)
+    before = _cpu_seconds([worker])
+    time.sleep(2.0)
+    assert _cpu_seconds([worker]) > before  # the worker computes
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text("The evaluation: ").first.wait_for()
+    page.screenshot(path=str(SHOTS / "job-running.png"), full_page=False)
+    page.get_by_role("button", name="Stop").click()
+    main.get_by_text("stopped by the user").wait_for()
+    page.screenshot(path=str(SHOTS / "job-stopped.png"), full_page=False)
+    _until(lambda: not psutil.pid_exists(worker.pid) or worker.status() == psutil.STATUS_ZOMBIE,
+           30)
+    _until(lambda: _tree(proc.pid)[1] == [], 60)
+    helpers = _tree(proc.pid)[0]
+    time.sleep(2.0)  # the page's last reruns settle
+    before = _cpu_seconds(helpers)
+    time.sleep(4.0)
+    used = _cpu_seconds(_tree(proc.pid)[0]) - before
+    assert used < 0.8, f"the server used {used:.2f} s of CPU in 4 s after the stop"
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_leaving_the_page_stops_its_study(app):
+    page, proc, _, _ = app
+    _open_evaluation(page)
+    worker = _start(page, proc)
+    side = page.locator('[data-testid="stSidebar"]')
+    side.locator('[data-testid="stSidebarNav"]').get_by_text("Overview").click()
+    wait_idle(page, 180_000)
+    _until(lambda: not psutil.pid_exists(worker.pid) or worker.status() == psutil.STATUS_ZOMBIE,
+           30)
+    _until(lambda: _tree(proc.pid)[1] == [], 60)
+    side.locator('[data-testid="stSidebarNav"]').get_by_text("Evaluation").click()
+    wait_idle(page, 180_000)
+    page.locator('[data-testid="stMain"]').get_by_text("its page was left").wait_for()
+    page.screenshot(path=str(SHOTS / "job-page-left.png"), full_page=False)
+
+
+def test_closing_the_tab_stops_its_study(app):
+    """The session ends with its tab: nothing draws the job any more, and after the heartbeat
+    (10 s for this server; 120 s by default) the job stops and its worker is gone."""
+    _, proc, ctx, url = app
+    page = _session(ctx, url)
+    _open_evaluation(page)
+    worker = _start(page, proc)
+    page.close()
+    _until(lambda: not psutil.pid_exists(worker.pid) or worker.status() == psutil.STATUS_ZOMBIE,
+           90)
+    _until(lambda: _tree(proc.pid)[1] == [], 60)  # no worker of any job survives

@@ -1,0 +1,127 @@
+"""camcf.studies: the app's studies run as plain functions (what a worker runs) and their
+estimates before they start."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from camcf import studies
+from camcf.datasets import make_causal_multilabel
+from camcf.jobs import Cancelled, StopToken, stoppable
+
+DISC = {"discretize": "auto", "bins": 3, "strategy": "uniform"}
+SETTINGS = {"protocol": "repeated", "repeats": 2, "folds": 5, "test_size": 0.3, "seed": 0,
+            "k": 10, "neighbours": "strict"}
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return make_causal_multilabel(300, seed=0).dataset
+
+
+def _recorder():
+    calls = []
+    return calls, lambda d, t, m: calls.append((d, t, m))
+
+
+def test_evaluation_study_reports_every_unit(demo):
+    calls, progress = _recorder()
+    out = studies.run_evaluation(demo.X, demo.Y, disc=DISC, params={}, settings=SETTINGS,
+                                 current=(0, 1, 2), progress=progress)
+    sets = set(out["frame"]["feature_set"])
+    assert {"all", "phase2", "phase3", "phase4", "camcf", "current"} <= sets
+    assert out["n_splits"] == 2 and len(out["cache"]) > 0
+    dones = [d for d, _, _ in calls]
+    assert dones == sorted(dones) and calls[-1][0] == calls[-1][1]  # ends at total
+    assert calls[0][2].startswith("discretising")
+    assert any(m.startswith("current selection: ") for _, _, m in calls)
+
+
+def test_a_cancelled_study_raises_at_a_unit_boundary(demo):
+    token = StopToken()
+
+    def progress(d, t, m):
+        if d >= 1:
+            token.stop()
+
+    with pytest.raises(Cancelled, match="stopped by the user after 1 of"):
+        studies.run_evaluation(demo.X, demo.Y, disc=DISC, params={}, settings=SETTINGS,
+                               progress=stoppable(progress, token))
+
+
+def test_sensitivity_study_counts_both_grids(demo):
+    calls, progress = _recorder()
+    grids = {"a": {"delta1": [0.02, 0.05]}, "b": {"k2": [0.5, 1.0]}}
+    out = studies.run_sensitivity(demo.X, demo.Y, disc=DISC, params={}, settings=SETTINGS,
+                                  grids=grids, progress=progress)
+    assert set(out["a"]["delta1"]) == {0.02, 0.05} and set(out["b"]["k2"]) == {0.5, 1.0}
+    dones = [d for d, _, _ in calls]
+    assert dones == sorted(dones) and calls[-1][0] == calls[-1][1]
+    assert any(m.startswith("grid b: ") for _, _, m in calls)
+    totals = [t for d, t, m in calls if m.startswith("grid a: ")]
+    assert totals and totals[0] > max(d for d, _, m in calls if m.startswith("grid a: "))
+
+
+def test_landscape_and_compare_studies(demo):
+    L = studies.run_landscape(demo, x="delta1", x_values=(0.02, 0.05), y="k1",
+                              y_values=(0.5, 1.0), params={}, disc=DISC)
+    assert L.counts.shape == (2, 2)
+    out = studies.run_compare({"demo": (demo.X, demo.Y)}, methods=["camcf", "all", "mi-mcf"],
+                              ca_params={}, settings={**SETTINGS, "n_features": "match"},
+                              disc=DISC, budgets={"mi-mcf": 1e-9})
+    cmp = out["comparisons"]["demo"]
+    assert out["used"]["mi-mcf"].max_seconds == 1e-9
+    assert len(cmp.failures["mi-mcf"]) == 2  # over budget on both splits, recorded as failed
+
+
+def test_classification_times_are_measured_and_extrapolated(demo):
+    t = studies.measure_classification(demo.X, demo.Y, disc=DISC, few=5, enough=1e9, most=200)
+    assert t.rows == (150, 300) and (t.m, t.few) == (demo.n_features, 5)
+    assert min(t.seconds_all) > 0 and t.seconds_few > 0
+    # the model passes through both measured points and grows faster than n beyond them
+    model = studies.ClassifyTimes(rows=(1000, 2000), seconds_all=(1.0, 3.0), m=100, few=10,
+                                  seconds_few=1.5)
+    assert model.seconds(700, 300, 100) == pytest.approx(1.0)
+    assert model.seconds(1400, 600, 100) == pytest.approx(3.0)
+    assert model.seconds(2800, 1200, 100) > 2 * 3.0
+    assert model.seconds(1400, 600, 10) == pytest.approx(1.5)  # few features: their share
+    assert model.seconds(1400, 600, 55) == pytest.approx(2.25)
+    assert model.seconds(1400, 600, 0) == 0
+
+
+def test_evaluation_estimate_names_what_dominates_memory():
+    n, m, q = 16105, 500, 983  # delicious
+    X = np.zeros((n, m))
+    Y = np.zeros((n, q), dtype=np.int64)
+    Y[0] = 1
+    times = studies.ClassifyTimes(rows=(1000, 2000), seconds_all=(0.3, 0.8), m=m, few=20,
+                                  seconds_few=0.3)
+    est = studies.evaluation_estimate(
+        X, Y, settings={**SETTINGS, "repeats": 5}, run_seconds=30.0,
+        feature_sets={"phase2": range(300), "phase3": range(120), "phase4": range(40),
+                      "camcf": range(40)}, times=times, current=40)
+    names = [s.name for s in est.stages]
+    assert names == ["building and discretising the splits", "Ca-MCF selections",
+                     "ML-kNN classifications",
+                     "classifications of the current selection"]
+    assert [s.units for s in est.stages] == [1, 5, 5 * 4, 5]  # phase4 = camcf: classified once
+    assert est.stages[1].seconds_each == pytest.approx(30.0 * 11273 / 16105)
+    parts = dict(est.memory_parts)
+    assert est.memory_parts[0][0] == "the splits' codes and labels"
+    assert 1.3e9 < parts["the splits' codes and labels"] < 1.6e9
+    assert 0.9e9 < parts["one ML-kNN classification (all features)"] < 1.4e9
+    assert 2.5e9 < est.memory_bytes < 4.5e9
+
+
+def test_compare_estimate_leaves_baselines_open():
+    times = studies.ClassifyTimes((1000, 2000), (0.1, 0.2), 50, 10, 0.1)
+    est = studies.compare_estimate({"d": (2000, 50, 6)}, methods=["camcf", "all", "mi-mcf"],
+                                   settings={**SETTINGS, "n_features": "match"},
+                                   run_seconds={"d": 2.0}, n_selected=10, times={"d": times},
+                                   budgets={"mi-mcf": 600})
+    by = {s.name: s for s in est.stages}
+    assert by["d: Ca-MCF selections"].seconds_each == pytest.approx(2.0 * 1400 / 2000)
+    assert by["d: all (reference) selections"].seconds_each == 0
+    assert by["d: mi-mcf selections"].seconds_each is None and not est.complete
+    assert any("mi-mcf stops after 600 s" in n for n in est.notes)
