@@ -101,7 +101,8 @@ def start_app(env: dict | None = None, port: int | None = None, log: Path | None
     streamlit = Path(sys.executable).with_name("streamlit")
     cmd = [str(streamlit) if streamlit.exists() else "streamlit", "run", "app.py",
            "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port",
-           str(port), "--browser.gatherUsageStats", "false"]
+           str(port), "--browser.gatherUsageStats", "false",
+           "--server.fileWatcherType", "none"]
     out = open(log, "w") if log is not None else subprocess.DEVNULL  # noqa: SIM115
     proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, **(env or {})},
                             stdout=out, stderr=subprocess.STDOUT)
