@@ -122,8 +122,8 @@ with left:
                "conditioning set" + (" — too large to draw" if len(cond) > 12 else "") + ").")
 with right:
     st.markdown("**This decision**" if expl is not None else "**These decisions**")
-    if expl is not None:
-        st.dataframe(expl.table(), hide_index=True, width="stretch")
+    if expl is not None:  # a static table: its cells wrap (a data grid cuts the value off)
+        st.table(expl.table(), hide_index=True)
     else:
         st.dataframe({"": ["steps", "decisions", "tests", "changed a set"],
                       "value": [", ".join(dict.fromkeys(rows["step"])),

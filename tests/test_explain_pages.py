@@ -42,7 +42,7 @@ def sentence(at) -> str:
 
 
 def decision_table(at) -> dict:
-    for d in at.dataframe:
+    for d in [*at.dataframe, *at.table]:
         v = d.value
         if "" in v.columns and "decided about" in set(v[""]):
             return dict(zip(v[""], v["value"], strict=True))
