@@ -1,5 +1,5 @@
 """Shared test fixtures: where the real data sets live, the demo, the app through AppTest, and
-the app in a real browser (one Chromium per test session, one server per browser module).
+the app in a real browser (one Chromium and one app server per test session).
 
 The plain helpers these fixtures use (and tests call) are in ``tests/support.py``.
 """
@@ -11,6 +11,23 @@ import sys
 from pathlib import Path
 
 import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--run-slow", action="store_true", default=False,
+                     help="also run the tests marked slow (a whole real data set in the app)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``slow`` run only with ``--run-slow`` (or ``-m slow``): the suite must stay
+    well under 5 minutes, and they load a whole real data set into the app."""
+    expr = config.getoption("markexpr") or ""
+    if config.getoption("--run-slow") or ("slow" in expr and "not slow" not in expr):
+        return
+    skip = pytest.mark.skip(reason="slow (a whole real data set): run with --run-slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # app.py and pages/ import as Streamlit imports them
@@ -94,9 +111,11 @@ def chromium():
         browser.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(chromium):
-    """One ``streamlit run app.py`` per browser module: its base url."""
+    """One ``streamlit run app.py`` for every browser test of the session: its base url. Each
+    test opens its own page (a new browser context is a new Streamlit session); a test that
+    needs a fresh server process starts its own with ``support.start_app()``."""
     from support import start_app, stop_app
 
     proc, url = start_app()

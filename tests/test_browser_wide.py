@@ -27,7 +27,7 @@ from _readable import (
     noise_arff,
     settle,
 )
-from support import graph_node_ids, open_page, set_number, start_app, stop_app, wait_idle
+from support import graph_node_ids, open_page, set_number, wait_idle
 
 from camcf.datasets import make_wide
 
@@ -108,10 +108,11 @@ def upload_mat(page, path: Path, choose: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def wide_page(tmp_path_factory, chromium):
+def wide_page(tmp_path_factory, chromium, server):
+    """A session of its own on the session's server: the uploaded data live in it only."""
     path = write_wide_mat(tmp_path_factory.mktemp("wide") / "wide-split.mat")
     SHOTS.mkdir(parents=True, exist_ok=True)
-    proc, url = start_app()
+    url = server
     ctx = chromium.new_context(viewport={"width": 1440, "height": 1600})
     try:
         page = ctx.new_page()
@@ -122,7 +123,6 @@ def wide_page(tmp_path_factory, chromium):
         yield page, url
     finally:
         ctx.close()
-        stop_app(proc)
 
 
 def test_the_chosen_pair_loads_and_runs(wide_page):

@@ -17,7 +17,7 @@ import psutil
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_browser import CHROME_ARGS, CHROMIUM, SHOTS, start_app, wait_idle  # noqa: E402
+from support import SHOTS, start_app, wait_idle  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -60,22 +60,15 @@ def _until(pred, timeout: float = 120.0):
 
 
 @pytest.fixture(scope="module")
-def app():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not found (apt-get install -y chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright is not installed")
+def app(chromium):
+    """A server of its own (heartbeat 10 s) and a context of the session's Chromium."""
     proc, url = start_app({"CAMCF_JOB_HEARTBEAT": "10"})
+    ctx = chromium.new_context(viewport={"width": 1440, "height": 1800})
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
-            ctx = browser.new_context(viewport={"width": 1440, "height": 1800})
-            page = _session(ctx, url)
-            yield page, proc, ctx, url
-            browser.close()
+        page = _session(ctx, url)
+        yield page, proc, ctx, url
     finally:
+        ctx.close()
         proc.terminate()
         try:
             proc.wait(timeout=10)
