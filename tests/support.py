@@ -137,7 +137,7 @@ def wait_idle(page, timeout: float = 90_000) -> None:
                            timeout=timeout)
 
 
-def settle(page, timeout: float = 60_000) -> None:
+def settle(page, timeout: float = 90_000) -> None:
     """Wait for the script, a moment for the page to draw, and the script again."""
     wait_idle(page, timeout)
     page.wait_for_timeout(400)
