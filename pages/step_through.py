@@ -8,6 +8,8 @@ user's file: they are HTML-escaped before ``st.html``.
 """
 
 import html
+import re
+import string
 
 import streamlit as st
 
@@ -23,6 +25,15 @@ from pages._common import (
     show_graph,
     trace_frame,
 )
+
+_PUNCT = re.compile("([" + re.escape(string.punctuation) + "])")
+
+
+def _literal(text: str) -> str:
+    """``text`` shown as written in a cell of ``st.table`` (which reads cells as Markdown: a
+    leading "> δ2" would become a quote and lose its ">", a name with "_" italics)."""
+    return _PUNCT.sub(r"\\\1", str(text))
+
 
 PHASES = {1: "1 · skeleton", 2: "2 · PC/spouses", 3: "3 · recovery", 4: "4 · pruning"}
 
@@ -123,7 +134,8 @@ with left:
 with right:
     st.markdown("**This decision**" if expl is not None else "**These decisions**")
     if expl is not None:  # a static table: its cells wrap (a data grid cuts the value off)
-        st.table(expl.table(), hide_index=True)
+        st.table({k: [_literal(v) for v in col] for k, col in expl.table().items()},
+                 hide_index=True)
     else:
         st.dataframe({"": ["steps", "decisions", "tests", "changed a set"],
                       "value": [", ".join(dict.fromkeys(rows["step"])),

@@ -67,6 +67,8 @@ def test_every_page_draws(browser_app):
             assert ids, f"no node drawn on {path or 'overview'}"
         else:
             page.wait_for_timeout(400)  # let plotly finish drawing before the screenshot
+        if path == "step_through":
+            _decision_table_is_whole(page)
         page.screenshot(path=str(SHOTS / f"{path or 'overview'}.png"), full_page=True)
     # a page's own URL (a new session); its local graph of the default target holds its PC
     # members and the target itself
@@ -77,6 +79,21 @@ def test_every_page_draws(browser_app):
     assert any(i.startswith("f") for i in ids)  # features
     assert not outside, f"requests left localhost: {outside[:5]}"
     assert not [f for f in failed if "127.0.0.1" not in f], failed
+
+
+def _decision_table_is_whole(page) -> None:
+    """Step through's "This decision" table says what the sentence says, whole: no cell cut
+    off (a data grid cut the value mid-number) and no sign lost to Markdown (a leading "> δ2"
+    became a quote without its ">")."""
+    sentence = page.locator('[data-testid="camcf-sentence"]').first.inner_text()
+    table = page.locator('[data-testid="stTable"]').filter(has_text="decided about").first
+    rows = table.evaluate("""(t) => [...t.querySelectorAll('tbody tr')].map(
+        r => [...r.querySelectorAll('th, td')].map(c => [c.innerText.trim(),
+                                                      c.scrollWidth > c.clientWidth + 1]))""")
+    cells = {r[0][0]: r[-1][0] for r in rows}
+    assert not [r for r in rows if any(cut for _, cut in r)], rows
+    assert cells["value"] in sentence, (cells, sentence)
+    assert cells["compared with"][0] in "<>≤≥" and cells["compared with"] in sentence, cells
 
 
 def test_slider_and_run_change_the_result(browser_app):
