@@ -22,6 +22,7 @@ PAGES = [  # url path, navigation title, a text the page shows, graphs expected
     ("what_changed", "What changed", "What changed", 0),
     ("landscape", "Threshold landscape", "Threshold landscape", 0),
     ("evaluation", "Evaluation", "Evaluation", 0),
+    ("compare", "Compare methods", "Compare methods", 0),
     ("export", "Export", "Export", 0),
 ]
 
