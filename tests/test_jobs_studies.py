@@ -11,7 +11,7 @@ from camcf.datasets import make_causal_multilabel
 from camcf.jobs import Cancelled, StopToken, stoppable
 
 DISC = {"discretize": "auto", "bins": 3, "strategy": "uniform"}
-SETTINGS = {"protocol": "repeated", "repeats": 2, "folds": 5, "test_size": 0.3, "seed": 0,
+SETTINGS = {"protocol": "repeated", "n_repeats": 2, "n_folds": 5, "test_size": 0.3, "seed": 0,
             "k": 10, "neighbours": "strict"}
 
 
@@ -98,7 +98,7 @@ def test_evaluation_estimate_names_what_dominates_memory():
     times = studies.ClassifyTimes(rows=(1000, 2000), seconds_all=(0.3, 0.8), m=m, few=20,
                                   seconds_few=0.3)
     est = studies.evaluation_estimate(
-        X, Y, settings={**SETTINGS, "repeats": 5}, run_seconds=30.0,
+        X, Y, settings={**SETTINGS, "n_repeats": 5}, run_seconds=30.0,
         feature_sets={"phase2": range(300), "phase3": range(120), "phase4": range(40),
                       "camcf": range(40)}, times=times, current=40)
     names = [s.name for s in est.stages]
