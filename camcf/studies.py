@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from .evaluation.settings import KNN_DEFAULTS
 from .jobs import Estimate, Progress, Stage
 
 __all__ = [
@@ -301,9 +302,10 @@ class ClassifyTimes:
         return t
 
 
-def measure_classification(X, Y, *, disc: Mapping[str, Any], k: int = 10,
-                           neighbours: str = "strict", few: int = 20, enough: float = 0.25,
-                           most: int = PROBE_ROWS, seed: int = 0) -> ClassifyTimes:
+def measure_classification(X, Y, *, disc: Mapping[str, Any], k: int = KNN_DEFAULTS["k"],
+                           neighbours: str = KNN_DEFAULTS["neighbours"], few: int = 20,
+                           enough: float = 0.25, most: int = PROBE_ROWS,
+                           seed: int = 0) -> ClassifyTimes:
     """Time a hold-out split of a seeded sample (built and discretised as a study builds its
     splits) and ML-kNN on it (fit on its 70 %, predict its 30 %): on samples of doubling size
     from 500 rows until the classification takes ``enough`` seconds or the sample has ``most``
@@ -483,7 +485,7 @@ def landscape_estimate(X, Y, *, x: str, x_values: Sequence, y: str, y_values: Se
     point (one per value of the other axis when k2 is an axis: k2 only re-runs Phase 4; points
     whose k1 keeps the same number of candidates share a run), each assumed to take the current
     run's time; with a metric, one more unit: a selection on a 70 % training part and a
-    classification per point."""
+    classification per point (ML-kNN with its declared defaults, as the landscape runs it)."""
     n, m = X.shape
     cells = len(x_values) * len(y_values)
     if "k2" in (x, y):
@@ -503,7 +505,7 @@ def landscape_estimate(X, Y, *, x: str, x_values: Sequence, y: str, y_values: Se
         if times is not None:
             each += times.seconds(n_train, n - n_train, max(1, n_selected))
             memory["one ML-kNN classification"] = _memory_classification(
-                n_train, n - n_train, _q_bin(Y), 2 * max(1, n_selected), 10)
+                n_train, n - n_train, _q_bin(Y), 2 * max(1, n_selected), KNN_DEFAULTS["k"])
         stages.append(Stage(f"the metric ({cells} selections on a 70 % training part and "
                             "classifications)", 1, cells * each))
         notes.append("The metric part reports no progress until it ends.")
