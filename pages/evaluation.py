@@ -27,12 +27,12 @@ arrives. The ML-kNN cache of both studies goes to the job and comes back filled.
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import streamlit as st
 
 from camcf import studies
+from camcf.algorithm_params import by_name
+from camcf.errors import ParameterError
 from camcf.evaluation import (
     KNN_PARAMS,
     METRICS,
@@ -82,16 +82,22 @@ def _download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
                        on_click="ignore", icon=":material/download:")
 
 
-def _floats(text: str, lo: float, hi: float, name: str) -> list[float]:
+def _floats(text: str, name: str) -> list[float]:
+    """The grid values of Ca-MCF parameter ``name`` typed as ``text``, each checked against its
+    declaration (:data:`camcf.algorithm_params.ALGORITHM_PARAMS`)."""
+    decl = by_name()[name]
     try:
         values = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
     except ValueError:
-        raise ValueError(f"{name}: give numbers separated by commas, e.g. 0.01, 0.05") from None
+        raise ValueError(f"{decl.label}: give numbers separated by commas, e.g. 0.01, 0.05"
+                         ) from None
     if not values:
-        raise ValueError(f"{name}: give at least one value")
-    bad = [v for v in values if not lo <= v <= hi or math.isnan(v)]
-    if bad:
-        raise ValueError(f"{name}: {bad[0]:g} is outside [{lo:g}, {hi:g}]")
+        raise ValueError(f"{decl.label}: give at least one value")
+    for v in values:
+        try:
+            decl.validate(v)
+        except ParameterError as e:
+            raise ValueError(f"{decl.label}: {v:g} is outside {e.allowed}") from None
     return sorted(set(values))
 
 
@@ -237,10 +243,8 @@ k2_text = c2.text_input("k2 values", "0.3, 0.6, 1.0", key="sens_k2")
 sens_key = None
 try:
     grids = {
-        "δ1 × k1": {"delta1": _floats(d1_text, 0.0, 10.0, "δ1"),
-                    "k1": _floats(k1_text, 1e-9, 1.0, "k1")},
-        "δ2 × k2": {"delta2": _floats(d2_text, 0.0, 10.0, "δ2"),
-                    "k2": _floats(k2_text, 1e-9, 1.0, "k2")},
+        "δ1 × k1": {"delta1": _floats(d1_text, "delta1"), "k1": _floats(k1_text, "k1")},
+        "δ2 × k2": {"delta2": _floats(d2_text, "delta2"), "k2": _floats(k2_text, "k2")},
     }
     sens_key = ("sens", *base_key, tuple(sorted(settings.items())),
                 tuple((n, tuple((k, tuple(v)) for k, v in g.items())) for n, g in grids.items()))
