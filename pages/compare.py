@@ -21,6 +21,7 @@ from camcf import catalog, methods, stats, studies
 from camcf.evaluation import METRICS, binarize_labels, friedman_over_data_sets
 from camcf.evaluation.display import metrics_table
 from camcf.evaluation.reports import comparison_frame, comparison_payload
+from camcf.evaluation.settings import parse_n_features
 from camcf.viz.comparison import cd_diagram, mean_ranks, normalised_radar, split_ranks_heatmap
 from pages import _jobs as jobs_ui
 from pages import _state as S
@@ -90,11 +91,7 @@ try:
         raise ValueError("choose at least two methods")
     if not sets:
         raise ValueError("choose at least one data set")
-    n_features = "match" if cut.strip() == "match" else float(cut)
-    if n_features != "match":
-        n_features = int(n_features) if float(n_features).is_integer() else n_features
-        if n_features <= 0:
-            raise ValueError("the number of features must be positive")
+    n_features = parse_n_features(cut, name="“Ranking methods keep”")
     if n_features == "match" and "camcf" not in chosen and any(
             methods.kind(m) == "ranking" for m in chosen):
         raise ValueError("'match' cuts rankings to Ca-MCF's selection size: add Ca-MCF or "
