@@ -1,0 +1,88 @@
+"""Compare methods in a real browser (issue 17 item 4), on the demo: choose two methods and the
+protocol (3-fold cross-validation), press Compare, see its progress, then the metrics table,
+the per-split ranks, the CD diagram (splits as blocks) and the radar drawn, and a download
+that parses. Screenshots go to ``$CAMCF_SHOTS`` (default ``artifacts/screenshots``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from support import settle, shot, wait_idle
+
+pytestmark = pytest.mark.browser
+
+
+def _choose(page, box, names: list[str]) -> None:
+    """Leave exactly ``names`` chosen in the multiselect ``box``: clear it, then type each."""
+    tags = box.locator("[data-tag]")
+    tags.first.wait_for()  # the default choice is drawn
+    box.locator("input").click()
+    while tags.count():
+        page.keyboard.press("Backspace")  # removes the last chosen method
+        wait_idle(page)
+        box.locator("input").click()
+    for name in names:
+        page.keyboard.type(name)
+        page.get_by_role("option").filter(has_text=name).first.click()
+        wait_idle(page)
+        box.locator("input").click()
+    page.keyboard.press("Escape")
+
+
+def test_compare_two_methods_on_the_demo(server, new_page):
+    page = new_page()
+    page.set_default_timeout(120_000)
+    page.goto(f"{server}/compare")
+    settle(page)
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text("Choose methods and a protocol").wait_for()
+    methods = main.locator('[data-testid="stMultiSelect"]').filter(has_text="Methods").first
+    _choose(page, methods, ["Ca-MCF", "All features"])
+    chips = methods.locator("[data-tag]").all_inner_texts()
+    assert [c.strip() for c in chips] == ["Ca-MCF", "All features"], chips
+    protocol = main.locator('[data-testid="stSelectbox"]').filter(has_text="Protocol").first
+    protocol.click()
+    page.get_by_role("option").filter(has_text="k-fold cross-validation").first.click()
+    settle(page)
+    folds = main.locator('[data-testid="stNumberInput"]').filter(has_text="Folds").first
+    folds.locator("input").fill("3")
+    folds.locator("input").press("Enter")
+    settle(page)
+    main.get_by_text("The comparison will take about").first.wait_for()  # the estimate
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+    page.get_by_role("button", name="Compare", exact=True).click()
+    # its progress while it runs (a bar for a short study, a bar and Stop for a long one)
+    main.locator('[data-testid="stProgress"]').first.wait_for(timeout=60_000)
+    main.get_by_text("Metric for ranks and CD diagrams").wait_for(timeout=240_000)
+    settle(page)
+    page.wait_for_timeout(600)
+    text = main.inner_text()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert "Mean ± sample SD over splits" in text
+    # the table has a row per method; the charts: per-split ranks, CD diagram, radar
+    table = main.locator('[data-testid="stDataFrame"]').first
+    table.wait_for()
+    charts = main.locator(".js-plotly-plot")
+    assert charts.count() == 3, charts.count()
+    shot(page, "compare-demo")
+    titles = " ".join(t for i in range(charts.count())
+                      for t in charts.nth(i).locator(".gtitle").all_text_contents())
+    assert "rank per split" in titles and "splits as blocks" in titles, titles
+    assert main.locator(".js-plotly-plot .polarlayer .trace").count() >= 2  # radar: a method each
+
+    with page.expect_download() as dl:
+        main.get_by_role("button", name="Everything (JSON)").click()
+    payload = json.loads(dl.value.path().read_text(encoding="utf-8"))
+    assert [m["display"] for m in payload["methods"]] == ["Ca-MCF", "All features"]
+    (summary,) = [d["summary"] for d in payload["data_sets"].values()]
+    assert {r["method"] for r in summary} == {m["name"] for m in payload["methods"]}
+    assert payload["settings"]["protocol"] == "kfold" and payload["settings"]["n_folds"] == 3
+    with page.expect_download() as dl:
+        main.get_by_role("button", name="Summary (CSV)").click()
+    import pandas as pd
+
+    csv = pd.read_csv(dl.value.path())
+    assert set(csv["method_name"]) == {"Ca-MCF", "All features"}
+    assert len(csv) == len(summary) and csv["mean"].notna().all()
