@@ -14,6 +14,7 @@ itself takes a few seconds.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -77,6 +78,23 @@ def readability(page, n_graphs: int = 0) -> dict:
     return {k: v for k, v in out.items() if v}
 
 
+def wait_for_the_run(page, timeout: float = 180.0) -> None:
+    """Wait until the loaded data's automatic run has finished: the script is idle and the
+    sidebar no longer says the results are stale. (Loading and the run are separate script
+    runs: between them the app is briefly idle, and a click then would interrupt the run.)"""
+    side = page.locator('[data-testid="stSidebar"]')
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        wait_idle(page, timeout=timeout * 1000)
+        if side.get_by_text("results are stale").count() == 0:
+            page.wait_for_timeout(300)
+            wait_idle(page, timeout=timeout * 1000)
+            if side.get_by_text("results are stale").count() == 0:
+                return
+        page.wait_for_timeout(500)
+    raise AssertionError("the loaded data's run did not finish (the results are stale)")
+
+
 def upload(page, path: Path) -> None:
     """Upload ``path`` in the sidebar (its labels named inside the file) and press Load
     file."""
@@ -89,6 +107,7 @@ def upload(page, path: Path) -> None:
     side.get_by_role("button", name="Load file").click()
     wait_idle(page, timeout=180_000)
     side.get_by_text(f"{path.name} (uploaded)").first.wait_for(timeout=120_000)
+    wait_for_the_run(page)
 
 
 def upload_mat(page, path: Path, choose: str) -> None:
@@ -105,6 +124,9 @@ def upload_mat(page, path: Path, choose: str) -> None:
     page.get_by_role("option").filter(has_text=choose).first.click()
     side.get_by_role("button", name="Load file").click()
     wait_idle(page, timeout=180_000)
+    side.get_by_text(f"{path.name} ({choose.replace(' ', '')}, uploaded)").first.wait_for(
+        timeout=120_000)
+    wait_for_the_run(page)
 
 
 @pytest.fixture(scope="module")
