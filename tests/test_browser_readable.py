@@ -60,9 +60,12 @@ def arts():
 @pytest.fixture(scope="module")
 def nothing():
     """Features and labels independent of each other: nothing is selected."""
+    from camcf.algorithm import CamcfWarning
+
     X, Y = noise()
-    return camcf.run(X, Y, feature_names=[f"x{j}" for j in range(X.shape[1])],
-                     label_names=[f"y{i}" for i in range(Y.shape[1])])
+    with pytest.warns(CamcfWarning, match="selected no feature"):
+        return camcf.run(X, Y, feature_names=[f"x{j}" for j in range(X.shape[1])],
+                         label_names=[f"y{i}" for i in range(Y.shape[1])])
 
 
 def _assert_readable(drawn: dict) -> None:
