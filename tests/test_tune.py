@@ -191,3 +191,33 @@ def test_to_dict_is_plain(f1_result):
     text = json.dumps(d, allow_nan=False)
     assert json.loads(text)["best"] == f1_result.best
     assert len(d["grid"]) == 4
+
+
+@pytest.mark.parametrize("metric", ["micro_f1", "hamming_loss"])
+def test_scores_equal_grid_search_over_the_pipeline_on_the_training_rows(metric):
+    """An independent computation: scikit-learn's GridSearchCV over Pipeline(CaMCF, MLkNN), fitted
+    on the outer training rows only with the same inner folds, gets the same metric values."""
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import Pipeline
+
+    import camcf
+    from camcf.evaluation import METRICS, get_scorer
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, size=(150, 6))
+    noise = rng.random((150, 3)) < 0.1
+    Y = np.column_stack([(X[:, 0] == 0) ^ noise[:, 0], (X[:, 1] > 0) ^ noise[:, 1],
+                         (X[:, 2] == 2) ^ noise[:, 2]]).astype(int)
+    cv, inner = make_splitter("holdout"), make_splitter("kfold", n_folds=3)
+    r = tune(X, Y, {"delta1": [0.01, 0.05], "k1": [0.5, 1.0]}, metric=metric, cv=cv,
+             inner=inner, knn={"k": 5})
+    train, _ = next(cv.split(X))
+    pipe = Pipeline([("select", camcf.CaMCF()), ("clf", camcf.MLkNN(k=5))])
+    search = GridSearchCV(pipe, {"select__delta1": [0.01, 0.05], "select__k1": [0.5, 1.0]},
+                          scoring=get_scorer(metric), cv=list(inner.split(X[train])))
+    search.fit(X[train], Y[train])
+    sign = 1 if METRICS[metric]["higher_is_better"] else -1  # scikit-learn negates losses
+    np.testing.assert_allclose(sign * search.cv_results_["mean_test_score"],
+                               r.grid["value"].to_numpy(), rtol=1e-12)
+    best = search.best_params_
+    assert (r.best["delta1"], r.best["k1"]) == (best["select__delta1"], best["select__k1"])
