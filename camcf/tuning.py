@@ -82,6 +82,12 @@ class TuneResult:
         ``metric``, ``higher_is_better``, ``params`` (the fixed parameters), the outer and
         inner protocols and their numbers of splits, the discretisation, ``knn``, ``auto``
         (how an ``"auto"`` in ``best`` was resolved, or None) and ``seconds``.
+    held_out : DataFrame or None
+        With ``tune(..., held_out=True)``: the nested estimate. Per outer split, the point of
+        least score on that split's inner folds (``"tuned"``; ``point`` its row of ``grid``)
+        and the fixed/default parameters (``"defaults"``), each selected on the outer training
+        rows and classified on the held-out rows: columns ``outer, set, point,`` the
+        parameters, ``metric, value, n_features`` (every metric).
     """
 
     best: dict[str, Any]
@@ -89,6 +95,17 @@ class TuneResult:
     best_index: int
     frame: pd.DataFrame
     settings: dict[str, Any]
+    held_out: pd.DataFrame | None = None
+
+    def held_out_summary(self) -> pd.DataFrame | None:
+        """Mean and sample SD over the outer splits of :attr:`held_out`, per set and metric
+        (``set, metric, mean, sd, n_features``), or None."""
+        if self.held_out is None or self.held_out.empty:
+            return None
+        return (self.held_out.groupby(["set", "metric"], sort=False)
+                .agg(mean=("value", "mean"), sd=("value", "std"),
+                     n_features=("n_features", "mean"))
+                .reset_index())
 
     def to_dict(self) -> dict[str, Any]:
         """``best``, ``grid`` (a list of row dicts), ``best_index`` and ``settings``, ready for
@@ -100,10 +117,18 @@ class TuneResult:
                 return None
             return v
 
-        rows = [{k: clean(v) for k, v in row.items()}
-                for row in self.grid.to_dict(orient="records")]
-        return {"best": {k: clean(v) for k, v in self.best.items()}, "best_index":
-                int(self.best_index), "grid": rows, "settings": self.settings}
+        def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+            return [{k: clean(v) for k, v in row.items()}
+                    for row in frame.to_dict(orient="records")]
+
+        out = {"best": {k: clean(v) for k, v in self.best.items()},
+               "best_index": int(self.best_index), "grid": records(self.grid),
+               "settings": self.settings}
+        if self.held_out is not None:
+            summary = self.held_out_summary()
+            out["held_out"] = {"summary": [] if summary is None else records(summary),
+                               "splits": records(self.held_out)}
+        return out
 
 
 def oriented(metric: str, values):
@@ -220,13 +245,14 @@ def _resolve_auto(best: dict[str, Any], X, Y, disc: dict[str, Any], params: Mapp
 
 
 # ---------------------------------------------------------------------------- the tuner
-def _summary(frame: pd.DataFrame, keys: list[str], combos: list[dict]) -> pd.DataFrame:
-    f = frame.assign(_empty=(frame["n_features"] == 0).astype(int), _point=frame["_point"])
+def _summary(frame: pd.DataFrame, n_points: int) -> pd.DataFrame:
+    """Per grid point (``_point``), in point order: :data:`GRID_COLUMNS`."""
+    f = frame.assign(_empty=(frame["n_features"] == 0).astype(int))
     agg = (f.groupby("_point", sort=True)
            .agg(score=("score", "mean"), sd=("score", "std"), value=("value", "mean"),
                 n_features=("n_features", "mean"), n_splits=("value", "size"),
                 n_empty=("_empty", "sum"))
-           .reindex(range(len(combos))))
+           .reindex(range(n_points)))
     return agg.reset_index(drop=True)
 
 
@@ -251,6 +277,7 @@ def tune(
     params: Mapping[str, Any] | None = None,
     cv: Any = None,
     inner: Any = None,
+    held_out: bool = False,
     discretize: str | None = _DISC["discretize"].default,
     bins: int = _DISC["bins"].default,
     strategy: str = _DISC["strategy"].default,
@@ -280,6 +307,11 @@ def tune(
     inner : splitter, optional
         Applied to each outer training part. Default: ``make_splitter("kfold",
         n_folds=3, seed=0)``.
+    held_out : bool, default False
+        Also estimate the tuning honestly (nested cross-validation, :attr:`TuneResult.held_out`):
+        per outer split, the point best on its training rows and the defaults are classified
+        on its held-out rows. Only this estimate reads the held-out rows; the scores and
+        ``best`` never do.
     discretize, bins, strategy
         Discretisation, fitted on each inner training part (as
         :func:`camcf.evaluation.make_folds`).
@@ -289,7 +321,8 @@ def tune(
         joblib processes for the selections and classifications.
     progress : callable, optional
         ``progress(done, total, message)`` (:mod:`camcf.jobs`): one unit per outer split
-        discretised, then :func:`camcf.evaluation.sensitivity`'s units; it may raise
+        discretised, then :func:`camcf.evaluation.sensitivity`'s units (and, with
+        ``held_out``, two selections and classifications per outer split); it may raise
         :class:`camcf.jobs.Cancelled`, which stops the tuning (nothing is returned).
 
     Returns
@@ -324,10 +357,11 @@ def tune(
     n_inner = int(inner.get_n_splits())
     total_prep = n_outer
     planned = sensitivity.plan(n_outer * n_inner, grid, params).units
+    later = 4 * n_outer if held_out else 0
 
     def prep_progress(done: int, message: str) -> None:
         if progress is not None:
-            progress(done, total_prep + planned, message)
+            progress(done, total_prep + planned + later, message)
 
     prep_progress(0, "cutting each training part into inner folds")
     folds, outer_of, inner_of = _inner_folds(
@@ -335,9 +369,12 @@ def tune(
         lambda o: prep_progress(o + 1, f"training part {o + 1}/{n_outer} cut into inner "
                                        "folds and discretised"))
 
+    reached = [planned]  # what sensitivity counted to (fewer units when sets coincide)
+
     def run_progress(done: int, total: int, message: str) -> None:
+        reached[0] = total
         if progress is not None:
-            progress(total_prep + done, total_prep + total, message)
+            progress(total_prep + done, total_prep + total + later, message)
 
     tidy = sensitivity(folds, grid, params, metrics=metric, knn=knn, n_jobs=n_jobs,
                        progress=run_progress)
@@ -353,7 +390,7 @@ def tune(
         "score": oriented(metric, tidy["value"]),
         "n_features": tidy["n_features"].astype(int),
         "seconds": tidy["seconds"].astype(float), "_point": point.to_numpy(dtype=int)})
-    summary = _summary(frame, keys, combos)
+    summary = _summary(frame, len(combos))
     defaults = {name: params.get(name, _ALGO[name].default) for name in THRESHOLDS}
     points = pd.DataFrame([{**defaults, **c} for c in combos],
                           columns=[*THRESHOLDS, *[k for k in keys if k not in THRESHOLDS]])
@@ -362,6 +399,11 @@ def tune(
     best = {k: table.at[best_index, k] for k in points.columns}
     best = {k: v.item() if isinstance(v, np.generic) else v for k, v in best.items()}
     auto = _resolve_auto(best, X, Y, disc, params)
+    nested = None
+    if held_out:
+        start = total_prep + reached[0]
+        nested = _held_out(X, Y, cv, disc, knn, frame, points, params, n_jobs, progress,
+                           start, start + later)
     settings = {
         "metric": metric,
         "higher_is_better": bool(METRICS[metric]["higher_is_better"]),
@@ -377,7 +419,49 @@ def tune(
         "seconds": time.perf_counter() - t0,
     }
     return TuneResult(best=best, grid=table, best_index=best_index,
-                      frame=frame.drop(columns="_point"), settings=settings)
+                      frame=frame.drop(columns="_point"), settings=settings, held_out=nested)
+
+
+def _held_out(X, Y, cv, disc, knn, frame: pd.DataFrame, points: pd.DataFrame,
+              params: dict[str, Any], n_jobs: int, progress: Progress | None, start: int,
+              total: int) -> pd.DataFrame:
+    """The nested estimate (see :func:`tune`'s ``held_out``)."""
+    from .evaluation.folds import make_folds
+    from .evaluation.running import evaluate
+    from .evaluation.studies import _camcf
+
+    outer = make_folds(X, Y, cv, **disc)
+    rows = []
+    done = start
+    for o, fold in enumerate(outer):
+        fold = dataclasses.replace(fold, split=0)
+        part = _summary(frame[frame["outer"] == o], len(points))
+        try:
+            i = _pick(pd.concat([points, part], axis=1))
+        except ParameterError:  # nothing selected on any inner fold: no tuned point here
+            done += 4
+            continue
+        chosen = {k: v.item() if isinstance(v, np.generic) else v
+                  for k, v in points.loc[i].items()}
+        sets = {"tuned": _camcf({**params, **chosen}), "defaults": _camcf(params)}
+
+        def report(d: int, t: int, message: str, _o=o, _base=done) -> None:
+            if progress is not None:
+                progress(_base + d, max(total, _base + t),
+                         f"held-out split {_o + 1}/{len(outer)}: {message}")
+
+        ev = evaluate([fold], sets, knn=knn, n_jobs=n_jobs, progress=report)
+        done += 4
+        defaults = {k: params.get(k, _ALGO[k].default) for k in points.columns}
+        for r in ev.frame.itertuples(index=False):
+            tuned = r.feature_set == "tuned"
+            rows.append({"outer": o, "set": r.feature_set, "point": i if tuned else None,
+                         **(chosen if tuned else defaults), "metric": r.metric,
+                         "value": float(r.value), "n_features": int(r.n_features)})
+    out = pd.DataFrame(rows)
+    if rows:
+        out["point"] = pd.Series([r["point"] for r in rows], dtype=object)
+    return out
 
 
 def _combos(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:

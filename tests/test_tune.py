@@ -221,3 +221,31 @@ def test_scores_equal_grid_search_over_the_pipeline_on_the_training_rows(metric)
                                r.grid["value"].to_numpy(), rtol=1e-12)
     best = search.best_params_
     assert (r.best["delta1"], r.best["k1"]) == (best["select__delta1"], best["select__k1"])
+
+
+def test_held_out_estimate_is_nested(data):
+    """Per outer split the tuned point is the least score on that split's inner folds; the
+    defaults' held-out values are those of an evaluation of Ca-MCF on the outer folds."""
+    import camcf
+    from camcf.evaluation import evaluate, make_folds
+
+    X, Y = data
+    cv = make_splitter("repeated", n_repeats=2, seed=3)
+    r = tune(X, Y, GRID, cv=cv, inner=make_splitter("kfold", n_folds=2), held_out=True)
+    h = r.held_out
+    assert sorted(set(h["set"])) == ["defaults", "tuned"] and sorted(set(h["outer"])) == [0, 1]
+    for o in (0, 1):
+        inner = r.frame[r.frame["outer"] == o].groupby(["delta1", "k1"], sort=False)["score"]
+        means = inner.mean().to_numpy()
+        tuned = h[(h["outer"] == o) & (h["set"] == "tuned")]
+        assert set(tuned["point"]) == {int(np.argmin(means))}
+        i = int(np.argmin(means))
+        assert (tuned["delta1"].iloc[0], tuned["k1"].iloc[0]) == (r.grid.at[i, "delta1"],
+                                                                  r.grid.at[i, "k1"])
+    direct = evaluate(make_folds(X, Y, cv), {"d": camcf.CaMCF()}).frame
+    ours = h[h["set"] == "defaults"].sort_values(["outer", "metric"])
+    theirs = direct.sort_values(["split", "metric"])
+    np.testing.assert_allclose(ours["value"].to_numpy(), theirs["value"].to_numpy())
+    s = r.held_out_summary()
+    assert set(s["set"]) == {"tuned", "defaults"} and len(s) == 14
+    assert r.to_dict()["held_out"]["summary"][0]["set"] == "tuned"
