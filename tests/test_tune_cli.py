@@ -123,3 +123,16 @@ def test_parse_grid_reads_declared_kinds():
     with pytest.raises(ParameterError) as e:
         parse_grid(["recovery=some"])
     assert e.value.name == "recovery"
+
+
+def test_held_out_flag_writes_the_nested_estimate(csv_file, tmp_path, capsys):
+    out = tmp_path / "t.json"
+    code = _main(["tune", str(csv_file), *FAST, "--grid", "k1=0.3,1", "--held-out",
+                  "-o", str(out)])
+    assert code == 0
+    held = json.loads(out.read_text())["held_out"]
+    assert {r["set"] for r in held["summary"]} == {"tuned", "defaults"}
+    assert len(held["splits"]) == 2 * 7  # one hold-out split, two sets, seven metrics
+    tuned = [r for r in held["splits"] if r["set"] == "tuned"]
+    assert tuned[0]["point"] in (0, 1)
+    assert "held-out rows" in capsys.readouterr().out

@@ -102,6 +102,10 @@ def add_arguments(p: argparse.ArgumentParser, argv: Sequence[str]) -> None:
                         f"ranking_loss, macro_f1, micro_f1 ({DEFAULT_METRIC})")
     g.add_argument("--inner-folds", type=int, default=3, metavar="N",
                    help="shuffled folds each training part is cut into (3; seed --seed)")
+    g.add_argument("--held-out", action="store_true",
+                   help="also estimate the tuning on the held-out rows (nested): per split, "
+                        "the point best on its training rows against the defaults (the fixed "
+                        "flags), all seven metrics; only this estimate reads held-out rows")
     groups.add_labels(p)
     groups.add_discretization(p)
     groups.add_method_params(p, ["camcf"])
@@ -130,8 +134,8 @@ def run(args: argparse.Namespace) -> Outcome:
     ds = groups.read_data(args)
     with groups.parallel(args, workers=True) as n_jobs, progress_line(args.quiet) as progress:
         result = tune(ds.X, ds.Y, grid, metric=args.metric, params=params, cv=cv, inner=inner,
-                      **groups.discretization(args), knn=groups.knn_values(args),
-                      n_jobs=n_jobs, progress=progress)
+                      held_out=args.held_out, **groups.discretization(args),
+                      knn=groups.knn_values(args), n_jobs=n_jobs, progress=progress)
     out = result.to_dict()
     settings = out.pop("settings")
     n, m = ds.X.shape
@@ -179,5 +183,26 @@ def _summary(payload: dict[str, Any], grid: dict[str, list[Any]], output: str) -
     best = payload["best"]
     lines.append("best: " + ", ".join(f"{k}={_fmt(v)}" for k, v in best.items())
                  + (" ('auto' resolved on all rows)" if payload["auto"] else ""))
+    if "held_out" in payload:
+        lines += _held_out_lines(payload["held_out"]["summary"])
     lines.append(f"{payload['seconds']:.1f} s; written to {output}")
     return "\n".join(lines)
+
+
+def _held_out_lines(summary: list[dict[str, Any]]) -> list[str]:
+    from ...evaluation.metrics import METRICS
+
+    if not summary:
+        return ["held-out estimate: no split had a tuned point"]
+    by = {(r["set"], r["metric"]): r for r in summary}
+    lines = [f"held-out rows (mean over splits): {'metric':<20}{'tuned':>10}{'defaults':>10}"]
+    pad = " " * len("held-out rows (mean over splits): ")
+    for metric, info in METRICS.items():
+        arrow = "↑" if info["higher_is_better"] else "↓"
+        vals = [by.get((s, metric), {}).get("mean") for s in ("tuned", "defaults")]
+        text = ["n/a" if v is None else f"{v:.4f}" for v in vals]
+        lines.append(f"{pad}{info['name'] + ' ' + arrow:<20}{text[0]:>10}{text[1]:>10}")
+    feats = [by.get((s, "micro_f1"), {}).get("n_features") for s in ("tuned", "defaults")]
+    lines.append(f"{pad}{'features':<20}" + "".join(
+        f"{'n/a' if v is None else f'{v:.1f}':>10}" for v in feats))
+    return lines
