@@ -99,12 +99,14 @@ class TuneResult:
 
     def held_out_summary(self) -> pd.DataFrame | None:
         """Mean and sample SD over the outer splits of :attr:`held_out`, per set and metric
-        (``set, metric, mean, sd, n_features``), or None."""
+        (``set, metric, mean, sd, n, n_empty, n_features``: ``n`` splits with a value,
+        ``n_empty`` splits where the selection was empty and has none), or None."""
         if self.held_out is None or self.held_out.empty:
             return None
-        return (self.held_out.groupby(["set", "metric"], sort=False)
-                .agg(mean=("value", "mean"), sd=("value", "std"),
-                     n_features=("n_features", "mean"))
+        h = self.held_out.assign(_empty=(self.held_out["n_features"] == 0).astype(int))
+        return (h.groupby(["set", "metric"], sort=False)
+                .agg(mean=("value", "mean"), sd=("value", "std"), n=("value", "count"),
+                     n_empty=("_empty", "sum"), n_features=("n_features", "mean"))
                 .reset_index())
 
     def to_dict(self) -> dict[str, Any]:

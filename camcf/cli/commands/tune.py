@@ -205,4 +205,9 @@ def _held_out_lines(summary: list[dict[str, Any]]) -> list[str]:
     feats = [by.get((s, "micro_f1"), {}).get("n_features") for s in ("tuned", "defaults")]
     lines.append(f"{pad}{'features':<20}" + "".join(
         f"{'n/a' if v is None else f'{v:.1f}':>10}" for v in feats))
+    for s in ("tuned", "defaults"):
+        row = by.get((s, "micro_f1"))
+        if row and row["n_empty"]:
+            lines.append(f"{pad}{s}: nothing selected on {row['n_empty']} split(s); its means "
+                         f"are over the other {row['n']}")
     return lines
