@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         for which in ("tuned", "defaults"):
             row = s.loc[(which, "micro_f1")]
             print(f"  held-out micro-F1 {which}: {row['mean']:.4f} ± {row['sd']:.4f}, "
-                  f"{row['n_features']:.1f} features, empty on {row['n_empty']} split(s)")
+                  f"{row['n_features']:.1f} features, empty on {int(row['n_empty'])} split(s)")
     return 0
 
 

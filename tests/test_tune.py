@@ -249,3 +249,22 @@ def test_held_out_estimate_is_nested(data):
     s = r.held_out_summary()
     assert set(s["set"]) == {"tuned", "defaults"} and len(s) == 14
     assert r.to_dict()["held_out"]["summary"][0]["set"] == "tuned"
+
+
+@pytest.mark.parametrize("held_out", [False, True])
+def test_estimate_counts_the_units_progress_counts(data, held_out):
+    from camcf.studies import ClassifyTimes
+    from camcf.tuning import tune_estimate
+
+    X, Y = data
+    times = ClassifyTimes(rows=(100, 200), seconds_all=(0.01, 0.03), m=X.shape[1], few=5,
+                          seconds_few=0.01, discretize_per_row=1e-5)
+    calls = []
+    tune(X, Y, GRID, held_out=held_out, progress=lambda *a: calls.append(a), **_small())
+    est = tune_estimate(X, Y, GRID, run_seconds=0.5, n_selected=6, times=times,
+                        held_out=held_out, **_small())
+    assert est.units == calls[0][1]  # the total tune announces before it starts
+    # 4 points × 2 inner folds, each selection on 105 of 300 rows (70 % then half)
+    sel = next(s for s in est.stages if s.name.startswith("Ca-MCF"))
+    assert sel.units == 8 and sel.seconds_each == pytest.approx(0.5 * 105 / 300)
+    assert est.memory_bytes > 0 and est.seconds > 0
