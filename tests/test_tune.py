@@ -129,11 +129,11 @@ def test_nested_splits_are_counted_per_outer_part(data):
 
 def test_auto_in_the_grid_is_resolved_in_best(data):
     X, Y = data
-    r = tune(X, Y, {"delta1": ["auto"], "delta2": ["auto"]}, params={"significance": 0.05},
+    r = tune(X, Y, {"delta1": ["auto"]}, params={"significance": 0.05, "delta2": "auto"},
              **_small())
     codes, _ = discretize(X)
     sug = suggest_thresholds(codes, Y, significance=0.05)
-    assert r.grid.at[0, "delta1"] == "auto"
+    assert r.grid.at[0, "delta1"] == "auto" and r.grid.at[0, "delta2"] == "auto"
     assert r.best["delta1"] == pytest.approx(sug["delta1"])
     assert r.best["delta2"] == pytest.approx(sug["delta2"])
     assert r.settings["auto"]["significance"] == 0.05
