@@ -64,9 +64,75 @@ def _why(exc: Exception) -> str:
         return f"{type(exc).__name__} on line {getattr(exc, 'line', '?')}"
 
 
+def _fast_sparse(text: str) -> dict | None:
+    """A sparse file's rows read in bulk (liac-arff reads the header): the same
+    ``{"attributes", "relation", "data": (values, rows, columns)}`` as liac-arff's COO decoding
+    with ``encode_nominal=True``, or None when the rows need liac-arff (quoted values, a row
+    that is not ``{index value, …}``, an index or a nominal value it would reject: it then
+    gives its message).
+
+    One split of the whole @data section and one lookup per distinct (attribute, value)
+    instead of liac-arff's per-value Python calls (a delicious-sized file: ~40× faster).
+    """
+    m = _DATA_LINE.search(text)
+    if m is None:
+        return None
+    body = text[m.end():]
+    if "'" in body or '"' in body:
+        return None
+    lines = [ln for ln in (s.strip() for s in body.splitlines()) if ln and ln[0] != "%"]
+    if not all(ln[0] == "{" and ln[-1] == "}" for ln in lines):
+        return None
+    try:
+        head = liac.loads(text[:m.end()] + "\n", encode_nominal=True, return_type=liac.COO)
+    except Exception:  # noqa: BLE001 - the full decoding reports what is wrong
+        return None
+    attributes = head["attributes"]
+    inner = [ln[1:-1] for ln in lines]
+    per_row = np.array([s.count(",") + 1 if s.strip() else 0 for s in inner], dtype=np.int64)
+    tokens = " ".join(inner).replace(",", " ").split()
+    if len(tokens) != 2 * int(per_row.sum()):
+        return None
+    try:
+        cols = np.array(list(map(int, tokens[0::2])), dtype=np.int64)
+    except ValueError:
+        return None
+    if cols.size and (cols.min() < 0 or cols.max() >= len(attributes)):
+        return None
+    import pandas as pd
+
+    word_of, words = pd.factorize(np.array(tokens[1::2], dtype=object), sort=False)
+    word_of = word_of.astype(np.int64, copy=False)
+    words = [str(w) for w in words]
+    pairs, pair_of = np.unique(cols * len(words) + word_of, return_inverse=True)
+    coded = np.empty(pairs.size)
+    for i, key in enumerate(pairs.tolist()):
+        j, w = divmod(key, len(words))
+        word = words[w]
+        kind = attributes[j][1]
+        if isinstance(kind, list):
+            if word not in kind:
+                return None
+            coded[i] = kind.index(word)
+        elif isinstance(kind, str) and kind.upper() in _NUMERIC_TYPES:
+            try:
+                coded[i] = np.nan if word == "?" else float(word)
+            except ValueError:
+                return None
+        else:
+            return None
+    rows = np.repeat(np.arange(len(lines), dtype=np.int64), per_row)
+    values = coded[pair_of.ravel()]
+    return {"attributes": attributes, "relation": head.get("relation"),
+            "data": (values, rows, cols)}
+
+
 def _decode(text: str, sparse: bool, shown: str) -> tuple[dict, bool]:
     """Decode with liac-arff; sparse files as COO, falling back to dense for mixed rows."""
     if sparse:
+        fast = _fast_sparse(text)
+        if fast is not None:
+            return fast, True
         try:
             return liac.loads(text, encode_nominal=True, return_type=liac.COO), True
         except (liac.BadLayout, ValueError, IndexError, TypeError, KeyError):
