@@ -223,17 +223,38 @@ def _check_features(X, discretize: str, names, pre: str) -> tuple[int, int]:
 
 
 def _check_codes(A: np.ndarray, what: str, offset: int = 0, pre: str = "") -> None:
-    """Raise if the float block ``A`` (columns from ``offset``) has NaN or non-integer values."""
-    if np.isnan(A).any():
-        cols = (np.nonzero(np.isnan(A).any(axis=0))[0][:5] + offset).tolist()
+    """Raise if the float block ``A`` (columns from ``offset``) has NaN or non-integer values.
+
+    Each check goes over column blocks of about 2^22 cells (no full-size temporaries), in the
+    same order as over the whole block: missing values, then size, then integers."""
+    n = A.shape[0] if A.ndim else 1
+    step = max(1, (1 << 22) // max(n, 1))
+    blocks = [(A[:, a:a + step], a) for a in range(0, A.shape[1], step)] if A.ndim == 2 \
+        else [(A, 0)]
+    nan_cols: list[int] = []
+    for part, a in blocks:
+        if np.isnan(part).any():
+            nan_cols.extend((np.nonzero(np.isnan(part).any(axis=0))[0] + a).tolist())
+            if len(nan_cols) >= 5:
+                break
+    if nan_cols:
+        cols = [c + offset for c in nan_cols[:5]]
         raise InvalidDataError(f"{pre}{what} has missing values (NaN) in column(s) {cols}; impute "
                                f"or drop them first")
-    if A.size and float(np.abs(A).max()) > 2.0**53:  # int64 would overflow or merge codes
+    top = max((float(np.abs(part).max()) for part, _ in blocks if part.size), default=0.0)
+    if top > 2.0**53:  # int64 would overflow or merge codes
         raise InvalidDataError(f"{pre}{what} holds values beyond ±2**53 "
-                               f"({float(np.abs(A).max()):.6g}); codes must be small integers: "
+                               f"({top:.6g}); codes must be small integers: "
                                f"recode them as 0..k-1")
-    if not np.all(A == np.round(A)):
-        cols = (np.nonzero((A != np.round(A)).any(axis=0))[0][:5] + offset).tolist()
+    bad: list[int] = []
+    for part, a in blocks:
+        off = part != np.round(part)
+        if off.any():
+            bad.extend((np.nonzero(off.any(axis=0))[0] + a).tolist() if off.ndim == 2 else [0])
+            if len(bad) >= 5:
+                break
+    if bad:
+        cols = [c + offset for c in bad[:5]]
         raise InvalidDataError(
             f"{pre}{what} must hold discrete codes; column(s) {cols} have non-integer values: "
             f"discretise first (camcf.discretize) or pass a camcf.Dataset")

@@ -315,22 +315,29 @@ class FastEngine(EngineBase):
         na = self.C.sum(axis=0, dtype=np.int64)
         S = self._sparse_categories()
         if S is not None:  # count(C_a = 1, C_b = 1) from the sparser of each and its complement
+            # C_a = f_a + σ_a·S_a (f_a = 1 where the complement is stored, σ_a = 1 − 2·f_a):
+            # n11 = σσᵀ∘SᵀS + f·(σ∘ns)ᵀ + (σ∘ns)·fᵀ + n·f·fᵀ, in place, column blocks of SᵀS
             flip = 2 * na > n
             sign = np.where(flip, -1, 1).astype(np.int64)
-            f = flip.astype(np.int64)
             ns = np.where(flip, n - na, na)  # ones of the stored columns
-            G = np.asarray((S.T @ S).toarray(), dtype=np.int64)
-            G *= np.outer(sign, sign)
-            G += np.outer(f, f) * n
-            G += np.outer(f, sign * ns)
-            G += np.outer(sign * ns, f)
-            n11 = G
+            n11 = np.empty((Q, Q), dtype=np.int64)
+            St = S.T.tocsr()
+            step = max(1, _ELEM_BUDGET // max(Q, 1))
+            for a in range(0, Q, step):
+                n11[:, a:a + step] = (St @ S[:, a:a + step]).toarray()
+            n11 *= sign[:, None]
+            n11 *= sign[None, :]
+            sn = sign * ns
+            rows = np.flatnonzero(flip)
+            n11[rows] += sn[None, :]
+            n11[:, rows] += sn[:, None]
+            n11[np.ix_(rows, rows)] += n
         else:
             Cf = self._indicators()
             n11 = np.rint(Cf.T @ Cf).astype(np.int64)  # count(C_a = 1, C_b = 1)
         marg = np.stack([n - na, na], axis=1)
         out = np.empty((Q, Q))
-        block = max(1, _CELL_BUDGET // (4 * Q))  # rows a of the table at a time
+        block = max(1, _CELL_BUDGET // (16 * Q))  # rows a of the table at a time
         for a in range(0, Q, block):
             b = min(Q, a + block)
             n1 = np.stack([na[None, :] - n11[a:b], n11[a:b]], axis=1)  # (a, value of C_a, b)
