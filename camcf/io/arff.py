@@ -166,6 +166,43 @@ def _dense(M) -> np.ndarray:
     return M.toarray() if sp.issparse(M) else M
 
 
+_LABEL_BLOCK = 64  # label columns of a sparse file made dense at a time
+
+
+def _encode_sparse_labels(M, plain: list[int], idx: list[int], label_names: list[str],
+                          nominal: list, shown: str, Y: np.ndarray, cats: list) -> list[str]:
+    """:func:`encode_labels` of a sparse file's label columns ``plain``, written into ``Y`` and
+    ``cats``, a block of columns at a time (no dense float copy of every label). What the whole
+    block decides — missing values (all named in one message), −1/+1 numeric labels — is
+    decided on the stored entries first, exactly as on the dense block."""
+    cols = [idx[k] for k in plain]
+    L = M[:, cols].tocsc()
+    n = L.shape[0]
+    names = [label_names[k] for k in plain]
+    kinds = [nominal[j] for j in cols]
+    if np.isnan(L.data).any():  # the full message names every column with missing values
+        encode_labels(L.toarray(), names, kinds, shown)
+    numeric = [i for i in range(len(cols)) if kinds[i] is None]
+    plus_minus = False
+    if numeric:
+        stored = np.diff(L.indptr)
+        vals = set(np.unique(np.concatenate(
+            [L.data[L.indptr[i]:L.indptr[i + 1]] for i in numeric])).tolist())
+        if any(stored[i] < n for i in numeric):
+            vals.add(0.0)  # an entry not stored is 0
+        plus_minus = vals <= {-1.0, 1.0} and -1.0 in vals
+    notes = ["-1/+1 labels read as 0/1"] if plus_minus else []
+    for a in range(0, len(cols), _LABEL_BLOCK):
+        part = slice(a, a + _LABEL_BLOCK)
+        Yp, cp, more = encode_labels(L[:, part].toarray(), names[part], kinds[part], shown,
+                                     plus_minus=plus_minus)
+        notes.extend(more)
+        for pos, k in enumerate(plain[part]):
+            Y[:, k] = Yp[:, pos]
+            cats[k] = cp[pos]
+    return notes
+
+
 def parse_arff_text(
     text: str,
     *,
@@ -253,7 +290,9 @@ def parse_arff_text(
     cats: list[dict[int, str]] = [{} for _ in idx]
     notes: list[str] = []
     plain = [k for k, j in enumerate(idx) if j not in text_labels]
-    if plain:
+    if plain and sp.issparse(M):
+        notes = _encode_sparse_labels(M, plain, idx, label_names, nominal, shown, Y, cats)
+    elif plain:
         Yp, cp, notes = encode_labels(
             _dense(M[:, [idx[k] for k in plain]]),
             [label_names[k] for k in plain],
