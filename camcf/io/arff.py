@@ -197,8 +197,9 @@ def _encode_sparse_labels(M, plain: list[int], idx: list[int], label_names: list
         Yp, cp, more = encode_labels(L[:, part].toarray(), names[part], kinds[part], shown,
                                      plus_minus=plus_minus)
         notes.extend(more)
-        for pos, k in enumerate(plain[part]):
-            Y[:, k] = Yp[:, pos]
+        ks = plain[part]
+        Y[:, ks] = Yp
+        for pos, k in enumerate(ks):
             cats[k] = cp[pos]
     return notes
 
@@ -286,7 +287,7 @@ def parse_arff_text(
     feat_idx = [j for j in range(m) if j not in label_set]
     nominal = [t if isinstance(t, list) else None for _, t in attributes]
     label_names = [columns[j] for j in idx]
-    Y = np.zeros((n_rows, len(idx)), dtype=np.int64)
+    Y = np.zeros((n_rows, len(idx)), dtype=np.int64, order="F")  # written column by column
     cats: list[dict[int, str]] = [{} for _ in idx]
     notes: list[str] = []
     plain = [k for k, j in enumerate(idx) if j not in text_labels]
