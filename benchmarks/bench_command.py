@@ -61,7 +61,8 @@ def run_once(code: str | None, data: Path, out: Path) -> dict:
     env.setdefault("OMP_NUM_THREADS", "1")
     cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "camcf", "select", str(data),
            "--xml", str(data.with_suffix(".xml")), "--output", str(out), "--quiet"]
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    # run outside any checkout, so that PYTHONPATH (old) or the installed package (new) decides
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=out.parent)
     if p.returncode != 0:
         raise RuntimeError(p.stderr[-2000:])
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", p.stderr)
