@@ -7,8 +7,7 @@ from camcf.diagnosis import diagnose, is_close
 from camcf.viz import figures, story, summary
 from camcf.viz.style import COLORS
 from pages import _state as S
-from pages._common import current_run, paged, pick_target
-from pages._share import set_params_from_page
+from pages._common import current_run, paged, pick_target, run_with
 
 rec = current_run()
 res = rec.result
@@ -37,8 +36,7 @@ if diag.poor:
             if st.button(f"Run with the suggested δ1 = {sug['delta1']:.4g}, δ2 = "
                          f"{sug['delta2']:.4g}", key="ov_apply_suggestion", type="primary",
                          help="Puts these numbers into the sidebar's δ1 and δ2 and runs."):
-                S.RUN_PRESSED.set(True)
-                set_params_from_page(sug)
+                run_with(sug)
         elif sug:
             st.caption("This run already uses the suggested thresholds; the step named above "
                        "is where to look next (its parameter is in the sidebar).")
