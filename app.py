@@ -472,10 +472,8 @@ BESIDE_SUGGEST = "significance"
 def _suggest_row(sug: dict | None) -> None:
     """The significance level α and "Suggest from the data": the button moves δ1 and δ2 to the
     G-test thresholds at α on the loaded data (through the frame's set_param path)."""
-    c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
-    with c1:
-        _widget(_params[BESIDE_SUGGEST])
-    pressed = c2.button("Suggest from the data", key="suggest_button", width="stretch",
+    _widget(_params[BESIDE_SUGGEST])
+    pressed = st.button("Suggest from the data", key="suggest_button", width="stretch",
                         disabled=sug is None,
                         help=suggest_help(sug) if sug is not None else
                         "the data cannot be prepared with this discretisation")

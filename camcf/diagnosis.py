@@ -168,7 +168,8 @@ def diagnose(result, significance: float | None = None) -> Diagnosis:
                     f"samples than the minimum category size {p['min_category_size']}).")
     else:
         said.append(f"Over the {len(ran):,} label categories that ran, the step that removed "
-                    f"the most was {_NAMES[worst.key]}: {worst.text}.")
+                    f"the most was {_NAMES[worst.key]}: {worst.removed:,} feature–category "
+                    f"pairs.")
         said.extend(f"{s.text[0].upper()}{s.text[1:]}." for s in steps)
         said.append(f"{tot['spouses']:,} entered as spouses and {tot['recovered']:,} were "
                     f"recovered.")
