@@ -222,3 +222,27 @@ def test_phase_tables_show_the_records_p(shared_app):
     table = next(t.value for t in at.dataframe if "I(t; C' | accepted) bits" in t.value)
     assert list(table["p"]) == p_column(cmi)
     assert np.all([s.startswith("p ") for s in table["p"]])
+
+
+def test_hovers_show_the_records_p(demo_result):
+    from camcf.viz import figures, graphs
+    from camcf.viz.summary import label_mi_p, s_f_p
+
+    res = demo_result
+    t = next(t for t in res.targets if t.pc and t.skeleton)
+    df = res.to_frame(t.id)
+    fm = df[df["step"] == "feature-mi"]
+    want = dict(zip(fm["b"].tolist(), p_column(fm), strict=True))
+    assert s_f_p(res, t.id) == want and want
+    g = graphs.local_graph(res, t.id)
+    f = t.pc[0]
+    assert want[f] in g.nodes[res.feature_names[f]]["title"]
+    fig = figures.mi_ranks(res, t.id)
+    shown = {str(row[0]): str(row[2]) for bar in fig.data for row in bar.customdata}
+    assert shown[res.feature_names[f]] == want[f]
+    lm = df[df["step"] == "label-mi"]
+    lp = label_mi_p(res, t.id)
+    q = t.skeleton[0]
+    assert lp[q] == p_column(lm[lm["b"] == res.n_features + q])[0]
+    ego, _ = graphs.skeleton_ego(res, t.id)
+    assert lp[q] in ego.nodes[res.categories[q].display]["title"]

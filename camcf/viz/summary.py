@@ -188,6 +188,17 @@ def s_f_p(result, target) -> dict[int, str]:
     return dict(zip(fm["b"].to_numpy().tolist(), p_column(fm), strict=True))
 
 
+def label_mi_p(result, target) -> dict[int, str]:
+    """``{category id: "p = …"}``: the p of I(t; C') for one target, from the record's
+    ``label-mi`` rows (categories without a row are absent)."""
+    from .explain import p_column
+
+    df = result.to_frame(target)
+    lm = df[df["step"] == "label-mi"]
+    ids = (lm["b"].to_numpy() - result.n_features).tolist()
+    return dict(zip(ids, p_column(lm), strict=True))
+
+
 def pruning_frame(result, target) -> pd.DataFrame:
     """Every feature that reached Phase 4 for one target, with its fate and the numbers."""
     from .explain import p_column
