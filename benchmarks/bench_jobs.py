@@ -42,7 +42,7 @@ def main() -> None:
     X, Y = delicious_like(n, m, q)
     X = X.astype(float)
     disc = {"discretize": "auto", "bins": 3, "strategy": "uniform"}
-    settings = {"protocol": "repeated", "repeats": args.repeats, "folds": 5, "test_size": 0.3,
+    settings = {"protocol": "repeated", "n_repeats": args.repeats, "n_folds": 5, "test_size": 0.3,
                 "seed": 0, "k": 10, "neighbours": "strict"}
     print(f"data: {n:,} × {m:,}, {q:,} labels; evaluation with {args.repeats} repeats × 30 % test")
 

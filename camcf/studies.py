@@ -9,10 +9,17 @@ current Ca-MCF run's seconds, and ML-kNN timed on a sample of the data
 These functions are the only calls from the study pages into the evaluation framework and the
 landscape (kept few and in one place):
 
-* :func:`run_evaluation` — ``folds_for``, ``ablation``, ``evaluate_per_fold``, ``summarise``
-* :func:`run_sensitivity` — ``folds_for``, ``sensitivity``
+* :func:`run_evaluation` — ``make_splitter``, ``make_folds``, ``ablation``, ``evaluate``
+* :func:`run_sensitivity` — ``make_splitter``, ``make_folds``, ``sensitivity``
 * :func:`run_compare` — ``compare_data_sets`` (and ``catalog.load_shared`` for shared sets)
 * :func:`run_landscape` — ``camcf.landscape.landscape``
+
+**Settings.** Every study takes one mapping ``settings`` named as the evaluation declares its
+settings: the protocol's (:data:`camcf.evaluation.settings.EVAL_PARAMS`: ``protocol,
+n_repeats, n_folds, test_size, seed``) and ML-kNN's (:data:`~camcf.evaluation.settings.
+KNN_PARAMS`: ``k, s, distance, neighbours``); a missing one takes its declared default, an
+unknown one or a bad value is a :class:`camcf.ParameterError`. The Compare page's also has
+``n_features`` (how ranking methods are cut).
 
 **Memory.** The estimates name what dominates the worker's peak memory:
 
@@ -39,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from .evaluation.settings import KNN_DEFAULTS
 from .jobs import Estimate, Progress, Stage
 
 __all__ = [
@@ -90,13 +98,37 @@ class _Parts:
         return report
 
 
-def _folds(X, Y, disc: Mapping[str, Any], settings: Mapping[str, Any]):
-    from .evaluation import folds_for
+def _split_settings(settings: Mapping[str, Any]) -> tuple[dict, dict]:
+    """``settings`` as the protocol's (validated :data:`EVAL_PARAMS`) and ML-kNN's (validated
+    :data:`KNN_PARAMS`); ``n_features`` is the Compare study's own."""
+    from .errors import ParameterError
+    from .evaluation.settings import EVAL_PARAMS, KNN_PARAMS, check_eval, check_knn
 
-    return folds_for(X, Y, protocol=settings["protocol"], n_repeats=int(settings["repeats"]),
-                     test_size=float(settings["test_size"]), n_folds=int(settings["folds"]),
-                     seed=int(settings["seed"]), discretize=disc["discretize"],
-                     bins=int(disc["bins"]), strategy=disc["strategy"])
+    names = {p.name for p in (*EVAL_PARAMS, *KNN_PARAMS)} | {"n_features"}
+    unknown = sorted(set(settings) - names)
+    if unknown:
+        raise ParameterError(f"unknown evaluation setting(s) {unknown}; known: {sorted(names)}",
+                             name=unknown[0], value=settings[unknown[0]], allowed=sorted(names))
+    protocol = check_eval(**{p.name: settings[p.name] for p in EVAL_PARAMS if p.name in settings})
+    knn = check_knn({p.name: settings[p.name] for p in KNN_PARAMS if p.name in settings})
+    return protocol, knn
+
+
+def _splitter(settings: Mapping[str, Any]):
+    from .evaluation import make_splitter
+
+    return make_splitter(**_split_settings(settings)[0])
+
+
+def _disc(disc: Mapping[str, Any]) -> dict:
+    return {"discretize": disc["discretize"], "bins": int(disc["bins"]),
+            "strategy": disc["strategy"]}
+
+
+def _folds(X, Y, disc: Mapping[str, Any], settings: Mapping[str, Any]):
+    from .evaluation import make_folds
+
+    return make_folds(X, Y, _splitter(settings), **_disc(disc))
 
 
 def _prepare(X, Y, disc, settings, parts: _Parts, after: int = 0):
@@ -114,27 +146,28 @@ def run_evaluation(X, Y, *, disc: Mapping[str, Any], params: Mapping[str, Any],
     """The Evaluation page's study: the ablation (all features, the sets after Phases 2–4,
     Ca-MCF re-selected per split) and the current selection as is, on the protocol's splits.
 
-    ``settings``: ``protocol, repeats, folds, test_size, seed, k, neighbours``. ``cache``: a
+    ``settings``: the protocol's and ML-kNN's (see the module). ``cache``: a
     :class:`camcf.evaluation.KnnCache` to reuse (returned, filled, under ``"cache"``).
     Returns ``frame, summary, seconds, n_splits, n_test, cache``.
     """
-    from .evaluation import KnnCache, ablation, evaluate_per_fold, summarise
+    from .evaluation import KnnCache, ablation, evaluate, summarise
 
     t0 = time.perf_counter()
-    knn = {"k": int(settings["k"]), "neighbours": str(settings["neighbours"])}
+    knn = _split_settings(settings)[1]
     parts = _Parts(progress)
     current = tuple(int(i) for i in current)
     n_splits = _n_splits(settings)
-    planned = n_splits * (1 + len(_PHASES) + 2) + (n_splits if current else 0)
+    extra_units = evaluate.plan(n_splits, sets={"current": current}).units if current else 0
+    planned = ablation.plan(n_splits, dict(params)).units + extra_units
     folds = _prepare(X, Y, disc, settings, parts, after=planned)
     cache = cache if cache is not None else KnnCache()
-    frame = ablation(folds, dict(params), cache=cache,
-                     progress=parts.part(after=len(folds) if current else 0), **knn)
+    frame = ablation(folds, dict(params), knn=knn, cache=cache,
+                     progress=parts.part(after=extra_units)).frame
     if current:
         import pandas as pd
 
-        extra = evaluate_per_fold(folds, [{"current": current}] * len(folds), cache=cache,
-                                  progress=parts.part(prefix="current selection: "), **knn)
+        extra = evaluate(folds, sets={"current": current}, knn=knn, cache=cache,
+                         progress=parts.part(prefix="current selection: ")).frame
         frame = pd.concat([frame, extra], ignore_index=True)
     return {"frame": frame, "summary": summarise(frame), "seconds": time.perf_counter() - t0,
             "n_splits": len(folds), "n_test": int(np.mean([f.test.size for f in folds])),
@@ -150,18 +183,20 @@ def run_sensitivity(X, Y, *, disc: Mapping[str, Any], params: Mapping[str, Any],
     from .evaluation import KnnCache, sensitivity
 
     t0 = time.perf_counter()
-    knn = {"k": int(settings["k"]), "neighbours": str(settings["neighbours"])}
+    knn = _split_settings(settings)[1]
     n_splits = _n_splits(settings)
-    plans = [2 * _grid_points(g) * n_splits for g in grids.values()]
+    fixed = {name: {k: v for k, v in params.items() if k not in grid}
+             for name, grid in grids.items()}
+    plans = [sensitivity.plan(n_splits, {k: list(v) for k, v in grid.items()},
+                              fixed[name]).units for name, grid in grids.items()]
     parts = _Parts(progress)
     folds = _prepare(X, Y, disc, settings, parts, after=sum(plans))
     cache = cache if cache is not None else KnnCache()
     out: dict[str, Any] = {}
     for i, (name, grid) in enumerate(grids.items()):
-        fixed = {k: v for k, v in params.items() if k not in grid}
-        out[name] = sensitivity(folds, {k: list(v) for k, v in grid.items()}, fixed,
-                                cache=cache, progress=parts.part(sum(plans[i + 1:]),
-                                                                 f"grid {name}: "), **knn)
+        out[name] = sensitivity(folds, {k: list(v) for k, v in grid.items()}, fixed[name],
+                                knn=knn, cache=cache,
+                                progress=parts.part(sum(plans[i + 1:]), f"grid {name}: "))
     out["seconds"] = time.perf_counter() - t0
     out["cache"] = cache
     return out
@@ -192,8 +227,8 @@ def run_compare(data: Mapping[str, Any], *, methods: Sequence[str],
     """The Compare page's study: every method on the same splits of each data set.
 
     ``data``: ``{name: (X, Y)}``, or ``{name: None}`` for a data set of the shared folder (read
-    here, in the worker). ``settings``: ``protocol, repeats, folds, test_size, seed, k,
-    neighbours, n_features``. ``budgets``: ``{method: seconds}`` for methods with a
+    here, in the worker). ``settings``: the protocol's and ML-kNN's (see the module) and
+    ``n_features`` (default ``"match"``). ``budgets``: ``{method: seconds}`` for methods with a
     ``max_seconds`` parameter (a split past its budget is recorded as failed). Returns
     ``comparisons`` (``{name: Comparison}``), ``used`` (the estimators) and ``seconds``.
     """
@@ -214,12 +249,10 @@ def run_compare(data: Mapping[str, Any], *, methods: Sequence[str],
                 if name in methods and any(p.name == "max_seconds"
                                            for p in registry.params(name))}
     used = method_table(list(methods), dict(ca_params), budgeted)
+    knn = _split_settings(settings)[1]
     comparisons = compare_data_sets(
-        arrays, used, protocol=settings["protocol"], n_repeats=int(settings["repeats"]),
-        test_size=float(settings["test_size"]), n_folds=int(settings["folds"]),
-        seed=int(settings["seed"]), discretize=disc["discretize"], bins=int(disc["bins"]),
-        strategy=disc["strategy"], n_features=settings["n_features"], k=int(settings["k"]),
-        neighbours=settings["neighbours"], progress=progress)
+        arrays, used, _splitter(settings), **_disc(disc),
+        n_features=settings.get("n_features", "match"), knn=knn, progress=progress)
     return {"comparisons": comparisons, "used": used, "seconds": time.perf_counter() - t0}
 
 
@@ -269,15 +302,16 @@ class ClassifyTimes:
         return t
 
 
-def measure_classification(X, Y, *, disc: Mapping[str, Any], k: int = 10,
-                           neighbours: str = "strict", few: int = 20, enough: float = 0.25,
-                           most: int = PROBE_ROWS, seed: int = 0) -> ClassifyTimes:
+def measure_classification(X, Y, *, disc: Mapping[str, Any], k: int = KNN_DEFAULTS["k"],
+                           neighbours: str = KNN_DEFAULTS["neighbours"], few: int = 20,
+                           enough: float = 0.25, most: int = PROBE_ROWS,
+                           seed: int = 0) -> ClassifyTimes:
     """Time a hold-out split of a seeded sample (built and discretised as a study builds its
     splits) and ML-kNN on it (fit on its 70 %, predict its 30 %): on samples of doubling size
     from 500 rows until the classification takes ``enough`` seconds or the sample has ``most``
     rows, then on twice that; with all features, and with ``few`` on the smaller sample. Takes
     about a second on an idle machine."""
-    from .evaluation import MLkNN, folds_for
+    from .evaluation import MLkNN, make_folds, make_splitter
 
     n, m = X.shape
     r = np.random.default_rng(seed)
@@ -289,9 +323,8 @@ def measure_classification(X, Y, *, disc: Mapping[str, Any], k: int = 10,
     def one(size: int, cols: np.ndarray | None = None) -> float:
         idx = np.sort(order[:size])
         t0 = time.perf_counter()
-        fold = folds_for(X[idx], np.asarray(Y)[idx], protocol="holdout", test_size=0.3,
-                         seed=seed, discretize=disc["discretize"], bins=int(disc["bins"]),
-                         strategy=disc["strategy"])[0]
+        fold = make_folds(X[idx], np.asarray(Y)[idx],
+                          make_splitter("holdout", test_size=0.3, seed=seed), **_disc(disc))[0]
         prepare[size] = (time.perf_counter() - t0) / size
         X_tr, X_te = fold.X_train, fold.X_test
         if cols is not None:
@@ -316,16 +349,15 @@ def measure_classification(X, Y, *, disc: Mapping[str, Any], k: int = 10,
 
 
 def _n_splits(settings: Mapping[str, Any]) -> int:
-    protocol = settings["protocol"]
-    return {"repeated": int(settings.get("repeats", 5)), "kfold": int(settings.get("folds", 5)),
-            }.get(protocol, 1)
+    return int(_splitter(settings).get_n_splits())
 
 
 def _split_sizes(n: int, settings: Mapping[str, Any]) -> tuple[int, int]:
-    if settings["protocol"] == "kfold":
-        n_test = math.ceil(n / int(settings["folds"]))
+    protocol = _split_settings(settings)[0]
+    if protocol["protocol"] == "kfold":
+        n_test = math.ceil(n / protocol["n_folds"])
     else:
-        n_test = math.ceil(float(settings["test_size"]) * n)
+        n_test = math.ceil(protocol["test_size"] * n)
     return n - n_test, n_test
 
 
@@ -386,7 +418,7 @@ def evaluation_estimate(X, Y, *, settings: Mapping[str, Any], run_seconds: float
     q_bin = _q_bin(Y)
     n_splits = _n_splits(settings)
     n_train, n_test = _split_sizes(n, settings)
-    k = int(settings["k"])
+    k = _split_settings(settings)[1]["k"]
     select = run_seconds * n_train / n
     sets = [tuple(range(m))] + [tuple(sorted(int(i) for i in feature_sets.get(p, ())))
                                 for p in (*_PHASES, "camcf")]
@@ -436,7 +468,7 @@ def sensitivity_estimate(X, Y, *, settings: Mapping[str, Any],
     memory = {
         "the splits' codes and labels": _memory_folds(n, m, q_bin, q, n_splits, n_train),
         "one ML-kNN classification": _memory_classification(
-            n_train, n_test, q_bin, 2 * max(1, n_selected), int(settings["k"])),
+            n_train, n_test, q_bin, 2 * max(1, n_selected), _split_settings(settings)[1]["k"]),
         "the worker's copy of the data": _data_bytes(X, Y),
         "the worker process": WORKER_BASE,
     }
@@ -453,7 +485,7 @@ def landscape_estimate(X, Y, *, x: str, x_values: Sequence, y: str, y_values: Se
     point (one per value of the other axis when k2 is an axis: k2 only re-runs Phase 4; points
     whose k1 keeps the same number of candidates share a run), each assumed to take the current
     run's time; with a metric, one more unit: a selection on a 70 % training part and a
-    classification per point."""
+    classification per point (ML-kNN with its declared defaults, as the landscape runs it)."""
     n, m = X.shape
     cells = len(x_values) * len(y_values)
     if "k2" in (x, y):
@@ -473,7 +505,7 @@ def landscape_estimate(X, Y, *, x: str, x_values: Sequence, y: str, y_values: Se
         if times is not None:
             each += times.seconds(n_train, n - n_train, max(1, n_selected))
             memory["one ML-kNN classification"] = _memory_classification(
-                n_train, n - n_train, _q_bin(Y), 2 * max(1, n_selected), 10)
+                n_train, n - n_train, _q_bin(Y), 2 * max(1, n_selected), KNN_DEFAULTS["k"])
         stages.append(Stage(f"the metric ({cells} selections on a 70 % training part and "
                             "classifications)", 1, cells * each))
         notes.append("The metric part reports no progress until it ends.")
@@ -513,7 +545,7 @@ def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Seq
         folds = _memory_folds(n, m, q_bin, q_bin, n_splits, n_train)
         memory[f"{name}: the splits' codes and labels"] = folds
         memory[f"{name}: one ML-kNN classification"] = _memory_classification(
-            n_train, n_test, q_bin, 2 * max(1, n_selected), int(settings["k"]))
+            n_train, n_test, q_bin, 2 * max(1, n_selected), _split_settings(settings)[1]["k"])
     # data sets are compared one after another: the peak is the largest one's
     if memory:
         by_set: dict[str, int] = {}

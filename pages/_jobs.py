@@ -25,8 +25,9 @@ ahead of it); beyond ``CAMCF_MAX_PENDING`` waiting jobs a start is refused with 
 the click's own run, so their results appear at once, as before; the wait gives up after
 :data:`INLINE_CAP` seconds and the fragment takes over.
 
-Session-state keys (declared here, few, so they can move to ``pages/_state.py``): :data:`JOBS`,
-:data:`MESSAGES`, :data:`PAGE`, :data:`OWNER`.
+Session-state keys (declared in ``pages/_state.py``, owned here): ``JOBS`` (this session's
+jobs by slot), ``JOB_MESSAGES`` (each slot's last outcome), ``JOB_PAGE`` (the page drawn),
+``JOB_OWNER`` (this session's id).
 """
 
 from __future__ import annotations
@@ -41,15 +42,7 @@ import streamlit as st
 
 from camcf import jobs, studies
 from camcf.jobs import Estimate, Job, JobRefused, format_bytes, format_seconds
-
-#: this session's jobs: ``{slot: job id}`` (a slot is one study of one page, e.g. "evaluation")
-JOBS = "jobs_running"
-#: the last outcome of each slot to show (stopped, failed, refused): ``{slot: (kind, text)}``
-MESSAGES = "jobs_messages"
-#: the url path of the page this script run draws (written by :func:`page_shown`)
-PAGE = "jobs_page"
-#: a random id of this session (the owner of its jobs)
-OWNER = "jobs_owner"
+from pages import _state as S
 
 #: seconds between two draws of a running job
 POLL = 1.0
@@ -81,22 +74,32 @@ def runner() -> jobs.JobRunner:
 
 
 def _owner() -> str:
-    state = st.session_state
-    if OWNER not in state:
-        state[OWNER] = uuid.uuid4().hex
-    return state[OWNER]
+    if not S.JOB_OWNER.has():
+        S.JOB_OWNER.set(uuid.uuid4().hex)
+    return S.JOB_OWNER.get()
+
+
+def _jobs() -> dict:
+    """This session's ``{slot: job id}`` (created on first use; changed in place)."""
+    S.JOBS.init()
+    return S.JOBS.get()
+
+
+def _messages() -> dict:
+    """Each slot's last outcome ``{slot: (kind, text)}`` (created on first use)."""
+    S.JOB_MESSAGES.init()
+    return S.JOB_MESSAGES.get()
 
 
 def _job(slot: str) -> Job | None:
-    job_id = st.session_state.get(JOBS, {}).get(slot)
+    job_id = _jobs().get(slot)
     return runner().get(job_id) if job_id else None
 
 
 def page_shown(url_path: str) -> None:
     """Called by app.py before it runs a page: this session's jobs of other pages stop."""
-    state = st.session_state
-    state[PAGE] = url_path
-    for job_id in list(state.get(JOBS, {}).values()):
+    S.JOB_PAGE.set(url_path)
+    for job_id in list(_jobs().values()):
         job = runner().get(job_id)
         if job is not None and job.tag[0] != url_path and job.state not in jobs.FINISHED:
             job.stop("stopped because its page was left")
@@ -139,19 +142,18 @@ def start(slot: str, fn: Callable, kwargs: dict, *, title: str, estimate: Estima
     """Start ``fn(**kwargs, progress=…)`` as this session's job in ``slot`` (stopping the slot's
     previous job) and rerun the page. ``key`` comes back with the result (see :func:`follow`).
     When the server refuses, :func:`follow` shows why."""
-    state = st.session_state
     old = _job(slot)
     if old is not None:
         old.stop("replaced by a new start")
-    state.setdefault(MESSAGES, {}).pop(slot, None)
+    _messages().pop(slot, None)
     try:
         job = runner().submit(fn, kwargs=kwargs, title=title, estimate=estimate,
-                              owner=_owner(), tag=(state.get(PAGE), slot, key),
+                              owner=_owner(), tag=(S.JOB_PAGE.get(), slot, key),
                               heartbeat=HEARTBEAT)
     except JobRefused as e:
-        state[MESSAGES][slot] = ("error", f"{title} could not start: {e}")
+        _messages()[slot] = ("error", f"{title} could not start: {e}")
         return
-    state.setdefault(JOBS, {})[slot] = job.id
+    _jobs()[slot] = job.id
     st.rerun()  # draw the page again: its start button disabled, the job's progress below
 
 
@@ -177,7 +179,7 @@ def follow(slot: str, on_result: Callable[[Any, Any], None]) -> None:
             st.rerun()  # draw the page again with the outcome (and its start button enabled)
         _poll(slot, on_result)
         return
-    kind, text = st.session_state.get(MESSAGES, {}).get(slot, (None, None))
+    kind, text = _messages().get(slot, (None, None))
     if kind == "error":
         st.error(text, icon=":material/error:")
     elif kind == "warning":
@@ -199,19 +201,17 @@ def _wait_inline(job: Job) -> jobs.JobStatus:
 
 
 def _finish(slot: str, job: Job, on_result: Callable[[Any, Any], None]) -> None:
-    state = st.session_state
     status = job.status()
-    state.get(JOBS, {}).pop(slot, None)
+    _jobs().pop(slot, None)
     if status.state == jobs.DONE:
-        state.setdefault(MESSAGES, {}).pop(slot, None)
+        _messages().pop(slot, None)
         on_result(status.result, job.tag[2])
     elif status.state == jobs.STOPPED:
-        state.setdefault(MESSAGES, {})[slot] = (
+        _messages()[slot] = (
             "warning", f"{job.title} {status.error}. Nothing of it is shown; press the button "
                        "again to start it anew.")
     else:
-        state.setdefault(MESSAGES, {})[slot] = (
-            "error", f"{job.title} failed: {status.error}")
+        _messages()[slot] = ("error", f"{job.title} failed: {status.error}")
 
 
 def _line(s: jobs.JobStatus) -> str:

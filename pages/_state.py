@@ -35,6 +35,7 @@ import streamlit as st
 
 import camcf
 from camcf.algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS
+from camcf.evaluation.settings import EVAL_PARAMS, KNN_PARAMS
 
 T = TypeVar("T")
 _MISSING: Any = object()
@@ -305,6 +306,39 @@ SENS_KEY: Key[tuple] = declare("sens_key", "pages/evaluation.py",
                                "Evaluation: the key of the sensitivity study shown")
 CMP_RESULT: Key[dict] = declare("cmp_result", "pages/compare.py",
                                 "Compare methods: the last comparison")
+
+
+def _setting_keys(page: str, title: str, names: dict[str, str]) -> dict[str, Key]:
+    """The widget keys of a study page's protocol and ML-kNN settings: ``{setting: Key}``, each
+    defaulting to its declaration's default (the names of the keys kept as they were)."""
+    decl = {p.name: p for p in (*EVAL_PARAMS, *KNN_PARAMS)}
+    return {name: declare(key, page, f"{title}: {name} ({decl[name].help})",
+                          default=decl[name].default) for name, key in names.items()}
+
+
+#: the Evaluation page's protocol and ML-kNN widgets, by setting name
+EV_SETTING: dict[str, Key] = _setting_keys(
+    "pages/evaluation.py", "Evaluation",
+    {"protocol": "ev_protocol", "n_repeats": "ev_repeats", "n_folds": "ev_folds",
+     "test_size": "ev_test_size", "seed": "ev_seed", "k": "ev_k", "neighbours": "ev_neighbours"})
+#: the Compare page's protocol and ML-kNN widgets, by setting name
+CMP_SETTING: dict[str, Key] = _setting_keys(
+    "pages/compare.py", "Compare methods",
+    {"protocol": "cmp_protocol", "n_repeats": "cmp_repeats", "n_folds": "cmp_folds",
+     "test_size": "cmp_test", "seed": "cmp_seed", "k": "cmp_k", "neighbours": "cmp_nb"})
+
+# --- study jobs (pages/_jobs.py) ----------------------------------------------------------------
+JOBS: Key[dict] = declare(
+    "jobs_running", "pages/_jobs.py",
+    "this session's running jobs: {slot: job id} (a slot is one study of one page)", default={})
+JOB_MESSAGES: Key[dict] = declare(
+    "jobs_messages", "pages/_jobs.py",
+    "the last outcome of each slot to show (stopped, failed, refused): {slot: (kind, text)}",
+    default={})
+JOB_PAGE: Key[str] = declare(
+    "jobs_page", "pages/_jobs.py", "the url path of the page this script run draws")
+JOB_OWNER: Key[str] = declare(
+    "jobs_owner", "pages/_jobs.py", "a random id of this session (the owner of its jobs)")
 
 
 def url_keys() -> list[Key]:

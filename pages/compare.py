@@ -18,13 +18,15 @@ import numpy as np
 import streamlit as st
 
 from camcf import catalog, methods, stats, studies
-from camcf.evaluation import METRICS, PROTOCOLS, binarize_labels, friedman_over_data_sets
+from camcf.evaluation import METRICS, binarize_labels, friedman_over_data_sets
 from camcf.evaluation.display import metrics_table
 from camcf.evaluation.reports import comparison_frame, comparison_payload
+from camcf.evaluation.settings import parse_n_features
 from camcf.viz.comparison import cd_diagram, mean_ranks, normalised_radar, split_ranks_heatmap
 from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import current_run
+from pages._study_settings import study_settings
 
 CURRENT = "(current data)"
 #: seconds MI-MCF may spend on one split before that split is recorded as failed
@@ -76,15 +78,8 @@ cut = c2.text_input("Ranking methods keep", "match", key="cmp_cut",
                          "number of features")
 sets = st.multiselect("Data sets (two or more: Friedman test and CD diagrams)",
                       [CURRENT, *shared], default=[CURRENT], key="cmp_sets")
-c1, c2, c3, c4 = st.columns(4)
-protocol = c1.selectbox("Protocol", list(PROTOCOLS), format_func=PROTOCOLS.get,
-                        key="cmp_protocol")
-repeats = c2.number_input("Repeats", 1, 20, 5, 1, key="cmp_repeats")
-folds_n = c2.number_input("Folds (k-fold)", 2, 20, 5, 1, key="cmp_folds")
-test_size = c3.slider("Test share", 0.1, 0.5, 0.3, 0.05, key="cmp_test")
-seed = c3.number_input("Seed", 0, 10_000, 0, 1, key="cmp_seed")
-k = c4.number_input("ML-kNN k", 1, 50, 10, 1, key="cmp_k")
-neighbours = c4.selectbox("Training neighbours", ["strict", "authors"], key="cmp_nb")
+settings = study_settings(S.CMP_SETTING, st.columns(4))
+k, neighbours = settings["k"], settings["neighbours"]
 if missing:
     st.caption("Not available here: " + "; ".join(
         f"{methods.display(n)}" for n in missing) + " (their modules are not installed).")
@@ -96,11 +91,7 @@ try:
         raise ValueError("choose at least two methods")
     if not sets:
         raise ValueError("choose at least one data set")
-    n_features = "match" if cut.strip() == "match" else float(cut)
-    if n_features != "match":
-        n_features = int(n_features) if float(n_features).is_integer() else n_features
-        if n_features <= 0:
-            raise ValueError("the number of features must be positive")
+    n_features = parse_n_features(cut, name="“Ranking methods keep”")
     if n_features == "match" and "camcf" not in chosen and any(
             methods.kind(m) == "ranking" for m in chosen):
         raise ValueError("'match' cuts rankings to Ca-MCF's selection size: add Ca-MCF or "
@@ -108,9 +99,7 @@ try:
 except ValueError as e:
     problem = str(e)
 
-settings = {"protocol": protocol, "repeats": int(repeats), "folds": int(folds_n),
-            "test_size": float(test_size), "seed": int(seed), "n_features": n_features,
-            "k": int(k), "neighbours": neighbours}
+settings["n_features"] = n_features
 budgets = {"mi-mcf": MIMCF_BUDGET} if "mi-mcf" in chosen else {}
 estimate = None
 if problem is None:

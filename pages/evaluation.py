@@ -27,15 +27,15 @@ arrives. The ML-kNN cache of both studies goes to the job and comes back filled.
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import streamlit as st
 
 from camcf import studies
+from camcf.algorithm_params import by_name
+from camcf.errors import ParameterError
 from camcf.evaluation import (
+    KNN_PARAMS,
     METRICS,
-    PROTOCOLS,
     KnnCache,
     sensitivity_matrix,
     sensitivity_summary,
@@ -46,6 +46,7 @@ from camcf.viz.evaluation_figures import ablation_lines, metrics_radar, sensitiv
 from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import current_run
+from pages._study_settings import study_settings
 
 SET_NAMES = {
     "all": "All features",
@@ -81,45 +82,46 @@ def _download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
                        on_click="ignore", icon=":material/download:")
 
 
-def _floats(text: str, lo: float, hi: float, name: str) -> list[float]:
+def _floats(text: str, name: str) -> list[float]:
+    """The grid values of Ca-MCF parameter ``name`` typed as ``text``, each checked against its
+    declaration (:data:`camcf.algorithm_params.ALGORITHM_PARAMS`)."""
+    decl = by_name()[name]
     try:
         values = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
     except ValueError:
-        raise ValueError(f"{name}: give numbers separated by commas, e.g. 0.01, 0.05") from None
+        raise ValueError(f"{decl.label}: give numbers separated by commas, e.g. 0.01, 0.05"
+                         ) from None
     if not values:
-        raise ValueError(f"{name}: give at least one value")
-    bad = [v for v in values if not lo <= v <= hi or math.isnan(v)]
-    if bad:
-        raise ValueError(f"{name}: {bad[0]:g} is outside [{lo:g}, {hi:g}]")
+        raise ValueError(f"{decl.label}: give at least one value")
+    for v in values:
+        try:
+            decl.validate(v)
+        except ParameterError as e:
+            raise ValueError(f"{decl.label}: {v:g} is outside {e.allowed}") from None
     return sorted(set(values))
 
 
 def _cache_key(rec, settings: dict) -> tuple:
     return (rec.data.fingerprint, tuple(sorted(rec.disc.items())),
-            tuple(sorted((k, v) for k, v in settings.items() if k not in ("k", "neighbours"))))
+            tuple(sorted((k, v) for k, v in settings.items()
+                         if k not in {p.name for p in KNN_PARAMS})))
 
 
 def _cache_for(rec, settings: dict) -> KnnCache:
-    caches = _knn_cache()
-    key = _cache_key(rec, settings)
-    if key not in caches:
-        if len(caches) >= STORE_ENTRIES:
-            caches.pop(next(iter(caches)))
-        caches[key] = KnnCache()
-    return caches[key]
+    return _knn_cache().get_or_put(_cache_key(rec, settings), KnnCache)
 
 
 def _evaluation_done(result: dict, key) -> None:
     """A finished evaluation job: keep its result and its filled ML-kNN cache."""
     eval_key, cache_key = key
-    _knn_cache()[cache_key] = result.pop("cache")
+    _knn_cache().put(cache_key, result.pop("cache"))
     _store().put(eval_key, result)
     S.EVAL_KEY.set(eval_key)
 
 
 def _sensitivity_done(result: dict, key) -> None:
     sens_key, cache_key = key
-    _knn_cache()[cache_key] = result.pop("cache")
+    _knn_cache().put(cache_key, result.pop("cache"))
     _store().put(sens_key, result)
     S.SENS_KEY.set(sens_key)
 
@@ -135,23 +137,7 @@ st.caption(
     "Each split is discretised on its training rows, and Ca-MCF re-selects on each training "
     "part with the sidebar's parameters, so the test rows never influence the selection.")
 
-c1, c2, c3, c4 = st.columns(4)
-protocol = c1.selectbox("Protocol", list(PROTOCOLS), format_func=PROTOCOLS.get,
-                        key="ev_protocol")
-repeats = c2.number_input("Repeats (repeated hold-out)", 1, 20, 5, 1, key="ev_repeats")
-folds_n = c2.number_input("Folds (k-fold)", 2, 20, 5, 1, key="ev_folds")
-test_size = c3.slider("Test share", 0.1, 0.5, 0.3, 0.05, key="ev_test_size")
-seed = c3.number_input("Seed", 0, 10_000, 0, 1, key="ev_seed")
-k = c4.number_input("ML-kNN k", 1, 50, 10, 1, key="ev_k")
-neighbours = c4.selectbox(
-    "Training neighbours", ["strict", "authors"], key="ev_neighbours",
-    help="strict: a row is never its own neighbour (Zhang & Zhou); authors: the paper's "
-         "code (k + 1 nearest, first dropped; duplicates can keep a row as its own "
-         "neighbour).")
-
-settings = {"protocol": protocol, "repeats": int(repeats), "folds": int(folds_n),
-            "test_size": float(test_size), "seed": int(seed), "k": int(k),
-            "neighbours": str(neighbours)}
+settings = study_settings(S.EV_SETTING, st.columns(4))
 base_key = (rec.data.fingerprint, tuple(sorted(rec.disc.items())),
             tuple(sorted(rec.params.items())), tuple(res.selected_indices.tolist()))
 eval_key = ("eval", *base_key, tuple(sorted(settings.items())))
@@ -257,10 +243,8 @@ k2_text = c2.text_input("k2 values", "0.3, 0.6, 1.0", key="sens_k2")
 sens_key = None
 try:
     grids = {
-        "δ1 × k1": {"delta1": _floats(d1_text, 0.0, 10.0, "δ1"),
-                    "k1": _floats(k1_text, 1e-9, 1.0, "k1")},
-        "δ2 × k2": {"delta2": _floats(d2_text, 0.0, 10.0, "δ2"),
-                    "k2": _floats(k2_text, 1e-9, 1.0, "k2")},
+        "δ1 × k1": {"delta1": _floats(d1_text, "delta1"), "k1": _floats(k1_text, "k1")},
+        "δ2 × k2": {"delta2": _floats(d2_text, "delta2"), "k2": _floats(k2_text, "k2")},
     }
     sens_key = ("sens", *base_key, tuple(sorted(settings.items())),
                 tuple((n, tuple((k, tuple(v)) for k, v in g.items())) for n, g in grids.items()))

@@ -10,7 +10,7 @@ import streamlit as st
 
 from camcf import studies
 from camcf.algorithm_params import by_name
-from camcf.evaluation import METRICS
+from camcf.evaluation import KNN_DEFAULTS, METRICS
 from camcf.landscape import PRESETS, default_values
 from camcf.viz.tuning import SYMBOL, landscape_heatmap
 from pages import _jobs as jobs_ui
@@ -58,7 +58,9 @@ stored = S.LANDSCAPE.get()
 have = stored is not None and stored[0] == request
 n_cells = len(axes[x]) * len(axes[y])
 ds = rec.data.dataset
-times = jobs_ui.classify_times(rec, k=10, neighbours="strict") if want_metric else None
+# the landscape's metric runs ML-kNN with its declared defaults
+times = (jobs_ui.classify_times(rec, k=KNN_DEFAULTS["k"], neighbours=KNN_DEFAULTS["neighbours"])
+         if want_metric else None)
 estimate = studies.landscape_estimate(
     ds.X, ds.Y, x=x, x_values=axes[x], y=y, y_values=axes[y],
     run_seconds=float(rec.result.stats.get("seconds", 0.0)),

@@ -285,7 +285,7 @@ def test_sparse_x_through_the_estimator_and_the_evaluation():
     X."""
     from camcf.baselines.d2f import D2F
     from camcf.errors import InvalidDataError
-    from camcf.evaluation.framework import folds_for
+    from camcf.evaluation import make_folds, make_splitter
 
     X, Y = problem(3, n=200, m=25, sparse_share=0.15)
     S = sp.csr_matrix(X)
@@ -295,8 +295,8 @@ def test_sparse_x_through_the_estimator_and_the_evaluation():
     assert sparse.get_support().any()
     with pytest.raises(InvalidDataError, match="toarray"):
         D2F().fit(S, Y)
-    a = folds_for(S, Y, protocol="holdout", discretize=None)
-    b = folds_for(X, Y, protocol="holdout", discretize=None)
+    a = make_folds(S, Y, make_splitter("holdout"), discretize=None)
+    b = make_folds(X, Y, make_splitter("holdout"), discretize=None)
     assert len(a) == len(b) == 1
     np.testing.assert_array_equal(a[0].X_train, b[0].X_train)
     np.testing.assert_array_equal(a[0].test, b[0].test)

@@ -175,3 +175,34 @@ def test_flags_fixed_split_in_the_authors_mode(tmp_path):
     assert payload["data"]["n_features"] == 19 and payload["splits"][0]["n_test"] == 62
     assert 0 < payload["n_features"] < 19
     assert 0 < payload["metrics"]["hamming_loss"] < 0.5
+
+
+def test_protocol_and_classifier_flags_come_from_the_declarations():
+    """Every declared protocol setting is a flag (its declared default and options), the older
+    spellings --repeats/--folds set the same value, a value outside the declared range is
+    refused when the command line is parsed, and add_classifier offers what it is asked for."""
+    import argparse
+
+    from camcf.cli import groups
+    from camcf.evaluation.settings import EVAL_PARAMS, KNN_PARAMS
+
+    p = argparse.ArgumentParser()
+    groups.add_protocol(p)
+    groups.add_classifier(p, settings=("k", "s", "neighbours"))
+    values = groups.protocol_values(p.parse_args([]))
+    assert values == {q.name: q.default for q in EVAL_PARAMS}
+    assert groups.knn_values(p.parse_args([])) == {q.name: q.default for q in KNN_PARAMS
+                                                  if q.name != "distance"}
+    old = p.parse_args(["--repeats", "3", "--folds", "4"])
+    new = p.parse_args(["--n-repeats", "3", "--n-folds", "4"])
+    assert groups.protocol_values(old) == groups.protocol_values(new)
+    assert (old.n_repeats, old.n_folds) == (3, 4)
+    assert groups.knn_values(p.parse_args(["--s", "0.5"]))["s"] == 0.5
+    choices = {a.dest: a.choices for a in p._actions}
+    assert choices["protocol"] == list(EVAL_PARAMS[0].options)
+    assert choices["neighbours"] == list(KNN_PARAMS[-1].options)
+    for bad in (["--n-folds", "1"], ["--test-size", "1"], ["--k", "0"], ["--s", "0"]):
+        with pytest.raises(SystemExit):
+            p.parse_args(bad)
+    with pytest.raises(ValueError, match="unknown ML-kNN"):
+        groups.add_classifier(argparse.ArgumentParser(), settings=("kk",))

@@ -28,6 +28,23 @@ def test_nothing_heavy_before_the_button(page):
     assert any("Press **Evaluate**" in i.value for i in page.info)
 
 
+def test_protocol_and_knn_widgets_follow_the_declarations(page):
+    """The page's protocol and ML-kNN widgets offer the declared options and ranges, with the
+    declared defaults and help."""
+    from camcf.evaluation.settings import EVAL_PARAMS, KNN_PARAMS, PROTOCOLS
+
+    decl = {p.name: p for p in (*EVAL_PARAMS, *KNN_PARAMS)}
+    protocol = page.selectbox(key="ev_protocol")
+    assert protocol.options == list(PROTOCOLS.values()) and protocol.value == "repeated"
+    assert page.selectbox(key="ev_neighbours").options == list(decl["neighbours"].options)
+    for key, name in (("ev_repeats", "n_repeats"), ("ev_folds", "n_folds"),
+                      ("ev_test_size", "test_size"), ("ev_seed", "seed"), ("ev_k", "k")):
+        w = page.number_input(key=key)
+        lo, hi, step = decl[name].ui_range()
+        assert (w.min, w.max, w.value) == (lo, hi, decl[name].default), key
+        assert w.help == decl[name].help
+
+
 def test_evaluate_shows_the_seven_metrics_and_the_ablation(page):
     page.number_input(key="ev_repeats").set_value(2)
     _button(page, "Evaluate").click()

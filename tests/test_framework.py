@@ -480,24 +480,3 @@ def test_display_says_over_how_many_splits():
     assert table.loc[0, "all"] == "0.3000 ± 0.0000"
     empty = table.set_index("metric").loc["Splits with nothing selected"]
     assert empty["Selected"] == "2 of 3" and empty["all"] == "0 of 3"
-
-
-# ---------------------------------------------------------------------------- old signatures
-def test_old_signatures_kept_for_the_cli_modules_give_the_same_numbers(demo, folds):
-    from camcf.evaluation import framework as old
-
-    X, Y = demo
-    picked: list = []
-    frame = old.ablation(folds, {"delta1": 0.02}, feature_sets=("all", "camcf"), k=5,
-                         neighbours="authors", selections=picked)
-    ev = ablation(folds, {"delta1": 0.02}, sets=("all", "camcf"),
-                  knn={"k": 5, "neighbours": "authors"})
-    pd.testing.assert_frame_equal(frame.drop(columns="seconds"),
-                                  ev.frame.drop(columns="seconds"))
-    assert picked == ev.sets
-    splits = old.make_splits(300, "kfold", n_folds=3)
-    a = old.make_folds(X, Y, splits, protocol="kfold", discretize=None)
-    b = make_folds(X, Y, make_splitter("kfold", n_folds=3), discretize=None)
-    assert [f.key for f in a] == [f.key for f in b] and a[0].protocol == "kfold"
-    fixed = old.evaluate_feature_sets(a, {"s": (0, 2)}, k=3)
-    pd.testing.assert_frame_equal(fixed, evaluate(b, sets={"s": (0, 2)}, knn={"k": 3}).frame)

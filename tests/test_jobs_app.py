@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from camcf import jobs  # noqa: E402
 from pages import _jobs as jobs_ui  # noqa: E402
+from pages import _state as S  # noqa: E402
 
 PATIENCE = 240
 
@@ -51,7 +52,7 @@ def _goto(at: AppTest, page: str) -> AppTest:
 
 
 def _job(at: AppTest, slot: str) -> jobs.Job:
-    return jobs_ui.runner().get(at.session_state[jobs_ui.JOBS][slot])
+    return jobs_ui.runner().get(at.session_state[S.JOBS.name][slot])
 
 
 def _rerun_until(at: AppTest, pred, timeout: float = PATIENCE) -> AppTest:

@@ -17,7 +17,7 @@ import psutil
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_browser import CHROME_ARGS, CHROMIUM, SHOTS, start_app, wait_idle  # noqa: E402
+from support import CHROME_ARGS, CHROMIUM, SHOTS, start_app, wait_idle  # noqa: E402
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,7 @@ from camcf.datasets import make_causal_multilabel
 from camcf.jobs import Cancelled, StopToken, stoppable
 
 DISC = {"discretize": "auto", "bins": 3, "strategy": "uniform"}
-SETTINGS = {"protocol": "repeated", "repeats": 2, "folds": 5, "test_size": 0.3, "seed": 0,
+SETTINGS = {"protocol": "repeated", "n_repeats": 2, "n_folds": 5, "test_size": 0.3, "seed": 0,
             "k": 10, "neighbours": "strict"}
 
 
@@ -98,7 +98,7 @@ def test_evaluation_estimate_names_what_dominates_memory():
     times = studies.ClassifyTimes(rows=(1000, 2000), seconds_all=(0.3, 0.8), m=m, few=20,
                                   seconds_few=0.3)
     est = studies.evaluation_estimate(
-        X, Y, settings={**SETTINGS, "repeats": 5}, run_seconds=30.0,
+        X, Y, settings={**SETTINGS, "n_repeats": 5}, run_seconds=30.0,
         feature_sets={"phase2": range(300), "phase3": range(120), "phase4": range(40),
                       "camcf": range(40)}, times=times, current=40)
     names = [s.name for s in est.stages]
@@ -125,3 +125,23 @@ def test_compare_estimate_leaves_baselines_open():
     assert by["d: all (reference) selections"].seconds_each == 0
     assert by["d: mi-mcf selections"].seconds_each is None and not est.complete
     assert any("mi-mcf stops after 600 s" in n for n in est.notes)
+
+
+def test_study_settings_are_the_declared_names(demo):
+    """A study's settings are named as EVAL_PARAMS/KNN_PARAMS declare them: an old or unknown
+    name is refused with a typed error naming it; the splits are the declared protocol's."""
+    from camcf.errors import ParameterError
+    from camcf.evaluation import make_splitter
+
+    with pytest.raises(ParameterError, match="repeats") as e:
+        studies.run_evaluation(demo.X, demo.Y, disc=DISC, params={},
+                               settings={"protocol": "repeated", "repeats": 2})
+    assert e.value.name == "repeats"
+    with pytest.raises(ParameterError, match="n_folds"):
+        studies.run_evaluation(demo.X, demo.Y, disc=DISC, params={},
+                               settings={"protocol": "kfold", "n_folds": 1})
+    out = studies.run_evaluation(demo.X, demo.Y, disc=DISC, params={},
+                                 settings={"protocol": "kfold", "n_folds": 3, "k": 5})
+    assert out["n_splits"] == 3
+    tests = [test for _, test in make_splitter("kfold", n_folds=3).split(demo.n_samples)]
+    assert out["n_test"] == int(np.mean([t.size for t in tests]))

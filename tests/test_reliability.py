@@ -140,8 +140,8 @@ def test_result_target_raises_a_typed_error():
 
 
 def test_not_fitted_is_one_error_in_the_evaluation_code():
+    from camcf.discretizer import Discretizer
     from camcf.evaluation import MLkNN
-    from camcf.evaluation.framework import Discretizer
 
     with pytest.raises(camcf.NotFittedError):
         MLkNN().predict(np.zeros((2, 2)))

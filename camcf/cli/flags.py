@@ -17,9 +17,10 @@ typed reach the method, and the method's own default applies to the rest.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..errors import ParameterError
 from ..params import Param
 
 __all__ = ["DEFAULT_METHOD", "FlagCollision", "add_param_flags", "dest", "flag", "flag_values"]
@@ -47,7 +48,7 @@ def dest(p: Param, method: str | None = None) -> str:
     return f"{method}:{p.name}"
 
 
-def _number(p: Param, shown: str):
+def _number(p: Param, shown: str, check: bool = False):
     def convert(text: str):
         if p.none_ok and text.lower() in ("none", "null"):
             return None
@@ -55,11 +56,19 @@ def _number(p: Param, shown: str):
             return text
         try:
             if p.kind is int and p.also is float and "." in text:
-                return float(text)
-            return p.kind(text) if p.kind in (int, float) else text
+                value = float(text)
+            else:
+                value = p.kind(text) if p.kind in (int, float) else text
         except ValueError:
             raise argparse.ArgumentTypeError(
                 f"{shown} expects {p.describe()}, got {text!r}") from None
+        if check:
+            try:
+                p.validate(value)
+            except ParameterError:
+                raise argparse.ArgumentTypeError(
+                    f"{shown} must be {p.describe()}, got {text}") from None
+        return value
 
     convert.__name__ = p.kind.__name__ + "".join(f" or {w}" for w in p.words)
     return convert
@@ -74,13 +83,17 @@ def _bool(text: str) -> bool:
 
 
 def add_param_flags(parser, params: Iterable[Param], *, method: str | None = None,
-                    with_defaults: bool = True, shown: bool = True) -> list[str]:
+                    with_defaults: bool = True, shown: bool = True, check: bool = False,
+                    aliases: Mapping[str, Sequence[str]] | None = None) -> list[str]:
     """Add one flag per parameter to ``parser`` (or an argument group); returns the ``dest``
     names added.
 
     ``method``: whose parameters these are (their flags get its prefix unless it is the default
     method). ``with_defaults=False``: absent flags leave no attribute (SUPPRESS). ``shown=False``:
-    the flags work but ``--help`` does not list them.
+    the flags work but ``--help`` does not list them. ``check=True``: a number outside the
+    declared range is refused when the command line is parsed (else where it is used).
+    ``aliases``: ``{parameter name: further flags}`` that set the same value (e.g. a flag's
+    older spelling).
 
     Raises
     ------
@@ -98,14 +111,14 @@ def add_param_flags(parser, params: Iterable[Param], *, method: str | None = Non
             kw["type"] = _bool
             kw["metavar"] = "true|false"
         elif p.kind in (int, float):
-            kw["type"] = _number(p, name)
+            kw["type"] = _number(p, name, check)
             kw["metavar"] = ("N" if p.kind is int else "X") + "".join(f"|{w}" for w in p.words)
         label = f"{p.symbol}: " if p.symbol and p.symbol != p.name else ""
         kw["help"] = (f"{label}{p.help or p.describe()} ({default_text})".replace("%", "%%")
                       if shown else argparse.SUPPRESS)
         kw["default"] = p.default if with_defaults else argparse.SUPPRESS
         try:
-            parser.add_argument(name, **kw)
+            parser.add_argument(name, *(aliases or {}).get(p.name, ()), **kw)
         except argparse.ArgumentError as e:
             raise FlagCollision(
                 f"{name} ({p.name} of {method or DEFAULT_METHOD}) is already a flag of this "

@@ -11,7 +11,8 @@ A subcommand builds its parser from these groups (and adds only what is its own)
 * :func:`add_parallel` — ``--n-jobs``, ``--dask-scheduler``;
 * :func:`add_output` — ``--output``/``-o``; :func:`add_progress` — ``--quiet``/``-q``;
 * :func:`add_protocol` and :func:`add_classifier` — the evaluation's splits and ML-kNN
-  (``evaluate``, ``compare``).
+  (``evaluate``, ``compare``; from :data:`camcf.evaluation.settings.EVAL_PARAMS` and
+  :data:`~camcf.evaluation.settings.KNN_PARAMS`).
 
 and reads them back with :func:`read_data`, :func:`codes_of`, :func:`method_values`,
 :func:`check_method_flags` and :func:`parallel`. Nothing here imports NumPy, pandas or
@@ -31,11 +32,13 @@ from typing import Any
 from .. import methods
 from ..algorithm_params import DISCRETIZE_PARAMS, N_JOBS
 from ..errors import CamcfError, ParameterError
+from ..evaluation.settings import EVAL_PARAMS, KNN_PARAMS
 from ..params import Param
 from .flags import DEFAULT_METHOD, add_param_flags, dest, flag, flag_values
 
-__all__ = ["SHARED_PARAMS", "add_classifier", "add_data", "add_discretization", "add_labels", "add_method_params",
-           "add_output", "add_parallel", "add_progress", "add_protocol", "check_method_flags", "codes_of",
+__all__ = ["PROTOCOL_ALIASES", "SHARED_PARAMS", "add_classifier", "add_data",
+           "add_discretization", "add_labels", "add_method_params", "add_output",
+           "add_parallel", "add_progress", "add_protocol", "check_method_flags", "codes_of",
            "discretization", "knn_values", "label_spec", "method_params", "method_values",
            "named_methods", "parallel", "protocol_values", "read_data"]
 
@@ -122,76 +125,46 @@ def add_progress(parser) -> None:
                              "to stderr)")
 
 
-# The evaluation's settings. TODO(merge): generate these from the evaluation's declarations
-# (camcf.evaluation.settings) when they land; until then they are written here, once, for every
-# subcommand that evaluates.
-PROTOCOLS = ("holdout", "repeated", "kfold")
+# The evaluation's settings: flags generated from camcf.evaluation.settings (EVAL_PARAMS,
+# KNN_PARAMS), as Ca-MCF's are from ALGORITHM_PARAMS; the protocol's shorter spellings
+# (--repeats, --folds) are kept as aliases of the declared names' flags.
+#: older flag spellings of the protocol's settings, still accepted
+PROTOCOL_ALIASES = {"n_repeats": ("--repeats",), "n_folds": ("--folds",)}
 
 
-def _positive_int(name: str, low: int):
-    def convert(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} expects an integer, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"{name} must be at least {low}, got {value}")
-        return value
-
-    convert.__name__ = "int"
-    return convert
-
-
-def _share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--test-size expects a number, got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"--test-size must be in (0, 1), got {value}")
-    return value
-
-
-def add_protocol(parser, *, default: str | None = "repeated", help: str | None = None) -> None:
-    """``--protocol``, ``--repeats``, ``--folds``, ``--test-size``, ``--seed``."""
-    g = parser.add_argument_group("protocol")
-    g.add_argument("--protocol", choices=list(PROTOCOLS), default=default,
-                   help=help or "repeated: --repeats random splits; kfold: --folds folds, every "
-                                "row tested once; holdout: one random split")
-    g.add_argument("--repeats", type=_positive_int("--repeats", 1), default=5, metavar="N",
-                   help="repeated hold-out: splits (5)")
-    g.add_argument("--folds", type=_positive_int("--folds", 2), default=5, metavar="N",
-                   help="k-fold: folds (5)")
-    g.add_argument("--test-size", type=_share, default=0.3, metavar="X",
-                   help="share of test rows (0.3)")
-    g.add_argument("--seed", type=int, default=0, help="random seed of the splits (0)")
+def add_protocol(parser, *, default: str | None = EVAL_PARAMS[0].default,
+                 help: str | None = None) -> None:
+    """The protocol's flags, one per :data:`camcf.evaluation.settings.EVAL_PARAMS`:
+    ``--protocol``, ``--n-repeats`` (also ``--repeats``), ``--n-folds`` (also ``--folds``),
+    ``--test-size``, ``--seed``; values outside the declared ranges are refused when parsed.
+    ``default``: the protocol when ``--protocol`` is absent (None: the command decides);
+    ``help``: the command's words for ``--protocol``."""
+    protocol, *rest = EVAL_PARAMS
+    protocol = dataclasses.replace(protocol, default=default, none_ok=default is None,
+                                   help=help or protocol.help)
+    add_param_flags(parser.add_argument_group("protocol"), (protocol, *rest), check=True,
+                    aliases=PROTOCOL_ALIASES)
 
 
 def protocol_values(args: argparse.Namespace) -> dict[str, Any]:
-    """The protocol's keywords for :mod:`camcf.evaluation.reports`."""
-    return {"protocol": args.protocol, "n_repeats": args.repeats, "n_folds": args.folds,
-            "test_size": args.test_size, "seed": args.seed}
+    """The protocol's keywords (:data:`EVAL_PARAMS` names) for
+    :mod:`camcf.evaluation.reports`."""
+    return flag_values(args, EVAL_PARAMS)
 
 
 def add_classifier(parser, *, settings: Sequence[str] = ("k", "distance", "neighbours")) -> None:
-    """ML-kNN's settings among ``k``, ``distance``, ``neighbours``."""
-    g = parser.add_argument_group("classifier (ML-kNN)")
-    if "k" in settings:
-        g.add_argument("--k", type=_positive_int("--k", 1), default=10, metavar="N",
-                       help="neighbours (10)")
-    if "distance" in settings:
-        g.add_argument("--distance", choices=["hamming", "euclidean"], default="hamming",
-                       help="between feature codes (hamming)")
-    if "neighbours" in settings:
-        g.add_argument("--neighbours", choices=["strict", "authors"], default="strict",
-                       help="training neighbours: strict (Zhang & Zhou) or authors (the "
-                            "paper's code) (strict)")
+    """ML-kNN's flags, one per :data:`camcf.evaluation.settings.KNN_PARAMS` named in
+    ``settings`` (``--k``, ``--s``, ``--distance``, ``--neighbours``)."""
+    unknown = sorted(set(settings) - {p.name for p in KNN_PARAMS})
+    if unknown:
+        raise ValueError(f"unknown ML-kNN setting(s) {unknown}")
+    add_param_flags(parser.add_argument_group("classifier (ML-kNN)"),
+                    [p for p in KNN_PARAMS if p.name in settings], check=True)
 
 
 def knn_values(args: argparse.Namespace) -> dict[str, Any]:
     """The ML-kNN settings parsed (those the subcommand offers)."""
-    return {key: getattr(args, key) for key in ("k", "distance", "neighbours")
-            if hasattr(args, key)}
+    return flag_values(args, KNN_PARAMS)
 
 
 # ----------------------------------------------------------------------------- pre-scan

@@ -9,11 +9,11 @@ command line writes and the app offers for download.
   :func:`camcf.evaluation.compare_data_sets`'s result (the Compare page uses them too);
 * :func:`method_table` — registry names → fresh selectors.
 
-Every setting a report states is the one that was used: the ML-kNN settings are passed to the
-framework in full (:func:`knn_settings`) and a comparison's are read back from each
-:class:`~camcf.evaluation.Comparison`.
-
-The calls into :mod:`camcf.evaluation.framework` are all in this module.
+Every setting a report states is the one that was used: the ML-kNN settings are validated and
+completed with their defaults (:func:`knn_settings`, i.e. :func:`camcf.evaluation.check_knn`)
+and passed in full, and a comparison's are read back from each
+:class:`~camcf.evaluation.Comparison`. The protocol's keywords are those of
+:data:`camcf.evaluation.settings.EVAL_PARAMS` (:func:`camcf.evaluation.make_splitter`).
 """
 
 from __future__ import annotations
@@ -27,9 +27,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..algorithm_params import DISCRETIZE_PARAMS
 from ..errors import ParameterError
 from ..output import json_safe
+from ..params import defaults
 from .metrics import METRICS
+from .settings import EVAL_DEFAULTS as _E
+
+_D = defaults(DISCRETIZE_PARAMS)
 
 __all__ = ["comparison_frame", "comparison_payload", "comparison_report", "evaluation_report",
            "knn_settings", "method_table"]
@@ -42,16 +47,12 @@ FITTED_ON = ("the training part of each split; test rows are coded with the trai
 
 
 def knn_settings(knn: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """ML-kNN's four settings (``k``, ``s``, ``distance``, ``neighbours``): ``knn`` over the
-    framework's defaults. Passed in full to the framework, so the report states what ran."""
-    from .settings import KNN_DEFAULTS
+    """ML-kNN's four settings (``k``, ``s``, ``distance``, ``neighbours``): ``knn`` validated
+    over the declared defaults (:func:`camcf.evaluation.check_knn`). Passed in full to the
+    evaluation, so the report states what ran."""
+    from .settings import check_knn
 
-    knn = dict(knn or {})
-    unknown = sorted(set(knn) - set(KNN_DEFAULTS))
-    if unknown:
-        raise ParameterError(f"unknown ML-kNN setting(s) {unknown}; known: {list(KNN_DEFAULTS)}",
-                             name=unknown[0])
-    return {**KNN_DEFAULTS, **knn}
+    return check_knn(knn)
 
 
 # ---------------------------------------------------------------------------- evaluate
@@ -62,13 +63,13 @@ def evaluation_report(
     features: Sequence[int] | None = None,
     params: Mapping[str, Any] | None = None,
     protocol: str | None = None,
-    n_repeats: int = 5,
-    n_folds: int = 5,
-    test_size: float = 0.3,
-    seed: int = 0,
-    discretize: str = "auto",
-    bins: int = 3,
-    strategy: str = "uniform",
+    n_repeats: int = _E["n_repeats"],
+    n_folds: int = _E["n_folds"],
+    test_size: float = _E["test_size"],
+    seed: int = _E["seed"],
+    discretize: str = _D["discretize"],
+    bins: int = _D["bins"],
+    strategy: str = _D["strategy"],
     knn: Mapping[str, Any] | None = None,
     n_jobs: int = 1,
     progress: Progress | None = None,
@@ -85,13 +86,13 @@ def evaluation_report(
         ``params`` (its defaults for the others).
     protocol : {"holdout", "repeated", "kfold"}, optional
         Default ``holdout`` with ``test``, else ``repeated``; ``n_repeats``, ``n_folds``,
-        ``test_size`` and ``seed`` as :func:`camcf.evaluation.make_splits`.
+        ``test_size`` and ``seed`` as :func:`camcf.evaluation.make_splitter`.
     discretize, bins, strategy
         Fitted on each training part, applied to its test part.
     knn : mapping, optional
         ML-kNN settings (:func:`knn_settings`).
     n_jobs, progress
-        As the framework takes them.
+        As :func:`camcf.evaluation.evaluate` takes them.
     data : mapping, optional
         What the caller knows about the data (paths, label options), copied into ``"data"``.
 
@@ -105,30 +106,26 @@ def evaluation_report(
         ``protocol``, ``classifier``, ``discretization``, ``selection_counts``, ``data`` and
         ``splits`` (per-split values).
     """
-    from .framework import (
-        KnnCache,
-        ablation,
-        binarize_labels,
-        evaluate_feature_sets,
-        make_folds,
-        make_splits,
-        summarise,
-    )
+    from .folds import binarize_labels, make_folds
+    from .running import KnnCache, evaluate
+    from .splits import make_splitter
+    from .studies import ablation
+    from .summaries import summarise
 
     t0 = time.perf_counter()
     if test is not None and protocol not in (None, "holdout"):
         raise ParameterError(f"protocol {protocol!r} resamples one data set; a given train/test "
                              "pair is the 'holdout' protocol", name="protocol", value=protocol)
-    protocol = protocol or ("holdout" if test is not None else "repeated")
+    protocol = protocol or ("holdout" if test is not None else _E["protocol"])
     disc = {"discretize": discretize, "bins": bins, "strategy": strategy}
     if test is not None:
         folds = make_folds(train.X, train.Y, X_test=test.X, Y_test=test.Y, **disc)
         n_rows = train.n_samples + test.n_samples
         Y_all = np.concatenate([train.Y, test.Y])
     else:
-        splits = make_splits(train.n_samples, protocol, n_repeats=n_repeats,
-                             test_size=test_size, n_folds=n_folds, seed=seed)
-        folds = make_folds(train.X, train.Y, splits, protocol=protocol, **disc)
+        cv = make_splitter(protocol, n_repeats=n_repeats, test_size=test_size,
+                           n_folds=n_folds, seed=seed)
+        folds = make_folds(train.X, train.Y, cv, **disc)
         n_rows = train.n_samples
         Y_all = train.Y
     m = train.n_features
@@ -144,21 +141,20 @@ def evaluation_report(
             raise ParameterError(f"feature index {bad[0]} is out of range; the data has {m} "
                                  f"features (0..{m - 1})", name="features", value=bad[0])
         chosen = [{"all": tuple(range(m)), "selected": tuple(sorted(set(features)))}] * len(folds)
-        frame = evaluate_feature_sets(folds, chosen[0], cache=cache, n_jobs=n_jobs,
-                                      progress=progress, **knn)
+        frame = evaluate(folds, sets=chosen[0], knn=knn, cache=cache, n_jobs=n_jobs,
+                         progress=progress).frame
         used_params = None
     else:
         from ..algorithm_params import ALGORITHM_PARAMS
         from ..params import defaults
 
         used_params = {**defaults(ALGORITHM_PARAMS), **dict(params or {})}
-        picked: list[dict[str, tuple[int, ...]]] = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            frame = ablation(folds, used_params, feature_sets=("all", "camcf"), cache=cache,
-                             selections=picked, n_jobs=n_jobs, progress=progress, **knn
-                             ).replace({"feature_set": {"camcf": "selected"}})
-        chosen = [{"all": sets["all"], "selected": sets["camcf"]} for sets in picked]
+            ev = ablation(folds, used_params, sets=("all", "camcf"), knn=knn, cache=cache,
+                          n_jobs=n_jobs, progress=progress)
+        frame = ev.frame.replace({"feature_set": {"camcf": "selected"}})
+        chosen = [{"all": sets["all"], "selected": sets["camcf"]} for sets in ev.sets]
     split_rows = []
     for fold, sets in zip(folds, chosen, strict=True):
         part = frame[frame["split"] == fold.split]
@@ -269,7 +265,7 @@ def comparison_payload(comparisons: Mapping[str, Any], methods_used: Mapping[str
     carries the settings its comparison ran with (``"settings"``: ML-kNN's, the cut, the
     protocol and the number of splits), read from the comparison itself."""
     from .. import methods
-    from .framework import friedman_over_data_sets
+    from .summaries import friedman_over_data_sets
 
     out: dict[str, Any] = {
         "methods": [{"name": n, "display": methods.display(n) if n in methods.METHODS else n,
@@ -304,14 +300,14 @@ def comparison_report(
     data: Mapping[str, tuple],
     selectors: Mapping[str, Any],
     *,
-    protocol: str = "repeated",
-    n_repeats: int = 5,
-    n_folds: int = 5,
-    test_size: float = 0.3,
-    seed: int = 0,
-    discretize: str = "auto",
-    bins: int = 3,
-    strategy: str = "uniform",
+    protocol: str = _E["protocol"],
+    n_repeats: int = _E["n_repeats"],
+    n_folds: int = _E["n_folds"],
+    test_size: float = _E["test_size"],
+    seed: int = _E["seed"],
+    discretize: str = _D["discretize"],
+    bins: int = _D["bins"],
+    strategy: str = _D["strategy"],
     n_features: int | float | str = "match",
     knn: Mapping[str, Any] | None = None,
     n_jobs: int = 1,
@@ -322,23 +318,18 @@ def comparison_report(
     compare_data_sets`): the JSON payload and the summary table (:func:`comparison_frame`).
 
     ``data``: ``{name: (X, Y)}`` or ``{name: (X, Y, X_test, Y_test)}``; ``discretize="none"``:
-    X holds integer codes, used as they are. ``knn``: ML-kNN settings; ``k`` and
-    ``neighbours`` can be chosen (:func:`camcf.evaluation.compare_data_sets` takes no others).
+    X holds integer codes, used as they are. ``knn``: ML-kNN settings (:func:`knn_settings`).
     ``about``: what the caller knows about each data set, copied under ``"data"``.
     """
-    from .framework import compare_data_sets
+    from .splits import make_splitter
+    from .studies import compare_data_sets
 
     t0 = time.perf_counter()
-    knn = dict(knn or {})
-    fixed = sorted(set(knn) - {"k", "neighbours"})
-    if fixed:
-        raise ParameterError(f"a comparison takes the ML-kNN settings k and neighbours; "
-                             f"{fixed[0]} is the framework's default", name=fixed[0])
     comparisons = compare_data_sets(
-        data, selectors, protocol=protocol, n_repeats=n_repeats, test_size=test_size,
-        n_folds=n_folds, seed=seed, discretize=None if discretize == "none" else discretize,
-        bins=bins, strategy=strategy, n_features=n_features, n_jobs=n_jobs, progress=progress,
-        **knn)
+        data, selectors, make_splitter(protocol, n_repeats=n_repeats, test_size=test_size,
+                                       n_folds=n_folds, seed=seed),
+        discretize=None if discretize == "none" else discretize, bins=bins, strategy=strategy,
+        n_features=n_features, knn=knn_settings(knn), n_jobs=n_jobs, progress=progress)
     first = next(iter(comparisons.values())).settings
     proto: dict[str, Any] = {"name": protocol, "seed": seed}
     if protocol == "kfold":

@@ -16,9 +16,11 @@ flags from it without loading numpy's evaluation stack.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
+from ..errors import ParameterError
 from ..params import Param, defaults, validate
 
 __all__ = [
@@ -38,6 +40,7 @@ __all__ = [
     "TEST_SIZE",
     "check_eval",
     "check_knn",
+    "parse_n_features",
 ]
 
 #: Protocol names and their display names, in the order a user interface lists them.
@@ -111,3 +114,27 @@ def check_eval(**settings: Any) -> dict[str, Any]:
     5
     """
     return validate(EVAL_PARAMS, settings)
+
+
+def parse_n_features(text: str, *, name: str = "n_features") -> int | float | str:
+    """How ranking methods are cut, as typed (a flag, a text box): ``"match"`` (as many
+    features as the reference selected on the same split, the paper's protocol), an integer
+    ≥ 1 (that many) or a share in (0, 1) of the features; ``name`` is what the message calls
+    it.
+
+    >>> parse_n_features("match"), parse_n_features("20"), parse_n_features("0.25")
+    ('match', 20, 0.25)
+    """
+    text = str(text).strip()
+    if text == "match":
+        return "match"
+    allowed = "'match', an integer >= 1 or a share in (0, 1)"
+    try:
+        value = float(text)
+    except ValueError:
+        raise ParameterError(f"{name} must be {allowed}; got {text!r}", name=name, value=text,
+                             allowed=allowed) from None
+    if not math.isfinite(value) or value <= 0:
+        raise ParameterError(f"{name} must be positive ({allowed}); got {text}", name=name,
+                             value=text, allowed=allowed)
+    return int(value) if value >= 1 and value.is_integer() else value

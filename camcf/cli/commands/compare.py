@@ -28,6 +28,7 @@ from typing import Any
 
 from ... import methods
 from ...errors import CamcfError, ParameterError
+from ...evaluation.settings import parse_n_features
 from .. import groups
 from ..outcome import Outcome
 from ..progress import progress_line
@@ -64,18 +65,6 @@ def add_arguments(p: argparse.ArgumentParser, argv: Sequence[str]) -> None:
     groups.add_output(p, what="the JSON (and the CSV table beside it, same name .csv)")
 
 
-def _n_features(text: str) -> int | float | str:
-    if text == "match":
-        return "match"
-    try:
-        v = float(text)
-    except ValueError:
-        raise ParameterError(f"--n-features must be 'match' or a number, got {text!r}") from None
-    if v <= 0:
-        raise ParameterError(f"--n-features must be positive, got {text}")
-    return int(v) if v >= 1 and v.is_integer() else v
-
-
 def _load_one(spec: str, args: argparse.Namespace, protocol: str):
     """(name, train Dataset, test Dataset or None)."""
     from ... import catalog
@@ -107,7 +96,7 @@ def run(args: argparse.Namespace) -> Outcome:
 
     names = _methods(args)
     groups.check_method_flags(args, names)
-    n_features = _n_features(args.n_features)
+    n_features = parse_n_features(args.n_features, name="--n-features")
     if n_features == "match" and "camcf" not in names and any(
             methods.kind(n) == "ranking" for n in names):
         raise ParameterError("--n-features match cuts rankings to Ca-MCF's selection size; add "
