@@ -53,6 +53,7 @@ from pages._share import (
     pin_controls,
     read_url,
     restore_view,
+    set_params_from_page,
     upload_link_note,
     write_url,
 )
@@ -219,6 +220,40 @@ def execute(data: DataBundle, disc: dict, params: dict, progress=None, *,
                      result=res, disc_info=kinds, warnings=msgs, asked=dict(params))
 
 
+def data_thresholds(data: DataBundle, disc: dict, significance: float,
+                    prepared: tuple | None = None) -> dict:
+    """δ1 and δ2 suggested for these data at level ``significance``
+    (:func:`camcf.significance.suggest_thresholds` on the codes a run would use: the same
+    numbers ``delta1="auto"`` resolves to); ``prepared``: :func:`prepare`'s result."""
+    from camcf.significance import suggest_thresholds
+
+    codes, _ = prepared if prepared is not None else prepare(data, disc)
+    return suggest_thresholds(codes, data.dataset.Y, float(significance))
+
+
+def threshold_help(p, value: float, sug: dict) -> str:
+    """The help of threshold input ``p`` (delta1 or delta2): its declared help, then what
+    ``value`` bits mean on these data (:func:`camcf.significance.threshold_meaning`, with the
+    typical table's df from ``sug``, :func:`data_thresholds`)."""
+    from camcf.significance import threshold_meaning
+
+    meaning = threshold_meaning(p.name, float(value), sug["n"], sug["df_" + p.name])
+    return (f"{meaning}. {p.help} (type any value, e.g. 0.0003; "
+            f"**Suggest from the data** sets it from α)")
+
+
+def suggest_help(sug: dict) -> str:
+    """The help of the Suggest button: the numbers it sets and where their df come from."""
+    from camcf.significance import typical_table
+
+    return (f"Sets δ1 and δ2 to the G-test thresholds at level α = {sug['significance']:g} on "
+            f"these n = {sug['n']:,} rows, δ = χ²₁₋α(df) / (2·n·ln 2): δ1 = "
+            f"{sug['delta1']:.4g} bits, δ2 = {sug['delta2']:.4g} bits. "
+            f"{typical_table('delta1', sug['df_delta1'])}; "
+            f"{typical_table('delta2', sug['df_delta2'])}. The numbers go into the inputs, the "
+            f"link and the exported command; press Run to apply them.")
+
+
 def csv_columns(data: bytes) -> list[str]:
     """Column names of a CSV/TSV upload (for the label-column chooser)."""
     try:
@@ -263,6 +298,23 @@ def _prepared(data: DataBundle, disc: dict) -> tuple:
     store = _prepared_store()
     key = (data.fingerprint, tuple(sorted(disc.items())))
     return store.get_or_put(key, lambda: prepare(data, disc))
+
+
+@st.cache_resource(show_spinner=False)
+def _thresholds_store() -> BoundedLRU:
+    """Suggested thresholds by (fingerprint, discretisation, α)."""
+    return BoundedLRU(PREPARED_ENTRIES * 4)
+
+
+def _data_thresholds(data: DataBundle, disc: dict, significance: float) -> dict | None:
+    """:func:`data_thresholds` for the sidebar (cached; None when the data cannot be prepared
+    with ``disc`` or α is out of range: the run reports that)."""
+    key = (data.fingerprint, tuple(sorted(disc.items())), float(significance))
+    try:
+        return _thresholds_store().get_or_put(
+            key, lambda: data_thresholds(data, disc, significance, _prepared(data, disc)))
+    except CamcfError:
+        return None
 
 
 def cached_run(data: DataBundle, disc: dict, params: dict) -> RunRecord:
@@ -380,12 +432,14 @@ def _typed(name: str) -> None:
     S.PARAM[name].set(fit(_params[name], S.PARAM[name].get())[0])
 
 
-def _widget(p) -> None:
+def _widget(p, help_: str | None = None) -> None:
     """The widget of one declared parameter; its value lives under ``S.PARAM[p.name]``. Every
     number widget offers ``p.ui_range()`` and shows NUMBER_FORMAT (the value shown is the value
     run); a threshold (EXACT) is a number input (any value can be typed, − / + step by the
     declared step), the shares k1, k2 are sliders."""
     key, label = S.PARAM[p.name], p.label
+    if help_ is None:
+        help_ = p.help + (" (type any value, e.g. 0.0003)" if p.name in EXACT else "")
     if p.options is not None:
         key.init()
         if p.name in _disc:
@@ -400,30 +454,54 @@ def _widget(p) -> None:
         c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
         with c1:
             number_field(p, key, on_change=_typed, args=(p.name,), disabled=bool(word.get()),
-                         help=p.help + " (type any value, e.g. 0.0003)")
+                         help=help_)
         c2.toggle(p.words[0], key=word.name,
                   help=f"{label} = {p.words[0]!r} instead of the number: {p.help}")
         return
     if p.kind is int or p.advanced or p.name in EXACT:
-        help_ = p.help + (" (type any value, e.g. 0.0003)" if p.name in EXACT else "")
         number_field(p, key, on_change=_typed, args=(p.name,), help=help_)
         return
     lo, hi, step = (float(v) for v in p.ui_range())
     st.slider(label, lo, hi, step=step, key=key.init(), help=p.help, format=NUMBER_FORMAT)
 
 
+#: drawn beside the Suggest button, not under Advanced
+BESIDE_SUGGEST = "significance"
+
+
+def _suggest_row(sug: dict | None) -> None:
+    """The significance level α and "Suggest from the data": the button moves δ1 and δ2 to the
+    G-test thresholds at α on the loaded data (through the frame's set_param path)."""
+    _widget(_params[BESIDE_SUGGEST])
+    pressed = st.button("Suggest from the data", key="suggest_button", width="stretch",
+                        disabled=sug is None,
+                        help=suggest_help(sug) if sug is not None else
+                        "the data cannot be prepared with this discretisation")
+    if pressed and sug is not None:
+        set_params_from_page({"delta1": sug["delta1"], "delta2": sug["delta2"]})
+
+
 def _param_widgets() -> None:
     """The parameter widgets, generated from the declarations (camcf.algorithm_params); their
-    values live in st.session_state under pages._state.PARAM."""
+    values live in st.session_state under pages._state.PARAM. The thresholds' help says what
+    their values mean on the loaded data; the significance level and "Suggest from the data"
+    follow them."""
+    data: DataBundle = S.DATA.get()
+    _, disc = params_from_state()
+    sug = _data_thresholds(data, disc, float(S.PARAM[BESIDE_SUGGEST].get()))
     for p in ALGORITHM_PARAMS:
         if not p.advanced:
-            _widget(p)
+            help_ = (threshold_help(p, float(S.PARAM[p.name].get()), sug)
+                     if p.name in EXACT and sug is not None else None)
+            _widget(p, help_)
+            if p.name == "delta2":
+                _suggest_row(sug)
     with st.expander("Discretisation"):
         for p in DISCRETIZE_PARAMS:
             _widget(p)
     with st.expander("Advanced"):
         for p in ALGORITHM_PARAMS:
-            if p.advanced:
+            if p.advanced and p.name != BESIDE_SUGGEST:
                 _widget(p)
 
 

@@ -39,7 +39,7 @@ from joblib import Parallel, delayed
 
 from .algorithm_params import ALGORITHM_PARAMS, N_JOBS, significance_used
 from .errors import InvalidDataError, ParameterError
-from .info import pool_levels
+from .info import _ELEM_BUDGET, pool_levels
 from .parallel import one_blas_thread
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
@@ -223,33 +223,74 @@ def _check_features(X, discretize: str, names, pre: str) -> tuple[int, int]:
 
 
 def _check_codes(A: np.ndarray, what: str, offset: int = 0, pre: str = "") -> None:
-    """Raise if the float block ``A`` (columns from ``offset``) has NaN or non-integer values."""
-    if np.isnan(A).any():
-        cols = (np.nonzero(np.isnan(A).any(axis=0))[0][:5] + offset).tolist()
+    """Raise if the float block ``A`` (columns from ``offset``) has NaN or non-integer values.
+
+    Each check goes over column blocks of about 2^22 cells (no full-size temporaries), in the
+    same order as over the whole block: missing values, then size, then integers."""
+    n = A.shape[0] if A.ndim else 1
+    step = max(1, (1 << 22) // max(n, 1))
+    blocks = [(A[:, a:a + step], a) for a in range(0, A.shape[1], step)] if A.ndim == 2 \
+        else [(A, 0)]
+    nan_cols: list[int] = []
+    for part, a in blocks:
+        if np.isnan(part).any():
+            nan_cols.extend((np.nonzero(np.isnan(part).any(axis=0))[0] + a).tolist())
+            if len(nan_cols) >= 5:
+                break
+    if nan_cols:
+        cols = [c + offset for c in nan_cols[:5]]
         raise InvalidDataError(f"{pre}{what} has missing values (NaN) in column(s) {cols}; impute "
                                f"or drop them first")
-    if A.size and float(np.abs(A).max()) > 2.0**53:  # int64 would overflow or merge codes
+    top = max((float(np.abs(part).max()) for part, _ in blocks if part.size), default=0.0)
+    if top > 2.0**53:  # int64 would overflow or merge codes
         raise InvalidDataError(f"{pre}{what} holds values beyond ±2**53 "
-                               f"({float(np.abs(A).max()):.6g}); codes must be small integers: "
+                               f"({top:.6g}); codes must be small integers: "
                                f"recode them as 0..k-1")
-    if not np.all(A == np.round(A)):
-        cols = (np.nonzero((A != np.round(A)).any(axis=0))[0][:5] + offset).tolist()
+    bad: list[int] = []
+    for part, a in blocks:
+        off = part != np.round(part)
+        if off.any():
+            bad.extend((np.nonzero(off.any(axis=0))[0] + a).tolist() if off.ndim == 2 else [0])
+            if len(bad) >= 5:
+                break
+    if bad:
+        cols = [c + offset for c in bad[:5]]
         raise InvalidDataError(
             f"{pre}{what} must hold discrete codes; column(s) {cols} have non-integer values: "
             f"discretise first (camcf.discretize) or pass a camcf.Dataset")
 
 
 def _prepare_labels(Y) -> np.ndarray:
-    """Y (checked by :func:`check_data`) as int64 codes, one column a label, −1/+1 read as 0/1."""
-    Y = np.asarray(Y, dtype=float)
-    if Y.ndim == 1:
-        Y = Y[:, None]
-    Y = Y.astype(np.int64)
-    for i in range(Y.shape[1]):
-        vals = set(np.unique(Y[:, i]).tolist())
-        if vals <= {-1, 1} and -1 in vals:
-            Y[:, i] = (Y[:, i] == 1).astype(np.int64)  # −1/+1 is read as 0/1
-    return Y
+    """Y (checked by :func:`check_data`) as non-negative codes in the smallest unsigned type,
+    column-major (one column a label), −1/+1 read as 0/1. Column blocks at a time: no full-size
+    float or int64 copy."""
+    from .info import smallest_uint
+
+    A = np.asarray(Y)
+    if A.ndim == 1:
+        A = A[:, None]
+    if A.dtype.kind not in "iubf":
+        A = np.asarray(A, dtype=float)
+    n, q = A.shape
+    if A.size == 0:
+        return np.zeros((n, q), dtype=np.uint8, order="F")
+    # the codes as int64, as Ca-MCF reads them (float values truncate, as they always have)
+    lo = A.min(axis=0).astype(np.int64)
+    hi = A.max(axis=0).astype(np.int64)
+    flip = np.zeros(q, dtype=bool)
+    for i in np.flatnonzero(lo == -1).tolist():
+        vals = set(np.unique(A[:, i].astype(np.int64)).tolist())
+        flip[i] = vals <= {-1, 1}  # −1/+1 is read as 0/1
+    top = int(np.where(flip, 1, hi).max())
+    out = np.empty((n, q), dtype=smallest_uint(max(top, 0)), order="F")
+    block = max(1, _ELEM_BUDGET // max(n, 1))
+    for a in range(0, q, block):
+        part = A[:, a:a + block].astype(np.int64)
+        f = flip[a:a + block]
+        if f.any():
+            part[:, f] = part[:, f] == 1
+        out[:, a:a + block] = part
+    return out
 
 
 _SPARSE_BELOW = 0.3  # share of non-zero codes under which the engine keeps X sparse
@@ -343,15 +384,36 @@ def flatten_labels(Y: np.ndarray, label_names: list[str],
                    category_names: list[dict] | None = None) -> list[Category]:
     """Algorithm 1: one :class:`Category` per (label, distinct value), labels in column order."""
     cats = []
-    for i in range(Y.shape[1]):
-        values, counts = np.unique(Y[:, i], return_counts=True)
-        for v, k in zip(values, counts, strict=True):
+    for i, (values, counts) in enumerate(_label_values(np.asarray(Y))):
+        for v, k in zip(values.tolist(), counts.tolist(), strict=True):
             name = str(v)
             if category_names is not None and i < len(category_names):
                 name = category_names[i].get(int(v), name)
             cats.append(Category(id=len(cats), label_index=i, label=label_names[i],
                                  value=int(v), name=name, size=int(k)))
     return cats
+
+
+def _label_values(Y: np.ndarray):
+    """Per label column: (distinct values ascending, their counts), as ``np.unique`` gives
+    them; small non-negative integer codes are counted for a block of columns by one
+    ``bincount``."""
+    n, q = Y.shape
+    small = (Y.dtype.kind in "iub" and Y.size and int(Y.min()) >= 0
+             and int(Y.max()) < 1 << 16)
+    if not small:
+        for i in range(q):
+            yield np.unique(Y[:, i], return_counts=True)
+        return
+    K = int(Y.max()) + 1
+    block = max(1, min(_ELEM_BUDGET // max(n, 1), _ELEM_BUDGET // K))
+    for a in range(0, q, block):
+        part = Y[:, a:a + block].astype(np.int64)
+        part += (np.arange(part.shape[1]) * K)[None, :]
+        counts = np.bincount(part.ravel(order="K"), minlength=part.shape[1] * K)
+        for row in counts.reshape(-1, K):
+            values = np.flatnonzero(row)
+            yield values.astype(Y.dtype), row[values]
 
 
 _D = DEFAULTS
@@ -464,7 +526,8 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     shared = Engine.shared(X, C)
     eng = Engine(X, C, **shared)
 
-    constant = [i for i in range(Y.shape[1]) if np.unique(Y[:, i]).size < 2]
+    n_values = np.bincount([c.label_index for c in cats], minlength=Y.shape[1])
+    constant = np.flatnonzero(n_values < 2).tolist()
     if constant:
         warnings.warn(
             f"label(s) {[label_names[i] for i in constant]} have one category only and are "

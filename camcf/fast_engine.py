@@ -31,6 +31,7 @@ from .info import (
 
 _INDICATOR_BYTES = 64 << 20  # float32 code indicators of X kept for BLAS counting, at most
 _BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
+_SPARSE_CATEGORIES = 0.1  # share of ones under which the tables count categories sparsely
 _TALL = 1 << 15  # rows from which counting goes one column at a time
 _WALK_BATCH = 64  # most backward-elimination steps computed together (see _FastLeaveOneOut)
 HASH_SEED = 20240611
@@ -230,6 +231,26 @@ class FastEngine(EngineBase):
         return k
 
     # -- unconditional tables --------------------------------------------------------------
+    def _sparse_categories(self) -> sp.csc_matrix | None:
+        """The category indicators, each column replaced by its complement where that has fewer
+        ones, as a sparse int64 matrix; None when they are not sparse (then counting goes
+        through :meth:`_indicators`). Counts from these are exact integers, whatever n."""
+        n, Q = self.n, self.n_categories
+        if not Q or not n:
+            return None
+        ones = self.C.sum(axis=0, dtype=np.int64)
+        stored = np.minimum(ones, n - ones)
+        if stored.sum() > _SPARSE_CATEGORIES * n * Q:
+            return None
+        flip = 2 * ones > n
+        parts = []
+        block = max(1, _ELEM_BUDGET // n)
+        for a in range(0, Q, block):
+            sub = self.C[:, a:a + block]
+            parts.append(sp.csc_matrix(sub ^ flip[a:a + block].astype(sub.dtype)[None, :],
+                                       dtype=np.int64))
+        return sp.hstack(parts, format="csc") if len(parts) > 1 else parts[0]
+
     def _indicators(self) -> np.ndarray:
         # BLAS counts are exact integers in float32 below 2^24 samples
         return self.C.astype(np.float32 if self.n < 2**24 else np.float64)
@@ -249,8 +270,10 @@ class FastEngine(EngineBase):
         out = np.empty((m, Q))
         if m == 0 or Q == 0:
             return out
-        Cf = self._indicators()
         t_counts = self.C.sum(axis=0, dtype=np.int64)
+        S = self._sparse_categories() if self.sparse else None
+        Cf = self._indicators() if S is None else None
+        flip = 2 * t_counts > n
         K = int(self.card[:m].max())
         block = max(1, min(_ELEM_BUDGET // max(n, 1), _CELL_BUDGET // (2 * K * Q)))
         for a in range(0, m, block):
@@ -262,10 +285,18 @@ class FastEngine(EngineBase):
                 col_of = np.repeat(np.arange(b - a), np.diff(sub.indptr))
                 for v in range(1, K):
                     hit = sub.data == v
-                    mv = sp.csc_matrix((hit.astype(Cf.dtype), sub.indices, sub.indptr),
-                                       shape=sub.shape)
-                    n1[:, v, :] = np.rint(np.asarray(mv.T @ Cf))
                     marg[:, v] = np.bincount(col_of, weights=hit, minlength=b - a)
+                    if S is None:
+                        mv = sp.csc_matrix((hit.astype(Cf.dtype), sub.indices, sub.indptr),
+                                           shape=sub.shape)
+                        n1[:, v, :] = np.rint(np.asarray(mv.T @ Cf))
+                        continue
+                    # count(X_f = v, C_c = 1): of the stored column, or the code's count
+                    # minus that of the complement
+                    mv = sp.csc_matrix((hit.astype(np.int64), sub.indices, sub.indptr),
+                                       shape=sub.shape)
+                    part = np.asarray((mv.T @ S).toarray(), dtype=np.int64)
+                    n1[:, v, :] = np.where(flip[None, :], marg[:, v][:, None] - part, part)
             else:
                 sub = self.X[:, a:b]
                 for v in range(1, K):
@@ -281,12 +312,32 @@ class FastEngine(EngineBase):
         n, Q = self.n, self.n_categories
         if Q == 0:
             return np.empty((0, 0))
-        Cf = self._indicators()
-        n11 = np.rint(Cf.T @ Cf).astype(np.int64)  # count(C_a = 1, C_b = 1)
         na = self.C.sum(axis=0, dtype=np.int64)
+        S = self._sparse_categories()
+        if S is not None:  # count(C_a = 1, C_b = 1) from the sparser of each and its complement
+            # C_a = f_a + σ_a·S_a (f_a = 1 where the complement is stored, σ_a = 1 − 2·f_a):
+            # n11 = σσᵀ∘SᵀS + f·(σ∘ns)ᵀ + (σ∘ns)·fᵀ + n·f·fᵀ, in place, column blocks of SᵀS
+            flip = 2 * na > n
+            sign = np.where(flip, -1, 1).astype(np.int64)
+            ns = np.where(flip, n - na, na)  # ones of the stored columns
+            n11 = np.empty((Q, Q), dtype=np.int64)
+            St = S.T.tocsr()
+            step = max(1, _ELEM_BUDGET // max(Q, 1))
+            for a in range(0, Q, step):
+                n11[:, a:a + step] = (St @ S[:, a:a + step]).toarray()
+            n11 *= sign[:, None]
+            n11 *= sign[None, :]
+            sn = sign * ns
+            rows = np.flatnonzero(flip)
+            n11[rows] += sn[None, :]
+            n11[:, rows] += sn[:, None]
+            n11[np.ix_(rows, rows)] += n
+        else:
+            Cf = self._indicators()
+            n11 = np.rint(Cf.T @ Cf).astype(np.int64)  # count(C_a = 1, C_b = 1)
         marg = np.stack([n - na, na], axis=1)
         out = np.empty((Q, Q))
-        block = max(1, _CELL_BUDGET // (4 * Q))  # rows a of the table at a time
+        block = max(1, _CELL_BUDGET // (16 * Q))  # rows a of the table at a time
         for a in range(0, Q, block):
             b = min(Q, a + block)
             n1 = np.stack([na[None, :] - n11[a:b], n11[a:b]], axis=1)  # (a, value of C_a, b)

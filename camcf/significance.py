@@ -243,6 +243,38 @@ def suggest_thresholds(X_codes, Y, significance: float = 0.01) -> dict:
     return thresholds_from_levels(levels, n, significance)
 
 
+def feature_kind(df: int) -> str:
+    """How a help text names the typical feature behind ``df`` degrees of freedom against a
+    category indicator: ``"a binary feature"`` for df = 1, else ``"a feature with k levels"``
+    (k = df + 1)."""
+    return "a binary feature" if int(df) == 1 else f"a feature with {int(df) + 1} levels"
+
+
+def threshold_meaning(name: str, delta: float, n: int, df: int) -> str:
+    """What threshold ``name`` ("delta1" or "delta2") of ``delta`` bits means on ``n`` rows, in
+    one sentence for an input's help, from :func:`p_value_of`::
+
+        δ1 = 0.05 bits ≈ p < 10⁻²⁴⁴ for a binary feature (df = 1) at n = 16,105
+
+    For δ1 ``df`` is the typical feature × category table's (:func:`typical_feature_df`), for
+    δ2 a category × category table's (1)."""
+    ev = p_value_of(float(delta), int(n), int(df))
+    symbol = {"delta1": "δ1", "delta2": "δ2"}[name]
+    what = (f"{feature_kind(df)} against a category" if name == "delta1"
+            else "two label categories")
+    return (f"{symbol} = {ev.delta:g} bits ≈ {ev.p_text()} for {what} (df = {ev.df}) at "
+            f"n = {ev.n:,}")
+
+
+def typical_table(name: str, df: int) -> str:
+    """Which table a suggested threshold's df comes from, in words (for a help text)."""
+    if name == "delta1":
+        return (f"δ1 uses the df of the typical feature × category table: the median number of "
+                f"levels of the non-constant features minus 1 (here {int(df)}, "
+                f"{feature_kind(df)})")
+    return "δ2 uses the df of a category × category table: 1 (two indicators)"
+
+
 def _check_level(significance: float) -> None:
     if not 0.0 < float(significance) < 1.0:
         from .errors import ParameterError
@@ -252,6 +284,7 @@ def _check_level(significance: float) -> None:
 
 
 __all__ = [
-    "LN2", "RULE", "Evidence", "g_statistic", "log10_p", "p_value", "p_value_of",
-    "suggest_thresholds", "threshold_for", "thresholds_from_levels", "typical_feature_df",
+    "LN2", "RULE", "Evidence", "feature_kind", "g_statistic", "log10_p", "p_value", "p_value_of",
+    "suggest_thresholds", "threshold_for", "threshold_meaning", "thresholds_from_levels",
+    "typical_feature_df", "typical_table",
 ]

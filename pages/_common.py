@@ -20,7 +20,7 @@ from camcf.viz import graphs, summary
 from camcf.viz.style import legend_html
 from pages import _state as S
 from pages._nav import in_frame, leave_directory_mode
-from pages._share import NUMBER_FORMAT
+from pages._share import NUMBER_FORMAT, set_params_from_page
 
 GRAPH_HEIGHT = 520
 FRAME_EXTRA = 30  # the iframe is a little taller than the graph so no scrollbar appears
@@ -103,6 +103,14 @@ def number_field(p: Param, key: S.Key, *, label: str | None = None, default: Any
     return where.number_input(label or p.label, float(lo), float(hi), step=float(step),
                               format=NUMBER_FORMAT, key=key.name, help=kw.pop("help", p.help),
                               **kw)
+
+
+def run_with(values: dict) -> None:
+    """Move the parameter widgets to ``values`` (by parameter name, through the frame's
+    set_param path: the inputs, the link and the exported command carry them) and run at once
+    (as if Run were pressed)."""
+    S.RUN_PRESSED.set(True)
+    set_params_from_page(values)
 
 
 @contextmanager

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from camcf.viz import figures, graphs
+from camcf.viz.explain import p_column
 from pages._common import (
     current_run,
     legend,
@@ -57,6 +58,7 @@ if bw.empty:
 else:
     st.dataframe(paged(pd.DataFrame({
         "feature": bw["b_name"], "I(t; X_f | PC−f ∪ R) bits": bw["value"].round(4),
+        "p": p_column(bw),
         "conditioning on": bw["cond_names"].replace("", "— (s_f)"),
         "features / label categories in S": bw["cond_size_features"].astype(str) + " / "
         + bw["cond_size_labels"].astype(str),
@@ -73,5 +75,6 @@ if sp.empty:
 else:
     st.dataframe(paged(pd.DataFrame({"spouse": sp["b_name"], "induced by": sp["aux_name"],
                                      "I(t; X_z | x ∪ R) bits": sp["value"].round(4),
+                                     "p": p_column(sp),
                                      "δ1": sp["threshold"]}), "ls_sp_page"),
                  hide_index=True, width="stretch")

@@ -3,9 +3,11 @@ on the demo, found vs true."""
 
 import streamlit as st
 
+from camcf.diagnosis import diagnose, is_close
 from camcf.viz import figures, story, summary
 from camcf.viz.style import COLORS
-from pages._common import current_run, paged, pick_target
+from pages import _state as S
+from pages._common import current_run, paged, pick_target, run_with
 
 rec = current_run()
 res = rec.result
@@ -21,6 +23,23 @@ c1.metric("Selected features", f"{res.selected_indices.size} of {res.n_features}
 c2.metric("Label categories run", f"{len(res.targets) - len(res.skipped)} of {len(res.targets)}")
 c3.metric("Tests recorded", f"{res.n_tests:,}")
 c4.metric("Run time", f"{res.stats.get('seconds', 0):.2f} s")
+
+# an empty or poor result explains itself (camcf.diagnosis counts the record's sets)
+diag = diagnose(res, significance=float(S.PARAM["significance"].get()))
+if diag.poor:
+    with st.container(border=True, key="ov_diagnosis"):
+        st.subheader("Why no feature was selected" if diag.selected == 0 else
+                     "Why so few features were selected")
+        st.markdown("\n".join(f"- {s}" for s in diag.sentences))
+        sug = diag.suggested_params()
+        if sug and not all(is_close(sug[k], res.params[k]) for k in sug):
+            if st.button(f"Run with the suggested δ1 = {sug['delta1']:.4g}, δ2 = "
+                         f"{sug['delta2']:.4g}", key="ov_apply_suggestion", type="primary",
+                         help="Puts these numbers into the sidebar's δ1 and δ2 and runs."):
+                run_with(sug)
+        elif sug:
+            st.caption("This run already uses the suggested thresholds; the step named above "
+                       "is where to look next (its parameter is in the sidebar).")
 
 if rec.data.truth is not None and rec.data.graph is not None:
     # the teacher's story: the network's facts, and what this run did with them, from its
@@ -58,7 +77,7 @@ with right:
         hide_index=True, width="stretch")
     st.subheader("Selected features")
     sel = summary.selected_frame(res)
-    if sel.empty:  # the run's own warning (drawn by app.py above every page) says what to do
+    if sel.empty:  # the box above (and the run's own warning) says why and what to do
         st.info("No feature was selected with these parameters.")
     else:
         st.dataframe(sel, hide_index=True, width="stretch", height=min(320, 38 + 35 * len(sel)))

@@ -71,7 +71,8 @@ red = frame[frame["fate"] == "redundancy"]
 if red.empty:
     st.write("—")
 else:
-    st.dataframe(red[["feature", "s_f", "explaining category", "I(f; C_d)", "ratio I(f;C_d)/s_f",
-                      "gamma"]].round(4), hide_index=True, width="stretch")
+    st.dataframe(red[["feature", "s_f", "p (s_f)", "explaining category", "I(f; C_d)",
+                      "p (I(f; C_d))", "ratio I(f;C_d)/s_f", "gamma"]].round(4),
+                 hide_index=True, width="stretch")
 with st.expander("Every feature that reached Phase 4"):
     st.dataframe(paged(frame.round(4), "pr_all_page"), hide_index=True, width="stretch")

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from camcf.viz import figures
+from camcf.viz.explain import p_column
 from pages._common import (
     current_run,
     ego_html,
@@ -78,13 +79,15 @@ with a:
     st.markdown(f"**Candidates** (I(t; C') > δ2 = {res.params['delta2']:g}): {len(cand):,} of "
                 f"{len(mi):,} categories of the other labels")
     st.dataframe(paged(pd.DataFrame({"category": cand["b_name"], "I(t; C') bits":
-                                     cand["value"].round(4)}), "sk_cand_page", where=a),
+                                     cand["value"].round(4), "p": p_column(cand)}),
+                       "sk_cand_page", where=a),
                  hide_index=True, width="stretch")
 with b:
     st.markdown("**Each greedy step**: the conditional MI given the categories accepted so far")
     st.dataframe(paged(pd.DataFrame({
         "category": cmi["b_name"], "given": cmi["cond_names"].replace("", "— (first)"),
-        "I(t; C' | accepted) bits": cmi["value"].round(4), "δ2": cmi["threshold"],
+        "I(t; C' | accepted) bits": cmi["value"].round(4), "p": p_column(cmi),
+        "δ2": cmi["threshold"],
         "decision": cmi["decision"]}), "sk_cmi_page", where=b), hide_index=True, width="stretch")
 if len(cand):
     st.plotly_chart(figures.skeleton_steps(res, tid), key="sk_steps")

@@ -124,12 +124,12 @@ def test_a_time_budget_ends_the_run_with_a_message():
 
 def test_a_split_over_budget_is_a_failure_of_that_split_only():
     from camcf import methods
-    from camcf.evaluation import compare, folds_for
+    from camcf.evaluation import compare, make_folds, make_splitter
 
     r = np.random.default_rng(1)
     X = r.integers(0, 3, (120, 6))
     Y = r.integers(0, 2, (120, 3))
-    folds = folds_for(X, Y, protocol="repeated", n_repeats=2)
+    folds = make_folds(X, Y, make_splitter("repeated", n_repeats=2))
     cmp = compare(folds, {"mi-mcf": MIMCF(max_seconds=1e-9), "all": methods.make("all")},
                   n_features=None)
     assert [s for s, _ in cmp.failures["mi-mcf"]] == [0, 1]

@@ -275,6 +275,8 @@ def encode_labels(
     names: list[str],
     nominal: list[list[str] | None],
     shown: str,
+    *,
+    plus_minus: bool | None = None,
 ) -> tuple[np.ndarray, list[dict[int, str]], list[str]]:
     """Turn raw label columns into non-negative integer codes.
 
@@ -288,6 +290,10 @@ def encode_labels(
         Declared values of each nominal label, None for a numeric one.
     shown : str
         File name for messages.
+    plus_minus : bool, optional
+        Whether the numeric labels are −1/+1 (default: decided from ``block``, with a note); a
+        caller that encodes the columns block by block decides it once for all of them and
+        writes the note itself.
 
     Returns
     -------
@@ -311,10 +317,11 @@ def encode_labels(
     cats: list[dict[int, str]] = []
     notes: list[str] = []
     numeric = [i for i in range(q) if nominal[i] is None]
-    num_vals = np.unique(block[:, numeric]) if numeric else np.array([])
-    plus_minus = bool(numeric) and set(num_vals.tolist()) <= {-1.0, 1.0} and -1.0 in num_vals
-    if plus_minus:
-        notes.append("-1/+1 labels read as 0/1")
+    if plus_minus is None:
+        num_vals = np.unique(block[:, numeric]) if numeric else np.array([])
+        plus_minus = bool(numeric) and set(num_vals.tolist()) <= {-1.0, 1.0} and -1.0 in num_vals
+        if plus_minus:
+            notes.append("-1/+1 labels read as 0/1")
     for i in range(q):
         col = block[:, i]
         declared = nominal[i]

@@ -36,7 +36,7 @@ _SMALL_COND = 3  # conditioning sets up to this size are listed by name
 _PREC = 12  # the algorithm compares values rounded to 12 decimals (SPEC)
 
 #: the optional significance columns of a record row that :func:`measured` shows
-SIGNIFICANCE_FIELDS = ("n", "g", "df", "p_value")
+SIGNIFICANCE_FIELDS = ("n", "g", "df", "p_value", "log10_p")
 
 #: (step, decision) pairs the step-through groups as routine: the common outcome that leaves
 #: every set as it was and leads to no further test of that variable (not a skeleton
@@ -106,13 +106,43 @@ def _I(x: str, t: str, given: str) -> str:
     return f"I({x}; {t} | {given})" if given else f"I({x}; {t})"
 
 
+def p_text(p_value: float, log10_p: float | None = None) -> str:
+    """A record row's p value in words, the one way every page writes it: ``p = 0.00312``
+    (three significant digits) while p is a readable double, ``p < 10⁻²⁴⁴`` (from
+    ``log10_p``, the tightest power of ten above it) once p has underflowed or is below
+    1e-300; "" when there is no finite p.
+
+    >>> p_text(0.003121), p_text(0.0, -243.6), p_text(float("nan"))
+    ('p = 0.00312', 'p < 10⁻²⁴³', '')
+    """
+    lg = float(log10_p) if log10_p is not None else float("nan")
+    p = float(p_value) if p_value is not None else float("nan")
+    if np.isfinite(p) and p >= 1e-300:
+        return f"p = {p:.3g}"
+    if np.isfinite(lg):
+        return "p < 10" + str(int(math.ceil(lg))).translate(_SUP)
+    if np.isfinite(p):  # 0 with no logarithm at hand
+        return "p < 10⁻³⁰⁰"
+    return ""
+
+
+_SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def p_column(frame) -> list[str]:
+    """:func:`p_text` of every row of a record frame (its ``p_value`` and ``log10_p``
+    columns): the "p" column the pages' tables show beside the bits."""
+    lg = frame["log10_p"] if "log10_p" in frame else [None] * len(frame)
+    return [p_text(p, g) for p, g in zip(frame["p_value"], lg, strict=True)]
+
+
 def measured(value: str, fields: Mapping | None = None) -> str:
     """A measured value as the sentences write it: ``0.071 bits``.
 
     This is the one place that formats a measured quantity. ``fields`` are the record row's
     optional significance columns (:data:`SIGNIFICANCE_FIELDS`); when the row has a finite
-    ``p_value`` it is shown beside the bits (``0.071 bits, p = 0.003``), with the G statistic
-    and its degrees of freedom when those are there too."""
+    ``p_value`` it is shown beside the bits (``0.071 bits, p = 0.003``; :func:`p_text`), with
+    the G statistic and its degrees of freedom when those are there too."""
     out = f"{value} bits"
     if not fields:
         return out
@@ -122,7 +152,7 @@ def measured(value: str, fields: Mapping | None = None) -> str:
     g, df = fields.get("g"), fields.get("df")
     stat = (f"G = {float(g):.2f}, df = {int(df)}, " if g is not None and df is not None
             and np.isfinite(g) and np.isfinite(df) else "")
-    return f"{out} ({stat}p = {float(p):.3g})"
+    return f"{out} ({stat}{p_text(p, fields.get('log10_p'))})"
 
 
 @dataclass(frozen=True)

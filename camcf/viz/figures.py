@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .style import COLORS, FATE_COLORS, FONT
-from .summary import flow_counts, flow_row, pruning_frame, recovery_frame
+from .summary import flow_counts, flow_row, pruning_frame, recovery_frame, s_f_p
 
 #: the left margin holds the y axis title and its tick labels whether or not plotly's automatic
 #: margins have run yet (they run after the first draw, late on a busy machine)
@@ -390,15 +390,17 @@ def mi_ranks(result, target, *, height: int = 340, max_bars: int = MI_MAX_BARS) 
     names = np.array(result.feature_names, dtype=object)[feats]
     pos = np.arange(ranks.size)
     vals = s[feats]
+    p_of = s_f_p(result, t.id)  # the record's p beside the bits in the hover
+    ps = np.array([p_of.get(int(f), "") for f in feats], dtype=object)
     fig = go.Figure()
     for key, label in (("kept", "kept (PC candidate)"), ("cut-k1", "cut by k1"),
                        ("below-delta1", "s ≤ δ1")):
         idx = np.nonzero(fate == key)[0]
         if idx.size:
             fig.add_bar(x=pos[idx], y=vals[idx], name=label, marker_color=FATE_COLORS[key],
-                        customdata=np.column_stack([names[idx], ranks[idx] + 1]),
+                        customdata=np.column_stack([names[idx], ranks[idx] + 1, ps[idx]]),
                         hovertemplate="%{customdata[0]} (rank %{customdata[1]}): "
-                                      "s = %{y:.4f} bits<extra></extra>")
+                                      "s = %{y:.4f} bits, %{customdata[2]}<extra></extra>")
     d1 = result.params["delta1"]
     fig.add_hline(y=d1, line=dict(color=COLORS["target"], dash="dash"),
                   annotation_text=f"δ1 = {d1:g}", annotation_position="top right")
@@ -536,10 +538,11 @@ def pruning_scatter(result, target, *, height: int = 440) -> go.Figure:
             text=np.where(named[sub.index], sub["feature"], ""), textposition="top center",
             textfont=dict(size=12),
             customdata=np.column_stack([sub["feature_index"], sub["explaining category"],
-                                        sub["feature"]]),
+                                        sub["feature"], sub["p (s_f)"]]),
             marker=dict(size=13 if len(df) <= 40 else 9, color=FATE_COLORS[fate],
                         line=dict(color="#333", width=1)),
-            hovertemplate="%{customdata[2]}<br>s_f = %{x:.4f} bits<br>max I(f; C_d) = "
+            hovertemplate="%{customdata[2]}<br>s_f = %{x:.4f} bits, %{customdata[3]}<br>"
+                          "max I(f; C_d) = "
                           "%{y:.4f} bits<extra></extra>")
     fig.add_scatter(x=[0, top / g], y=[0, top], mode="lines", name=f"y = γ·s_f (γ = {g:g})",
                     line=dict(color=COLORS["extra"], dash="dash"), hoverinfo="skip")

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..trace import TARGET
 from .style import COLORS, FONT, legend_html, lighten
+from .summary import label_mi_p, s_f_p
 
 #: tags pyvis adds that would fetch from a CDN or a relative path (nothing there offline)
 _STRIP = [
@@ -63,8 +64,12 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
     g.add_node(tname, role="target", pool=TARGET, fate="",
                title=f"target category {tname} ({t.category.size} samples)")
 
+    p_s = s_f_p(result, t.id)  # the record's p of s_f, beside the bits
+
     def feat_title(f: int, role: str) -> str:
-        parts = [f"{result.feature_names[f]}: {role}", f"s = I(f; t) = {_fmt(float(s[f]))} bits"]
+        p = f", {p_s[f]}" if p_s.get(f) else ""
+        parts = [f"{result.feature_names[f]}: {role}",
+                 f"s = I(f; t) = {_fmt(float(s[f]))} bits{p}"]
         fate = fates.get(f, "")
         if fate == "redundancy":
             d, v, sf = red[f]
@@ -424,6 +429,11 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
     """
     t = result.target(target)
     mi = np.asarray(result.category_mi, dtype=float)[t.id]
+    p_of = label_mi_p(result, t.id)  # the record's p beside the bits
+
+    def pq(q: int) -> str:
+        return f", {p_of[q]}" if p_of.get(q) else ""
+
     tname = t.category.display
     own = t.category.label_index
     g = nx.Graph()
@@ -434,7 +444,7 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
         c = result.categories[q]
         g.add_node(c.display, role="label-category", label=f"{i + 1}. {c.display}",
                    title=f"{c.display}: accepted into R as number {i + 1}; "
-                         f"I(t; C') = {_fmt(float(mi[q]))} bits")
+                         f"I(t; C') = {_fmt(float(mi[q]))} bits{pq(q)}")
         g.add_edge(tname, c.display, kind="skeleton", width=1 + 6 * min(float(mi[q]), 1.0),
                    title=f"I = {_fmt(float(mi[q]))} bits")
     rejected = [q for q in t.skeleton_candidates if q not in set(acc)]
@@ -442,7 +452,8 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
     for q in rejected[:n_rejected]:
         c = result.categories[q]
         g.add_node(c.display, role="rejected",
-                   title=f"{c.display}: candidate (I(t; C') = {_fmt(float(mi[q]))} bits > δ2), "
+                   title=f"{c.display}: candidate (I(t; C') = {_fmt(float(mi[q]))} bits"
+                         f"{pq(q)} > δ2), "
                          "not accepted: its conditional MI given the categories accepted before it "
                          "was ≤ δ2")
         g.add_edge(tname, c.display, kind="rejected", title=f"I = {_fmt(float(mi[q]))} bits")

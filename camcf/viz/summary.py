@@ -163,22 +163,55 @@ def selected_frame(result) -> pd.DataFrame:
 
 def recovery_frame(result, target) -> pd.DataFrame:
     """Phase 3 competitions of one target: one row per (feature, blocker) comparison."""
+    from .explain import p_column
+
     df = result.to_frame(target)
     rec = df[df["step"] == "recovery"]
     return pd.DataFrame({
         "feature": rec["b_name"].to_numpy(),
         "blocker": rec["aux_name"].to_numpy(),
         "I(f; t | S_base)": rec["value"].round(6).to_numpy(),
+        "p": p_column(rec),
         "I(blocker; t | S_base)": rec["threshold"].round(6).to_numpy(),
         "decision": rec["decision"].to_numpy(),
         "S_base": rec["cond_names"].to_numpy(),
     })
 
 
+def s_f_p(result, target) -> dict[int, str]:
+    """``{feature: "p = …"}``: the p of s_f = I(X_f; t) for one target, from the record's
+    ``feature-mi`` rows (:func:`camcf.viz.explain.p_text`); features without a row are absent."""
+    from .explain import p_column
+
+    df = result.to_frame(target)
+    fm = df[df["step"] == "feature-mi"]
+    return dict(zip(fm["b"].to_numpy().tolist(), p_column(fm), strict=True))
+
+
+def label_mi_p(result, target) -> dict[int, str]:
+    """``{category id: "p = …"}``: the p of I(t; C') for one target, from the record's
+    ``label-mi`` rows (categories without a row are absent)."""
+    from .explain import p_column
+
+    df = result.to_frame(target)
+    lm = df[df["step"] == "label-mi"]
+    ids = (lm["b"].to_numpy() - result.n_features).tolist()
+    return dict(zip(ids, p_column(lm), strict=True))
+
+
 def pruning_frame(result, target) -> pd.DataFrame:
     """Every feature that reached Phase 4 for one target, with its fate and the numbers."""
+    from .explain import p_column
+
     t = result.target(target)
     s = result.mi_table[:, t.id]
+    # the p of s_f (the feature-mi row) and of I(X_f; C_d) (the redundancy row), from the record
+    p_s = s_f_p(result, t.id)
+    df = result.to_frame(t.id)
+    rd = df[df["step"] == "redundancy"]
+    p_d = dict(zip(zip(rd["a"].to_numpy().tolist(), rd["b"].to_numpy().tolist(), strict=True),
+                   p_column(rd), strict=True))
+    m = result.n_features
     others = [c.id for c in result.categories if c.label_index != t.category.label_index]
     red = {f: (d, v) for f, d, v, _ in t.redundancy_removed}
     cut, sym = set(t.cut), set(t.symmetry_removed)
@@ -195,16 +228,18 @@ def pruning_frame(result, target) -> pd.DataFrame:
             "feature_index": int(f), "feature": result.feature_names[f],
             "entered as": "PC" if f in t.pc else "spouse" if f in t.spouses else
             "recovered" if f in rec else "?",
-            "s_f": float(s[f]), "fate": fate,
+            "s_f": float(s[f]), "p (s_f)": p_s.get(int(f), ""), "fate": fate,
             "explaining category": result.categories[d].display if d is not None else "",
             "I(f; C_d)": float(result.mi_table[f, d]) if d is not None else float("nan"),
+            "p (I(f; C_d))": p_d.get((int(f), m + d), "") if d is not None else "",
             "ratio I(f;C_d)/s_f": (float(result.mi_table[f, d]) / float(s[f])
                                    if d is not None and s[f] > 0 else float("inf")),
             "gamma": g, "best other I": bv,
         })
-    return pd.DataFrame(rows, columns=["feature_index", "feature", "entered as", "s_f", "fate",
-                                       "explaining category", "I(f; C_d)",
-                                       "ratio I(f;C_d)/s_f", "gamma", "best other I"])
+    return pd.DataFrame(rows, columns=["feature_index", "feature", "entered as", "s_f",
+                                       "p (s_f)", "fate", "explaining category", "I(f; C_d)",
+                                       "p (I(f; C_d))", "ratio I(f;C_d)/s_f", "gamma",
+                                       "best other I"])
 
 
 #: how a target chooser can order the label categories: key -> what the user reads
