@@ -240,9 +240,9 @@ def _poll(slot: str, on_result: Callable[[Any, Any], None]) -> None:
     with st.container(border=True):
         st.progress(status.fraction, text=_line(status))
         stopping = job.stopping
-        if st.button("Stopping…" if stopping else "Stop", key=f"jobs_stop_{slot}",
-                     icon=":material/stop_circle:", disabled=stopping,
-                     help="Stop this study; nothing of it is kept. A running step that does "
-                          "not stop by itself within a few seconds is ended."):
-            job.stop()
-            st.rerun(scope="fragment")
+        # on_click: the job is stopped before this draw, so the button says "Stopping…" at once
+        # (an explicit rerun of the fragment would fail when the whole page runs instead)
+        st.button("Stopping…" if stopping else "Stop", key=f"jobs_stop_{slot}",
+                  icon=":material/stop_circle:", disabled=stopping, on_click=job.stop,
+                  help="Stop this study; nothing of it is kept. A running step that does "
+                       "not stop by itself within a few seconds is ended.")
