@@ -105,13 +105,19 @@ def _start(page, proc) -> psutil.Process:
     page.get_by_role("button", name="Evaluate", exact=True).click()
     page.get_by_role("button", name="Stop").wait_for()
 
-    def lasting():  # the job's worker (not the fork server's warm-up process, which ends)
+    def computing():  # the job's worker: the live worker that uses the most CPU (the fork
+        # server's warm-up process and short-lived helpers end or stay idle)
+        live = []
         for w in _tree(proc.pid)[1]:
-            if time.time() - w.create_time() > 1.0 and w.status() != psutil.STATUS_ZOMBIE:
-                return w
-        return None
+            try:
+                if w.status() != psutil.STATUS_ZOMBIE:
+                    live.append((_cpu_seconds([w]), w))
+            except psutil.Error:
+                continue
+        busy = [(c, w) for c, w in live if c > 0.5]
+        return max(busy, key=lambda cw: cw[0])[1] if busy else None
 
-    return _until(lasting)
+    return _until(computing)
 
 
 def test_stop_ends_the_study_and_the_server_goes_idle(app):
