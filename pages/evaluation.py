@@ -107,23 +107,31 @@ def _cache_key(rec, settings: dict) -> tuple:
                          if k not in {p.name for p in KNN_PARAMS})))
 
 
-def _cache_for(rec, settings: dict) -> KnnCache:
-    return _knn_cache().get_or_put(_cache_key(rec, settings), KnnCache)
+def _cache_for_key(cache_key: tuple) -> KnnCache:
+    return _knn_cache().get_or_put(cache_key, KnnCache)
 
 
-def _evaluation_done(result: dict, key) -> None:
-    """A finished evaluation job: keep its result and its filled ML-kNN cache."""
-    eval_key, cache_key = key
-    _knn_cache().put(cache_key, result.pop("cache"))
-    _store().put(eval_key, result)
-    S.EVAL_KEY.set(eval_key)
+def _run_study(slot: str, shown, study_key, fn, kwargs: dict, *, title: str, estimate,
+               cache_key) -> None:
+    """Show ``study_key``'s stored result (``shown``: the state key of the result shown), or
+    start ``fn`` as this page's job in ``slot``; a finished job keeps its result and its filled
+    ML-kNN cache."""
+    if _store().get(study_key) is not None:
+        shown.set(study_key)
+    else:
+        jobs_ui.start(slot, fn, {**kwargs, "cache": _cache_for_key(cache_key)}, title=title,
+                      estimate=estimate, key=(study_key, cache_key))
 
 
-def _sensitivity_done(result: dict, key) -> None:
-    sens_key, cache_key = key
-    _knn_cache().put(cache_key, result.pop("cache"))
-    _store().put(sens_key, result)
-    S.SENS_KEY.set(sens_key)
+def _done(shown):
+    """``on_result`` of a study's job: keep the result and the ML-kNN cache it filled."""
+    def keep(result: dict, key) -> None:
+        study_key, cache_key = key
+        _knn_cache().put(cache_key, result.pop("cache"))
+        _store().put(study_key, result)
+        shown.set(study_key)
+
+    return keep
 
 
 # ------------------------------------------------------------------------------------------------
@@ -152,16 +160,12 @@ eval_estimate = studies.evaluation_estimate(
     times=times, current=len(current))
 jobs_ui.show_estimate(eval_estimate, what="The evaluation")
 if st.button("Evaluate", type="primary", key="ev_run", disabled=jobs_ui.running("evaluation")):
-    if store.get(eval_key) is not None:
-        S.EVAL_KEY.set(eval_key)
-    else:
-        jobs_ui.start(
-            "evaluation", studies.run_evaluation,
-            {"X": ds.X, "Y": ds.Y, "disc": dict(rec.disc), "params": dict(rec.params),
-             "settings": settings, "current": current, "cache": _cache_for(rec, settings)},
-            title="The evaluation", estimate=eval_estimate,
-            key=(eval_key, _cache_key(rec, settings)))
-jobs_ui.follow("evaluation", _evaluation_done)
+    _run_study("evaluation", S.EVAL_KEY, eval_key, studies.run_evaluation,
+               {"X": ds.X, "Y": ds.Y, "disc": dict(rec.disc), "params": dict(rec.params),
+                "settings": settings, "current": current},
+               title="The evaluation", estimate=eval_estimate,
+               cache_key=_cache_key(rec, settings))
+jobs_ui.follow("evaluation", _done(S.EVAL_KEY))
 
 shown_key = S.EVAL_KEY.get()
 ev = store.get(shown_key) if shown_key is not None else None
@@ -259,16 +263,12 @@ if grids is not None:
     jobs_ui.show_estimate(sens_estimate, what="The sensitivity study")
 if st.button("Run sensitivity", key="sens_run",
              disabled=grids is None or jobs_ui.running("sensitivity")):
-    if store.get(sens_key) is not None:
-        S.SENS_KEY.set(sens_key)
-    else:
-        jobs_ui.start(
-            "sensitivity", studies.run_sensitivity,
-            {"X": ds.X, "Y": ds.Y, "disc": dict(rec.disc), "params": dict(rec.params),
-             "settings": settings, "grids": grids, "cache": _cache_for(rec, settings)},
-            title="The sensitivity study", estimate=sens_estimate,
-            key=(sens_key, _cache_key(rec, settings)))
-jobs_ui.follow("sensitivity", _sensitivity_done)
+    _run_study("sensitivity", S.SENS_KEY, sens_key, studies.run_sensitivity,
+               {"X": ds.X, "Y": ds.Y, "disc": dict(rec.disc), "params": dict(rec.params),
+                "settings": settings, "grids": grids},
+               title="The sensitivity study", estimate=sens_estimate,
+               cache_key=_cache_key(rec, settings))
+jobs_ui.follow("sensitivity", _done(S.SENS_KEY))
 
 shown_sens = S.SENS_KEY.get()
 sens = store.get(shown_sens) if shown_sens is not None else None
