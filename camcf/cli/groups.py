@@ -39,7 +39,7 @@ from .flags import DEFAULT_METHOD, add_param_flags, dest, flag, flag_values
 __all__ = ["PROTOCOL_ALIASES", "SHARED_PARAMS", "add_classifier", "add_data",
            "add_discretization", "add_labels", "add_method_params", "add_output",
            "add_parallel", "add_progress", "add_protocol", "check_method_flags", "codes_of",
-           "discretization", "knn_values", "label_spec", "method_params", "method_values",
+           "discretization", "knn_values", "label_spec", "load_named", "method_params", "method_values",
            "named_methods", "parallel", "protocol_values", "read_data"]
 
 #: declared method parameters that are not set by a method's own flags: the discretisation
@@ -152,14 +152,19 @@ def protocol_values(args: argparse.Namespace) -> dict[str, Any]:
     return flag_values(args, EVAL_PARAMS)
 
 
-def add_classifier(parser, *, settings: Sequence[str] = ("k", "distance", "neighbours")) -> None:
+def add_classifier(parser, *, settings: Sequence[str] = ("k", "distance", "neighbours"),
+                   defaults: dict[str, Any] | None = None) -> None:
     """ML-kNN's flags, one per :data:`camcf.evaluation.settings.KNN_PARAMS` named in
-    ``settings`` (``--k``, ``--s``, ``--distance``, ``--neighbours``)."""
+    ``settings`` (``--k``, ``--s``, ``--distance``, ``--neighbours``); ``defaults``: the
+    command's own defaults where they differ from the declarations (``camcf reproduce``: the
+    paper's ``neighbours="authors"``)."""
     unknown = sorted(set(settings) - {p.name for p in KNN_PARAMS})
     if unknown:
         raise ValueError(f"unknown ML-kNN setting(s) {unknown}")
+    own = dict(defaults or {})
     add_param_flags(parser.add_argument_group("classifier (ML-kNN)"),
-                    [p for p in KNN_PARAMS if p.name in settings], check=True)
+                    [dataclasses.replace(p, default=own[p.name]) if p.name in own else p
+                     for p in KNN_PARAMS if p.name in settings], check=True)
 
 
 def knn_values(args: argparse.Namespace) -> dict[str, Any]:
@@ -204,6 +209,23 @@ def read_data(args: argparse.Namespace, path: str | None = None):
         raise CamcfError(f"{path}: no such file")
     return load(path, labels=label_spec(args), xml=args.xml,
                 variable=getattr(args, "variable", None))
+
+
+def load_named(spec: str, args: argparse.Namespace, protocol: str | None):
+    """A data file (read with the label options in ``args``) or a shared data set's name
+    (:mod:`camcf.catalog`; its fixed split under ``protocol == "holdout"``): ``(name, train
+    Dataset, test Dataset or None)``. Neither: a :class:`CamcfError` listing the known names."""
+    from .. import catalog
+
+    if Path(spec).is_file():
+        return Path(spec).stem, read_data(args, spec), None
+    if spec in catalog.CATALOG:
+        got = catalog.load_shared(spec, split=protocol == "holdout")
+        if isinstance(got, tuple):
+            return spec, got[0], got[1]
+        return spec, got, None
+    raise CamcfError(f"{spec}: no such file, and not a shared data set name (known: "
+                     f"{', '.join(catalog.CATALOG)})")
 
 
 def discretization(args: argparse.Namespace) -> dict[str, Any]:

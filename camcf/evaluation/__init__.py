@@ -11,6 +11,8 @@ Modules, by concern:
 * :mod:`~camcf.evaluation.running` — the core: ``evaluate(folds, selectors, sets=…)``;
 * :mod:`~camcf.evaluation.studies` — ``compare``, ``ablation``, ``sensitivity``,
   ``compare_data_sets`` (each with a ``.plan(...)``);
+* :mod:`~camcf.evaluation.reproduction` — ``reproduce``: the paper's whole comparison (tuned
+  Ca-MCF, defaults, baselines) beside its published values (:mod:`~camcf.evaluation.paper`);
 * :mod:`~camcf.evaluation.summaries` — mean ± SD over splits, matrices, Friedman;
 * :mod:`~camcf.evaluation.mlknn`, :mod:`~camcf.evaluation.neighbours` — ML-kNN as a
   scikit-learn classifier and its exact neighbour search;
@@ -43,6 +45,9 @@ _NAMES: dict[str, str] = {
     # studies
     "ABLATION_SETS": "studies", "Comparison": "studies", "ablation": "studies",
     "compare": "studies", "compare_data_sets": "studies", "sensitivity": "studies",
+    # the paper's comparison
+    "PAPER_DATA_SETS": "reproduction", "PAPER_GRID": "reproduction", "PAPER_KNN": "reproduction",
+    "reproduce": "reproduction", "write_reproduction": "reproduction",
     # summaries
     "friedman_over_data_sets": "summaries", "mean_sd": "summaries", "mean_table": "summaries",
     "sensitivity_matrix": "summaries", "sensitivity_summary": "summaries",

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import methods
-from ...errors import CamcfError, ParameterError
+from ...errors import ParameterError
 from ...evaluation.settings import parse_n_features
 from .. import groups
 from ..outcome import Outcome
@@ -65,21 +65,6 @@ def add_arguments(p: argparse.ArgumentParser, argv: Sequence[str]) -> None:
     groups.add_output(p, what="the JSON (and the CSV table beside it, same name .csv)")
 
 
-def _load_one(spec: str, args: argparse.Namespace, protocol: str):
-    """(name, train Dataset, test Dataset or None)."""
-    from ... import catalog
-
-    if Path(spec).is_file():
-        return Path(spec).stem, groups.read_data(args, spec), None
-    if spec in catalog.CATALOG:
-        got = catalog.load_shared(spec, split=protocol == "holdout")
-        if isinstance(got, tuple):
-            return spec, got[0], got[1]
-        return spec, got, None
-    raise CamcfError(f"{spec}: no such file, and not a shared data set name (known: "
-                     f"{', '.join(catalog.CATALOG)})")
-
-
 def _methods(args: argparse.Namespace) -> list[str]:
     names = ([n.strip() for n in args.methods.split(",") if n.strip()] if args.methods
              else methods.available())
@@ -104,7 +89,7 @@ def run(args: argparse.Namespace) -> Outcome:
     used = method_table(names, params={n: groups.method_values(args, n) for n in names})
     loaded, about = {}, {}
     for spec in args.data:
-        name, ds, test = _load_one(spec, args, args.protocol)
+        name, ds, test = groups.load_named(spec, args, args.protocol)
         if name in loaded:
             raise ParameterError(f"two data sets are named {name!r}; give each file once")
         if args.discretize == "none":
