@@ -403,7 +403,7 @@ def reproduce(
                 hit = store.get(key)
                 if hit is not None:
                     selections[ds][(name, s)] = _selection(hit)
-                    counter.tick(f"{ds} split {s + 1}: {name} (cached)", units=1)
+                    counter.total -= 1  # no work: the estimate of the time left counts work
                     continue
                 tasks.append((fold, est, False))
                 where.append((ds, s, name, key, parts))
@@ -743,10 +743,12 @@ def reproduction_html(payload: Mapping[str, Any]) -> str:
 
 def write_reproduction(payload: Mapping[str, Any], output: str | Path) -> list[Path]:
     """Write ``OUT.json``, ``OUT.csv``, ``OUT.md`` and ``OUT.html`` (``output`` with any
-    suffix replaced), each atomically (:mod:`camcf.output`); returns the paths."""
+    suffix replaced; its folder made if missing), each atomically (:mod:`camcf.output`);
+    returns the paths."""
     from ..output import write_json, write_text
 
     out = Path(output)
+    out.parent.mkdir(parents=True, exist_ok=True)
     paths = [write_json(out.with_suffix(".json"), payload),
              write_text(out.with_suffix(".csv"), reproduction_table(payload).to_csv(index=False)),
              write_text(out.with_suffix(".md"), reproduction_markdown(payload)),
