@@ -222,7 +222,7 @@ def test_estimator_sees_what_the_fold_hands_it():
     assert list(sel[("camcf", 0)].support) == direct.selected_indices.tolist()
 
 
-def test_compare_on_a_dask_cluster_equals_the_serial_run(tmp_path, capsys):
+def test_compare_on_a_dask_cluster_and_two_processes_equals_the_serial_run(tmp_path, capsys):
     distributed = pytest.importorskip("distributed")
     write_csv(tmp_path / "d.csv", n=120)
     base = ["compare", str(tmp_path / "d.csv"), "--labels", "last:2", "--methods",
@@ -232,6 +232,7 @@ def test_compare_on_a_dask_cluster_equals_the_serial_run(tmp_path, capsys):
         assert main([*base, "-o", str(tmp_path / "c.json"), "--dask-scheduler",
                      cluster.scheduler_address]) == 0
     assert main([*base, "-o", str(tmp_path / "s.json")]) == 0
+    assert main([*base, "-o", str(tmp_path / "p.json"), "--n-jobs", "2"]) == 0
 
     def without_times(path):
         d = json.loads(path.read_text())
@@ -242,7 +243,8 @@ def test_compare_on_a_dask_cluster_equals_the_serial_run(tmp_path, capsys):
                 row.pop("seconds")
         return d, n_jobs
 
-    (on_cluster, n_cluster), (serial, n_serial) = (without_times(tmp_path / "c.json"),
-                                                   without_times(tmp_path / "s.json"))
-    assert (n_cluster, n_serial) == (2, 1)          # every worker thread; serial here
-    assert on_cluster == serial
+    (on_cluster, n_cluster), (serial, n_serial), (two, n_two) = (
+        without_times(tmp_path / "c.json"), without_times(tmp_path / "s.json"),
+        without_times(tmp_path / "p.json"))
+    assert (n_cluster, n_serial, n_two) == (2, 1, 2)  # every worker thread; serial; --n-jobs
+    assert on_cluster == serial == two
