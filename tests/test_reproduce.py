@@ -110,6 +110,7 @@ def test_report_files_parse(run, tmp_path):
     for info in METRICS.values():
         assert info["name"] in md
     assert "(0.2481; " in md                                # Flags' Hamming loss beside ours
+    assert "nan" not in md                                  # no paper value: nothing beside
     html = paths[3].read_text()
     assert html.count("<table>") == len(METRICS) + 1 and "CD diagram" in html
     assert "Normalised radar: flags" in html

@@ -596,16 +596,20 @@ def reproduction_table(payload: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def _fmt(v: Any, digits: int = 4) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if _missing(v):
         return "–"
     return f"{v:.{digits}f}"
 
 
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
 def _cell(r: Mapping[str, Any]) -> str:
     text = f"{_fmt(r['mean'])} ± {_fmt(r['sd'])}"
-    if r["paper"] is not None:
-        text += f" ({_fmt(r['paper'])}; {r['difference']:+.4f})" if r["difference"] is not None \
-            else f" ({_fmt(r['paper'])})"
+    if not _missing(r["paper"]):
+        text += (f" ({_fmt(r['paper'])})" if _missing(r["difference"])
+                 else f" ({_fmt(r['paper'])}; {r['difference']:+.4f})")
     return text
 
 
