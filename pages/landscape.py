@@ -54,7 +54,8 @@ ds = rec.data.dataset
 current = {k: float(v) for k, v in rec.params.items() if k in SYMBOL}
 run_seconds = float(rec.result.stats.get("seconds", 0.0))
 n_selected = int(rec.result.selected_indices.size)
-tab_count, tab_tune = st.tabs(["Features selected", "Tune"])
+# tracked tabs: the chosen one survives the rerun a click on a cell makes, and only it runs
+tab_count, tab_tune = st.tabs(S.LS_TABS, key=S.LS_TAB.init(), on_change="rerun")
 
 
 def _apply_on_click(event, L, applied: S.Key, tag: Any) -> None:
@@ -207,7 +208,9 @@ def tune_tab() -> None:
                            on_click="ignore", key="tune_csv")
 
 
-with tab_count:
-    landscape_tab()
-with tab_tune:
-    tune_tab()
+if tab_count.open is not False:
+    with tab_count:
+        landscape_tab()
+if tab_tune.open:
+    with tab_tune:
+        tune_tab()

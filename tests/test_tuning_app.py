@@ -391,6 +391,10 @@ def test_tune_scores_the_grid_marks_the_best_point_and_applies_it():
     at.number_input(key="ls_delta1_steps").set_value(2)
     at.number_input(key="ls_k1_steps").set_value(2)
     at.run()
+    assert not any(b.key == "tune_go" for b in at.button)  # only the open tab runs
+    at.session_state["ls_tab"] = "Tune"  # what a click on the tab does
+    at.run()
+    assert not any(b.key == "ls_go" for b in at.button)
     assert any("Tune" in i.value for i in at.info)
     assert any(c.value.startswith("Tuning will take") for c in at.caption)  # the estimate
     at.button(key="tune_go").click().run()
@@ -426,3 +430,4 @@ def test_tune_scores_the_grid_marks_the_best_point_and_applies_it():
     assert at.number_input(key="p_delta1").value == pytest.approx(best["delta1"])
     assert at.slider(key="p_k1").value == pytest.approx(best["k1"])
     assert any("Sliders set to the best point" in s.value for s in at.success)
+    assert at.session_state["ls_tab"] == "Tune" and link_of(at)["ls_tab"] == "Tune"
