@@ -13,6 +13,7 @@ landscape (kept few and in one place):
 * :func:`run_sensitivity` — ``make_splitter``, ``make_folds``, ``sensitivity``
 * :func:`run_compare` — ``compare_data_sets`` (and ``catalog.load_shared`` for shared sets)
 * :func:`run_landscape` — ``camcf.landscape.landscape``
+* :func:`run_tune` — ``camcf.tuning.tune`` on :func:`tune_splitter`'s training part
 
 **Settings.** Every study takes one mapping ``settings`` named as the evaluation declares its
 settings: the protocol's (:data:`camcf.evaluation.settings.EVAL_PARAMS`: ``protocol,
@@ -59,7 +60,10 @@ __all__ = [
     "run_evaluation",
     "run_landscape",
     "run_sensitivity",
+    "run_tune",
     "sensitivity_estimate",
+    "tune_splitter",
+    "tune_study_estimate",
 ]
 
 #: the largest first sample ML-kNN is timed on (see measure_classification)
@@ -218,6 +222,47 @@ def run_landscape(dataset, *, x: str, x_values: Sequence[float], y: str,
 
     return landscape(dataset, x, x_values, y, y_values, dict(params), disc=dict(disc),
                      metric=metric, progress=report)
+
+
+def tune_splitter(seed: int = 0):
+    """The outer split of the Threshold landscape's "Tune": one seeded 70/30 hold-out split —
+    the split the landscape's ML-kNN metric uses (:func:`camcf.landscape.landscape`). The
+    tuner scores every grid point on :data:`camcf.tuning.INNER_FOLDS` inner folds of its 70 %
+    training part; the 30 % held-out rows are not read."""
+    from .evaluation import make_splitter
+
+    return make_splitter("holdout", seed=seed)
+
+
+def _tune_params(params: Mapping[str, Any], grid: Mapping[str, Sequence]) -> dict:
+    """The current run's Ca-MCF parameters that the grid does not vary (fixed while tuning)."""
+    from .algorithm_params import ALGORITHM_PARAMS
+
+    names = {p.name for p in ALGORITHM_PARAMS}
+    return {k: v for k, v in params.items() if k in names and k not in grid}
+
+
+def run_tune(dataset, *, grid: Mapping[str, Sequence], params: Mapping[str, Any],
+             disc: Mapping[str, Any], metric: str, progress: Progress | None = None):
+    """The Threshold landscape page's "Tune": :func:`camcf.tuning.tune` over ``grid`` (e.g.
+    ``{"delta1": [...], "k1": [...]}``), the current run's other parameters fixed, scored by
+    ``metric`` on the inner folds of :func:`tune_splitter`'s training part. Returns the
+    :class:`camcf.tuning.TuneResult`."""
+    from .tuning import tune
+
+    grid = {k: list(v) for k, v in grid.items()}
+    return tune(dataset.X, dataset.Y, grid, metric=metric, params=_tune_params(params, grid),
+                cv=tune_splitter(), **_disc(disc), progress=progress)
+
+
+def tune_study_estimate(X, Y, *, grid: Mapping[str, Sequence], run_seconds: float,
+                        n_selected: int, times: ClassifyTimes) -> Estimate:
+    """What :func:`run_tune` will cost (:func:`camcf.tuning.tune_estimate` with its splitter)."""
+    from .tuning import tune_estimate
+
+    return tune_estimate(X, Y, {k: list(v) for k, v in grid.items()}, run_seconds=run_seconds,
+                         n_selected=n_selected, times=times, cv=tune_splitter(),
+                         k=KNN_DEFAULTS["k"])
 
 
 def run_compare(data: Mapping[str, Any], *, methods: Sequence[str],

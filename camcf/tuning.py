@@ -110,6 +110,38 @@ class TuneResult:
                      n_empty=("_empty", "sum"), n_features=("n_features", "mean"))
                 .reset_index())
 
+    def landscape(self, x: str, y: str):
+        """The grid over ``x × y`` as a :class:`camcf.landscape.Landscape` (to draw it as the
+        Threshold landscape draws its cells): ``counts`` the mean selection size of each
+        point, ``metric_values`` its ``score`` (NaN where no inner split had a value),
+        ``metric`` the score's name (e.g. ``"1 - micro_f1"``). The grid must vary ``x`` and
+        ``y`` and nothing else; ``base_params`` are the fixed parameters.
+
+        Returns
+        -------
+        (Landscape, (row, column) of ``best`` in it)
+        """
+        from .landscape import Landscape
+
+        tuned = list(self.settings["grid"])
+        if sorted(tuned) != sorted({x, y}) or x == y:
+            raise ParameterError(f"this tuning varied {tuned}; it cannot be drawn over "
+                                 f"{x} × {y}", name="grid", value=tuned)
+        xs = tuple(self.settings["grid"][x])
+        ys = tuple(self.settings["grid"][y])
+        counts = np.full((len(ys), len(xs)), np.nan)
+        scores = np.full((len(ys), len(xs)), np.nan)
+        for r in self.grid.itertuples(index=True):
+            i, j = ys.index(getattr(r, y)), xs.index(getattr(r, x))
+            counts[i, j] = r.n_features
+            scores[i, j] = r.score
+        best = (ys.index(self.grid.at[self.best_index, y]),
+                xs.index(self.grid.at[self.best_index, x]))
+        L = Landscape(x=x, y=y, x_values=xs, y_values=ys, counts=counts,
+                      base_params=dict(self.settings["params"]), metric=self.settings["score"],
+                      metric_values=scores, seconds=float(self.settings["seconds"]))
+        return L, best
+
     def to_dict(self) -> dict[str, Any]:
         """``best``, ``grid`` (a list of row dicts), ``best_index`` and ``settings``, ready for
         strict JSON (NaN as None)."""
