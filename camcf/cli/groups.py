@@ -39,7 +39,7 @@ from .flags import DEFAULT_METHOD, add_param_flags, dest, flag, flag_values
 __all__ = ["PROTOCOL_ALIASES", "SHARED_PARAMS", "add_classifier", "add_data",
            "add_discretization", "add_labels", "add_method_params", "add_output",
            "add_parallel", "add_progress", "add_protocol", "check_method_flags", "codes_of",
-           "discretization", "knn_values", "label_spec", "load_named", "method_params", "method_values",
+           "discretization", "knn_values", "label_spec", "load_all", "load_named", "method_params", "method_values",
            "named_methods", "parallel", "protocol_values", "read_data"]
 
 #: declared method parameters that are not set by a method's own flags: the discretisation
@@ -226,6 +226,30 @@ def load_named(spec: str, args: argparse.Namespace, protocol: str | None):
         return spec, got, None
     raise CamcfError(f"{spec}: no such file, and not a shared data set name (known: "
                      f"{', '.join(catalog.CATALOG)})")
+
+
+def load_all(args: argparse.Namespace, protocol: str | None
+             ) -> tuple[dict[str, tuple], dict[str, dict[str, Any]]]:
+    """Every DATA of ``args`` (:func:`load_named`): ``({name: (X, Y)} or (X, Y, X_test,
+    Y_test) for a fixed split, {name: what the report says about it}``). Two data sets of the
+    same name, or ``--discretize none`` on data that are not integer codes, are refused."""
+    from ..evaluation.reports import data_about
+
+    loaded: dict[str, tuple] = {}
+    about: dict[str, dict[str, Any]] = {}
+    for spec in args.data:
+        name, ds, test = load_named(spec, args, protocol)
+        if name in loaded:
+            raise ParameterError(f"two data sets are named {name!r}; give each file once")
+        if getattr(args, "discretize", None) == "none":
+            from ..discretize import discretize
+
+            discretize(ds.X, discretize="none")  # integer codes, handed over as they are
+            if test is not None:
+                discretize(test.X, discretize="none")
+        loaded[name] = (ds.X, ds.Y) if test is None else (ds.X, ds.Y, test.X, test.Y)
+        about[name] = data_about(ds, test)
+    return loaded, about
 
 
 def discretization(args: argparse.Namespace) -> dict[str, Any]:

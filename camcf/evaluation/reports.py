@@ -36,8 +36,8 @@ from .settings import EVAL_DEFAULTS as _E
 
 _D = defaults(DISCRETIZE_PARAMS)
 
-__all__ = ["comparison_frame", "comparison_payload", "comparison_report", "evaluation_report",
-           "knn_settings", "method_table"]
+__all__ = ["comparison_frame", "comparison_payload", "comparison_report", "data_about",
+           "evaluation_report", "knn_settings", "method_table"]
 
 Progress = Callable[[int, int, str], None]
 
@@ -231,6 +231,16 @@ def evaluation_report(
 
 
 # ---------------------------------------------------------------------------- compare
+def data_about(train, test=None) -> dict[str, Any]:
+    """What a comparison's report says about one data set (:class:`camcf.Dataset`, and the
+    test part of a fixed split): ``source``, ``n_samples`` (both parts), ``n_features``,
+    ``n_labels``, ``fixed_split``."""
+    return {"source": train.source,
+            "n_samples": train.n_samples + (test.n_samples if test is not None else 0),
+            "n_features": train.n_features, "n_labels": train.n_labels,
+            "fixed_split": test is not None}
+
+
 def method_table(names: Sequence[str], ca_params: Mapping[str, Any] | None = None,
                  params: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """Registry names → fresh selectors: Ca-MCF with ``ca_params``, method ``name`` with

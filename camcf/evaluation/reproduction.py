@@ -134,15 +134,14 @@ class CellStore:
 def _load(names: Sequence[str], protocol: str) -> tuple[dict[str, tuple], dict[str, dict]]:
     """Shared data set names → ``({name: (X, Y[, X_test, Y_test])}, {name: about})``."""
     from .. import catalog
+    from .reports import data_about
 
     data, about = {}, {}
     for name in names:
         got = catalog.load_shared(name, split=protocol == "holdout")  # unknown: DataFormatError
         train, test = got if isinstance(got, tuple) else (got, None)
         data[name] = (train.X, train.Y) if test is None else (train.X, train.Y, test.X, test.Y)
-        about[name] = {"source": train.source, "n_samples": train.n_samples + (
-            test.n_samples if test is not None else 0), "n_features": train.n_features,
-            "n_labels": train.n_labels, "fixed_split": test is not None}
+        about[name] = data_about(train, test)
     return data, about
 
 

@@ -87,21 +87,7 @@ def run(args: argparse.Namespace) -> Outcome:
         raise ParameterError("--n-features match cuts rankings to Ca-MCF's selection size; add "
                              "camcf to --methods or give --n-features K")
     used = method_table(names, params={n: groups.method_values(args, n) for n in names})
-    loaded, about = {}, {}
-    for spec in args.data:
-        name, ds, test = groups.load_named(spec, args, args.protocol)
-        if name in loaded:
-            raise ParameterError(f"two data sets are named {name!r}; give each file once")
-        if args.discretize == "none":
-            from ...discretize import discretize
-
-            discretize(ds.X, discretize="none")  # integer codes, handed over as they are
-            if test is not None:
-                discretize(test.X, discretize="none")
-        loaded[name] = (ds.X, ds.Y) if test is None else (ds.X, ds.Y, test.X, test.Y)
-        about[name] = {"source": ds.source, "n_samples": ds.n_samples + (
-            test.n_samples if test is not None else 0), "n_features": ds.n_features,
-            "n_labels": ds.n_labels, "fixed_split": test is not None}
+    loaded, about = groups.load_all(args, args.protocol)
     with groups.parallel(args, workers=True) as n_jobs, progress_line(args.quiet) as progress:
         payload, table = comparison_report(
             loaded, used, **groups.protocol_values(args), **groups.discretization(args),

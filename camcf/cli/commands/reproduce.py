@@ -89,17 +89,7 @@ def run(args: argparse.Namespace) -> Outcome:
         raise ParameterError(f"--inner-folds must be at least 2; got {args.inner_folds}",
                              name="inner_folds", value=args.inner_folds)
     protocol = groups.protocol_values(args)
-    data, about = None, {}
-    if args.data:
-        data = {}
-        for spec in args.data:
-            name, ds, test = groups.load_named(spec, args, protocol.get("protocol"))
-            if name in data:
-                raise ParameterError(f"two data sets are named {name!r}; give each once")
-            data[name] = (ds.X, ds.Y) if test is None else (ds.X, ds.Y, test.X, test.Y)
-            about[name] = {"source": ds.source, "n_samples": ds.n_samples + (
-                test.n_samples if test is not None else 0), "n_features": ds.n_features,
-                "n_labels": ds.n_labels, "fixed_split": test is not None}
+    data, about = groups.load_all(args, protocol.get("protocol")) if args.data else (None, {})
     out = Path(args.output)
     cache = Path(args.cache) if args.cache else out.with_suffix(".cache")
     with groups.parallel(args, workers=True) as n_jobs, progress_line(args.quiet) as progress:
