@@ -9,7 +9,10 @@ when it is present.
 
 from __future__ import annotations
 
-__all__ = ["PAPER_COLUMNS", "PAPER_CRITICAL_VALUE", "PAPER_FRIEDMAN", "PAPER_NAME",
+from typing import Any
+
+__all__ = ["DEFAULTS_ROW", "PAPER_COLUMNS", "PAPER_DATA_SETS", "PAPER_GRID", "PAPER_KNN",
+           "PAPER_PARAMS", "TUNE_METRIC", "PAPER_CRITICAL_VALUE", "PAPER_FRIEDMAN", "PAPER_NAME",
            "PAPER_TABLES", "paper_column", "paper_value"]
 
 #: The paper's data set columns, in its order.
@@ -101,6 +104,22 @@ PAPER_CRITICAL_VALUE = 2.2371
 PAPER_NAME = {"flags": "Flags", "flags-mat": "Flags", "virusgo": "VirusGO", "chd49": "CHD_49",
               "plantgo": "PlantGO", "enron": "Enron", "image": "Image", "yeast": "Yeast",
               "yeast-split": "Yeast"}
+
+
+# The reproduction's settings, as the paper states them ("Parameter Settings"); here, not in
+# camcf.evaluation.reproduction, so that `camcf reproduce --help` loads no numpy stack.
+#: The shared data sets standing for the paper's seven columns (Image: a 600-row subset).
+PAPER_DATA_SETS = ("flags", "virusgo", "chd49", "plantgo", "enron", "image", "yeast")
+#: The paper's grid: "a grid search within the range [0.1, 1]" for k1 and k2.
+PAPER_GRID: dict[str, list[float]] = {"k1": [0.1, 0.4, 0.7, 1.0], "k2": [0.1, 0.4, 0.7, 1.0]}
+#: δ1 and δ2 "adaptively tuned based on the category-specific mutual information scores".
+PAPER_PARAMS: dict[str, Any] = {"delta1": "auto", "delta2": "auto"}
+#: ML-kNN as the paper ran it: k = 10, s = 1, Hamming distance, the authors' neighbours.
+PAPER_KNN: dict[str, Any] = {"k": 10, "s": 1.0, "distance": "hamming", "neighbours": "authors"}
+#: The row of Ca-MCF at its declared defaults (the tuned Ca-MCF is the row ``camcf``).
+DEFAULTS_ROW = "camcf-defaults"
+#: How the tuner scores a grid point (:func:`camcf.tuning.tune`'s default).
+TUNE_METRIC = "micro_f1"
 
 
 def paper_column(name: str) -> str | None:

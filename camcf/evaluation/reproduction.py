@@ -57,7 +57,18 @@ from ..errors import CamcfError, ParameterError
 from ..jobs import Progress
 from ..params import defaults
 from .metrics import METRICS
-from .paper import PAPER_CRITICAL_VALUE, PAPER_FRIEDMAN, paper_column, paper_value
+from .paper import (
+    DEFAULTS_ROW,
+    PAPER_CRITICAL_VALUE,
+    PAPER_DATA_SETS,
+    PAPER_FRIEDMAN,
+    PAPER_GRID,
+    PAPER_KNN,
+    PAPER_PARAMS,
+    TUNE_METRIC,
+    paper_column,
+    paper_value,
+)
 from .settings import EVAL_DEFAULTS as _E
 
 __all__ = ["DEFAULTS_ROW", "PAPER_DATA_SETS", "PAPER_GRID", "PAPER_KNN", "PAPER_PARAMS",
@@ -66,18 +77,6 @@ __all__ = ["DEFAULTS_ROW", "PAPER_DATA_SETS", "PAPER_GRID", "PAPER_KNN", "PAPER_
 
 _D = defaults(DISCRETIZE_PARAMS)
 
-#: The shared data sets standing for the paper's seven columns (Image: a 600-row subset).
-PAPER_DATA_SETS = ("flags", "virusgo", "chd49", "plantgo", "enron", "image", "yeast")
-#: The paper's grid: "a grid search within the range [0.1, 1]" for k1 and k2.
-PAPER_GRID: dict[str, list[float]] = {"k1": [0.1, 0.4, 0.7, 1.0], "k2": [0.1, 0.4, 0.7, 1.0]}
-#: δ1 and δ2 "adaptively tuned based on the category-specific mutual information scores".
-PAPER_PARAMS: dict[str, Any] = {"delta1": "auto", "delta2": "auto"}
-#: ML-kNN as the paper ran it: k = 10, s = 1, Hamming distance, the authors' neighbours.
-PAPER_KNN: dict[str, Any] = {"k": 10, "s": 1.0, "distance": "hamming", "neighbours": "authors"}
-#: The row of Ca-MCF at its declared defaults (the tuned Ca-MCF is the row ``camcf``).
-DEFAULTS_ROW = "camcf-defaults"
-#: How the tuner scores a grid point (:func:`camcf.tuning.tune`'s default).
-TUNE_METRIC = "micro_f1"
 
 
 # ---------------------------------------------------------------------------- the cell store

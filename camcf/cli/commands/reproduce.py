@@ -42,7 +42,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p: argparse.ArgumentParser, argv: Sequence[str]) -> None:
-    from ...evaluation.reproduction import PAPER_DATA_SETS, PAPER_GRID, PAPER_KNN, TUNE_METRIC
+    from ...evaluation.paper import PAPER_DATA_SETS, PAPER_GRID, PAPER_KNN, TUNE_METRIC
 
     groups.add_data(p, nargs="*",
                     help="data file(s) or shared data set name(s) (default: the paper's data "
