@@ -717,7 +717,7 @@ def _figures(payload: Mapping[str, Any]) -> list[tuple[str, Any]]:
 
 def reproduction_html(payload: Mapping[str, Any]) -> str:
     """The report as one HTML page: the Markdown report's tables plus the CD diagrams and the
-    normalised radars (plotly; its JavaScript loaded once from the CDN)."""
+    normalised radars (plotly; its JavaScript inlined once, so the page works offline)."""
     def table(header: list[str], rows: list[list[str]]) -> str:
         head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
         body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
@@ -738,7 +738,7 @@ def reproduction_html(payload: Mapping[str, Any]) -> str:
                   table(*fr)]
     for i, (title, fig) in enumerate(_figures(payload)):
         parts += [f"<h2>{html.escape(title)}</h2>",
-                  fig.to_html(full_html=False, include_plotlyjs="cdn" if i == 0 else False)]
+                  fig.to_html(full_html=False, include_plotlyjs=i == 0)]
     parts.append("</body></html>")
     return "\n".join(parts)
 
