@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import camcf
 import camcf.tuning
 from camcf.datasets import make_causal_multilabel
 from camcf.errors import CamcfError, ParameterError
@@ -64,6 +65,9 @@ def test_payload_shape(run):
     assert set(payload["data_sets"]) == {"flags", "other"}
     rows = [m["name"] for m in payload["methods"]]
     assert rows == [*METHODS, DEFAULTS_ROW]
+    tuned = payload["methods"][0]["params"]
+    assert tuned["k1"].startswith("tuned per split") and tuned["delta1"] == "auto"
+    assert payload["methods"][-1]["params"]["k1"] == camcf.CaMCF().k1      # the defaults row
     for name, d in payload["data_sets"].items():
         assert {r["method"] for r in d["summary"]} == set(rows)
         assert len(d["splits"]) == 2 * len(rows) * len(METRICS)

@@ -569,6 +569,10 @@ def _payload(comparisons, estimators, tuned, folds_of, store, about, proto, disc
         "seconds_total": seconds,
     }
     payload = comparison_payload(comparisons, estimators, settings, about)
+    for row in payload["methods"]:  # the tuned row has no single parameter set
+        if row["name"] == "camcf":
+            row["params"] = {**row["params"], **params, **{k: "tuned per split (see tuning)"
+                                                           for k in grid}}
     payload["tuning"] = {ds: [{"split": s, **tuned[(ds, s)]} for s in range(len(folds))]
                          for ds, folds in folds_of.items()}
     payload["paper"] = json_safe(_paper_rows(comparisons, about))
