@@ -150,10 +150,15 @@ def plotly_js() -> Path:
     return Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 
 
-def draw_figures(page, figures: dict, *, width: int = 640) -> dict[str, dict]:
+def draw_figures(page, figures: dict, *, width: int = 640,
+                 automargin: bool = True) -> dict[str, dict]:
     """Draw plotly ``figures`` (name -> figure, or (figure, width)) on a blank page in the
     browser ``page``, one under the other, each ``width`` px wide (the width the app gives
-    it); return per name ``{"overlaps": [...], "empty": bool, "clipped": [...]}``."""
+    it); return per name ``{"overlaps": [...], "empty": bool, "clipped": [...]}``.
+
+    ``automargin=False`` draws each figure as its first draw shows it: plotly's automatic
+    margins (which lay a chart out again after its first draw, late on a busy machine) are
+    turned off, so a figure passes only when its own margins hold its labels."""
     import json
 
     page.set_content("<html><body style='margin:0;font-family:sans-serif'></body></html>")
@@ -162,6 +167,10 @@ def draw_figures(page, figures: dict, *, width: int = 640) -> dict[str, dict]:
     for name, spec in figures.items():
         fig, w = spec if isinstance(spec, tuple) else (spec, width)
         payload = json.loads(fig.to_json())
+        if not automargin:
+            lay = payload.setdefault("layout", {})
+            for ax in {"xaxis", "yaxis", *(k for k in lay if k[1:5] == "axis")}:
+                lay.setdefault(ax, {})["automargin"] = False
         page.evaluate(
             """([name, fig, w]) => {
                  const box = document.createElement('div');

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import COLORS, FATE_COLORS, FONT
+from .style import COLORS, FATE_COLORS, FONT, text_px
 from .summary import flow_counts, flow_row, pruning_frame, recovery_frame, s_f_p
 
 #: the left margin holds the y axis title and its tick labels whether or not plotly's automatic
@@ -306,11 +306,16 @@ def skeleton_heatmap(result, *, highlight=None, height: int | None = None,
     if step > 1:
         what += f"; every {step}th name shown, hover for all"
     title, top = titled(f"DCSMI between label categories, seriated; δ2 = {d2:g}", what)
+    names_px = math.ceil(max(text_px(t, font) for t in axis["ticktext"])) + 12
+    # the names are drawn left of the rows and, turned, below the columns: the margins hold
+    # them on the first draw (before plotly's automatic margins run)
+    margin = dict(_LAYOUT["margin"], t=top, l=max(_LAYOUT["margin"]["l"], names_px),
+                  b=names_px)
     fig.update_layout(
         height=height or int(min(760, max(380, 220 + 14 * s))),
         xaxis=dict(**axis, constrain="domain", tickangle=-90),
         yaxis=dict(**axis, autorange="reversed", scaleanchor="x"),
-        title=title, **{**_LAYOUT, "margin": dict(_LAYOUT["margin"], t=top)})
+        title=title, **{**_LAYOUT, "margin": margin})
     return fig
 
 
