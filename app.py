@@ -574,7 +574,8 @@ def maybe_run(data: DataBundle, params: dict, disc: dict, pressed: bool) -> None
     first_try = S.TRIED_KEY.get() != key
     if not (pressed or (fresh and data.cells <= SMALL)) or (not pressed and not first_try):
         return
-    S.TRIED_KEY.set(key)
+    # the key counts as tried once the attempt has ended, with results or an error: a run that
+    # a click interrupts (Streamlit ends the script run) is tried again on the next script run
     try:
         S.RUN.set(cached_run(data, disc, params))
         S.RUN_ERROR.pop()
@@ -586,6 +587,7 @@ def maybe_run(data: DataBundle, params: dict, disc: dict, pressed: bool) -> None
                          "data set or fewer categories"})
     except Exception as e:  # noqa: BLE001 - never a traceback in the app
         S.RUN_ERROR.set({"key": key, "message": f"the run failed ({type(e).__name__}: {e})"})
+    S.TRIED_KEY.set(key)
 
 
 def run_error_message(data: DataBundle, params: dict, disc: dict) -> str | None:
