@@ -95,8 +95,17 @@ def test_step_through_next_and_filter(shared_app):
     def sentence():
         return next(h.proto.body for h in at.get("html") if "camcf-sentence" in h.proto.body)
 
+    def around():
+        return next(d.value for d in at.dataframe if "decided about" in d.value.columns
+                    and "#" in d.value.columns)
+
     first = sentence()
     assert "1/" in first
+    # landed: a grouped (routine) line had the value None; it shows its values' range
+    near = around()
+    grouped = near[near["decided about"].astype(str).str.endswith("routine rows")]
+    assert len(grouped) and not near["value"].isna().any(), near
+    assert all(str(v).strip() not in ("", "None", "nan") for v in near["value"]), near
     at.button(key="st_next").click().run()
     second = sentence()
     assert second != first and "2/" in second
