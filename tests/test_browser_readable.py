@@ -69,9 +69,11 @@ def nothing():
 
 
 def _assert_readable(drawn: dict) -> None:
-    bad = {k: v for k, v in drawn.items() if v["overlaps"] or v["empty"] or v["clipped"]}
+    bad = {k: v for k, v in drawn.items()
+           if v["overlaps"] or v["empty"] or v["clipped"] or v["on_points"]}
     assert not bad, {k: {"overlaps": v["overlaps"][:5], "empty": v["empty"],
-                         "clipped": v["clipped"][:5]} for k, v in bad.items()}
+                         "clipped": v["clipped"][:5], "on_points": v["on_points"][:5]}
+                     for k, v in bad.items()}
 
 
 def _shoot(page, names, prefix):
