@@ -454,9 +454,10 @@ def _widget(p, help_: str | None = None) -> None:
         c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
         with c1:
             number_field(p, key, on_change=_typed, args=(p.name,), disabled=bool(word.get()),
-                         help=help_)
-        c2.toggle(p.words[0], key=word.name,
-                  help=f"{label} = {p.words[0]!r} instead of the number: {p.help}")
+                         help=f"{help_} — or switch **{p.words[0]}** on: {label} = "
+                              f"{p.words[0]!r} instead of the number.")
+        # no help icon beside the toggle: in the sidebar's column it would cut the word short
+        c2.toggle(p.words[0], key=word.name)
         return
     if p.kind is int or p.advanced or p.name in EXACT:
         number_field(p, key, on_change=_typed, args=(p.name,), help=help_)
