@@ -26,6 +26,9 @@ def test_nothing_heavy_before_the_button(page):
     assert "Evaluate" in [b.label for b in page.button]
     assert not page.dataframe  # no table until Evaluate is pressed
     assert any("Press **Evaluate**" in i.value for i in page.info)
+    # landed: fast units were estimated "× 0.0 s" (as if they cost nothing)
+    estimate = next(c.value for c in page.caption if c.value.startswith("The evaluation will"))
+    assert "0.0 s" not in estimate, estimate
 
 
 def test_protocol_and_knn_widgets_follow_the_declarations(page):
