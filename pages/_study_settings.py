@@ -52,6 +52,8 @@ def study_settings(keys: dict[str, S.Key], columns: list) -> dict[str, Any]:
     for name, key in keys.items():
         if name in protocol_settings and name not in PROTOCOL_SETTINGS[out["protocol"]]:
             value = key.get()
+            if value is not None:  # kept: Streamlit drops the state of a widget not drawn
+                key.set(value)
             out[name] = DECLARED[name].validate(DECLARED[name].default if value is None
                                                 else value)
             continue

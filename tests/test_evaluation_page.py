@@ -56,6 +56,7 @@ def test_only_the_chosen_protocols_settings_are_offered(page):
     keys = {"n_repeats": "ev_repeats", "n_folds": "ev_folds", "test_size": "ev_test_size",
             "seed": "ev_seed"}
     page.number_input(key="ev_seed").set_value(7).run()
+    page.number_input(key="ev_repeats").set_value(3).run()
     for protocol in ("kfold", "holdout", "repeated"):
         page.selectbox(key="ev_protocol").set_value(protocol).run()
         assert not page.exception, [e.value for e in page.exception]
@@ -64,7 +65,9 @@ def test_only_the_chosen_protocols_settings_are_offered(page):
         assert offered <= shown and not (set(keys.values()) - offered) & shown, protocol
         assert page.number_input(key="ev_seed").value == 7
     assert set(PROTOCOL_SETTINGS) == set(EVAL_PARAMS[0].options)
+    assert page.number_input(key="ev_repeats").value == 3  # kept while it was not offered
     page.number_input(key="ev_seed").set_value(0).run()
+    page.number_input(key="ev_repeats").set_value(5).run()
 
 
 def test_evaluate_shows_the_seven_metrics_and_the_ablation(page):
