@@ -62,6 +62,7 @@ __all__ = [
     "run_sensitivity",
     "run_tune",
     "sensitivity_estimate",
+    "tune_estimate",
     "tune_splitter",
     "tune_study_estimate",
 ]
@@ -257,9 +258,7 @@ def run_tune(dataset, *, grid: Mapping[str, Sequence], params: Mapping[str, Any]
 
 def tune_study_estimate(X, Y, *, grid: Mapping[str, Sequence], run_seconds: float,
                         n_selected: int, times: ClassifyTimes) -> Estimate:
-    """What :func:`run_tune` will cost (:func:`camcf.tuning.tune_estimate` with its splitter)."""
-    from .tuning import tune_estimate
-
+    """What :func:`run_tune` will cost (:func:`tune_estimate` with its splitter)."""
     return tune_estimate(X, Y, {k: list(v) for k, v in grid.items()}, run_seconds=run_seconds,
                          n_selected=n_selected, times=times, cv=tune_splitter(),
                          k=KNN_DEFAULTS["k"])
@@ -557,6 +556,14 @@ def landscape_estimate(X, Y, *, x: str, x_values: Sequence, y: str, y_values: Se
     return Estimate.of(stages, memory, notes)
 
 
+def _display(method: str) -> str:
+    """A method's name as the pages show it (its registry name when it is not registered)."""
+    from .methods import METHODS
+
+    spec = METHODS.get(method)
+    return spec.display if spec is not None else method
+
+
 def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Sequence[str],
                      settings: Mapping[str, Any], run_seconds: Mapping[str, float],
                      n_selected: int, times: Mapping[str, ClassifyTimes],
@@ -580,9 +587,10 @@ def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Seq
                 stages.append(Stage(f"{name}: Ca-MCF selections", n_splits,
                                     None if secs is None else secs * n_train / n))
             elif method in _REFERENCES:
-                stages.append(Stage(f"{name}: {method} (reference) selections", n_splits, 0.0))
+                stages.append(Stage(f"{name}: {_display(method)} (a reference, nothing to "
+                                    "compute)", n_splits, 0.0))
             else:
-                stages.append(Stage(f"{name}: {method} selections", n_splits, None))
+                stages.append(Stage(f"{name}: {_display(method)} selections", n_splits, None))
         t = times.get(name)
         stages.append(Stage(f"{name}: ML-kNN classifications", n_splits * len(methods),
                             None if t is None else t.seconds(n_train, n_test,
@@ -608,4 +616,80 @@ def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Seq
         if method in methods:
             notes.append(f"{method} stops after {secs:g} s on a split (its time budget); "
                          "that split is then recorded as failed.")
+    return Estimate.of(stages, memory, notes)
+
+
+def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float,
+                  n_selected: int, times: Any, cv: Any = None, inner: Any = None,
+                  held_out: bool = False, k: int = 10) -> Any:
+    """What :func:`camcf.tuning.tune` with these data, grid and splitters will cost, before it
+    starts (:class:`camcf.jobs.Estimate`).
+
+    Its stages count the units ``tune``'s progress counts: one per outer split (cutting and
+    discretising its inner folds), a Ca-MCF selection and an ML-kNN classification per grid
+    point and inner split (each selection assumed to take ``run_seconds`` × its training rows
+    / n, each classification ``times.seconds`` at ``n_selected`` features), and with
+    ``held_out`` two selections and two classifications per outer split. Memory: all inner
+    folds at once, one classification, the data and the worker process.
+
+    Parameters
+    ----------
+    X, Y : the data (as for :func:`camcf.tuning.tune`)
+    grid : dict
+        As for :func:`camcf.tuning.tune` (validated).
+    run_seconds : float
+        Seconds of one Ca-MCF run on all rows (e.g. the current run's).
+    n_selected : int
+        Features a selection is assumed to keep (e.g. the current run's).
+    times : camcf.studies.ClassifyTimes
+        ML-kNN timed on samples of these data (:func:`camcf.studies.measure_classification`).
+    cv, inner, held_out
+        As for :func:`camcf.tuning.tune`.
+    k : int, default 10
+        ML-kNN's neighbours.
+
+    Returns
+    -------
+    camcf.jobs.Estimate
+    """
+    from .tuning import _splitters, check_grid
+
+    grid = check_grid(grid)
+    cv, inner = _splitters(cv, inner)
+    n, m = X.shape
+    q = np.asarray(Y).shape[1] if np.ndim(Y) == 2 else 1
+    q_bin = _q_bin(np.asarray(Y).reshape(n, q))
+    n_outer, n_inner = int(cv.get_n_splits(X)), int(inner.get_n_splits())
+    train, test = next(iter(cv.split(n)))
+    itrain, itest = next(iter(inner.split(len(train))))
+    points = math.prod(len(v) for v in grid.values())
+    splits = n_outer * n_inner
+    width = max(1, int(n_selected))
+    stages = [
+        Stage("cutting each training part into inner folds and discretising them", n_outer,
+              times.discretize_per_row * len(train) * n_inner),
+        Stage("Ca-MCF selections on the inner folds", points * splits,
+              run_seconds * len(itrain) / n),
+        Stage("ML-kNN classifications on the inner folds", points * splits,
+              times.seconds(len(itrain), len(itest), width)),
+    ]
+    if held_out:
+        stages += [
+            Stage("held-out estimate: Ca-MCF selections (tuned, defaults)", 2 * n_outer,
+                  run_seconds * len(train) / n),
+            Stage("held-out estimate: ML-kNN classifications", 2 * n_outer,
+                  times.seconds(len(train), len(test), width)),
+        ]
+    memory = {
+        "the inner folds' codes and labels": _memory_folds(len(train), m, q_bin, q, splits,
+                                                           len(itrain)),
+        "one ML-kNN classification": _memory_classification(len(itrain), len(itest), q_bin,
+                                                             2 * width, k),
+        "the worker's copy of the data": _data_bytes(X, Y),
+        "the worker process": WORKER_BASE,
+    }
+    notes = (f"{points} grid point(s) × {n_outer} training part(s) × {n_inner} inner folds; "
+             f"each Ca-MCF run is assumed to take as long as a run on all rows "
+             f"({run_seconds:.1f} s) × its {len(itrain):,}/{n:,} rows, and to keep "
+             f"{width} features; low thresholds keep more candidates and take longer.",)
     return Estimate.of(stages, memory, notes)
