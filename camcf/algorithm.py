@@ -129,7 +129,8 @@ def check_data(X, Y, *, discretize: str = "none", bins: int = 3, strategy: str =
     n, m = _check_features(X, discretize, feature_names, pre)
     if Y is None:
         raise InvalidDataError(f"{pre}Y (the label matrix) is required when X is an array")
-    A = _as_float(Y, "Y", pre)
+    # label codes as they are (no float copy of an integer Y)
+    A = Y if isinstance(Y, np.ndarray) and Y.dtype.kind in "iubf" else _as_float(Y, "Y", pre)
     if A.ndim == 1:
         A = A[:, None]
     if A.ndim != 2:
@@ -141,16 +142,22 @@ def check_data(X, Y, *, discretize: str = "none", bins: int = 3, strategy: str =
     if A.shape[1] == 0:
         raise InvalidDataError(f"{pre}Y has no label columns; name the label columns of the "
                                f"data")
-    _check_codes(A, "Y", 0, pre)
-    varying = 0
-    for i in range(A.shape[1]):
+    if A.dtype.kind == "f":
+        _check_codes(A, "Y", 0, pre)
+    lo, hi = A.min(axis=0), A.max(axis=0)
+    if A.dtype.kind in "iu":
+        top = max(abs(int(lo.min())), abs(int(hi.max())))
+        if top > 2**53:  # as _check_codes says it of float codes
+            raise InvalidDataError(f"{pre}Y holds values beyond ±2**53 ({float(top):.6g}); "
+                                   f"codes must be small integers: recode them as 0..k-1")
+    for i in np.flatnonzero(lo < 0).tolist():
         vals = np.unique(A[:, i])
-        if vals.min() < 0 and not (set(vals.tolist()) <= {-1.0, 1.0}):
+        if not (set(vals.tolist()) <= {-1.0, 1.0}):
             raise InvalidDataError(
                 f"{pre}label column {i} has negative codes "
                 f"{sorted(int(v) for v in vals if v < 0)}; labels must be 0/1, −1/+1 or "
                 f"non-negative category codes")
-        varying += vals.size > 1
+    varying = int(np.count_nonzero(lo != hi))
     if not varying:
         what = "all zero" if not A.any() else "constant"
         problem = (f"{pre}every label column holds a single value ({what}): every label has one "
