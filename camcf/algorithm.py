@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import heapq
 import time
 import warnings
 from collections.abc import Callable
@@ -39,7 +40,7 @@ from joblib import Parallel, delayed
 
 from .algorithm_params import ALGORITHM_PARAMS, N_JOBS, significance_used
 from .errors import InvalidDataError, ParameterError
-from .info import _ELEM_BUDGET, pool_levels
+from .info import _ELEM_BUDGET, pool_levels, rounded
 from .parallel import one_blas_thread
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
@@ -553,11 +554,8 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         outcomes = (target_work(X, C, tables, c, others(c), params, trace, engine, shared)
                     for c in todo)
     else:
-        # every shared array above 64 kB goes to the workers once, as a memory map (joblib's
-        # default, 1 MB, would pickle the smaller tables and indicators again for every task)
-        outcomes = Parallel(n_jobs=n_jobs, return_as="generator", max_nbytes="64K")(
-            delayed(target_work)(X, C, tables, c, others(c), params, trace, engine, shared)
-            for c in todo)
+        outcomes = _parallel_outcomes(X, C, tables, todo, others, params, trace, engine,
+                                      shared, n_jobs)
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()
@@ -658,6 +656,96 @@ def _reintern(res: TargetResult, local_sets: CondSetList, cond_sets: CondSets
     trace = dict(res.trace)
     trace["cond"] = ids[trace["cond"]]
     return dataclasses.replace(res, trace=trace)
+
+
+_TASKS_PER_WORKER = 4  # tasks per worker: enough to even out the load, few enough to batch
+
+
+def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category], others,
+                 params: dict) -> np.ndarray:
+    """A relative cost of each target's run, known before it runs: 1 + the Phase 2 candidates
+    it keeps (each a backward-elimination step and a possible spouse scan over the features)
+    + its Phase 1 candidates / 8 (one column each). Used to order and size parallel tasks."""
+    mi, cat = tables
+    d1, d2 = params["delta1"], params["delta2"]
+    above = np.count_nonzero(rounded(mi) > d1, axis=0)  # per category
+    kept = np.ceil(params["k1"] * above)
+    out = np.empty(len(todo))
+    for i, c in enumerate(todo):
+        sk = int(np.count_nonzero(rounded(cat[others(c), c.id]) > d2)) if cat.size else 0
+        out[i] = 1.0 + kept[c.id] + sk / 8.0
+    return out
+
+
+def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
+    """Targets (positions in ``costs``) in at most ``n_tasks`` tasks of even total cost: the
+    heaviest target first into the lightest task (longest-processing-time first); the tasks
+    heaviest first, each listing its targets heaviest first."""
+    order = np.argsort(-costs, kind="stable").tolist()
+    n_tasks = max(1, min(int(n_tasks), len(order)))
+    load = [(0.0, k) for k in range(n_tasks)]  # a heap of (load, task)
+    tasks: list[list[int]] = [[] for _ in range(n_tasks)]
+    for i in order:
+        w, k = heapq.heappop(load)
+        tasks[k].append(i)
+        heapq.heappush(load, (w + float(costs[i]), k))
+    totals = [sum(float(costs[i]) for i in t) for t in tasks]
+    return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -totals[k]) if tasks[k]]
+
+
+def _parallel_outcomes(X, C, tables, todo: list[Category], others, params: dict, trace: str,
+                       engine: str, shared: dict, n_jobs: int):
+    """The outcomes of :func:`target_work` for ``todo`` in that order, computed by joblib in
+    tasks of several targets (:func:`plan_tasks` on :func:`target_costs`, about four tasks per
+    worker) that return as they finish. Every shared array is a separate argument, so that
+    joblib memory-maps it to local workers and its Dask backend scatters it once per run (an
+    array inside a tuple or dict would travel with every task)."""
+    from joblib import effective_n_jobs
+
+    workers = max(1, effective_n_jobs(n_jobs))
+    plan = plan_tasks(target_costs(tables, todo, others, params), _TASKS_PER_WORKER * workers)
+    spec, leaves = _flatten(shared)
+    done = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes="64K")(
+        delayed(_targets_work)(X, C, tables[0], tables[1], spec, [todo[i] for i in task],
+                               [others(todo[i]) for i in task], params, trace, engine, *leaves)
+        for task in plan)
+    ready: dict[int, tuple] = {}
+    for c in todo:  # in flattening order, whatever order the tasks finish in
+        while c.id not in ready:
+            ready.update(next(done))
+        yield ready.pop(c.id)
+
+
+def _flatten(shared: dict) -> tuple[list, list]:
+    """The engine's shared inputs as (spec, leaves): a tuple value becomes its items."""
+    spec, leaves = [], []
+    for k, v in shared.items():
+        if isinstance(v, tuple):
+            spec.append((k, len(v)))
+            leaves.extend(v)
+        else:
+            spec.append((k, None))
+            leaves.append(v)
+    return spec, leaves
+
+
+def _unflatten(spec: list, leaves) -> dict:
+    out, i = {}, 0
+    for k, size in spec:
+        if size is None:
+            out[k], i = leaves[i], i + 1
+        else:
+            out[k], i = tuple(leaves[i:i + size]), i + size
+    return out
+
+
+def _targets_work(X, C, mi_table, cat_table, spec, categories, others, params, trace, engine,
+                  *leaves) -> dict[int, tuple]:
+    """:func:`target_work` for several targets (one parallel task): {category id: outcome}."""
+    shared = _unflatten(spec, leaves)
+    tables = (mi_table, cat_table)
+    return {c.id: target_work(X, C, tables, c, o, params, trace, engine, shared)
+            for c, o in zip(categories, others, strict=True)}
 
 
 def target_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray], category: Category,
