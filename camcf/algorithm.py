@@ -532,7 +532,6 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
                 thresholds["df_" + name] = sug["df_" + name]
     Engine = ENGINES[engine]
     shared = Engine.shared(X, C)
-    eng = Engine(X, C, **shared)
 
     n_values = np.bincount([c.label_index for c in cats], minlength=Y.shape[1])
     constant = np.flatnonzero(n_values < 2).tolist()
@@ -541,7 +540,14 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
             f"label(s) {[label_names[i] for i in constant]} have one category only and are "
             f"skipped; remove them or check the label columns", CamcfWarning, stacklevel=2)
 
-    tables = (eng.mi_table(), eng.category_mi_table())
+    if n_jobs is None or n_jobs == 1:
+        eng = Engine(X, C, **shared)
+        tables = (eng.mi_table(), eng.category_mi_table())
+    else:  # the two tables side by side, on the workers that will take the targets
+        spec, leaves = _flatten(shared)
+        tables = tuple(Parallel(n_jobs=n_jobs, max_nbytes="64K")(
+            delayed(_engine_table)(engine, X, C, which, spec, *leaves)
+            for which in ("categories", "features")))[::-1]
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
 
@@ -737,6 +743,15 @@ def _unflatten(spec: list, leaves) -> dict:
         else:
             out[k], i = tuple(leaves[i:i + size]), i + size
     return out
+
+
+def _engine_table(engine: str, X, C, which: str, spec, *leaves) -> np.ndarray:
+    """The MI table (``which="features"``) or the category table of a fresh engine (a
+    parallel task of :func:`run`)."""
+    from .engines import ENGINES
+
+    eng = ENGINES[engine](X, C, **_unflatten(spec, leaves))
+    return eng.mi_table() if which == "features" else eng.category_mi_table()
 
 
 def _targets_work(X, C, mi_table, cat_table, spec, categories, others, params, trace, engine,

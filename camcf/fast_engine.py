@@ -49,6 +49,15 @@ def hash_multipliers(k: int, seed: int = HASH_SEED) -> np.ndarray:
     return mult
 
 
+@functools.lru_cache(maxsize=4)
+def xlogx_table(n: int) -> np.ndarray:
+    """``c·log2(c)`` for c = 0..n (read-only and cached: every per-target engine of a run with
+    n samples reads the same one)."""
+    out = _xlogx(np.arange(n + 1))
+    out.flags.writeable = False
+    return out
+
+
 def pool_cardinality(X, C: np.ndarray) -> np.ndarray:
     """Code upper bounds (max + 1) of every pool column: features of X, then categories of C."""
     if X.shape[0] == 0:
@@ -135,7 +144,8 @@ class FastEngine(EngineBase):
         # Row hash of a set S: Σ_{j∈S} a_j·x_j (mod 2^64) with random odd a_j; two different
         # rows collide with probability about 2^-63. Removing one column is a subtraction.
         self._mult = hash_multipliers(self.m + self.n_categories, seed)
-        self._tab = _xlogx(np.arange(self.n + 1))
+        self._tab = xlogx_table(self.n)
+        self._spcat: tuple | None = None  # (_sparse_categories(),) once computed
         # (feature_indicators(X, card), category_indicators(C)); None in either: count those
         # columns with bincount
         self._ind, self._cind = indicators if indicators is not None else (None, None)
@@ -254,6 +264,11 @@ class FastEngine(EngineBase):
         """The category indicators, each column replaced by its complement where that has fewer
         ones, as a sparse int64 matrix; None when they are not sparse (then counting goes
         through :meth:`_indicators`). Counts from these are exact integers, whatever n."""
+        if self._spcat is None:
+            self._spcat = (self._count_sparse_categories(),)
+        return self._spcat[0]
+
+    def _count_sparse_categories(self) -> sp.csc_matrix | None:
         n, Q = self.n, self.n_categories
         if not Q or not n:
             return None
