@@ -528,24 +528,27 @@ class FastEngine(EngineBase):
         R = self._rows
         width = [2 * c[1] for c in cell_sets]
         off = np.concatenate([[0], np.cumsum(width)]).astype(np.int64)
-        keys, rows = [], []
-        for c, o in zip(cell_sets, off[:-1].tolist(), strict=True):
-            live_rows = c[4]
-            if live_rows is None:
-                keys.append(c[3] + o)
-                rows.append(np.arange(n))
-            else:
-                keys.append(c[3][live_rows] + o)
-                rows.append(live_rows)
-        key = np.concatenate(keys) if len(keys) > 1 else keys[0]
-        row = np.concatenate(rows) if len(rows) > 1 else rows[0]
         total = int(off[-1])
-        # CSR by cell: rows of the data in each cell (any order within a cell)
-        order = np.argsort(key, kind="stable")
-        indptr = np.zeros(total + 1, dtype=np.int64)
-        np.cumsum(np.bincount(key, minlength=total), out=indptr[1:])
-        onehot = sp.csr_matrix((np.ones(row.size, dtype=np.float32), row[order], indptr),
-                               shape=(total, n))
+        idx = np.int32 if total < 2**31 and n < 2**31 else np.int64
+        # the transposed 0/1 matrix (n × cells) in CSR form: row i lists its cell in each set
+        # where it is counted, sets in order (so no sort is needed)
+        if all(c[4] is None for c in cell_sets):  # every row in every set
+            cell = np.empty((n, len(cell_sets)), dtype=idx)
+            for i, (c, o) in enumerate(zip(cell_sets, off[:-1].tolist(), strict=True)):
+                np.add(c[3], o, out=cell[:, i], casting="unsafe")
+            indices = cell.ravel()
+            indptr = np.arange(0, indices.size + 1, len(cell_sets), dtype=idx)
+        else:
+            cell = np.full((n, len(cell_sets)), -1, dtype=idx)
+            for i, (c, o) in enumerate(zip(cell_sets, off[:-1].tolist(), strict=True)):
+                rows = slice(None) if c[4] is None else c[4]
+                cell[rows, i] = c[3][rows] + o
+            counted = cell >= 0
+            indices = cell[counted]  # row-major: row by row
+            indptr = np.zeros(n + 1, dtype=idx)
+            np.cumsum(np.count_nonzero(counted, axis=1), out=indptr[1:])
+        onehot = sp.csr_matrix((np.ones(indices.size, dtype=np.float32), indices, indptr),
+                               shape=(n, total)).T  # cells × n, CSC: no copy
         prod = onehot @ R  # (cells, (K − 1)·m) float32
         L = R.shape[1] // m
         prod = prod.reshape(total, L, m)[:, :K - 1, :][:, :, cols]  # (cells, K − 1, k)
