@@ -471,8 +471,10 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     n_jobs : int, optional
         Target categories run in parallel through joblib: ``None`` or 1 runs them here, one
         after the other; −1 uses every core (or, inside ``joblib.parallel_backend("dask")``,
-        every worker of the connected Dask cluster: the data is scattered to the workers once).
-        The result is byte-identical for every ``n_jobs``.
+        every worker of the connected Dask cluster: the data is scattered to the workers once
+        per parallel step). In parallel the two unconditional tables are computed side by
+        side, then the targets go in about four tasks per worker, balanced by an estimate of
+        their cost (:func:`plan_tasks`). The result is byte-identical for every ``n_jobs``.
     trace : {"full", "decisions", "counters"}
         How much of the decision record to keep (:mod:`camcf.trace`); the decisions are the same
         at every level.
