@@ -13,6 +13,7 @@ landscape (kept few and in one place):
 * :func:`run_sensitivity` — ``make_splitter``, ``make_folds``, ``sensitivity``
 * :func:`run_compare` — ``compare_data_sets`` (and ``catalog.load_shared`` for shared sets)
 * :func:`run_landscape` — ``camcf.landscape.landscape``
+* :func:`run_tune` — ``camcf.tuning.tune`` on :func:`tune_splitter`'s training part
 
 **Settings.** Every study takes one mapping ``settings`` named as the evaluation declares its
 settings: the protocol's (:data:`camcf.evaluation.settings.EVAL_PARAMS`: ``protocol,
@@ -59,7 +60,11 @@ __all__ = [
     "run_evaluation",
     "run_landscape",
     "run_sensitivity",
+    "run_tune",
     "sensitivity_estimate",
+    "tune_estimate",
+    "tune_splitter",
+    "tune_study_estimate",
 ]
 
 #: the largest first sample ML-kNN is timed on (see measure_classification)
@@ -218,6 +223,45 @@ def run_landscape(dataset, *, x: str, x_values: Sequence[float], y: str,
 
     return landscape(dataset, x, x_values, y, y_values, dict(params), disc=dict(disc),
                      metric=metric, progress=report)
+
+
+def tune_splitter(seed: int = 0):
+    """The outer split of the Threshold landscape's "Tune": one seeded 70/30 hold-out split —
+    the split the landscape's ML-kNN metric uses (:func:`camcf.landscape.landscape`). The
+    tuner scores every grid point on :data:`camcf.tuning.INNER_FOLDS` inner folds of its 70 %
+    training part; the 30 % held-out rows are not read."""
+    from .evaluation import make_splitter
+
+    return make_splitter("holdout", seed=seed)
+
+
+def _tune_params(params: Mapping[str, Any], grid: Mapping[str, Sequence]) -> dict:
+    """The current run's Ca-MCF parameters that the grid does not vary (fixed while tuning)."""
+    from .algorithm_params import ALGORITHM_PARAMS
+
+    names = {p.name for p in ALGORITHM_PARAMS}
+    return {k: v for k, v in params.items() if k in names and k not in grid}
+
+
+def run_tune(dataset, *, grid: Mapping[str, Sequence], params: Mapping[str, Any],
+             disc: Mapping[str, Any], metric: str, progress: Progress | None = None):
+    """The Threshold landscape page's "Tune": :func:`camcf.tuning.tune` over ``grid`` (e.g.
+    ``{"delta1": [...], "k1": [...]}``), the current run's other parameters fixed, scored by
+    ``metric`` on the inner folds of :func:`tune_splitter`'s training part. Returns the
+    :class:`camcf.tuning.TuneResult`."""
+    from .tuning import tune
+
+    grid = {k: list(v) for k, v in grid.items()}
+    return tune(dataset.X, dataset.Y, grid, metric=metric, params=_tune_params(params, grid),
+                cv=tune_splitter(), **_disc(disc), progress=progress)
+
+
+def tune_study_estimate(X, Y, *, grid: Mapping[str, Sequence], run_seconds: float,
+                        n_selected: int, times: ClassifyTimes) -> Estimate:
+    """What :func:`run_tune` will cost (:func:`tune_estimate` with its splitter)."""
+    return tune_estimate(X, Y, {k: list(v) for k, v in grid.items()}, run_seconds=run_seconds,
+                         n_selected=n_selected, times=times, cv=tune_splitter(),
+                         k=KNN_DEFAULTS["k"])
 
 
 def run_compare(data: Mapping[str, Any], *, methods: Sequence[str],
@@ -563,4 +607,80 @@ def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Seq
         if method in methods:
             notes.append(f"{method} stops after {secs:g} s on a split (its time budget); "
                          "that split is then recorded as failed.")
+    return Estimate.of(stages, memory, notes)
+
+
+def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float,
+                  n_selected: int, times: Any, cv: Any = None, inner: Any = None,
+                  held_out: bool = False, k: int = 10) -> Any:
+    """What :func:`camcf.tuning.tune` with these data, grid and splitters will cost, before it
+    starts (:class:`camcf.jobs.Estimate`).
+
+    Its stages count the units ``tune``'s progress counts: one per outer split (cutting and
+    discretising its inner folds), a Ca-MCF selection and an ML-kNN classification per grid
+    point and inner split (each selection assumed to take ``run_seconds`` × its training rows
+    / n, each classification ``times.seconds`` at ``n_selected`` features), and with
+    ``held_out`` two selections and two classifications per outer split. Memory: all inner
+    folds at once, one classification, the data and the worker process.
+
+    Parameters
+    ----------
+    X, Y : the data (as for :func:`camcf.tuning.tune`)
+    grid : dict
+        As for :func:`camcf.tuning.tune` (validated).
+    run_seconds : float
+        Seconds of one Ca-MCF run on all rows (e.g. the current run's).
+    n_selected : int
+        Features a selection is assumed to keep (e.g. the current run's).
+    times : camcf.studies.ClassifyTimes
+        ML-kNN timed on samples of these data (:func:`camcf.studies.measure_classification`).
+    cv, inner, held_out
+        As for :func:`camcf.tuning.tune`.
+    k : int, default 10
+        ML-kNN's neighbours.
+
+    Returns
+    -------
+    camcf.jobs.Estimate
+    """
+    from .tuning import _splitters, check_grid
+
+    grid = check_grid(grid)
+    cv, inner = _splitters(cv, inner)
+    n, m = X.shape
+    q = np.asarray(Y).shape[1] if np.ndim(Y) == 2 else 1
+    q_bin = _q_bin(np.asarray(Y).reshape(n, q))
+    n_outer, n_inner = int(cv.get_n_splits(X)), int(inner.get_n_splits())
+    train, test = next(iter(cv.split(n)))
+    itrain, itest = next(iter(inner.split(len(train))))
+    points = math.prod(len(v) for v in grid.values())
+    splits = n_outer * n_inner
+    width = max(1, int(n_selected))
+    stages = [
+        Stage("cutting each training part into inner folds and discretising them", n_outer,
+              times.discretize_per_row * len(train) * n_inner),
+        Stage("Ca-MCF selections on the inner folds", points * splits,
+              run_seconds * len(itrain) / n),
+        Stage("ML-kNN classifications on the inner folds", points * splits,
+              times.seconds(len(itrain), len(itest), width)),
+    ]
+    if held_out:
+        stages += [
+            Stage("held-out estimate: Ca-MCF selections (tuned, defaults)", 2 * n_outer,
+                  run_seconds * len(train) / n),
+            Stage("held-out estimate: ML-kNN classifications", 2 * n_outer,
+                  times.seconds(len(train), len(test), width)),
+        ]
+    memory = {
+        "the inner folds' codes and labels": _memory_folds(len(train), m, q_bin, q, splits,
+                                                           len(itrain)),
+        "one ML-kNN classification": _memory_classification(len(itrain), len(itest), q_bin,
+                                                             2 * width, k),
+        "the worker's copy of the data": _data_bytes(X, Y),
+        "the worker process": WORKER_BASE,
+    }
+    notes = (f"{points} grid point(s) × {n_outer} training part(s) × {n_inner} inner folds; "
+             f"each Ca-MCF run is assumed to take as long as a run on all rows "
+             f"({run_seconds:.1f} s) × its {len(itrain):,}/{n:,} rows, and to keep "
+             f"{width} features; low thresholds keep more candidates and take longer.",)
     return Estimate.of(stages, memory, notes)

@@ -43,7 +43,7 @@ from .errors import InvalidDataError, ParameterError
 from .jobs import Progress
 
 __all__ = ["GRID_COLUMNS", "INNER_FOLDS", "THRESHOLDS", "TuneResult", "check_grid", "oriented",
-           "tune", "tune_estimate"]
+           "tune"]
 
 #: The parameters every grid row and ``best`` name (the paper's four).
 THRESHOLDS = ("delta1", "delta2", "k1", "k2")
@@ -109,6 +109,38 @@ class TuneResult:
                 .agg(mean=("value", "mean"), sd=("value", "std"), n=("value", "count"),
                      n_empty=("_empty", "sum"), n_features=("n_features", "mean"))
                 .reset_index())
+
+    def landscape(self, x: str, y: str):
+        """The grid over ``x × y`` as a :class:`camcf.landscape.Landscape` (to draw it as the
+        Threshold landscape draws its cells): ``counts`` the mean selection size of each
+        point, ``metric_values`` its ``score`` (NaN where no inner split had a value),
+        ``metric`` the score's name (e.g. ``"1 - micro_f1"``). The grid must vary ``x`` and
+        ``y`` and nothing else; ``base_params`` are the fixed parameters.
+
+        Returns
+        -------
+        (Landscape, (row, column) of ``best`` in it)
+        """
+        from .landscape import Landscape
+
+        tuned = list(self.settings["grid"])
+        if sorted(tuned) != sorted({x, y}) or x == y:
+            raise ParameterError(f"this tuning varied {tuned}; it cannot be drawn over "
+                                 f"{x} × {y}", name="grid", value=tuned)
+        xs = tuple(self.settings["grid"][x])
+        ys = tuple(self.settings["grid"][y])
+        counts = np.full((len(ys), len(xs)), np.nan)
+        scores = np.full((len(ys), len(xs)), np.nan)
+        for r in self.grid.itertuples(index=True):
+            i, j = ys.index(getattr(r, y)), xs.index(getattr(r, x))
+            counts[i, j] = r.n_features
+            scores[i, j] = r.score
+        best = (ys.index(self.grid.at[self.best_index, y]),
+                xs.index(self.grid.at[self.best_index, x]))
+        L = Landscape(x=x, y=y, x_values=xs, y_values=ys, counts=counts,
+                      base_params=dict(self.settings["params"]), metric=self.settings["score"],
+                      metric_values=scores, seconds=float(self.settings["seconds"]))
+        return L, best
 
     def to_dict(self) -> dict[str, Any]:
         """``best``, ``grid`` (a list of row dicts), ``best_index`` and ``settings``, ready for
@@ -478,86 +510,3 @@ def _splitters(cv: Any, inner: Any) -> tuple[Any, Any]:
 
     return (make_splitter() if cv is None else cv,
             make_splitter("kfold", n_folds=INNER_FOLDS, seed=0) if inner is None else inner)
-
-
-def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float,
-                  n_selected: int, times: Any, cv: Any = None, inner: Any = None,
-                  held_out: bool = False, k: int = 10) -> Any:
-    """What :func:`tune` with these data, grid and splitters will cost, before it starts
-    (:class:`camcf.jobs.Estimate`, with :mod:`camcf.studies`' cost model).
-
-    Its stages count the units ``tune``'s progress counts: one per outer split (cutting and
-    discretising its inner folds), a Ca-MCF selection and an ML-kNN classification per grid
-    point and inner split (each selection assumed to take ``run_seconds`` × its training rows
-    / n, each classification ``times.seconds`` at ``n_selected`` features), and with
-    ``held_out`` two selections and two classifications per outer split. Memory: all inner
-    folds at once, one classification, the data and the worker process.
-
-    Parameters
-    ----------
-    X, Y : the data (as for :func:`tune`)
-    grid : dict
-        As for :func:`tune` (validated).
-    run_seconds : float
-        Seconds of one Ca-MCF run on all rows (e.g. the current run's).
-    n_selected : int
-        Features a selection is assumed to keep (e.g. the current run's).
-    times : camcf.studies.ClassifyTimes
-        ML-kNN timed on samples of these data (:func:`camcf.studies.measure_classification`).
-    cv, inner, held_out
-        As for :func:`tune`.
-    k : int, default 10
-        ML-kNN's neighbours.
-
-    Returns
-    -------
-    camcf.jobs.Estimate
-    """
-    from .jobs import Estimate, Stage
-    from .studies import (
-        WORKER_BASE,
-        _data_bytes,
-        _memory_classification,
-        _memory_folds,
-        _q_bin,
-    )
-
-    grid = check_grid(grid)
-    cv, inner = _splitters(cv, inner)
-    n, m = X.shape
-    q = np.asarray(Y).shape[1] if np.ndim(Y) == 2 else 1
-    q_bin = _q_bin(np.asarray(Y).reshape(n, q))
-    n_outer, n_inner = int(cv.get_n_splits(X)), int(inner.get_n_splits())
-    train, test = next(iter(cv.split(n)))
-    itrain, itest = next(iter(inner.split(len(train))))
-    points = math.prod(len(v) for v in grid.values())
-    splits = n_outer * n_inner
-    width = max(1, int(n_selected))
-    stages = [
-        Stage("cutting each training part into inner folds and discretising them", n_outer,
-              times.discretize_per_row * len(train) * n_inner),
-        Stage("Ca-MCF selections on the inner folds", points * splits,
-              run_seconds * len(itrain) / n),
-        Stage("ML-kNN classifications on the inner folds", points * splits,
-              times.seconds(len(itrain), len(itest), width)),
-    ]
-    if held_out:
-        stages += [
-            Stage("held-out estimate: Ca-MCF selections (tuned, defaults)", 2 * n_outer,
-                  run_seconds * len(train) / n),
-            Stage("held-out estimate: ML-kNN classifications", 2 * n_outer,
-                  times.seconds(len(train), len(test), width)),
-        ]
-    memory = {
-        "the inner folds' codes and labels": _memory_folds(len(train), m, q_bin, q, splits,
-                                                           len(itrain)),
-        "one ML-kNN classification": _memory_classification(len(itrain), len(itest), q_bin,
-                                                             2 * width, k),
-        "the worker's copy of the data": _data_bytes(X, Y),
-        "the worker process": WORKER_BASE,
-    }
-    notes = (f"{points} grid point(s) × {n_outer} training part(s) × {n_inner} inner folds; "
-             f"each Ca-MCF run is assumed to take as long as a run on all rows "
-             f"({run_seconds:.1f} s) × its {len(itrain):,}/{n:,} rows, and to keep "
-             f"{width} features; low thresholds keep more candidates and take longer.",)
-    return Estimate.of(stages, memory, notes)

@@ -296,6 +296,15 @@ LS_PRESET: Key[tuple] = declare("ls_preset", "pages/landscape.py", "landscape: t
 LS_METRIC_ON: Key[bool] = declare("ls_metric_on", "pages/landscape.py",
                                   "landscape: also score with ML-kNN", default=False)
 LS_METRIC: Key[str] = declare("ls_metric", "pages/landscape.py", "landscape: the metric")
+#: the Threshold landscape's tabs (the first is the landscape itself)
+LS_TABS = ("Features selected", "Tune")
+LS_TAB: Key[str] = declare("ls_tab", "pages/landscape.py", "Threshold landscape: the tab shown",
+                           default=LS_TABS[0], url="ls_tab", codec=TEXT, choices=LS_TABS)
+TUNE: Key[tuple] = declare(
+    "tune", "pages/landscape.py", "(request, TuneResult): the last tuning of the landscape's grid")
+TUNE_APPLIED: Key[tuple] = declare(
+    "tune_applied", "pages/landscape.py", "the tuned cell last applied (once per click)")
+TUNE_METRIC: Key[str] = declare("tune_metric", "pages/landscape.py", "Tune: the metric scored")
 #: (param, "lo" | "hi" | "steps") -> the landscape's input for one end of an axis
 LS_AXIS: dict[tuple[str, str], Key] = {
     (p, part): declare(f"ls_{p}_{part}", "pages/landscape.py", f"landscape: {p} {part}")

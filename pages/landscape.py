@@ -1,10 +1,13 @@
 """Threshold landscape: the number of selected features (and, on request, one ML-kNN metric)
-over a δ1 × k1 or δ2 × k2 grid; clicking a cell sets the sidebar sliders.
+over a δ1 × k1 or δ2 × k2 grid, and "Tune": the same grid scored by inner cross-validation on
+training rows, its best point marked; clicking a cell sets the sidebar sliders.
 
-The grid is computed by :func:`camcf.landscape.landscape`, run as a job
-(:func:`camcf.studies.run_landscape` through :mod:`pages._jobs`: its estimated cost before it
-starts, progress, a remaining time, a Stop button); this page only draws it.
+Both are jobs (:func:`camcf.studies.run_landscape` and :func:`camcf.studies.run_tune` through
+:mod:`pages._jobs`: the estimated cost before they start, progress, a remaining time, a Stop
+button); this page only draws their results.
 """
+
+from typing import Any
 
 import streamlit as st
 
@@ -12,6 +15,7 @@ from camcf import studies
 from camcf.algorithm_params import by_name
 from camcf.evaluation import KNN_DEFAULTS, METRICS
 from camcf.landscape import PRESETS, default_values
+from camcf.tuning import INNER_FOLDS
 from camcf.viz.tuning import SYMBOL, landscape_heatmap
 from pages import _jobs as jobs_ui
 from pages import _state as S
@@ -21,7 +25,8 @@ from pages._share import GRID_STEPS, fit, round_sig, set_params_from_page
 rec = current_run()
 st.title("Threshold landscape")
 st.caption("How many features Ca-MCF selects over a grid of two parameters, the others as in "
-           "the current run. Click a cell to move the sidebar sliders there.")
+           "the current run, and which point of the grid classifies best (**Tune**). Click a "
+           "cell to move the sidebar sliders there.")
 
 preset = st.radio("Grid", PRESETS, horizontal=True, key=S.LS_PRESET.init(PRESETS[0]),
                   format_func=lambda p: f"{SYMBOL[p[0]]} × {SYMBOL[p[1]]}")
@@ -44,78 +49,168 @@ for col, name in zip(cols, (x, y), strict=True):
         else:
             values = tuple(round_sig(lo + (hi - lo) * i / (steps - 1)) for i in range(steps))
         axes[name] = values
-with st.expander("Also an ML-kNN metric (slower: a selection and a classification per cell)"):
-    want_metric = st.toggle("Score each cell with ML-kNN on a hold-out split",
-                            key=S.LS_METRIC_ON.init())
-    metric = st.selectbox("Metric", list(METRICS), key=S.LS_METRIC.init(next(iter(METRICS))),
-                          format_func=lambda m: METRICS[m]["name"], disabled=not want_metric)
-    st.caption("Ca-MCF selects on a seeded 70 % training part and ML-kNN is scored on the rest; "
-               "the counts above use all rows.")
-
 base = dict(rec.params)
-request = (repr(rec.key), x, axes[x], y, axes[y], metric if want_metric else None)
-stored = S.LANDSCAPE.get()
-have = stored is not None and stored[0] == request
-n_cells = len(axes[x]) * len(axes[y])
 ds = rec.data.dataset
-# the landscape's metric runs ML-kNN with its declared defaults
-times = (jobs_ui.classify_times(rec, k=KNN_DEFAULTS["k"], neighbours=KNN_DEFAULTS["neighbours"])
-         if want_metric else None)
-estimate = studies.landscape_estimate(
-    ds.X, ds.Y, x=x, x_values=axes[x], y=y, y_values=axes[y],
-    run_seconds=float(rec.result.stats.get("seconds", 0.0)),
-    metric=metric if want_metric else None,
-    n_selected=int(rec.result.selected_indices.size), times=times)
-jobs_ui.show_estimate(estimate, what="The landscape")
-
-
-def _landscape_done(result, key) -> None:
-    S.LANDSCAPE.set((key, result))
-
-
-if st.button(f"Compute the landscape ({n_cells} cells)", type="primary", key="ls_go",
-             disabled=have or jobs_ui.running("landscape")):
-    jobs_ui.start("landscape", studies.run_landscape,
-                  {"dataset": ds, "x": x, "x_values": axes[x], "y": y, "y_values": axes[y],
-                   "params": base, "disc": dict(rec.disc),
-                   "metric": metric if want_metric else None},
-                  title="The landscape", estimate=estimate, key=request)
-jobs_ui.follow("landscape", _landscape_done)
-stored = S.LANDSCAPE.get()
-have = stored is not None and stored[0] == request
-if stored is None:
-    if not jobs_ui.running("landscape"):
-        st.info("Choose the grid and press **Compute the landscape**.")
-    st.stop()
-if not have:
-    st.caption("The grid or the current run changed since this landscape was computed; press "
-               "Compute to update it.")
-L = stored[1]
-st.caption(f"{len(L.x_values) * len(L.y_values)} cells in {L.seconds:.2f} s "
-           f"({L.full_runs} full runs"
-           + (f", {L.phase4_only} answered by re-running Phase 4 only" if L.phase4_only else "")
-           + (f", {L.k1_reused} shared with a run of the same ⌈k1·n⌉" if L.k1_reused else "")
-           + ").")
-which = "n_selected"
-if L.metric is not None:
-    which = st.radio("Show", ["n_selected", L.metric], horizontal=True, key="ls_show",
-                     format_func=lambda v: "features selected" if v == "n_selected"
-                     else METRICS[v]["name"])
 current = {k: float(v) for k, v in rec.params.items() if k in SYMBOL}
-event = st.plotly_chart(landscape_heatmap(L, which, current), key="ls_chart",
-                        on_select="rerun", selection_mode="points")
-points = (event or {}).get("selection", {}).get("points", []) if event else []
-if points:
+run_seconds = float(rec.result.stats.get("seconds", 0.0))
+n_selected = int(rec.result.selected_indices.size)
+# tracked tabs: the chosen one survives the rerun a click on a cell makes, and only it runs
+tab_count, tab_tune = st.tabs(S.LS_TABS, key=S.LS_TAB.init(), on_change="rerun")
+
+
+def _apply_on_click(event, L, applied: S.Key, tag: Any) -> None:
+    """Move the sliders to the clicked cell (once per click, not on later reruns)."""
+    points = (event or {}).get("selection", {}).get("points", []) if event else []
+    if not points:
+        return
     i, j = (int(v) for v in points[0]["customdata"][:2])
     chosen = L.params_at(i, j)
     target = {L.x: chosen[L.x], L.y: chosen[L.y]}
-    if S.LS_APPLIED.get() != (id(L), i, j):  # once per click, not on later reruns
-        S.LS_APPLIED.set((id(L), i, j))
+    if applied.get() != (tag, i, j):
+        applied.set((tag, i, j))
         set_params_from_page(target)
     st.success(f"Sliders set to {SYMBOL[L.x]} = {target[L.x]:g}, {SYMBOL[L.y]} = "
                f"{target[L.y]:g}. Press Run (or let auto-run apply it).")
-with st.expander("The grid as a table"):
-    st.dataframe(L.to_frame(), hide_index=True, width="stretch")
-    st.download_button("Download (CSV)", data=L.to_frame().to_csv(index=False),
-                       file_name=f"camcf-landscape-{L.x}-{L.y}.csv", mime="text/csv",
-                       on_click="ignore", key="ls_csv")
+
+
+def landscape_tab() -> None:
+    """The number of features selected over the grid (and optionally an ML-kNN metric)."""
+    with st.expander("Also an ML-kNN metric (slower: a selection and a classification per "
+                     "cell)"):
+        want_metric = st.toggle("Score each cell with ML-kNN on a hold-out split",
+                                key=S.LS_METRIC_ON.init())
+        metric = st.selectbox("Metric", list(METRICS),
+                              key=S.LS_METRIC.init(next(iter(METRICS))),
+                              format_func=lambda m: METRICS[m]["name"],
+                              disabled=not want_metric)
+        st.caption("Ca-MCF selects on a seeded 70 % training part and ML-kNN is scored on the "
+                   "rest; the counts above use all rows.")
+    request = (repr(rec.key), x, axes[x], y, axes[y], metric if want_metric else None)
+    stored = S.LANDSCAPE.get()
+    have = stored is not None and stored[0] == request
+    n_cells = len(axes[x]) * len(axes[y])
+    # the landscape's metric runs ML-kNN with its declared defaults
+    times = (jobs_ui.classify_times(rec, k=KNN_DEFAULTS["k"],
+                                    neighbours=KNN_DEFAULTS["neighbours"])
+             if want_metric else None)
+    estimate = studies.landscape_estimate(
+        ds.X, ds.Y, x=x, x_values=axes[x], y=y, y_values=axes[y], run_seconds=run_seconds,
+        metric=metric if want_metric else None, n_selected=n_selected, times=times)
+    jobs_ui.show_estimate(estimate, what="The landscape")
+
+    def done(result, key) -> None:
+        S.LANDSCAPE.set((key, result))
+
+    if st.button(f"Compute the landscape ({n_cells} cells)", type="primary", key="ls_go",
+                 disabled=have or jobs_ui.running("landscape")):
+        jobs_ui.start("landscape", studies.run_landscape,
+                      {"dataset": ds, "x": x, "x_values": axes[x], "y": y,
+                       "y_values": axes[y], "params": base, "disc": dict(rec.disc),
+                       "metric": metric if want_metric else None},
+                      title="The landscape", estimate=estimate, key=request)
+    jobs_ui.follow("landscape", done)
+    stored = S.LANDSCAPE.get()
+    have = stored is not None and stored[0] == request
+    if stored is None:
+        if not jobs_ui.running("landscape"):
+            st.info("Choose the grid and press **Compute the landscape**.")
+        return
+    if not have:
+        st.caption("The grid or the current run changed since this landscape was computed; "
+                   "press Compute to update it.")
+    L = stored[1]
+    st.caption(f"{len(L.x_values) * len(L.y_values)} cells in {L.seconds:.2f} s "
+               f"({L.full_runs} full runs"
+               + (f", {L.phase4_only} answered by re-running Phase 4 only"
+                  if L.phase4_only else "")
+               + (f", {L.k1_reused} shared with a run of the same ⌈k1·n⌉"
+                  if L.k1_reused else "")
+               + ").")
+    which = "n_selected"
+    if L.metric is not None:
+        which = st.radio("Show", ["n_selected", L.metric], horizontal=True, key="ls_show",
+                         format_func=lambda v: "features selected" if v == "n_selected"
+                         else METRICS[v]["name"])
+    event = st.plotly_chart(landscape_heatmap(L, which, current), key="ls_chart",
+                            on_select="rerun", selection_mode="points")
+    _apply_on_click(event, L, S.LS_APPLIED, id(L))
+    with st.expander("The grid as a table"):
+        st.dataframe(L.to_frame(), hide_index=True, width="stretch")
+        st.download_button("Download (CSV)", data=L.to_frame().to_csv(index=False),
+                           file_name=f"camcf-landscape-{L.x}-{L.y}.csv", mime="text/csv",
+                           on_click="ignore", key="ls_csv")
+
+
+def tune_tab() -> None:
+    """The grid scored by the tuner (inner cross-validation on a training part)."""
+    st.caption(f"Every point of the grid is scored by ML-kNN (k = {KNN_DEFAULTS['k']}) on "
+               f"{INNER_FOLDS} inner folds of a seeded 70 % training part: Ca-MCF selects on "
+               "each inner training fold and ML-kNN is scored on the fold left out. The other "
+               "30 % of the rows are never read, so they stay free for an honest check "
+               "(Evaluation page). Lower scores are better.")
+    metric = st.selectbox("Metric", list(METRICS), key=S.TUNE_METRIC.init("micro_f1"),
+                          format_func=lambda m: METRICS[m]["name"])
+    grid = {x: list(axes[x]), y: list(axes[y])}
+    request = (repr(rec.key), x, axes[x], y, axes[y], metric)
+    times = jobs_ui.classify_times(rec, k=KNN_DEFAULTS["k"],
+                                   neighbours=KNN_DEFAULTS["neighbours"])
+    estimate = studies.tune_study_estimate(ds.X, ds.Y, grid=grid, run_seconds=run_seconds,
+                                           n_selected=n_selected, times=times)
+    jobs_ui.show_estimate(estimate, what="Tuning")
+    stored = S.TUNE.get()
+    have = stored is not None and stored[0] == request
+
+    def done(result, key) -> None:
+        S.TUNE.set((key, result))
+
+    n_cells = len(axes[x]) * len(axes[y])
+    if st.button(f"Tune ({n_cells} points × {INNER_FOLDS} folds)", type="primary",
+                 key="tune_go", disabled=have or jobs_ui.running("tune")):
+        jobs_ui.start("tune", studies.run_tune,
+                      {"dataset": ds, "grid": grid, "params": base, "disc": dict(rec.disc),
+                       "metric": metric},
+                      title="Tuning", estimate=estimate, key=request)
+    jobs_ui.follow("tune", done)
+    stored = S.TUNE.get()
+    have = stored is not None and stored[0] == request
+    if stored is None:
+        if not jobs_ui.running("tune"):
+            st.info("Choose the grid above and press **Tune**.")
+        return
+    if not have:
+        st.caption("The grid, the metric or the current run changed since this tuning; press "
+                   "Tune to update it.")
+    T = stored[1]
+    if set(T.settings["grid"]) != {x, y}:
+        st.info("The last tuning was over another pair of parameters; press **Tune**.")
+        return
+    L, (bi, bj) = T.landscape(x, y)
+    best = T.grid.loc[T.best_index]
+    st.markdown(
+        f"**Best point**: {SYMBOL[x]} = {best[x]:g}, {SYMBOL[y]} = {best[y]:g} — "
+        f"{METRICS[metric]['name']} {best['value']:.3f} ± {best['sd']:.3f} (score "
+        f"{T.settings['score']} = {best['score']:.3f}), {best['n_features']:.1f} features on "
+        f"average, over {int(best['n_splits'])} inner folds; {len(T.grid)} points in "
+        f"{T.settings['seconds']:.1f} s.")
+    if st.button("Apply the best point to the sliders", key="tune_apply"):
+        S.TUNE_APPLIED.set((id(T), bi, bj, "button"))
+        set_params_from_page({x: float(best[x]), y: float(best[y])})
+    if S.TUNE_APPLIED.get() == (id(T), bi, bj, "button"):
+        st.success(f"Sliders set to the best point: {SYMBOL[x]} = {best[x]:g}, {SYMBOL[y]} = "
+                   f"{best[y]:g}. Press Run (or let auto-run apply it).")
+    event = st.plotly_chart(landscape_heatmap(L, L.metric, current, best=(bi, bj)),
+                            key="tune_chart", on_select="rerun", selection_mode="points")
+    _apply_on_click(event, L, S.TUNE_APPLIED, id(T))
+    with st.expander("The grid as a table"):
+        st.dataframe(T.grid, hide_index=True, width="stretch")
+        st.download_button("Download (CSV)", data=T.grid.to_csv(index=False),
+                           file_name=f"camcf-tune-{x}-{y}.csv", mime="text/csv",
+                           on_click="ignore", key="tune_csv")
+
+
+if tab_count.open is not False:
+    with tab_count:
+        landscape_tab()
+if tab_tune.open:
+    with tab_tune:
+        tune_tab()

@@ -253,8 +253,7 @@ def test_held_out_estimate_is_nested(data):
 
 @pytest.mark.parametrize("held_out", [False, True])
 def test_estimate_counts_the_units_progress_counts(data, held_out):
-    from camcf.studies import ClassifyTimes
-    from camcf.tuning import tune_estimate
+    from camcf.studies import ClassifyTimes, tune_estimate
 
     X, Y = data
     times = ClassifyTimes(rows=(100, 200), seconds_all=(0.01, 0.03), m=X.shape[1], few=5,

@@ -376,3 +376,58 @@ def test_a_number_parameter_that_also_takes_a_word():
     at.toggle(key=f"w_{p.name}").set_value(False).run()
     run_button(at).click().run()
     assert params_of(at)[p.name] == number.value
+
+
+def test_tune_scores_the_grid_marks_the_best_point_and_applies_it():
+    """Issue 14 item 3 on the page: "Tune" runs camcf.tuning.tune over the landscape's grid as a
+    job; the heatmap shows each point's score with the best point marked, the sentence is the
+    result's best row, and "Apply" moves the sliders there."""
+    from camcf import studies
+    from camcf.tuning import tune
+
+    at = goto(new_app(), "pages/landscape.py")
+    at.number_input(key="ls_delta1_lo").set_value(0.01)
+    at.number_input(key="ls_delta1_hi").set_value(0.1)
+    at.number_input(key="ls_delta1_steps").set_value(2)
+    at.number_input(key="ls_k1_steps").set_value(2)
+    at.run()
+    assert not any(b.key == "tune_go" for b in at.button)  # only the open tab runs
+    at.session_state["ls_tab"] = "Tune"  # what a click on the tab does
+    at.run()
+    assert not any(b.key == "ls_go" for b in at.button)
+    assert any("Tune" in i.value for i in at.info)
+    assert any(c.value.startswith("Tuning will take") for c in at.caption)  # the estimate
+    at.button(key="tune_go").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    T = at.session_state["tune"][1]
+    run = at.session_state["run"]
+    # the same tuning called directly gives the same grid (the page only draws the result)
+    fixed = {k: v for k, v in run.params.items() if k not in ("delta1", "k1")}
+    direct = tune(run.data.dataset.X, run.data.dataset.Y,
+                  {"delta1": [0.01, 0.1], "k1": list(T.settings["grid"]["k1"])},
+                  metric="micro_f1", params=fixed, cv=studies.tune_splitter(), **run.disc)
+    skip = ("seconds",)
+    assert {k: v for k, v in T.settings.items() if k not in skip} == \
+        {k: v for k, v in direct.settings.items() if k not in skip}
+    assert T.grid["score"].round(12).tolist() == direct.grid["score"].round(12).tolist()
+    assert T.best == direct.best
+    best = T.grid.loc[T.best_index]
+    text = " ".join(m.value for m in at.markdown)
+    assert f"δ1 = {best['delta1']:g}, k1 = {best['k1']:g}" in text
+    assert f"{best['value']:.3f} ± {best['sd']:.3f}" in text
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    tuned = [s for s in specs
+             if any(tr.get("name") == "best (least score)" for tr in s["data"])]
+    assert len(tuned) == 1
+    heat = next(tr for tr in tuned[0]["data"] if tr.get("type") == "heatmap")
+    star = next(tr for tr in tuned[0]["data"] if tr.get("name") == "best (least score)")
+    assert heat["colorbar"]["title"]["text"] == T.settings["score"]
+    assert star["x"] == [f"{best['delta1']:g}"] and star["y"] == [f"{best['k1']:g}"]
+    cells = [float(v) for row in heat["text"] for v in row if v != "—"]
+    assert len(cells) == len(T.grid) and min(cells) == float(f"{best['score']:.3f}")
+    at.button(key="tune_apply").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.number_input(key="p_delta1").value == pytest.approx(best["delta1"])
+    assert at.slider(key="p_k1").value == pytest.approx(best["k1"])
+    assert any("Sliders set to the best point" in s.value for s in at.success)
+    assert at.session_state["ls_tab"] == "Tune" and link_of(at)["ls_tab"] == "Tune"

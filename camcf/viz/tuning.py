@@ -55,9 +55,11 @@ def diff_bars(d, max_bars: int = MAX_BARS) -> go.Figure:
     return fig
 
 
-def landscape_heatmap(L, value: str = "n_selected", current: dict | None = None) -> go.Figure:
+def landscape_heatmap(L, value: str = "n_selected", current: dict | None = None,
+                      best: tuple[int, int] | None = None) -> go.Figure:
     """Heatmap of the landscape: ``value`` is ``"n_selected"`` or the metric's name. Cells are
-    equal (categorical axes) and show their value; ``current`` (parameter values) is ringed."""
+    equal (categorical axes) and show their value; ``current`` (parameter values) is ringed;
+    ``best`` (row, column), e.g. a tuner's best point, is marked with an open diamond."""
     if value == "n_selected":
         z = L.counts.astype(float)
         cbar, fmt = "features selected", "%{z:.0f}"
@@ -89,6 +91,12 @@ def landscape_heatmap(L, value: str = "n_selected", current: dict | None = None)
                                              "color": COLORS["target"],
                                              "line": {"width": 3}},
                                      name="current parameters", showlegend=True))
+    if best is not None:
+        bi, bj = best
+        fig.add_trace(go.Scatter(x=[xs[bj]], y=[ys[bi]], mode="markers", hoverinfo="skip",
+                                 marker={"symbol": "diamond-open", "size": 34,
+                                         "color": "#ff7f0e", "line": {"width": 3}},
+                                 name="best (least score)", showlegend=True))
     fig.update_layout(
         height=460, margin={"l": 10, "r": 10, "t": 40, "b": 10},
         xaxis={"title": SYMBOL[L.x], "type": "category"},
