@@ -30,6 +30,7 @@ from .info import (
 )
 
 _INDICATOR_BYTES = 64 << 20  # float32 code indicators of X kept for BLAS counting, at most
+_ROWS_CODES = 4  # most codes ≥ 1 per feature for counting by rows (FastEngine._counts_rows)
 _BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
 _SPARSE_CATEGORIES = 0.1  # share of ones under which the tables count categories sparsely
 _TALL = 1 << 15  # rows from which counting goes one column at a time
@@ -441,6 +442,7 @@ class FastEngine(EngineBase):
         and a product output within the cell budget)."""
         rows = self._rows
         return (rows is not None and cols.size > 0 and 4 * cols.size >= self.m
+                and rows.shape[1] <= _ROWS_CODES * self.m  # a row costs (K − 1)·m adds
                 and int(cols.max()) < self.m and 2 * S * rows.shape[1] <= _CELL_BUDGET)
 
     def _cmi_given_codes(self, t: np.ndarray, cols: np.ndarray, s: np.ndarray, ns: int,
