@@ -676,13 +676,16 @@ def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category], ot
     + its Phase 1 candidates / 8 (one column each). Used to order and size parallel tasks."""
     mi, cat = tables
     d1, d2 = params["delta1"], params["delta2"]
-    above = np.count_nonzero(rounded(mi) > d1, axis=0)  # per category
-    kept = np.ceil(params["k1"] * above)
-    out = np.empty(len(todo))
-    for i, c in enumerate(todo):
-        sk = int(np.count_nonzero(rounded(cat[others(c), c.id]) > d2)) if cat.size else 0
-        out[i] = 1.0 + kept[c.id] + sk / 8.0
-    return out
+    ids = np.array([c.id for c in todo], dtype=np.int64)
+    kept = np.ceil(params["k1"] * np.count_nonzero(rounded(mi[:, ids]) > d1, axis=0))
+    sk = np.zeros(ids.size)
+    if cat.size and ids.size:
+        above = rounded(cat[:, ids]) > d2  # (category, target)
+        # minus the target's own label (the categories not in others(c))
+        for j, c in enumerate(todo):
+            o = others(c)
+            sk[j] = np.count_nonzero(above[o, j])
+    return 1.0 + kept + sk / 8.0
 
 
 def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
