@@ -12,6 +12,10 @@ CONSTRAINTS := constraints.txt
 # The app listens on this machine only; see README "Serving the app on a network".
 ADDRESS ?= 127.0.0.1
 PORT    ?= 8501
+# Streamlit's file watcher (reload the app when a source file changes) costs CPU on a big tree
+# (.venv included): off unless a developer asks with `make run DEV=1`.
+DEV ?=
+WATCHER := $(if $(DEV),auto,none)
 
 .PHONY: run test lint bench fuzz upgrade browser-deps clean
 
@@ -31,7 +35,7 @@ $(APP_STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/pip
 
 run: $(APP_STAMP)
 	$(BIN)/streamlit run app.py --server.headless true --browser.gatherUsageStats false \
-		--server.address $(ADDRESS) --server.port $(PORT)
+		--server.address $(ADDRESS) --server.port $(PORT) --server.fileWatcherType $(WATCHER)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

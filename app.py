@@ -454,9 +454,10 @@ def _widget(p, help_: str | None = None) -> None:
         c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
         with c1:
             number_field(p, key, on_change=_typed, args=(p.name,), disabled=bool(word.get()),
-                         help=help_)
-        c2.toggle(p.words[0], key=word.name,
-                  help=f"{label} = {p.words[0]!r} instead of the number: {p.help}")
+                         help=f"{help_} — or switch **{p.words[0]}** on: {label} = "
+                              f"{p.words[0]!r} instead of the number.")
+        # no help icon beside the toggle: in the sidebar's column it would cut the word short
+        c2.toggle(p.words[0], key=word.name)
         return
     if p.kind is int or p.advanced or p.name in EXACT:
         number_field(p, key, on_change=_typed, args=(p.name,), help=help_)
@@ -574,7 +575,8 @@ def maybe_run(data: DataBundle, params: dict, disc: dict, pressed: bool) -> None
     first_try = S.TRIED_KEY.get() != key
     if not (pressed or (fresh and data.cells <= SMALL)) or (not pressed and not first_try):
         return
-    S.TRIED_KEY.set(key)
+    # the key counts as tried once the attempt has ended, with results or an error: a run that
+    # a click interrupts (Streamlit ends the script run) is tried again on the next script run
     try:
         S.RUN.set(cached_run(data, disc, params))
         S.RUN_ERROR.pop()
@@ -586,6 +588,7 @@ def maybe_run(data: DataBundle, params: dict, disc: dict, pressed: bool) -> None
                          "data set or fewer categories"})
     except Exception as e:  # noqa: BLE001 - never a traceback in the app
         S.RUN_ERROR.set({"key": key, "message": f"the run failed ({type(e).__name__}: {e})"})
+    S.TRIED_KEY.set(key)
 
 
 def run_error_message(data: DataBundle, params: dict, disc: dict) -> str | None:

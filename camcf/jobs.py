@@ -243,9 +243,14 @@ class Estimate:
 
 
 def format_seconds(seconds: float) -> str:
-    """``0.4 s``, ``12 s``, ``4 min 30 s``, ``2 h 5 min``."""
+    """``under 0.1 s``, ``0.4 s``, ``12 s``, ``4 min 30 s``, ``2 h 5 min`` (``0 s`` for
+    nothing at all: a time that rounds to 0.0 but is not 0 is said to be under 0.1 s)."""
     if seconds is None or not math.isfinite(seconds):
         return "unknown"
+    if seconds <= 0:
+        return "0 s"
+    if seconds < 0.05:
+        return "under 0.1 s"
     if seconds < 10:
         return f"{seconds:.1f} s"
     s = int(round(seconds))

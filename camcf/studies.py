@@ -556,6 +556,14 @@ def landscape_estimate(X, Y, *, x: str, x_values: Sequence, y: str, y_values: Se
     return Estimate.of(stages, memory, notes)
 
 
+def _display(method: str) -> str:
+    """A method's name as the pages show it (its registry name when it is not registered)."""
+    from .methods import METHODS
+
+    spec = METHODS.get(method)
+    return spec.display if spec is not None else method
+
+
 def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Sequence[str],
                      settings: Mapping[str, Any], run_seconds: Mapping[str, float],
                      n_selected: int, times: Mapping[str, ClassifyTimes],
@@ -579,9 +587,10 @@ def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Seq
                 stages.append(Stage(f"{name}: Ca-MCF selections", n_splits,
                                     None if secs is None else secs * n_train / n))
             elif method in _REFERENCES:
-                stages.append(Stage(f"{name}: {method} (reference) selections", n_splits, 0.0))
+                stages.append(Stage(f"{name}: {_display(method)} (a reference, nothing to "
+                                    "compute)", n_splits, 0.0))
             else:
-                stages.append(Stage(f"{name}: {method} selections", n_splits, None))
+                stages.append(Stage(f"{name}: {_display(method)} selections", n_splits, None))
         t = times.get(name)
         stages.append(Stage(f"{name}: ML-kNN classifications", n_splits * len(methods),
                             None if t is None else t.seconds(n_train, n_test,

@@ -157,6 +157,12 @@ def start(slot: str, fn: Callable, kwargs: dict, *, title: str, estimate: Estima
     st.rerun()  # draw the page again: its start button disabled, the job's progress below
 
 
+def show_kept(slot: str) -> None:
+    """A page shows a kept result instead of starting ``slot``'s study anew: the message about
+    the slot's last stopped or failed job goes (it described another start)."""
+    _messages().pop(slot, None)
+
+
 def running(slot: str) -> bool:
     job = _job(slot)
     return job is not None and job.state not in jobs.FINISHED

@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from camcf.evaluation.settings import EVAL_PARAMS, KNN_PARAMS, PROTOCOLS
+from camcf.evaluation.settings import EVAL_PARAMS, KNN_PARAMS, PROTOCOL_SETTINGS, PROTOCOLS
 from camcf.params import Param
 from pages import _state as S
 from pages._common import number_field
@@ -42,11 +42,23 @@ def setting_widget(p: Param, key: S.Key, *, where=None, label: str | None = None
 
 def study_settings(keys: dict[str, S.Key], columns: list) -> dict[str, Any]:
     """The widgets of the settings in ``keys`` (``{setting name: Key}``), spread over
-    ``columns`` in pairs (the protocol and the repeats first, ML-kNN's last); returns
-    ``{setting name: value}``."""
+    ``columns`` in pairs (the protocol and its settings first, ML-kNN's last); returns
+    ``{setting name: value}``. Only the chosen protocol's settings are offered
+    (:data:`camcf.evaluation.settings.PROTOCOL_SETTINGS`); the others keep the value they
+    last had (else their default)."""
     out: dict[str, Any] = {}
-    for i, (name, key) in enumerate(keys.items()):
+    protocol_settings = {p.name for p in EVAL_PARAMS} - {"protocol"}
+    i = 0
+    for name, key in keys.items():
+        if name in protocol_settings and name not in PROTOCOL_SETTINGS[out["protocol"]]:
+            value = key.get()
+            if value is not None:  # kept: Streamlit drops the state of a widget not drawn
+                key.set(value)
+            out[name] = DECLARED[name].validate(DECLARED[name].default if value is None
+                                                else value)
+            continue
         where = columns[min(len(columns) - 1, (i + 1) // 2)]
         value = setting_widget(DECLARED[name], key, where=where)
         out[name] = DECLARED[name].validate(value)
+        i += 1
     return out

@@ -148,10 +148,10 @@ for ds_name, cmp in comparisons.items():
     st.subheader(ds_name)
     table = metrics_table(cmp.summary, list(cmp.kinds), names)
     st.dataframe(table, hide_index=True, width="stretch", key=f"cmp_table_{ds_name}")
+    ranking = [names[m] for m, kd in cmp.kinds.items() if kd == "ranking"]
     st.caption("Mean ± sample SD over splits. “(n = a of b)”: the mean is over the a splits "
-               "where the method selected something; compare such a cell with care. Ranking "
-               "methods: " + ", ".join(names[m] for m, kd in cmp.kinds.items()
-                                       if kd == "ranking") + ".")
+               "where the method selected something; compare such a cell with care."
+               + (f" Ranking methods: {', '.join(ranking)}." if ranking else ""))
     for m, fails in cmp.failures.items():
         st.warning(f"{names[m]} failed on {len(fails)} split(s): {fails[0][1]}",
                    icon=":material/warning:")

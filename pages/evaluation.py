@@ -118,6 +118,7 @@ def _run_study(slot: str, shown, study_key, fn, kwargs: dict, *, title: str, est
     ML-kNN cache."""
     if _store().get(study_key) is not None:
         shown.set(study_key)
+        jobs_ui.show_kept(slot)
     else:
         jobs_ui.start(slot, fn, {**kwargs, "cache": _cache_for_key(cache_key)}, title=title,
                       estimate=estimate, key=(study_key, cache_key))

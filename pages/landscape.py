@@ -108,6 +108,8 @@ def landscape_tab() -> None:
                        "y_values": axes[y], "params": base, "disc": dict(rec.disc),
                        "metric": metric if want_metric else None},
                       title="The landscape", estimate=estimate, key=request)
+    if have and not jobs_ui.running("landscape"):
+        jobs_ui.show_kept("landscape")  # a stopped start of another grid is not this result
     jobs_ui.follow("landscape", done)
     stored = S.LANDSCAPE.get()
     have = stored is not None and stored[0] == request
@@ -170,6 +172,8 @@ def tune_tab() -> None:
                       {"dataset": ds, "grid": grid, "params": base, "disc": dict(rec.disc),
                        "metric": metric},
                       title="Tuning", estimate=estimate, key=request)
+    if have and not jobs_ui.running("tune"):
+        jobs_ui.show_kept("tune")
     jobs_ui.follow("tune", done)
     stored = S.TUNE.get()
     have = stored is not None and stored[0] == request

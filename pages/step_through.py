@@ -35,6 +35,16 @@ def _literal(text: str) -> str:
     return _PUNCT.sub(r"\\\1", str(text))
 
 
+def _value_text(values) -> str:
+    """The tested value of one row (4 decimals), or the range of a routine group's values;
+    "—" where no value was computed."""
+    v = values.dropna().astype(float)
+    if v.empty:
+        return "—"
+    lo, hi = round(float(v.min()), 4), round(float(v.max()), 4)
+    return f"{lo:.4f}" if lo == hi else f"{lo:.4f} – {hi:.4f}"
+
+
 PHASES = {1: "1 · skeleton", 2: "2 · PC/spouses", 3: "3 · recovery", 4: "4 · pruning"}
 
 rec = current_run()
@@ -149,8 +159,7 @@ with right:
         "step": [view["step"].iat[it.first] for it in near],
         "decided about": [f"{len(it.rows):,} routine rows" if it.routine_group else
                           subject_names(view.iloc[[it.first]]).iat[0] for it in near],
-        "value": [None if it.routine_group else round(float(view["value"].iat[it.first]), 4)
-                  for it in near],
+        "value": [_value_text(view["value"].iloc[list(it.rows)]) for it in near],
         "decision": [", ".join(dict.fromkeys(view["decision"].iloc[list(it.rows)]))
                      for it in near]}, hide_index=True, width="stretch")
 with st.expander(f"All {len(view):,} decisions in the chosen phases (paged)"):

@@ -86,6 +86,27 @@ CLIPPED_TEXT_JS = r"""
 }
 """
 
+#: names of scatter points drawn on other points (hiding them, or hidden under them)
+TEXT_ON_POINTS_JS = r"""
+([root, tol]) => {
+  const out = [];
+  (root || document).querySelectorAll('.js-plotly-plot').forEach((gd, k) => {
+    const box = el => el.getBoundingClientRect();
+    const points = [...gd.querySelectorAll('.scatterlayer .point')].map(box)
+      .filter(r => r.width >= 1 && r.height >= 1);
+    gd.querySelectorAll('.scatterlayer .textpoint text').forEach(t => {
+      const s = (t.textContent || '').trim();
+      if (!s) return;
+      const a = box(t);
+      const hit = points.filter(b => Math.min(a.right, b.right) - Math.max(a.left, b.left) > tol
+        && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > tol);
+      if (hit.length) out.push([k, s, hit.length]);
+    });
+  });
+  return out;
+}
+"""
+
 #: the thickness (pixels) of every Sankey link: a link's path goes along its top edge, down
 #: its end ('L'), and back along its bottom edge; the drop at the 'L' is the thickness
 SANKEY_LINK_PX_JS = r"""
@@ -150,10 +171,16 @@ def plotly_js() -> Path:
     return Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 
 
-def draw_figures(page, figures: dict, *, width: int = 640) -> dict[str, dict]:
+def draw_figures(page, figures: dict, *, width: int = 640,
+                 automargin: bool = True) -> dict[str, dict]:
     """Draw plotly ``figures`` (name -> figure, or (figure, width)) on a blank page in the
     browser ``page``, one under the other, each ``width`` px wide (the width the app gives
-    it); return per name ``{"overlaps": [...], "empty": bool, "clipped": [...]}``."""
+    it); return per name ``{"overlaps": [...], "empty": bool, "clipped": [...],
+    "on_points": [...]}`` (``on_points``: point names drawn on other points).
+
+    ``automargin=False`` draws each figure as its first draw shows it: plotly's automatic
+    margins (which lay a chart out again after its first draw, late on a busy machine) are
+    turned off, so a figure passes only when its own margins hold its labels."""
     import json
 
     page.set_content("<html><body style='margin:0;font-family:sans-serif'></body></html>")
@@ -162,6 +189,10 @@ def draw_figures(page, figures: dict, *, width: int = 640) -> dict[str, dict]:
     for name, spec in figures.items():
         fig, w = spec if isinstance(spec, tuple) else (spec, width)
         payload = json.loads(fig.to_json())
+        if not automargin:
+            lay = payload.setdefault("layout", {})
+            for ax in {"xaxis", "yaxis", *(k for k in lay if k[1:5] == "axis")}:
+                lay.setdefault(ax, {})["automargin"] = False
         page.evaluate(
             """([name, fig, w]) => {
                  const box = document.createElement('div');
@@ -179,7 +210,9 @@ def draw_figures(page, figures: dict, *, width: int = 640) -> dict[str, dict]:
         overlaps = box.evaluate(f"(root) => ({TEXT_OVERLAPS_JS})([root, 2])")
         empty = box.evaluate(f"(root) => ({EMPTY_CHARTS_JS})(root)")
         clipped = box.evaluate(f"(root) => ({CLIPPED_TEXT_JS})([root, 2])")
-        out[name] = {"overlaps": overlaps, "empty": bool(empty), "clipped": clipped}
+        on_points = box.evaluate(f"(root) => ({TEXT_ON_POINTS_JS})([root, 2])")
+        out[name] = {"overlaps": overlaps, "empty": bool(empty), "clipped": clipped,
+                     "on_points": on_points}
     return out
 
 

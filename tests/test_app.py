@@ -95,8 +95,17 @@ def test_step_through_next_and_filter(shared_app):
     def sentence():
         return next(h.proto.body for h in at.get("html") if "camcf-sentence" in h.proto.body)
 
+    def around():
+        return next(d.value for d in at.dataframe if "decided about" in d.value.columns
+                    and "#" in d.value.columns)
+
     first = sentence()
     assert "1/" in first
+    # landed: a grouped (routine) line had the value None; it shows its values' range
+    near = around()
+    grouped = near[near["decided about"].astype(str).str.endswith("routine rows")]
+    assert len(grouped) and not near["value"].isna().any(), near
+    assert all(str(v).strip() not in ("", "None", "nan") for v in near["value"]), near
     at.button(key="st_next").click().run()
     second = sentence()
     assert second != first and "2/" in second
@@ -211,6 +220,35 @@ def test_auto_run_applies_slider_changes_at_once():
     assert not at.exception
     after = at.session_state["run"]
     assert after.params["k1"] == pytest.approx(0.3) and after.key != before.key
+    assert "results are stale" not in texts(at)
+
+
+def test_an_automatic_run_interrupted_by_a_click_runs_on_the_next_script_run(monkeypatch):
+    """Landed: a click during the automatic run of newly loaded small data ends the script
+    run (Streamlit stops it at its next element); the run was marked as tried before it
+    started, so it never ran again and the results stayed stale. Here the run is interrupted
+    once, as Streamlit interrupts it."""
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    import camcf
+
+    at = new_app()
+    real, calls = camcf.run, []
+
+    def interrupted_once(*a, **kw):
+        calls.append(1)
+        if len(calls) == 1:
+            raise StopException()  # what a new click raises inside the running script
+        return real(*a, **kw)
+
+    monkeypatch.setattr(camcf, "run", interrupted_once)
+    at.number_input(key="demo_seed").set_value(4711)  # a seed no other test runs (runs are cached)
+    at.button(key="load_demo").click().run()
+    assert calls == [1]
+    at.run()  # the next script run (the click's): the interrupted run happens now
+    assert not at.exception
+    rec = at.session_state["run"]
+    assert rec.data.fingerprint == at.session_state["data"].fingerprint and len(calls) == 2
     assert "results are stale" not in texts(at)
 
 

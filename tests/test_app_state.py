@@ -284,3 +284,22 @@ def test_a_load_and_its_run_discretise_the_data_once(monkeypatch):
     run_button(at).click().run()
     assert at.session_state[S.RUN.name].disc["bins"] == 4
     assert calls == [(150, 5), (150, 5)]
+
+
+def test_make_run_starts_without_the_file_watcher_unless_a_developer_asks():
+    """Streamlit's file watcher costs CPU on a big tree: `make run` turns it off, `make run
+    DEV=1` keeps it (the README says so)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+
+    def command(*extra: str) -> str:
+        out = subprocess.run(["make", "-n", "-W", "pyproject.toml", "run", *extra], cwd=REPO,
+                             capture_output=True, text=True, check=True).stdout
+        return out[out.index("streamlit run"):]
+
+    assert "--server.fileWatcherType none" in command()
+    assert "--server.fileWatcherType auto" in command("DEV=1")
+    assert "make run DEV=1" in (REPO / "README.md").read_text()

@@ -160,6 +160,11 @@ def test_the_chosen_pair_loads_and_runs(wide_page):
         "input").first
     assert box.input_value().startswith("train_data / train_target")
     assert not box.evaluate("(e) => e.scrollWidth > e.clientWidth + 1"), box.input_value()
+    # no sidebar label is cut short (landed: δ1's and δ2's "auto" toggles read "a…")
+    cut = side.evaluate("""(root) => [...root.querySelectorAll(
+        '[data-testid="stMarkdownContainer"]')].filter(e => getComputedStyle(e).textOverflow
+        === 'ellipsis' && e.scrollWidth > e.clientWidth).map(e => e.textContent)""")
+    assert not cut, cut
     page.screenshot(path=str(SHOTS / "wide-loaded.png"), full_page=True)
 
 

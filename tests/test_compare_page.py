@@ -40,3 +40,20 @@ def test_too_few_methods_is_a_message(page):
     next(b for b in at.button if b.label == "Compare").click()
     at.run()
     assert any("at least two methods" in e.value for e in at.error)
+
+
+def test_words_name_the_methods_and_skip_an_empty_list(page):
+    """Landed: the estimate named the reference by its internal name ("all (reference)"),
+    and with no ranking method chosen a caption ended "Ranking methods: ."."""
+    at = page
+    at.multiselect(key="cmp_methods").set_value(["camcf", "all"])
+    at.number_input(key="cmp_repeats").set_value(2)
+    at.run()
+    estimate = next(c.value for c in at.caption if c.value.startswith("The comparison will"))
+    assert "(reference)" not in estimate and "All features" in estimate, estimate
+    next(b for b in at.button if b.label == "Compare").click()
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+    assert list(at.dataframe[0].value.columns) == ["metric", "Ca-MCF", "All features"]
+    captions = [c.value for c in at.caption]
+    assert not [c for c in captions if "Ranking methods:" in c or ": ." in c], captions

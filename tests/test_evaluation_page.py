@@ -26,6 +26,9 @@ def test_nothing_heavy_before_the_button(page):
     assert "Evaluate" in [b.label for b in page.button]
     assert not page.dataframe  # no table until Evaluate is pressed
     assert any("Press **Evaluate**" in i.value for i in page.info)
+    # landed: fast units were estimated "× 0.0 s" (as if they cost nothing)
+    estimate = next(c.value for c in page.caption if c.value.startswith("The evaluation will"))
+    assert "0.0 s" not in estimate, estimate
 
 
 def test_protocol_and_knn_widgets_follow_the_declarations(page):
@@ -37,12 +40,34 @@ def test_protocol_and_knn_widgets_follow_the_declarations(page):
     protocol = page.selectbox(key="ev_protocol")
     assert protocol.options == list(PROTOCOLS.values()) and protocol.value == "repeated"
     assert page.selectbox(key="ev_neighbours").options == list(decl["neighbours"].options)
-    for key, name in (("ev_repeats", "n_repeats"), ("ev_folds", "n_folds"),
-                      ("ev_test_size", "test_size"), ("ev_seed", "seed"), ("ev_k", "k")):
+    for key, name in (("ev_repeats", "n_repeats"), ("ev_test_size", "test_size"),
+                      ("ev_seed", "seed"), ("ev_k", "k")):
         w = page.number_input(key=key)
         lo, hi, step = decl[name].ui_range()
         assert (w.min, w.max, w.value) == (lo, hi, decl[name].default), key
         assert w.help == decl[name].help
+
+
+def test_only_the_chosen_protocols_settings_are_offered(page):
+    """Landed: k-fold showed the repeats and the test share too. Each protocol offers the
+    settings PROTOCOL_SETTINGS declares for it, and a value typed before comes back."""
+    from camcf.evaluation.settings import EVAL_PARAMS, PROTOCOL_SETTINGS
+
+    keys = {"n_repeats": "ev_repeats", "n_folds": "ev_folds", "test_size": "ev_test_size",
+            "seed": "ev_seed"}
+    page.number_input(key="ev_seed").set_value(7).run()
+    page.number_input(key="ev_repeats").set_value(3).run()
+    for protocol in ("kfold", "holdout", "repeated"):
+        page.selectbox(key="ev_protocol").set_value(protocol).run()
+        assert not page.exception, [e.value for e in page.exception]
+        shown = {w.key for w in page.number_input}
+        offered = {keys[n] for n in keys if n in PROTOCOL_SETTINGS[protocol]}
+        assert offered <= shown and not (set(keys.values()) - offered) & shown, protocol
+        assert page.number_input(key="ev_seed").value == 7
+    assert set(PROTOCOL_SETTINGS) == set(EVAL_PARAMS[0].options)
+    assert page.number_input(key="ev_repeats").value == 3  # kept while it was not offered
+    page.number_input(key="ev_seed").set_value(0).run()
+    page.number_input(key="ev_repeats").set_value(5).run()
 
 
 def test_evaluate_shows_the_seven_metrics_and_the_ablation(page):

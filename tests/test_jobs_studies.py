@@ -122,8 +122,8 @@ def test_compare_estimate_leaves_baselines_open():
                                    budgets={"mi-mcf": 600})
     by = {s.name: s for s in est.stages}
     assert by["d: Ca-MCF selections"].seconds_each == pytest.approx(2.0 * 1400 / 2000)
-    assert by["d: all (reference) selections"].seconds_each == 0
-    assert by["d: mi-mcf selections"].seconds_each is None and not est.complete
+    assert by["d: All features (a reference, nothing to compute)"].seconds_each == 0
+    assert by["d: MI-MCF selections"].seconds_each is None and not est.complete
     assert any("mi-mcf stops after 600 s" in n for n in est.notes)
 
 

@@ -431,3 +431,24 @@ def test_tune_scores_the_grid_marks_the_best_point_and_applies_it():
     assert at.slider(key="p_k1").value == pytest.approx(best["k1"])
     assert any("Sliders set to the best point" in s.value for s in at.success)
     assert at.session_state["ls_tab"] == "Tune" and link_of(at)["ls_tab"] == "Tune"
+
+
+@pytest.mark.parametrize("slot, go, tab", [("landscape", "ls_go", None),
+                                           ("tune", "tune_go", "Tune")])
+def test_a_kept_result_hides_the_message_of_a_stopped_other_start(slot, go, tab):
+    """A study of another grid was stopped (its message kept for its slot); back on the grid
+    whose result is kept, the page shows that result without the stale "stopped" message."""
+    at = goto(new_app(), "pages/landscape.py")
+    at.number_input(key="ls_delta1_steps").set_value(2)
+    at.number_input(key="ls_k1_steps").set_value(2)
+    if tab:
+        at.session_state["ls_tab"] = tab
+    at.run()
+    at.button(key=go).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    stale = "The study of another grid was stopped by the user."
+    at.session_state["jobs_messages"] = {slot: ("warning", stale)}
+    at.run()
+    assert not at.exception
+    assert stale not in [w.value for w in at.warning]
+    assert slot not in at.session_state["jobs_messages"]

@@ -35,6 +35,7 @@ __all__ = [
     "N_REPEATS",
     "PROTOCOL",
     "PROTOCOLS",
+    "PROTOCOL_SETTINGS",
     "S",
     "SEED",
     "TEST_SIZE",
@@ -71,6 +72,14 @@ SEED = Param(
 
 #: The protocol's settings, in the order of :func:`camcf.evaluation.make_splitter`.
 EVAL_PARAMS: tuple[Param, ...] = (PROTOCOL, N_REPEATS, N_FOLDS, TEST_SIZE, SEED)
+
+#: The settings each protocol uses (:func:`camcf.evaluation.make_splitter` validates and
+#: ignores the others): a user interface offers only these for the chosen protocol.
+PROTOCOL_SETTINGS: dict[str, tuple[str, ...]] = {
+    "repeated": ("n_repeats", "test_size", "seed"),
+    "kfold": ("n_folds", "seed"),
+    "holdout": ("test_size", "seed"),
+}
 
 K = Param(
     "k", 10, int, low=1, widget=(1, 50, 1), symbol="k",

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import COLORS, FATE_COLORS, FONT
+from .style import COLORS, FATE_COLORS, FONT, text_px
 from .summary import flow_counts, flow_row, pruning_frame, recovery_frame, s_f_p
 
 #: the left margin holds the y axis title and its tick labels whether or not plotly's automatic
@@ -306,11 +306,16 @@ def skeleton_heatmap(result, *, highlight=None, height: int | None = None,
     if step > 1:
         what += f"; every {step}th name shown, hover for all"
     title, top = titled(f"DCSMI between label categories, seriated; δ2 = {d2:g}", what)
+    names_px = math.ceil(max(text_px(t, font) for t in axis["ticktext"])) + 12
+    # the names are drawn left of the rows and, turned, below the columns: the margins hold
+    # them on the first draw (before plotly's automatic margins run)
+    margin = dict(_LAYOUT["margin"], t=top, l=max(_LAYOUT["margin"]["l"], names_px),
+                  b=names_px)
     fig.update_layout(
         height=height or int(min(760, max(380, 220 + 14 * s))),
         xaxis=dict(**axis, constrain="domain", tickangle=-90),
         yaxis=dict(**axis, autorange="reversed", scaleanchor="x"),
-        title=title, **{**_LAYOUT, "margin": dict(_LAYOUT["margin"], t=top)})
+        title=title, **{**_LAYOUT, "margin": margin})
     return fig
 
 
@@ -466,18 +471,26 @@ def competition(result, target, *, height: int = 320) -> go.Figure:
     return fig
 
 
-#: the plot area (pixels) the pruning scatter is assumed to get at the narrowest usual width;
-#: point names are placed so that they do not touch at that size or larger
-SCATTER_PX = (440, 300)
+#: the plot area (pixels) the pruning scatter gets at the narrowest usual width (a 480 px
+#: column: 400 × 260 inside the margins, the title and the legend below); point names are
+#: placed so that they do not touch at that size or larger
+SCATTER_PX = (400, 260)
+
+
+#: where a point's name may go, in the order tried (plotly ``textposition`` values)
+LABEL_SPOTS = ("top center", "middle right", "middle left", "bottom center")
 
 
 def place_labels(x, y, texts, order, *, x_range, y_range, size_px=SCATTER_PX,
-                 font_px: int = 12, marker_px: int = 14, layers=None) -> np.ndarray:
-    """Which points get a name drawn above them, so that no two names (nor a name and the plot
-    edge) overlap at ``size_px`` (plot width, height) or larger: greedily, in ``order``
-    (indices, the most important first). ``layers``: the trace of each point; a name must not
-    lie under a point of a later trace (drawn over it). Returns a boolean mask over the
-    points."""
+                 font_px: int = 12, marker_px: int = 14, layers=None,
+                 spots: tuple[str, ...] = LABEL_SPOTS) -> np.ndarray:
+    """Where each point's name is drawn (a plotly ``textposition``; "" for no name), so that no
+    two names (nor a name and the plot edge) overlap at ``size_px`` (plot width, height) or
+    larger, and no name lies on another point (a name over a point hides it; one under a point
+    drawn later is hidden by it): greedily, in ``order`` (indices, the most important first),
+    each name at the first of ``spots`` around its point that is free. ``layers`` is accepted
+    for older callers and ignored (every other point is avoided whatever its trace). Returns
+    an array of strings over the points (``.astype(bool)`` is the mask of named points)."""
     w_px, h_px = size_px
     (x0, x1), (y0, y1) = x_range, y_range
     px = (np.asarray(x, dtype=float) - x0) / ((x1 - x0) or 1.0) * w_px
@@ -485,7 +498,7 @@ def place_labels(x, y, texts, order, *, x_range, y_range, size_px=SCATTER_PX,
     r = marker_px / 2
     marks = [(px[j] - r, py[j] - r, px[j] + r, py[j] + r) for j in range(len(px))]
     boxes: list[tuple[float, float, float, float]] = []
-    keep = np.zeros(len(px), dtype=bool)
+    where = np.full(len(px), "", dtype=object)
     hgt = font_px * 1.3
 
     def hits(box, others) -> bool:
@@ -493,16 +506,24 @@ def place_labels(x, y, texts, order, *, x_range, y_range, size_px=SCATTER_PX,
                    for b in others)
 
     for i in order:
-        wid = 0.62 * font_px * len(str(texts[i])) + 4
-        box = (px[i] - wid / 2, py[i] - r - hgt, px[i] + wid / 2, py[i] - r)
-        if box[0] < 0 or box[2] > w_px or box[1] < 0:
-            continue
-        above = [mk for j, mk in enumerate(marks) if layers is not None and layers[j] > layers[i]]
-        if hits(box, boxes) or hits(box, above):
-            continue  # no name on another name, nor under a point drawn later
-        boxes.append(box)
-        keep[i] = True
-    return keep
+        wid = text_px(texts[i], font_px) + 4
+        others = [mk for j, mk in enumerate(marks) if j != i]
+        for spot in spots:
+            box = {"top center": (px[i] - wid / 2, py[i] - r - hgt, px[i] + wid / 2, py[i] - r),
+                   "bottom center": (px[i] - wid / 2, py[i] + r, px[i] + wid / 2,
+                                     py[i] + r + hgt),
+                   "middle right": (px[i] + r, py[i] - hgt / 2, px[i] + r + wid,
+                                    py[i] + hgt / 2),
+                   "middle left": (px[i] - r - wid, py[i] - hgt / 2, px[i] - r,
+                                   py[i] + hgt / 2)}[spot]
+            if box[0] < 0 or box[2] > w_px or box[1] < 0 or box[3] > h_px:
+                continue
+            if hits(box, boxes) or hits(box, others):
+                continue  # no name on another name, nor on another point
+            boxes.append(box)
+            where[i] = spot
+            break
+    return where
 
 
 def pruning_scatter(result, target, *, height: int = 440) -> go.Figure:
@@ -523,9 +544,9 @@ def pruning_scatter(result, target, *, height: int = 440) -> go.Figure:
     prio = np.lexsort((-df["s_f"].to_numpy(), (df["fate"] == "blanket").to_numpy())) if len(
         df) else np.array([], dtype=int)
     fates = ["blanket", "cut-k2", "symmetry", "redundancy"]  # the order traces are drawn
-    named = place_labels(df["s_f"], df["best other I"].fillna(0), df["feature"], prio,
-                         x_range=rng, y_range=rng,
-                         layers=[fates.index(f) for f in df["fate"]])
+    spot = place_labels(df["s_f"], df["best other I"].fillna(0), df["feature"], prio,
+                        x_range=rng, y_range=rng)
+    named = spot.astype(bool)
     fig = go.Figure()
     words = {"blanket": "in the blanket", "cut-k2": "cut by k2",
              "symmetry": "removed: symmetry", "redundancy": "removed: redundancy"}
@@ -535,7 +556,8 @@ def pruning_scatter(result, target, *, height: int = 440) -> go.Figure:
             continue
         fig.add_scatter(
             x=sub["s_f"], y=sub["best other I"], mode="markers+text", name=words[fate],
-            text=np.where(named[sub.index], sub["feature"], ""), textposition="top center",
+            text=np.where(named[sub.index], sub["feature"], ""),
+            textposition=[p or "top center" for p in spot[sub.index]],
             textfont=dict(size=12),
             customdata=np.column_stack([sub["feature_index"], sub["explaining category"],
                                         sub["feature"], sub["p (s_f)"]]),

@@ -67,6 +67,14 @@ FATE_COLORS: dict[str, str] = {
 FONT = "Source Sans Pro, Helvetica, Arial, sans-serif"
 
 
+def text_px(text: str, size: float) -> float:
+    """A generous estimate of the width in pixels of ``text`` drawn in :data:`FONT` at ``size``
+    px (0.62 em a character; the widest names are written in capitals and underscores): what
+    a margin needs so that a label fits on the first draw, before plotly's automatic margins
+    run (late on a busy machine)."""
+    return 0.62 * float(size) * len(str(text))
+
+
 def lighten(color: str, share: float = 0.7) -> str:
     """Mix a ``#rrggbb`` colour with white (``share`` of white); used to dim nodes."""
     c = color.lstrip("#")

@@ -5,10 +5,12 @@ They take a :class:`camcf.diff.RunDiff` or a :class:`camcf.landscape.Landscape` 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import COLORS
+from .style import COLORS, text_px
 
 #: display symbol of each grid parameter
 SYMBOL = {"delta1": "δ1", "delta2": "δ2", "k1": "k1", "k2": "k2"}
@@ -97,8 +99,12 @@ def landscape_heatmap(L, value: str = "n_selected", current: dict | None = None,
                                  marker={"symbol": "diamond-open", "size": 34,
                                          "color": "#ff7f0e", "line": {"width": 3}},
                                  name="best (least score)", showlegend=True))
+    # the margins hold the tick values and the axis titles on the first draw (plotly's
+    # automatic margins run after it, late on a busy machine)
+    font = 12
+    left = math.ceil(max(text_px(y, font) for y in ys)) + 34
     fig.update_layout(
-        height=460, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        height=460, margin={"l": left, "r": 10, "t": 40, "b": 56},
         xaxis={"title": SYMBOL[L.x], "type": "category"},
         yaxis={"title": SYMBOL[L.y], "type": "category"},
         legend={"orientation": "h", "y": 1.08}, clickmode="event+select")
