@@ -1,6 +1,7 @@
 """Parallel targets: n_jobs 1 vs 2 (joblib) and a two-worker Dask LocalCluster vs serial.
 
-On one shared data set (Enron by default) at the heavier setting (0.01, 0.02, 1.0, 0.3), trace
+On one shared data set (Enron by default; ``--data delicious_like[:SCALE]`` for the synthetic
+data of delicious's shape from :func:`shapes.delicious_like`) at the heavier setting (0.01, 0.02, 1.0, 0.3), trace
 "decisions": wall seconds of the serial run, of ``n_jobs=2`` (loky processes; the pool is
 started once before timing) and of ``joblib.parallel_backend("dask")`` with a
 ``LocalCluster(n_workers=2, processes=True, threads_per_worker=1)`` (cluster started before
@@ -9,6 +10,7 @@ it also times the engine of another checkout (serial) on every shared data set a
 settings, side by side with this one, each in a fresh subprocess.
 
     CAMCF_DATA_DIR=/work/shared/datasets .venv/bin/python benchmarks/bench_parallel.py
+    ... benchmarks/bench_parallel.py --data delicious_like --setting authors --repeats 1
     ... benchmarks/bench_parallel.py --versus-old /tmp/engine-old --repeats 3
 """
 
@@ -26,6 +28,11 @@ from bench_settings import SETTINGS  # the one declaration, beside this script
 
 
 def _data(name):
+    if name.startswith("delicious_like"):  # delicious_like or delicious_like:SCALE
+        from shapes import delicious_like
+
+        scale = float(name.split(":")[1]) if ":" in name else 1.0
+        return delicious_like(scale, 0)
     from camcf.catalog import load_shared
     from camcf.discretize import discretize
 
@@ -56,6 +63,8 @@ def parallel(name: str, setting: str, repeats: int) -> None:
     def go(**kw):
         return camcf.run(X, Y, **params, trace="decisions", **kw).to_json()
 
+    print(f"{name} {setting}: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+          f"before timing", flush=True)
     t1, ref = _best(go, repeats)
     go(n_jobs=2)  # start the worker pool
     t2, out2 = _best(lambda: go(n_jobs=2), repeats)
@@ -72,7 +81,7 @@ def parallel(name: str, setting: str, repeats: int) -> None:
             go(n_jobs=-1)  # warm the workers (imports)
             td, outd = _best(lambda: go(n_jobs=-1), repeats)
     print(f"{name} {setting}: LocalCluster(2 workers) {td:.2f} s (×{t1 / td:.2f} vs serial), "
-          f"identical: {outd == ref}", flush=True)
+          f"identical: {outd == ref}; load average {os.getloadavg()[0]:.1f} after", flush=True)
 
 
 def one(name: str, setting: str, repeats: int) -> dict:

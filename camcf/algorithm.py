@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import heapq
 import time
 import warnings
 from collections.abc import Callable
@@ -39,7 +40,7 @@ from joblib import Parallel, delayed
 
 from .algorithm_params import ALGORITHM_PARAMS, N_JOBS, significance_used
 from .errors import InvalidDataError, ParameterError
-from .info import _ELEM_BUDGET, pool_levels
+from .info import _ELEM_BUDGET, pool_levels, rounded
 from .parallel import one_blas_thread
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
@@ -129,7 +130,8 @@ def check_data(X, Y, *, discretize: str = "none", bins: int = 3, strategy: str =
     n, m = _check_features(X, discretize, feature_names, pre)
     if Y is None:
         raise InvalidDataError(f"{pre}Y (the label matrix) is required when X is an array")
-    A = _as_float(Y, "Y", pre)
+    # label codes as they are (no float copy of an integer Y)
+    A = Y if isinstance(Y, np.ndarray) and Y.dtype.kind in "iubf" else _as_float(Y, "Y", pre)
     if A.ndim == 1:
         A = A[:, None]
     if A.ndim != 2:
@@ -141,16 +143,22 @@ def check_data(X, Y, *, discretize: str = "none", bins: int = 3, strategy: str =
     if A.shape[1] == 0:
         raise InvalidDataError(f"{pre}Y has no label columns; name the label columns of the "
                                f"data")
-    _check_codes(A, "Y", 0, pre)
-    varying = 0
-    for i in range(A.shape[1]):
+    if A.dtype.kind == "f":
+        _check_codes(A, "Y", 0, pre)
+    lo, hi = A.min(axis=0), A.max(axis=0)
+    if A.dtype.kind in "iu":
+        top = max(abs(int(lo.min())), abs(int(hi.max())))
+        if top > 2**53:  # as _check_codes says it of float codes
+            raise InvalidDataError(f"{pre}Y holds values beyond ±2**53 ({float(top):.6g}); "
+                                   f"codes must be small integers: recode them as 0..k-1")
+    for i in np.flatnonzero(lo < 0).tolist():
         vals = np.unique(A[:, i])
-        if vals.min() < 0 and not (set(vals.tolist()) <= {-1.0, 1.0}):
+        if not (set(vals.tolist()) <= {-1.0, 1.0}):
             raise InvalidDataError(
                 f"{pre}label column {i} has negative codes "
                 f"{sorted(int(v) for v in vals if v < 0)}; labels must be 0/1, −1/+1 or "
                 f"non-negative category codes")
-        varying += vals.size > 1
+    varying = int(np.count_nonzero(lo != hi))
     if not varying:
         what = "all zero" if not A.any() else "constant"
         problem = (f"{pre}every label column holds a single value ({what}): every label has one "
@@ -463,8 +471,10 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     n_jobs : int, optional
         Target categories run in parallel through joblib: ``None`` or 1 runs them here, one
         after the other; −1 uses every core (or, inside ``joblib.parallel_backend("dask")``,
-        every worker of the connected Dask cluster: the data is scattered to the workers once).
-        The result is byte-identical for every ``n_jobs``.
+        every worker of the connected Dask cluster: the data is scattered to the workers once
+        per parallel step). In parallel the two unconditional tables are computed side by
+        side, then the targets go in about four tasks per worker, balanced by an estimate of
+        their cost (:func:`plan_tasks`). The result is byte-identical for every ``n_jobs``.
     trace : {"full", "decisions", "counters"}
         How much of the decision record to keep (:mod:`camcf.trace`); the decisions are the same
         at every level.
@@ -524,7 +534,6 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
                 thresholds["df_" + name] = sug["df_" + name]
     Engine = ENGINES[engine]
     shared = Engine.shared(X, C)
-    eng = Engine(X, C, **shared)
 
     n_values = np.bincount([c.label_index for c in cats], minlength=Y.shape[1])
     constant = np.flatnonzero(n_values < 2).tolist()
@@ -533,7 +542,14 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
             f"label(s) {[label_names[i] for i in constant]} have one category only and are "
             f"skipped; remove them or check the label columns", CamcfWarning, stacklevel=2)
 
-    tables = (eng.mi_table(), eng.category_mi_table())
+    if n_jobs is None or n_jobs == 1:
+        eng = Engine(X, C, **shared)
+        tables = (eng.mi_table(), eng.category_mi_table())
+    else:  # the two tables side by side, on the workers that will take the targets
+        spec, leaves = _flatten(shared)
+        tables = tuple(Parallel(n_jobs=n_jobs, max_nbytes="64K")(
+            delayed(_engine_table)(engine, X, C, which, spec, *leaves)
+            for which in ("categories", "features")))[::-1]
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
 
@@ -546,11 +562,8 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         outcomes = (target_work(X, C, tables, c, others(c), params, trace, engine, shared)
                     for c in todo)
     else:
-        # every shared array above 64 kB goes to the workers once, as a memory map (joblib's
-        # default, 1 MB, would pickle the smaller tables and indicators again for every task)
-        outcomes = Parallel(n_jobs=n_jobs, return_as="generator", max_nbytes="64K")(
-            delayed(target_work)(X, C, tables, c, others(c), params, trace, engine, shared)
-            for c in todo)
+        outcomes = _parallel_outcomes(X, C, tables, todo, others, params, trace, engine,
+                                      shared, n_jobs)
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()
@@ -651,6 +664,108 @@ def _reintern(res: TargetResult, local_sets: CondSetList, cond_sets: CondSets
     trace = dict(res.trace)
     trace["cond"] = ids[trace["cond"]]
     return dataclasses.replace(res, trace=trace)
+
+
+_TASKS_PER_WORKER = 4  # tasks per worker: enough to even out the load, few enough to batch
+
+
+def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category], others,
+                 params: dict) -> np.ndarray:
+    """A relative cost of each target's run, known before it runs: 1 + the Phase 2 candidates
+    it keeps (each a backward-elimination step and a possible spouse scan over the features)
+    + its Phase 1 candidates / 8 (one column each). Used to order and size parallel tasks."""
+    mi, cat = tables
+    d1, d2 = params["delta1"], params["delta2"]
+    ids = np.array([c.id for c in todo], dtype=np.int64)
+    kept = np.ceil(params["k1"] * np.count_nonzero(rounded(mi[:, ids]) > d1, axis=0))
+    sk = np.zeros(ids.size)
+    if cat.size and ids.size:
+        above = rounded(cat[:, ids]) > d2  # (category, target)
+        # minus the target's own label (the categories not in others(c))
+        for j, c in enumerate(todo):
+            o = others(c)
+            sk[j] = np.count_nonzero(above[o, j])
+    return 1.0 + kept + sk / 8.0
+
+
+def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
+    """Targets (positions in ``costs``) in at most ``n_tasks`` tasks of even total cost: the
+    heaviest target first into the lightest task (longest-processing-time first); the tasks
+    heaviest first, each listing its targets heaviest first."""
+    order = np.argsort(-costs, kind="stable").tolist()
+    n_tasks = max(1, min(int(n_tasks), len(order)))
+    load = [(0.0, k) for k in range(n_tasks)]  # a heap of (load, task)
+    tasks: list[list[int]] = [[] for _ in range(n_tasks)]
+    for i in order:
+        w, k = heapq.heappop(load)
+        tasks[k].append(i)
+        heapq.heappush(load, (w + float(costs[i]), k))
+    totals = [sum(float(costs[i]) for i in t) for t in tasks]
+    return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -totals[k]) if tasks[k]]
+
+
+def _parallel_outcomes(X, C, tables, todo: list[Category], others, params: dict, trace: str,
+                       engine: str, shared: dict, n_jobs: int):
+    """The outcomes of :func:`target_work` for ``todo`` in that order, computed by joblib in
+    tasks of several targets (:func:`plan_tasks` on :func:`target_costs`, about four tasks per
+    worker) that return as they finish. Every shared array is a separate argument, so that
+    joblib memory-maps it to local workers and its Dask backend scatters it once per run (an
+    array inside a tuple or dict would travel with every task)."""
+    from joblib import effective_n_jobs
+
+    workers = max(1, effective_n_jobs(n_jobs))
+    plan = plan_tasks(target_costs(tables, todo, others, params), _TASKS_PER_WORKER * workers)
+    spec, leaves = _flatten(shared)
+    done = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes="64K")(
+        delayed(_targets_work)(X, C, tables[0], tables[1], spec, [todo[i] for i in task],
+                               [others(todo[i]) for i in task], params, trace, engine, *leaves)
+        for task in plan)
+    ready: dict[int, tuple] = {}
+    for c in todo:  # in flattening order, whatever order the tasks finish in
+        while c.id not in ready:
+            ready.update(next(done))
+        yield ready.pop(c.id)
+
+
+def _flatten(shared: dict) -> tuple[list, list]:
+    """The engine's shared inputs as (spec, leaves): a tuple value becomes its items."""
+    spec, leaves = [], []
+    for k, v in shared.items():
+        if isinstance(v, tuple):
+            spec.append((k, len(v)))
+            leaves.extend(v)
+        else:
+            spec.append((k, None))
+            leaves.append(v)
+    return spec, leaves
+
+
+def _unflatten(spec: list, leaves) -> dict:
+    out, i = {}, 0
+    for k, size in spec:
+        if size is None:
+            out[k], i = leaves[i], i + 1
+        else:
+            out[k], i = tuple(leaves[i:i + size]), i + size
+    return out
+
+
+def _engine_table(engine: str, X, C, which: str, spec, *leaves) -> np.ndarray:
+    """The MI table (``which="features"``) or the category table of a fresh engine (a
+    parallel task of :func:`run`)."""
+    from .engines import ENGINES
+
+    eng = ENGINES[engine](X, C, **_unflatten(spec, leaves))
+    return eng.mi_table() if which == "features" else eng.category_mi_table()
+
+
+def _targets_work(X, C, mi_table, cat_table, spec, categories, others, params, trace, engine,
+                  *leaves) -> dict[int, tuple]:
+    """:func:`target_work` for several targets (one parallel task): {category id: outcome}."""
+    shared = _unflatten(spec, leaves)
+    tables = (mi_table, cat_table)
+    return {c.id: target_work(X, C, tables, c, o, params, trace, engine, shared)
+            for c, o in zip(categories, others, strict=True)}
 
 
 def target_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray], category: Category,

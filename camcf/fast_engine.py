@@ -30,6 +30,7 @@ from .info import (
 )
 
 _INDICATOR_BYTES = 64 << 20  # float32 code indicators of X kept for BLAS counting, at most
+_ROWS_CODES = 4  # most codes ≥ 1 per feature for counting by rows (FastEngine._counts_rows)
 _BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
 _SPARSE_CATEGORIES = 0.1  # share of ones under which the tables count categories sparsely
 _TALL = 1 << 15  # rows from which counting goes one column at a time
@@ -49,6 +50,15 @@ def hash_multipliers(k: int, seed: int = HASH_SEED) -> np.ndarray:
     return mult
 
 
+@functools.lru_cache(maxsize=4)
+def xlogx_table(n: int) -> np.ndarray:
+    """``c·log2(c)`` for c = 0..n (read-only and cached: every per-target engine of a run with
+    n samples reads the same one)."""
+    out = _xlogx(np.arange(n + 1))
+    out.flags.writeable = False
+    return out
+
+
 def pool_cardinality(X, C: np.ndarray) -> np.ndarray:
     """Code upper bounds (max + 1) of every pool column: features of X, then categories of C."""
     if X.shape[0] == 0:
@@ -63,21 +73,39 @@ def pool_cardinality(X, C: np.ndarray) -> np.ndarray:
 
 def feature_indicators(X, card: np.ndarray) -> np.ndarray | None:
     """Float32 indicators ``[X == v]`` for codes v = 1..K−1 of dense features: array
-    (K − 1) × n × m, each block column-major, for counting by a BLAS product; None for sparse X,
-    for codes of one value, for ≥ 2^24 rows (float32 counts stop being exact) or when they would
-    take more than 64 MB. Read-only: every per-target engine of a run shares it."""
+    (K − 1) × n × m for counting by a BLAS product, laid out row by row (a view of one
+    C-ordered n × (K − 1) × m array: a row's indicators of every code and column are
+    contiguous, so the rows of a set of strata are read by one sparse product, see
+    :meth:`FastEngine._counts_rows`); None for sparse X, for codes of one value, for ≥ 2^24 rows
+    (float32 counts stop being exact) or when they would take more than 64 MB. Read-only:
+    every per-target engine of a run shares it."""
     if sp.issparse(X) or X.ndim != 2 or X.shape[1] == 0 or X.shape[0] >= 2**24:
         return None
     n, m = X.shape
     K = int(np.asarray(card)[:m].max())
     if K < 2 or (K - 1) * n * m * 4 > _INDICATOR_BYTES:
         return None
-    out = np.empty((K - 1, m, n), dtype=np.float32)  # block v−1 transposed: n × m column-major
-    for v in range(1, K):
-        np.equal(X.T, v, out=out[v - 1], casting="unsafe")
-    out = out.transpose(0, 2, 1)
+    out = np.empty((n, K - 1, m), dtype=np.float32)
+    block = max(1, _ELEM_BUDGET // max(m, 1))
+    for a in range(0, n, block):  # row blocks: no n × m temporary beyond one block
+        part = np.asarray(X[a:a + block])
+        for v in range(1, K):
+            np.equal(part, v, out=out[a:a + block, v - 1], casting="unsafe")
+    out = out.transpose(1, 0, 2)
     out.flags.writeable = False
     return out
+
+
+def indicator_rows(ind: np.ndarray | None) -> np.ndarray | None:
+    """The indicators of :func:`feature_indicators` as one n × (K − 1)·m C-ordered array (a
+    view: column (v − 1)·m + j is [X_j == v]), or None when they are not laid out row by row."""
+    if ind is None:
+        return None
+    L, n, m = ind.shape
+    rows = ind.transpose(1, 0, 2)
+    if not rows.flags.c_contiguous:
+        return None
+    return rows.reshape(n, L * m)
 
 
 def category_indicators(C: np.ndarray) -> np.ndarray | None:
@@ -117,10 +145,12 @@ class FastEngine(EngineBase):
         # Row hash of a set S: Σ_{j∈S} a_j·x_j (mod 2^64) with random odd a_j; two different
         # rows collide with probability about 2^-63. Removing one column is a subtraction.
         self._mult = hash_multipliers(self.m + self.n_categories, seed)
-        self._tab = _xlogx(np.arange(self.n + 1))
+        self._tab = xlogx_table(self.n)
+        self._spcat: tuple | None = None  # (_sparse_categories(),) once computed
         # (feature_indicators(X, card), category_indicators(C)); None in either: count those
         # columns with bincount
         self._ind, self._cind = indicators if indicators is not None else (None, None)
+        self._rows = indicator_rows(self._ind)  # the feature indicators row by row, or None
         self._joint_cache: dict[frozenset, tuple[np.ndarray, int]] = {}
         self._joint_bytes = 0
         self._strata: dict[frozenset, int] = {}  # sets' strata (kept when joints are dropped)
@@ -235,6 +265,11 @@ class FastEngine(EngineBase):
         """The category indicators, each column replaced by its complement where that has fewer
         ones, as a sparse int64 matrix; None when they are not sparse (then counting goes
         through :meth:`_indicators`). Counts from these are exact integers, whatever n."""
+        if self._spcat is None:
+            self._spcat = (self._count_sparse_categories(),)
+        return self._spcat[0]
+
+    def _count_sparse_categories(self) -> sp.csc_matrix | None:
         n, Q = self.n, self.n_categories
         if not Q or not n:
             return None
@@ -365,6 +400,51 @@ class FastEngine(EngineBase):
             K = int(self.card[cols].max())
         return self.X.indices[offs], local, codes, bounds, local * K + codes
 
+    def _cells(self, t: np.ndarray, s: np.ndarray, ns: int) -> tuple | None:
+        """The (t, stratum) cells of the joint code ``s`` (ns states) that counting uses, or
+        None when no stratum holds both t = 0 and t = 1 (every value is then exactly 0).
+
+        Returns ``(n_live, S, ts_counts, ts_row, live_rows)``: the informative strata number
+        0..n_live−1 (in the order of their codes); the dead strata become one extra stratum,
+        number n_live (S = n_live + 1), unless every stratum is informative (S = ns); each
+        row's cell is ``ts_row`` = t·S + stratum, ``ts_counts`` counts the 2S cells, and
+        ``live_rows`` are the rows in informative strata (None: every row; always None for
+        sparse X, whose entries in dead strata go to the extra stratum)."""
+        ts0 = np.bincount(t * ns + s, minlength=2 * ns)
+        live = (ts0[ns:] > 0) & (ts0[:ns] > 0)  # both t = 0 and t = 1 occur in the stratum
+        n_live = int(live.sum())
+        if n_live == 0:
+            return None
+        if n_live == ns:  # every stratum informative: no row is dropped
+            return ns, ns, ts0, t * ns + s, None
+        S = n_live + 1
+        remap = np.where(live, np.cumsum(live) - 1, n_live)
+        ts_row = t * S
+        rs = remap[s]
+        ts_row += rs
+        ts_counts = np.bincount(ts_row, minlength=2 * S)
+        live_rows = None if self.sparse else np.flatnonzero(rs < n_live)
+        return n_live, S, ts_counts, ts_row, live_rows
+
+    def _values(self, counts: np.ndarray, cells: tuple) -> np.ndarray:
+        """I(t; V_j | S) from counts (k × K × 2S) of (code, t, stratum) in the layout of
+        ``cells`` (:meth:`_cells`): the informative strata only, the full n as denominator."""
+        n_live, S, ts_counts = cells[0], cells[1], cells[2]
+        ts_margin = np.stack([ts_counts[:S][:n_live], ts_counts[S:][:n_live]])[None]
+        s_margin = (ts_margin[0, 0] + ts_margin[0, 1])[None]
+        k, K = counts.shape[:2]
+        c4 = counts.reshape(k, K, 2, S)[..., :n_live]  # (variable, code, t, stratum)
+        return cmi_from_counts(c4, self.n, margins=(c4[:, :, 0] + c4[:, :, 1], ts_margin,
+                                                    s_margin), batch=1, table=self._tab)
+
+    def _by_rows(self, cols: np.ndarray, S: int) -> bool:
+        """Whether :meth:`_counts_rows` counts ``cols`` (dense features, most of the columns,
+        and a product output within the cell budget)."""
+        rows = self._rows
+        return (rows is not None and cols.size > 0 and 4 * cols.size >= self.m
+                and rows.shape[1] <= _ROWS_CODES * self.m  # a row costs (K − 1)·m adds
+                and int(cols.max()) < self.m and 2 * S * rows.shape[1] <= _CELL_BUDGET)
+
     def _cmi_given_codes(self, t: np.ndarray, cols: np.ndarray, s: np.ndarray, ns: int,
                          entries: tuple | None = None) -> np.ndarray:
         """I(t; V_j | S) for pool columns ``cols`` given the joint code ``s`` of S (ns states).
@@ -379,31 +459,19 @@ class FastEngine(EngineBase):
         in the denominator, so the value is unchanged.
         """
         n = self.n
-        tab = self._tab
         out = np.zeros(len(cols))
         if len(cols) == 0:
             return out
-        ts0 = np.bincount(t * ns + s, minlength=2 * ns)
-        live = (ts0[ns:] > 0) & (ts0[:ns] > 0)  # both t = 0 and t = 1 occur in the stratum
-        n_live = int(live.sum())
-        if n_live == 0:
+        cells = self._cells(t, s, ns)
+        if cells is None:
             return out
-        if n_live == ns:  # every stratum informative: no row is dropped
-            S, ts_counts, ts_row, live_rows = ns, ts0, t * ns + s, None
-        else:  # the dead strata become one extra stratum, number n_live
-            S = n_live + 1
-            remap = np.where(live, np.cumsum(live) - 1, n_live)
-            ts_row = t * S
-            ts_row += remap[s]
-            ts_counts = np.bincount(ts_row, minlength=2 * S)
-            live_rows = None if self.sparse else np.flatnonzero(remap[s] < n_live)
-        # the (t, stratum) and stratum margins of the informative strata, shared by every column
-        ts_margin = np.stack([ts_counts[:S][:n_live], ts_counts[S:][:n_live]])[None]
-        s_margin = (ts_margin[0, 0] + ts_margin[0, 1])[None]
+        n_live, S, ts_counts, ts_row, live_rows = cells
+        K = int(self.card[cols].max())
+        if not self.sparse and self._by_rows(cols, S):
+            return self._values(self._counts_rows(cols, [cells], K)[0], cells)
         sparse = self.sparse and int(cols.max()) < self.m
         rows = n if live_rows is None else live_rows.size
         ts_live = ts_row if live_rows is None else ts_row[live_rows]
-        K = int(self.card[cols].max())
         per = K * 2 * S
         chunk = max(1, min(_CELL_BUDGET // per, _ELEM_BUDGET // max(rows, 1)))
         if sparse and entries is None and chunk >= len(cols):
@@ -446,10 +514,52 @@ class FastEngine(EngineBase):
                 # order="K": no copy of a column-major block (bincount ignores the order)
                 counts = np.bincount(idx.ravel(order="K"), minlength=k * per)
                 counts = counts.reshape(k, K, 2 * S)
-            c4 = counts.reshape(k, K, 2, S)[..., :n_live]  # (variable, code, t, stratum)
-            out[start:start + k] = cmi_from_counts(
-                c4, n, margins=(c4[:, :, 0] + c4[:, :, 1], ts_margin, s_margin), batch=1,
-                table=tab)
+            out[start:start + k] = self._values(counts, cells)
+        return out
+
+    def _counts_rows(self, cols: np.ndarray, cell_sets: list[tuple], K: int
+                     ) -> list[np.ndarray]:
+        """Counts (k × K × 2S) of (code, t, stratum) of dense features ``cols`` for each of
+        several conditioning sets (``cell_sets``: :meth:`_cells` of each), by one sparse
+        product: a 0/1 matrix with one row per cell of every set and one entry per counted row
+        of the data, times the n × (K − 1)·m indicators (:func:`indicator_rows`). Each row of
+        the data is read once per set, whatever the number of cells (a dense one-hot product
+        costs a multiply-add per cell); float32 sums of ones are exact below 2^24 rows. Code 0
+        is the remainder of each cell."""
+        n, m = self.n, self.m
+        R = self._rows
+        width = [2 * c[1] for c in cell_sets]
+        off = np.concatenate([[0], np.cumsum(width)]).astype(np.int64)
+        total = int(off[-1])
+        idx = np.int32 if total < 2**31 and n < 2**31 else np.int64
+        # the transposed 0/1 matrix (n × cells) in CSR form: row i lists its cell in each set
+        # where it is counted, sets in order (so no sort is needed)
+        if all(c[4] is None for c in cell_sets):  # every row in every set
+            cell = np.empty((n, len(cell_sets)), dtype=idx)
+            for i, (c, o) in enumerate(zip(cell_sets, off[:-1].tolist(), strict=True)):
+                np.add(c[3], o, out=cell[:, i], casting="unsafe")
+            indices = cell.ravel()
+            indptr = np.arange(0, indices.size + 1, len(cell_sets), dtype=idx)
+        else:
+            cell = np.full((n, len(cell_sets)), -1, dtype=idx)
+            for i, (c, o) in enumerate(zip(cell_sets, off[:-1].tolist(), strict=True)):
+                rows = slice(None) if c[4] is None else c[4]
+                cell[rows, i] = c[3][rows] + o
+            counted = cell >= 0
+            indices = cell[counted]  # row-major: row by row
+            indptr = np.zeros(n + 1, dtype=idx)
+            np.cumsum(np.count_nonzero(counted, axis=1), out=indptr[1:])
+        onehot = sp.csr_matrix((np.ones(indices.size, dtype=np.float32), indices, indptr),
+                               shape=(n, total)).T  # cells × n, CSC: no copy
+        prod = onehot @ R  # (cells, (K − 1)·m) float32
+        L = R.shape[1] // m
+        prod = prod.reshape(total, L, m)[:, :K - 1, :][:, :, cols]  # (cells, K − 1, k)
+        out = []
+        for c, a, b in zip(cell_sets, off[:-1].tolist(), off[1:].tolist(), strict=True):
+            counts = np.empty((cols.size, K, b - a), dtype=np.int64)
+            counts[:, 1:, :] = prod[a:b].transpose(2, 1, 0)
+            counts[:, 0, :] = c[2][None, :] - counts[:, 1:, :].sum(axis=1)
+            out.append(counts)
         return out
 
     def _counts_blas(self, part: np.ndarray, ts_row: np.ndarray, live_rows, ts_counts,
@@ -517,15 +627,41 @@ class FastEngine(EngineBase):
         cols = np.asarray(variables, dtype=np.int64)
         r, nr = self.joint(fixed)
         t = self._target(target)
+        extras = [int(x) for x in extras]
+        out: list[np.ndarray | None] = [None] * len(extras)
+        if not self.sparse and cols.size and self._by_rows(cols, 1):
+            # every x's cells in one sparse product over the indicators (as many as fit)
+            K = int(self.card[cols].max())
+            batch: list[tuple[int, tuple]] = []
+            used = 0
+            for i, x in enumerate(extras + [None]):
+                cells = None
+                if x is not None:
+                    kx = int(self.card[x])
+                    cells = self._cells(t, r * kx + self.column(x), nr * kx)
+                    if cells is None:  # no informative stratum: every value is 0
+                        out[i] = np.zeros(cols.size)
+                        continue
+                    if not self._by_rows(cols, cells[1]):
+                        continue  # counted alone below
+                    need = 2 * cells[1] * self._rows.shape[1]
+                if batch and (x is None or used + need > _CELL_BUDGET):
+                    counts = self._counts_rows(cols, [c for _, c in batch], K)
+                    for (j, c), cnt in zip(batch, counts, strict=True):
+                        out[j] = self._values(cnt, c)
+                    batch, used = [], 0
+                if x is not None:
+                    batch.append((i, cells))
+                    used += need
         # the stored entries of sparse columns are gathered once for every x
         entries = (self._entries(cols) if self.sparse and cols.size and int(cols.max()) < self.m
                    else None)
-        out = []
-        for x in extras:
+        for i, x in enumerate(extras):
             self._counted(computed=len(cols))
-            kx = int(self.card[x])
-            out.append(self._cmi_given_codes(t, cols, r * kx + self.column(x), nr * kx,
-                                             entries))
+            if out[i] is None:
+                kx = int(self.card[x])
+                out[i] = self._cmi_given_codes(t, cols, r * kx + self.column(x), nr * kx,
+                                               entries)
         return out
 
     def leave_one_out(self, target, members, fixed):
@@ -736,4 +872,5 @@ class _FastLeaveOneOut(LeaveOneOut):
         self._removed += 1
 
 
-__all__ = ["FastEngine", "category_indicators", "feature_indicators", "pool_cardinality"]
+__all__ = ["FastEngine", "category_indicators", "feature_indicators", "indicator_rows",
+           "pool_cardinality"]

@@ -529,3 +529,27 @@ def test_landscape_has_no_engine_of_its_own():
     assert not hasattr(landscape, "_TableEngine")
     src = open(landscape.__file__, encoding="utf-8").read()
     assert "symmetry_and_redundancy" not in src.split('"""', 2)[2]  # only in the docstring
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.float64])
+def test_check_data_reads_label_codes_of_any_numeric_type(dtype):
+    """Integer label codes are checked as they are (no float copy) and say what a float copy
+    said: −1/+1 is fine, other negative codes and codes beyond ±2**53 are named."""
+    from camcf.algorithm import check_data
+    from camcf.errors import InvalidDataError
+
+    X = np.zeros((6, 2), dtype=np.uint8)
+    ok = np.array([[0, 1, -1], [1, 0, 1], [2, 1, -1], [0, 0, 1], [1, 1, 1], [2, 0, -1]],
+                  dtype=dtype)
+    check_data(X, ok)
+    bad = ok.copy()
+    bad[3, 1] = -2
+    with pytest.raises(InvalidDataError, match=r"label column 1 has negative codes \[-2\]"):
+        check_data(X, bad)
+    with pytest.raises(InvalidDataError, match="single value"):
+        check_data(X, np.ones((6, 2), dtype=dtype))
+    if dtype is np.int64:
+        big = ok.copy()
+        big[0, 0] = 2**60
+        with pytest.raises(InvalidDataError, match=r"beyond ±2\*\*53"):
+            check_data(X, big)
