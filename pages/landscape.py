@@ -212,9 +212,22 @@ def tune_tab() -> None:
                            on_click="ignore", key="tune_csv")
 
 
+def _keep(*keys: S.Key) -> None:
+    """Keep the values of the closed tab's widgets (Streamlit drops the state of a widget that
+    a run does not draw)."""
+    for key in keys:
+        value = key.get(None)
+        if value is not None:
+            key.set(value)
+
+
 if tab_count.open is not False:
     with tab_count:
         landscape_tab()
+else:
+    _keep(S.LS_METRIC_ON, S.LS_METRIC)
 if tab_tune.open:
     with tab_tune:
         tune_tab()
+else:
+    _keep(S.TUNE_METRIC)

@@ -452,3 +452,21 @@ def test_a_kept_result_hides_the_message_of_a_stopped_other_start(slot, go, tab)
     assert not at.exception
     assert stale not in [w.value for w in at.warning]
     assert slot not in at.session_state["jobs_messages"]
+
+
+def test_the_closed_tabs_choices_are_kept():
+    """Only the open tab runs; what was chosen on the other one survives the switch."""
+    at = goto(new_app(), "pages/landscape.py")
+    at.toggle(key="ls_metric_on").set_value(True).run()
+    at.selectbox(key="ls_metric").set_value("macro_f1").run()
+    at.session_state["ls_tab"] = "Tune"
+    at.run()
+    at.selectbox(key="tune_metric").set_value("hamming_loss").run()
+    at.session_state["ls_tab"] = "Features selected"
+    at.run()
+    assert at.toggle(key="ls_metric_on").value is True
+    assert at.selectbox(key="ls_metric").value == "macro_f1"
+    at.session_state["ls_tab"] = "Tune"
+    at.run()
+    assert at.selectbox(key="tune_metric").value == "hamming_loss"
+    assert not at.exception
