@@ -73,6 +73,30 @@ def _apply_on_click(event, L, applied: S.Key, tag: Any) -> None:
                f"{target[L.y]:g}. Press Run (or let auto-run apply it).")
 
 
+def _study(slot: str, kept: S.Key, request: tuple, label: str, button: str, fn, kwargs: dict,
+           *, title: str, estimate, first: str, changed: str) -> tuple | None:
+    """The start button, the job and the kept result of one tab's study: starts ``fn(**kwargs)``
+    as job ``slot``, keeps ``(request, result)`` under ``kept``, and returns what is kept (None,
+    with a hint, before the first result). A kept result for another request is returned with a
+    note that it is out of date; one for this request hides the message of a stopped start of
+    another."""
+    stored = kept.get()
+    have = stored is not None and stored[0] == request
+    if st.button(label, type="primary", key=button, disabled=have or jobs_ui.running(slot)):
+        jobs_ui.start(slot, fn, kwargs, title=title, estimate=estimate, key=request)
+    if have and not jobs_ui.running(slot):
+        jobs_ui.show_kept(slot)
+    jobs_ui.follow(slot, lambda result, key: kept.set((key, result)))
+    stored = kept.get()
+    if stored is None:
+        if not jobs_ui.running(slot):
+            st.info(first)
+        return None
+    if stored[0] != request:
+        st.caption(changed)
+    return stored
+
+
 def landscape_tab() -> None:
     """The number of features selected over the grid (and optionally an ML-kNN metric)."""
     with st.expander("Also an ML-kNN metric (slower: a selection and a classification per "
@@ -86,8 +110,6 @@ def landscape_tab() -> None:
         st.caption("Ca-MCF selects on a seeded 70 % training part and ML-kNN is scored on the "
                    "rest; the counts above use all rows.")
     request = (repr(rec.key), x, axes[x], y, axes[y], metric if want_metric else None)
-    stored = S.LANDSCAPE.get()
-    have = stored is not None and stored[0] == request
     n_cells = len(axes[x]) * len(axes[y])
     # the landscape's metric runs ML-kNN with its declared defaults
     times = (jobs_ui.classify_times(rec, k=KNN_DEFAULTS["k"],
@@ -98,28 +120,17 @@ def landscape_tab() -> None:
         metric=metric if want_metric else None, n_selected=n_selected, times=times)
     jobs_ui.show_estimate(estimate, what="The landscape")
 
-    def done(result, key) -> None:
-        S.LANDSCAPE.set((key, result))
-
-    if st.button(f"Compute the landscape ({n_cells} cells)", type="primary", key="ls_go",
-                 disabled=have or jobs_ui.running("landscape")):
-        jobs_ui.start("landscape", studies.run_landscape,
-                      {"dataset": ds, "x": x, "x_values": axes[x], "y": y,
-                       "y_values": axes[y], "params": base, "disc": dict(rec.disc),
-                       "metric": metric if want_metric else None},
-                      title="The landscape", estimate=estimate, key=request)
-    if have and not jobs_ui.running("landscape"):
-        jobs_ui.show_kept("landscape")  # a stopped start of another grid is not this result
-    jobs_ui.follow("landscape", done)
-    stored = S.LANDSCAPE.get()
-    have = stored is not None and stored[0] == request
+    stored = _study("landscape", S.LANDSCAPE, request, f"Compute the landscape ({n_cells} cells)",
+                    "ls_go", studies.run_landscape,
+                    {"dataset": ds, "x": x, "x_values": axes[x], "y": y, "y_values": axes[y],
+                     "params": base, "disc": dict(rec.disc),
+                     "metric": metric if want_metric else None},
+                    title="The landscape", estimate=estimate,
+                    first="Choose the grid and press **Compute the landscape**.",
+                    changed="The grid or the current run changed since this landscape was "
+                            "computed; press Compute to update it.")
     if stored is None:
-        if not jobs_ui.running("landscape"):
-            st.info("Choose the grid and press **Compute the landscape**.")
         return
-    if not have:
-        st.caption("The grid or the current run changed since this landscape was computed; "
-                   "press Compute to update it.")
     L = stored[1]
     st.caption(f"{len(L.x_values) * len(L.y_values)} cells in {L.seconds:.2f} s "
                f"({L.full_runs} full runs"
@@ -159,31 +170,17 @@ def tune_tab() -> None:
     estimate = studies.tune_study_estimate(ds.X, ds.Y, grid=grid, run_seconds=run_seconds,
                                            n_selected=n_selected, times=times)
     jobs_ui.show_estimate(estimate, what="Tuning")
-    stored = S.TUNE.get()
-    have = stored is not None and stored[0] == request
-
-    def done(result, key) -> None:
-        S.TUNE.set((key, result))
-
     n_cells = len(axes[x]) * len(axes[y])
-    if st.button(f"Tune ({n_cells} points × {INNER_FOLDS} folds)", type="primary",
-                 key="tune_go", disabled=have or jobs_ui.running("tune")):
-        jobs_ui.start("tune", studies.run_tune,
-                      {"dataset": ds, "grid": grid, "params": base, "disc": dict(rec.disc),
-                       "metric": metric},
-                      title="Tuning", estimate=estimate, key=request)
-    if have and not jobs_ui.running("tune"):
-        jobs_ui.show_kept("tune")
-    jobs_ui.follow("tune", done)
-    stored = S.TUNE.get()
-    have = stored is not None and stored[0] == request
+    stored = _study("tune", S.TUNE, request, f"Tune ({n_cells} points × {INNER_FOLDS} folds)",
+                    "tune_go", studies.run_tune,
+                    {"dataset": ds, "grid": grid, "params": base, "disc": dict(rec.disc),
+                     "metric": metric},
+                    title="Tuning", estimate=estimate,
+                    first="Choose the grid above and press **Tune**.",
+                    changed="The grid, the metric or the current run changed since this "
+                            "tuning; press Tune to update it.")
     if stored is None:
-        if not jobs_ui.running("tune"):
-            st.info("Choose the grid above and press **Tune**.")
         return
-    if not have:
-        st.caption("The grid, the metric or the current run changed since this tuning; press "
-                   "Tune to update it.")
     T = stored[1]
     if set(T.settings["grid"]) != {x, y}:
         st.info("The last tuning was over another pair of parameters; press **Tune**.")
@@ -192,7 +189,7 @@ def tune_tab() -> None:
     best = T.grid.loc[T.best_index]
     st.markdown(
         f"**Best point**: {SYMBOL[x]} = {best[x]:g}, {SYMBOL[y]} = {best[y]:g} — "
-        f"{METRICS[metric]['name']} {best['value']:.3f} ± {best['sd']:.3f} (score "
+        f"{METRICS[T.settings['metric']]['name']} {best['value']:.3f} ± {best['sd']:.3f} (score "
         f"{T.settings['score']} = {best['score']:.3f}), {best['n_features']:.1f} features on "
         f"average, over {int(best['n_splits'])} inner folds; {len(T.grid)} points in "
         f"{T.settings['seconds']:.1f} s.")
