@@ -19,7 +19,6 @@ our splits ("agree") or not. Everything it computes is the library's; this scrip
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -31,22 +30,7 @@ sys.path.insert(0, str(REPO))
 from camcf.cli.commands.tune import parse_grid  # noqa: E402
 from camcf.cli.progress import ProgressLine  # noqa: E402
 from camcf.evaluation.metrics import METRICS  # noqa: E402
-from camcf.evaluation.reproduction import reproduce, write_reproduction  # noqa: E402
-
-
-def untimed(payload: dict) -> dict:
-    """The payload without timings, worker counts and cache counts."""
-    d = json.loads(json.dumps(payload))
-    d["settings"].pop("seconds_total")
-    d["settings"].pop("n_jobs")
-    d.pop("cache")
-    for v in d["data_sets"].values():
-        for row in v["splits"] + v["summary"]:
-            row.pop("seconds")
-    for rows in d["tuning"].values():
-        for row in rows:
-            row.pop("seconds")
-    return d
+from camcf.evaluation.reproduction import reproduce, untimed, write_reproduction  # noqa: E402
 
 
 def agreement(payload: dict, method: str = "camcf") -> list[str]:

@@ -23,6 +23,7 @@ from camcf.evaluation.reproduction import (
     DEFAULTS_ROW,
     reproduce,
     reproduction_markdown,
+    untimed,
     write_reproduction,
 )
 from camcf.jobs import Cancelled
@@ -37,21 +38,6 @@ def _data() -> dict[str, tuple]:
     a = make_causal_multilabel(100, seed=0).dataset
     b = make_causal_multilabel(80, seed=1).dataset
     return {"flags": (a.X, a.Y), "other": (b.X, b.Y)}
-
-
-def _untimed(payload: dict) -> dict:
-    """The payload without what depends on the clock, the workers or the cache's history."""
-    d = json.loads(json.dumps(payload))
-    for key in ("seconds_total", "n_jobs"):
-        d["settings"].pop(key)
-    d.pop("cache")
-    for v in d["data_sets"].values():
-        for row in v["splits"] + v["summary"]:
-            row.pop("seconds")
-    for rows in d["tuning"].values():
-        for row in rows:
-            row.pop("seconds")
-    return d
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +141,7 @@ def test_a_stopped_run_continues_where_it_was(run, tmp_path, monkeypatch):
     assert 0 < kept < n_cells
     again = reproduce(_data(), cache_dir=tmp_path, **SMALL)
     assert again["cache"]["computed"] == n_cells - kept
-    assert _untimed(again) == _untimed(full)
+    assert untimed(again) == untimed(full)
 
     # a third run computes nothing: no tuning, no selection, no classification
     calls = []
@@ -167,7 +153,7 @@ def test_a_stopped_run_continues_where_it_was(run, tmp_path, monkeypatch):
     third = reproduce(_data(), cache_dir=tmp_path, **SMALL)
     assert calls == [] and third["cache"]["computed"] == 0
     assert third["cache"]["reused"] == n_cells
-    assert _untimed(third) == _untimed(full)
+    assert untimed(third) == untimed(full)
 
 
 def test_serial_two_processes_and_dask_agree():
@@ -177,12 +163,12 @@ def test_serial_two_processes_and_dask_agree():
     serial = reproduce(data, **small)
     two = reproduce(data, n_jobs=2, **small)
     assert two["settings"]["n_jobs"] == 2
-    assert _untimed(two) == _untimed(serial)
+    assert untimed(two) == untimed(serial)
     with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
                                   dashboard_address=None) as cluster:
         on_dask = reproduce(data, scheduler=cluster.scheduler_address, **small)
     assert on_dask["settings"]["n_jobs"] == 2                  # every worker thread
-    assert _untimed(on_dask) == _untimed(serial)
+    assert untimed(on_dask) == untimed(serial)
 
 
 def test_bad_input_is_named():

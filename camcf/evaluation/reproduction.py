@@ -73,7 +73,7 @@ from .settings import EVAL_DEFAULTS as _E
 
 __all__ = ["DEFAULTS_ROW", "PAPER_DATA_SETS", "PAPER_GRID", "PAPER_KNN", "PAPER_PARAMS",
            "CellStore", "reproduce", "reproduction_html", "reproduction_markdown",
-           "reproduction_table", "write_reproduction"]
+           "reproduction_table", "untimed", "write_reproduction"]
 
 _D = defaults(DISCRETIZE_PARAMS)
 
@@ -761,3 +761,19 @@ def write_reproduction(payload: Mapping[str, Any], output: str | Path) -> list[P
              write_text(out.with_suffix(".html"), reproduction_html(payload))]
     return paths
 
+
+def untimed(payload: Mapping[str, Any]) -> dict:
+    """A copy of :func:`reproduce`'s payload without what depends on the clock, the workers or
+    the cache's history (``settings.seconds_total``, ``settings.n_jobs``, ``cache``, every
+    ``seconds``): two runs of the same reproduction compare equal on it."""
+    d = json.loads(json.dumps(payload))
+    for key in ("seconds_total", "n_jobs"):
+        d["settings"].pop(key)
+    d.pop("cache")
+    for v in d["data_sets"].values():
+        for row in v["splits"] + v["summary"]:
+            row.pop("seconds")
+    for rows in d["tuning"].values():
+        for row in rows:
+            row.pop("seconds")
+    return d
