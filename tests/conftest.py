@@ -18,9 +18,19 @@ def pytest_addoption(parser):
                      help="also run the tests marked slow (a whole real data set in the app)")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Tests marked ``slow`` run only with ``--run-slow`` (or ``-m slow``): the suite must stay
-    well under 5 minutes, and they load a whole real data set into the app."""
+    well under 5 minutes, and they load a whole real data set into the app.
+
+    Under pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``) every ``browser`` test is
+    put in one group: one worker runs them one after another with one Chromium and one app
+    server, as a serial run does (two servers and two browsers would share two cores, and the
+    jobs tests that watch a server's processes would see the other's), while the other tests
+    are spread over the workers. (``tryfirst``: before xdist reads the groups.)"""
+    for item in items:
+        if "browser" in item.keywords:
+            item.add_marker(pytest.mark.xdist_group("browser"))
     expr = config.getoption("markexpr") or ""
     if config.getoption("--run-slow") or ("slow" in expr and "not slow" not in expr):
         return
