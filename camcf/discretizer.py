@@ -42,8 +42,9 @@ class Discretizer(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    codes_ : ndarray of shape (n_samples, n_features), int64
-        The codes of the rows ``fit`` saw (sparse for a sparse X, as :func:`discretize`).
+    codes_ : ndarray of shape (n_samples, n_features), signed integers
+        The codes of the rows ``fit`` saw, as :func:`discretize` gives them (the smallest
+        signed integer type; sparse for a sparse X).
     info_ : list of dict
         Per column, as :func:`discretize` returns it.
     n_features_in_ : int
