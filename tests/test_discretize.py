@@ -184,6 +184,7 @@ def test_fitted_discretizer_on_its_own_rows_is_discretize(strategy):
     assert d.info_ == info and d.n_features_in_ == X.shape[1]
     np.testing.assert_array_equal(d.codes_, codes)
     np.testing.assert_array_equal(d.transform(X), codes)
+    assert d.transform(X).dtype == codes.dtype == np.int8  # the smallest type, both ways
     np.testing.assert_array_equal(Discretizer(bins=4, strategy=strategy).fit_transform(X), codes)
     none = Discretizer(discretize="none").fit(X[:, [1, 2, 4, 5]])
     np.testing.assert_array_equal(none.transform(X[:, [1, 2, 4, 5]]),
