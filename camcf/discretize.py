@@ -151,8 +151,8 @@ def _fit_codes(X, bins: int, strategy: str, mode: str,
 
     def block(a: int) -> np.ndarray:
         """Columns a.. of the block as rows (contiguous), int64 or float64 as the whole."""
-        part = A[:, a:a + step].T
-        return part.astype(np.int64) if whole_ints else np.ascontiguousarray(part)
+        return np.ascontiguousarray(A[:, a:a + step].T,
+                                    dtype=np.int64 if whole_ints else None)
 
     integral = np.ones(m, dtype=bool)
     constant = np.ones(m, dtype=bool)
