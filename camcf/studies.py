@@ -56,11 +56,13 @@ __all__ = [
     "evaluation_estimate",
     "landscape_estimate",
     "measure_classification",
+    "reproduction_estimate",
     "run_compare",
     "run_evaluation",
     "run_landscape",
     "run_sensitivity",
     "run_tune",
+    "selection_seconds",
     "sensitivity_estimate",
     "tune_estimate",
     "tune_splitter",
@@ -693,3 +695,95 @@ def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float
              f"({run_seconds:.1f} s) × its {len(itrain):,}/{n:,} rows, and to keep "
              f"{width} features; low thresholds keep more candidates and take longer.",)
     return Estimate.of(stages, memory, notes)
+
+
+# ------------------------------------------------------------------------------------------------
+# The paper's reproduction (camcf reproduce): a cost model from the data sets' shapes
+# ------------------------------------------------------------------------------------------------
+#: Seconds (one process) of one selection on n training rows × m features with q labels:
+#: ``OVERHEAD + b · n^a · m^c · q^e`` as ``method: (b, (a, c, e))``. Fitted to the per-split
+#: seconds of one whole reproduction (the 7 shared data sets, 5 splits, ``--n-jobs 2``, a
+#: loaded 2-core machine, 2026-11-23; ``benchmarks/bench_eta.py --fit`` prints the fit): each
+#: method's exponents were chosen among {0, ½, 1, 1½, 2} by the mean |log error| over the 7
+#: data sets (0.2–0.8: within a factor 1.2–2.2). They order the data sets and methods by cost;
+#: the run corrects their scale as it goes (:func:`camcf.jobs.remaining_seconds`).
+SELECTION_COST: dict[str, tuple[float, tuple[float, float, float]]] = {
+    "camcf": (8.7e-4, (0.0, 0.5, 1.5)),
+    "camcf-defaults": (4.6e-7, (0.5, 1.5, 0.0)),
+    "mi-mcf": (5.1e-4, (0.0, 1.0, 1.5)),
+    "d2f": (9.2e-6, (0.5, 1.5, 0.5)),
+    "mdfs": (1.4e-7, (2.0, 0.5, 0.0)),
+    "jfsc": (1.7e-9, (2.0, 1.0, 0.0)),
+    "fimf": (5.8e-12, (1.0, 2.0, 1.5)),
+    "mcls": (1.6e-4, (1.0, 0.5, 0.0)),
+    "all": (0.0, (0.0, 0.0, 0.0)),
+    "random": (0.0, (0.0, 0.0, 0.0)),
+}
+#: seconds every selection, tuning point or classification costs whatever its size
+OVERHEAD = 0.05
+#: one tuning point on one inner fold (a Ca-MCF selection and an ML-kNN classification):
+#: ``b · n² · m · √q`` + a fixed part, n the outer training rows (fitted as SELECTION_COST)
+TUNE_POINT_COST = (5.4e-10, 0.4)
+#: one classification task (ML-kNN on one split for every method's features): ``b · n_train ·
+#: n_test`` + OVERHEAD (not fitted: the reproduction does not time its classifications; the
+#: run above classified its 35 splits in about 20 s)
+CLASSIFY_COST = 1.5e-6
+
+
+def selection_seconds(method: str, n_train: int, m: int, q: int) -> float:
+    """:data:`SELECTION_COST`'s prediction for one selection (a method it does not list is
+    assumed to cost as Ca-MCF tuned)."""
+    b, (a, c, e) = SELECTION_COST.get(method, SELECTION_COST["camcf"])
+    return OVERHEAD + b * n_train ** a * m ** c * q ** e
+
+
+def reproduction_estimate(shapes: Mapping[str, tuple[int, int, int, int]], *,
+                          tune_cells: Mapping[str, int], tune_units: int, grid_points: int,
+                          inner_folds: int, selections: Mapping[str, Mapping[str, int]],
+                          classifications: Mapping[str, int]) -> Estimate:
+    """What :func:`camcf.evaluation.reproduce` will cost, in the order it runs its units.
+
+    Parameters
+    ----------
+    shapes : dict
+        ``{data set: (n_train, n_test, m, q)}`` (a split's rows, features, labels).
+    tune_cells : dict
+        ``{data set: tuning cells to compute}``; each reports ``tune_units`` units and costs
+        ``grid_points × inner_folds`` tuning points (:data:`TUNE_POINT_COST`).
+    selections : dict
+        ``{data set: {method: selections to compute}}`` in the order they run
+        (:func:`selection_seconds`).
+    classifications : dict
+        ``{data set: classification tasks}`` (:data:`CLASSIFY_COST`).
+
+    Returns
+    -------
+    camcf.jobs.Estimate
+        One stage per data set and kind (kinds ``"tuning"``, ``"selection:METHOD"``,
+        ``"classification"``: a stage not started is corrected by its kind's measured /
+        estimated ratio, :func:`camcf.jobs.remaining_seconds`).
+    """
+    b, fixed = TUNE_POINT_COST
+    stages: list[Stage] = []
+    for name, cells in tune_cells.items():
+        n, _, m, q = shapes[name]
+        if cells and tune_units:
+            cell = grid_points * inner_folds * (fixed + b * n * n * m * math.sqrt(q))
+            stages.append(Stage(f"{name}: tuning", cells * tune_units, cell / tune_units,
+                                kind="tuning"))
+    for name, per_method in selections.items():
+        n, _, m, q = shapes[name]
+        for method, count in per_method.items():
+            if count:
+                stages.append(Stage(f"{name}: {_display(method)} selections", count,
+                                    selection_seconds(method, n, m, q),
+                                    kind=f"selection:{method}"))
+    for name, count in classifications.items():
+        n, n_test, _, _ = shapes[name]
+        if count:
+            stages.append(Stage(f"{name}: ML-kNN classifications", count,
+                                OVERHEAD + CLASSIFY_COST * n * n_test, kind="classification"))
+    notes = ("Each unit's cost is predicted from the data set's shape (rows, features, labels) "
+             "by a model fitted to one earlier reproduction, and corrected by the measured "
+             "times of the units of its kind as they finish.",)
+    return Estimate.of(stages, notes=notes)
