@@ -145,3 +145,26 @@ def test_study_settings_are_the_declared_names(demo):
     assert out["n_splits"] == 3
     tests = [test for _, test in make_splitter("kfold", n_folds=3).split(demo.n_samples)]
     assert out["n_test"] == int(np.mean([t.size for t in tests]))
+
+
+def test_reproduction_estimate_weighs_units_by_the_data_sets_shapes():
+    """Flags (194 rows × 19, 7 labels) before Enron (1,702 × 1,001, 53 labels): one stage per
+    data set and kind, in run order, Enron's units far dearer than Flags' of the same kind."""
+    shapes = {"flags": (135, 59, 19, 7), "enron": (1191, 511, 1001, 53)}
+    est = studies.reproduction_estimate(
+        shapes, tune_cells={"flags": 5, "enron": 5}, tune_units=97, grid_points=16,
+        inner_folds=3, selections={ds: {"camcf": 5, "mi-mcf": 5} for ds in shapes},
+        classifications={"flags": 5, "enron": 0})
+    assert [s.name for s in est.stages] == [
+        "flags: tuning", "enron: tuning", "flags: Ca-MCF selections", "flags: MI-MCF selections",
+        "enron: Ca-MCF selections", "enron: MI-MCF selections", "flags: ML-kNN classifications"]
+    assert [s.kind for s in est.stages] == ["tuning", "tuning", "selection:camcf",
+                                            "selection:mi-mcf", "selection:camcf",
+                                            "selection:mi-mcf", "classification"]
+    assert est.units == 5 * 97 * 2 + 20 + 5 and est.complete
+    by = {s.name: s.seconds_each for s in est.stages}
+    assert by["enron: tuning"] > 10 * by["flags: tuning"]
+    assert by["enron: MI-MCF selections"] > 100 * by["flags: MI-MCF selections"]
+    # Flags' share of the planned time is small: equal units would have said 50 %
+    flags = sum(s.seconds for s in est.stages if s.name.startswith("flags"))
+    assert flags / est.seconds < 0.1
