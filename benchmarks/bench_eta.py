@@ -43,7 +43,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from camcf.jobs import CostProgress  # noqa: E402
-from camcf.studies import OVERHEAD, reproduction_estimate  # noqa: E402
+from camcf.studies import OVERHEAD, TUNE_POINT_COST, reproduction_estimate  # noqa: E402
 
 MOMENTS = (0.10, 0.25, 0.50, 0.75)
 
@@ -188,6 +188,24 @@ def fit(payload: dict) -> list[str]:
         else:
             lines.append(f"{method}: b = {best[2]:.2g}, exponents (n, m, q) = {best[1]}, mean "
                          f"|log error| {best[0]:.2f}")
+    # a tuning point on an inner fold: fixed + b·n²·m·√q (n the outer training rows), from the
+    # tuning cells' wall seconds × the workers they ran on, over grid points × inner folds
+    tuning = payload["settings"]["tuning"]
+    per_cell = math.prod(len(v) for v in tuning["grid"].values()) * int(
+        re.match(r"(\d+)", tuning["inner"]).group(1))
+    fixed = TUNE_POINT_COST[1]
+    rows = []
+    for ds, cells in payload["tuning"].items():
+        a = payload["data_sets"][ds]["data"]
+        n = cells[0]["n_rows"]
+        secs = sum(c["seconds"] for c in cells) / len(cells) * payload["settings"]["n_jobs"]
+        rows.append((n * n * a["n_features"] * math.sqrt(a["n_labels"]), secs / per_cell))
+    ratios = sorted((s - fixed) / x for x, s in rows if s > 2 * fixed)
+    if ratios:
+        b = ratios[len(ratios) // 2]
+        err = sum(abs(math.log((fixed + b * x) / s)) for x, s in rows) / len(rows)
+        lines.append(f"tuning point: b = {b:.2g} (fixed part {fixed} s), mean |log error| "
+                     f"{err:.2f}")
     return lines
 
 
