@@ -21,7 +21,7 @@ timeline to two estimators:
 
 At 10, 25, 50 and 75 % of the run's wall time it prints each one's estimated total (elapsed +
 time left, as shown at the last unit before that moment) beside the actual total. The run
-start is the ``start`` file beside ``r`` when there is one (its modification time), else the
+start is ``--start`` or the ``start`` file beside ``r`` (its modification time), else the
 first unit's end (the time before the first unit, loading the data and cutting the splits, is elapsed
 time but no unit's). ``--fit`` prints, per method, the exponents and factor of
 :data:`camcf.studies.SELECTION_COST` that fit this run's per-split seconds best.
@@ -53,7 +53,7 @@ def _fmt(s: float) -> str:
     return f"{m} min {s:02d} s" if m else f"{s} s"
 
 
-def load(out: Path) -> dict:
+def load(out: Path, start: float | None = None) -> dict:
     """The run's plan and its units in the current code's order, each with its wall seconds."""
     payload = json.loads(out.with_suffix(".json").read_text())
     order = list(payload["data_sets"])
@@ -84,7 +84,8 @@ def load(out: Path) -> dict:
         events[ident] = max(events.get(ident, 0.0), t)
     start_file = out.parent / "start"
     finished = sorted(events.items(), key=lambda kv: kv[1])
-    start = start_file.stat().st_mtime if start_file.is_file() else finished[0][1]
+    if start is None:
+        start = start_file.stat().st_mtime if start_file.is_file() else finished[0][1]
     # before its first unit a run loads every data set and cuts its splits: elapsed time that
     # is no unit's (the first unit, a tuning cell, says how long it took itself)
     first = next(v for t, k, v in sorted(cells, key=lambda c: c[0]) if k["kind"] == "tune")
@@ -214,12 +215,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("output", help="the -o of a finished camcf reproduce (DIR/r: DIR/r.json, "
                                   "DIR/r.cache)")
     p.add_argument("--fit", action="store_true", help="print the cost model's fit instead")
+    p.add_argument("--start", help="when the run started, e.g. '2026-11-24 01:14:43' (UTC; "
+                                   "default: the start file's time)")
     args = p.parse_args(argv)
     out = Path(args.output)
     if args.fit:
         print("\n".join(fit(json.loads(out.with_suffix(".json").read_text()))))
         return 0
-    run = load(out)
+    start = None
+    if args.start:
+        from datetime import UTC, datetime
+
+        start = datetime.fromisoformat(args.start).replace(tzinfo=UTC).timestamp()
+    run = load(out, start)
     print(f"{out}: data sets {', '.join(run['order'])}; n_jobs "
           f"{run['payload']['settings']['n_jobs']}; load now {os.getloadavg()[0]:.2f}")
     print("\n".join(table(run, replay(run))))

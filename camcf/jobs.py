@@ -60,8 +60,14 @@ order the study runs them. :func:`remaining_seconds` turns progress into a remai
 stage's remaining units cost what its finished units cost on average (so a stage whose estimate
 was 2× off is corrected by its first unit); a stage not yet started costs its estimate (its
 units differ in kind from the finished ones: a selection's time says little about a
-classification's). Without an estimate every unit is assumed to cost the average of the
-finished ones.
+classification's) — unless the stage has a :attr:`Stage.kind`: then its estimate is scaled by
+the measured / estimated ratio of the finished units of its kind (e.g. MI-MCF's selections on
+Flags tell how far off its estimate for Enron is), or of all finished units while none of its
+kind has run. Without an estimate every unit is assumed to cost the average of the finished
+ones. :class:`CostProgress` reports a study whose units differ in cost by orders of magnitude
+(``camcf reproduce``) through the same ``progress(done, total, message)`` contract, in work
+units weighted by their estimated cost, such that ``done / total`` is the share of the expected
+time and a printer's ``elapsed × (total − done) / done`` is :func:`remaining_seconds`' figure.
 
 >>> est = Estimate.of([Stage("selection", 5, 8.0), Stage("classification", 25, 1.0)])
 >>> round(est.seconds)
