@@ -129,6 +129,26 @@ def test_cost_progress_after_the_cheap_units_counts_the_expensive_ones():
     assert all(n >= d for d, n in calls)
 
 
+def test_a_job_shows_costed_progress_as_the_share_of_time_and_its_rest(monkeypatch):
+    """The job runner needs nothing new: fed CostProgress's work units, a job's status says the
+    share of the expected time and the cost model's time left (a fake clock, no worker)."""
+    from camcf.jobs import CostProgress
+
+    t = [100.0]
+    monkeypatch.setattr(jobs.time, "monotonic", lambda: t[0])
+    job = jobs.Job(JobRunner(max_jobs=1), print, (), {}, title="costed", estimate=None,
+                   owner=None, tag=None, heartbeat=None)
+    job._set(state=jobs.RUNNING, started=t[0])
+    est = Estimate.of([Stage("cheap", 10, 0.1, kind="fit"), Stage("dear", 2, 50.0, kind="fit")])
+    p = CostProgress(job._progress, est, clock=lambda: t[0], start=t[0])
+    for _ in range(10):
+        t[0] += 0.2
+        p.tick("cheap")
+    status = job.status()
+    assert status.remaining == pytest.approx(200.0, rel=0.02)   # equal units: 0.4 s
+    assert status.fraction == pytest.approx(2.0 / 202.0, rel=0.02)
+
+
 def test_estimate_describes_time_and_memory():
     est = Estimate.of([Stage("selections", 5, 60.0)], {"folds": 1_400_000_000, "worker": 2e8},
                       ["assumed"])
