@@ -369,8 +369,9 @@ class CostProgress:
       ProgressLine`, :meth:`Job.status`) shows :func:`remaining_seconds`' figure, and
       ``done / total`` is the share of the expected wall time that has passed.
 
-    Before any cost has been counted, ``total`` is :attr:`SCALE`. :meth:`replan` swaps in a
-    new estimate once the study knows more (the stages already run must stay the same).
+    Before any cost has been counted, ``total`` is :attr:`SCALE`; a unit of a stage whose cost
+    is not estimated adds nothing to ``done`` (its time still counts). :meth:`replan` swaps in
+    a new estimate once the study knows more (the stages already run must stay the same).
 
     >>> t = [0.0]
     >>> est = Estimate.of([Stage("small", 2, 1.0, kind="fit"), Stage("big", 1, 100.0, kind="fit")])
