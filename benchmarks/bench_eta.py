@@ -121,7 +121,8 @@ def replay(run: dict) -> list[tuple[float, float, float]]:
         tune_units=tune_units, grid_points=run["points"], inner_folds=run["inner"],
         selections=counts, classifications={ds: sum(1 for u in units if u[:2] == ("classify",
                                                                                   ds))
-                                            for ds in run["order"]})
+                                            for ds in run["order"]},
+        n_jobs=run["payload"]["settings"]["n_jobs"])
     clock = [run["lead"]]
     seen: list[tuple[int, int]] = []
     tracker = CostProgress(lambda d, n, m: seen.append((d, n)), est, clock=lambda: clock[0],
@@ -194,12 +195,13 @@ def fit(payload: dict) -> list[str]:
     tuning = payload["settings"]["tuning"]
     per_cell = math.prod(len(v) for v in tuning["grid"].values()) * int(
         re.match(r"(\d+)", tuning["inner"]).group(1))
-    fixed = TUNE_POINT_COST[1]
+    workers = payload["settings"]["n_jobs"]
+    fixed = TUNE_POINT_COST[1] if workers == 1 else TUNE_POINT_COST[2]
     rows = []
     for ds, cells in payload["tuning"].items():
         a = payload["data_sets"][ds]["data"]
         n = cells[0]["n_rows"]
-        secs = sum(c["seconds"] for c in cells) / len(cells) * payload["settings"]["n_jobs"]
+        secs = sum(c["seconds"] for c in cells) / len(cells) * workers
         rows.append((n * n * a["n_features"] * math.sqrt(a["n_labels"]), secs / per_cell))
     ratios = sorted((s - fixed) / x for x, s in rows if s > 2 * fixed)
     if ratios:

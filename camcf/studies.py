@@ -722,8 +722,12 @@ SELECTION_COST: dict[str, tuple[float, tuple[float, float, float]]] = {
 #: seconds every selection, tuning point or classification costs whatever its size
 OVERHEAD = 0.05
 #: one tuning point on one inner fold (a Ca-MCF selection and an ML-kNN classification):
-#: ``b · n² · m · √q`` + a fixed part, n the outer training rows (fitted as SELECTION_COST)
-TUNE_POINT_COST = (5.4e-10, 0.4)
+#: ``b · n² · m · √q`` + a fixed part, n the outer training rows, as ``(b, fixed in one
+#: process, fixed with workers)``. b fitted as SELECTION_COST (the tuning cells' wall seconds ×
+#: 2 workers); the fixed part with workers from the same run (0.4 s: each point is shipped to
+#: a worker), in one process from serial runs of Flags and CHD_49 (2026-11-24, 2.5–3 s for 48
+#: points; Yeast's 31 s agree with b)
+TUNE_POINT_COST = (5.4e-10, 0.05, 0.4)
 #: one classification task (ML-kNN on one split for every method's features): ``b · n_train ·
 #: n_test`` + OVERHEAD (not fitted: the reproduction does not time its classifications; the
 #: run above classified its 35 splits in about 20 s)
@@ -740,7 +744,7 @@ def selection_seconds(method: str, n_train: int, m: int, q: int) -> float:
 def reproduction_estimate(shapes: Mapping[str, tuple[int, int, int, int]], *,
                           tune_cells: Mapping[str, int], tune_units: int, grid_points: int,
                           inner_folds: int, selections: Mapping[str, Mapping[str, int]],
-                          classifications: Mapping[str, int]) -> Estimate:
+                          classifications: Mapping[str, int], n_jobs: int = 1) -> Estimate:
     """What :func:`camcf.evaluation.reproduce` will cost, in the order it runs its units.
 
     Parameters
@@ -755,6 +759,8 @@ def reproduction_estimate(shapes: Mapping[str, tuple[int, int, int, int]], *,
         (:func:`selection_seconds`).
     classifications : dict
         ``{data set: classification tasks}`` (:data:`CLASSIFY_COST`).
+    n_jobs : int, default 1
+        Workers: with more than one, a tuning point costs the larger fixed part.
 
     Returns
     -------
@@ -763,7 +769,8 @@ def reproduction_estimate(shapes: Mapping[str, tuple[int, int, int, int]], *,
         ``"classification"``: a stage not started is corrected by its kind's measured /
         estimated ratio, :func:`camcf.jobs.remaining_seconds`).
     """
-    b, fixed = TUNE_POINT_COST
+    b, alone, shipped = TUNE_POINT_COST
+    fixed = alone if n_jobs == 1 else shipped
     stages: list[Stage] = []
     for name, cells in tune_cells.items():
         n, _, m, q = shapes[name]

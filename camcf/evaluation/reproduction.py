@@ -386,6 +386,7 @@ def reproduce(
                    np.shape(f[0].Y_train)[1] if np.ndim(f[0].Y_train) == 2 else 1)
               for ds, f in folds_of.items()}
     plan = {"shapes": shapes, "tune_units": tune_units, "inner_folds": inner_folds,
+            "n_jobs": n_jobs,
             "grid_points": math.prod(len(v) for v in grid.values()),
             "tune_cells": {ds: sum(1 for c in todo_tune if c[0] == ds) for ds in folds_of}}
     planned_selections = {ds: {name: sum(1 for s in range(len(folds))
