@@ -34,6 +34,13 @@ is one atomic file written as soon as it is done, also when the work runs on Das
 point, inner fold) tuning fits and (data set, split) classifications, run with joblib
 (``n_jobs`` processes; inside :func:`camcf.parallel.dask_cluster` on the Dask workers). Each
 unit is deterministic, so the result equals the serial run's (timings aside).
+
+**Progress.** The units differ in cost by orders of magnitude (a selection on Flags takes a
+tenth of a second, MI-MCF on Enron minutes), so ``progress`` is told work weighted by cost
+rather than a count of units: :func:`camcf.studies.reproduction_estimate` predicts each unit
+from its data set's shape and the grid, :class:`camcf.jobs.CostProgress` corrects each kind of
+unit by the measured times of its finished ones, and ``done / total`` is the share of the
+expected time (``benchmarks/bench_eta.py`` replays a finished run to measure the estimate).
 """
 
 from __future__ import annotations
@@ -85,7 +92,8 @@ class CellStore:
 
     ``key(**parts)`` is the SHA-256 of the parts as canonical JSON; :meth:`get` returns the
     stored value or None; :meth:`put` writes ``{"key": parts, "value": value}`` atomically
-    (:func:`camcf.output.write_json`). ``computed`` and ``reused`` count puts and hits (:meth:`has` counts nothing).
+    (:func:`camcf.output.write_json`). ``computed`` and ``reused`` count puts and hits
+    (:meth:`has` counts nothing).
     """
 
     def __init__(self, folder: str | Path | None = None) -> None:
