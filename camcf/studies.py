@@ -575,7 +575,9 @@ def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Seq
     cost is not known before it runs — a short sample would not show how it grows — so its
     stage has no estimate and the remaining time is estimated from the finished units), then
     one classification per method and split (ML-kNN timed per data set where ``times`` has it).
-    ``shapes``: ``{data set: (n, m, q_bin)}``."""
+    ``shapes``: ``{data set: (n, m, q_bin)}``. The stages carry kinds (``"selection:METHOD"``,
+    ``"classification"``): while the study runs, a later data set's estimate is corrected by how
+    far off the finished data sets' were (:func:`camcf.jobs.remaining_seconds`)."""
     budgets = dict(budgets or {})
     stages: list[Stage] = []
     memory: dict[str, int] = {}
@@ -587,16 +589,19 @@ def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Seq
         for method in methods:
             if method == "camcf":
                 stages.append(Stage(f"{name}: Ca-MCF selections", n_splits,
-                                    None if secs is None else secs * n_train / n))
+                                    None if secs is None else secs * n_train / n,
+                                    kind="selection:camcf"))
             elif method in _REFERENCES:
                 stages.append(Stage(f"{name}: {_display(method)} (a reference, nothing to "
                                     "compute)", n_splits, 0.0))
             else:
-                stages.append(Stage(f"{name}: {_display(method)} selections", n_splits, None))
+                stages.append(Stage(f"{name}: {_display(method)} selections", n_splits, None,
+                                    kind=f"selection:{method}"))
         t = times.get(name)
         stages.append(Stage(f"{name}: ML-kNN classifications", n_splits * len(methods),
                             None if t is None else t.seconds(n_train, n_test,
-                                                             max(1, n_selected))))
+                                                             max(1, n_selected)),
+                            kind="classification"))
         folds = _memory_folds(n, m, q_bin, q_bin, n_splits, n_train)
         memory[f"{name}: the splits' codes and labels"] = folds
         memory[f"{name}: one ML-kNN classification"] = _memory_classification(

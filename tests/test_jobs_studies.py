@@ -127,6 +127,23 @@ def test_compare_estimate_leaves_baselines_open():
     assert any("mi-mcf stops after 600 s" in n for n in est.notes)
 
 
+def test_compare_estimate_corrects_a_later_data_set_by_the_earlier_ones():
+    from camcf.jobs import remaining_seconds
+
+    times = studies.ClassifyTimes((1000, 2000), (0.1, 0.2), 50, 10, 0.1)
+    est = studies.compare_estimate({"a": (1000, 50, 6), "b": (2000, 50, 6)}, methods=["camcf"],
+                                   settings={**SETTINGS, "n_features": "match"},
+                                   run_seconds={"a": 1.0, "b": 2.0}, n_selected=10,
+                                   times={"a": times, "b": times})
+    by = {s.name: s for s in est.stages}
+    a_sel, a_cls = by["a: Ca-MCF selections"], by["a: ML-kNN classifications"]
+    b_sel, b_cls = by["b: Ca-MCF selections"], by["b: ML-kNN classifications"]
+    # a's two selections and two classifications took 3× their estimates: so will b's
+    spent = [3 * a_sel.seconds_each] * 2 + [3 * a_cls.seconds_each] * 2
+    assert remaining_seconds(est, spent, 4, 8) == pytest.approx(3 * (b_sel.seconds
+                                                                      + b_cls.seconds))
+
+
 def test_study_settings_are_the_declared_names(demo):
     """A study's settings are named as EVAL_PARAMS/KNN_PARAMS declare them: an old or unknown
     name is refused with a typed error naming it; the splits are the declared protocol's."""
