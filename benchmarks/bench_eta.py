@@ -190,7 +190,7 @@ def fit(payload: dict) -> list[str]:
         else:
             lines.append(f"{method}: b = {best[2]:.2g}, exponents (n, m, q) = {best[1]}, mean "
                          f"|log error| {best[0]:.2f}")
-    # a tuning point on an inner fold: fixed + b·n²·m·√q (n the outer training rows), from the
+    # a tuning point on an inner fold: fixed + b·n²·√(m·q) (n the outer training rows), from the
     # tuning cells' wall seconds × the workers they ran on, over grid points × inner folds
     tuning = payload["settings"]["tuning"]
     per_cell = math.prod(len(v) for v in tuning["grid"].values()) * int(
@@ -202,7 +202,7 @@ def fit(payload: dict) -> list[str]:
         a = payload["data_sets"][ds]["data"]
         n = cells[0]["n_rows"]
         secs = sum(c["seconds"] for c in cells) / len(cells) * workers
-        rows.append((n * n * a["n_features"] * math.sqrt(a["n_labels"]), secs / per_cell))
+        rows.append((n * n * math.sqrt(a["n_features"] * a["n_labels"]), secs / per_cell))
     ratios = sorted((s - fixed) / x for x, s in rows if s > 2 * fixed)
     if ratios:
         b = ratios[len(ratios) // 2]

@@ -707,35 +707,35 @@ def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float
 # ------------------------------------------------------------------------------------------------
 #: Seconds (one process) of one selection on n training rows × m features with q labels:
 #: ``OVERHEAD + b · n^a · m^c · q^e`` as ``method: (b, (a, c, e))``. Fitted to the per-split
-#: seconds of one whole reproduction (the 7 shared data sets, 5 splits, ``--n-jobs 2``, a
-#: loaded 2-core machine, 2026-11-23; ``benchmarks/bench_eta.py --fit`` prints the fit): each
-#: method's exponents were chosen among {0, ½, 1, 1½, 2} by the mean |log error| over the 7
-#: data sets (0.2–0.8: within a factor 1.2–2.2). They order the data sets and methods by cost;
-#: the run corrects their scale as it goes (:func:`camcf.jobs.remaining_seconds`).
+#: seconds of one whole reproduction with this code (the 7 shared data sets, 5 splits, serial,
+#: a loaded 2-core machine, 2026-11-24, 50 min; ``benchmarks/bench_eta.py DIR/r --fit`` prints
+#: the fit): each method's exponents were chosen among {0, ½, 1, 1½, 2} by the mean |log
+#: error| over the 7 data sets (0.2–0.6, fimf 1.1: within a factor 1.3–3). They order the data
+#: sets and methods by cost; the run corrects their scale as it goes
+#: (:func:`camcf.jobs.remaining_seconds`). Sparse data (PlantGO) costs less than its m says.
 SELECTION_COST: dict[str, tuple[float, tuple[float, float, float]]] = {
-    "camcf": (8.7e-4, (0.0, 0.5, 1.5)),
-    "camcf-defaults": (4.6e-7, (0.5, 1.5, 0.0)),
-    "mi-mcf": (5.1e-4, (0.0, 1.0, 1.5)),
-    "d2f": (9.2e-6, (0.5, 1.5, 0.5)),
-    "mdfs": (1.4e-7, (2.0, 0.5, 0.0)),
-    "jfsc": (1.7e-9, (2.0, 1.0, 0.0)),
-    "fimf": (5.8e-12, (1.0, 2.0, 1.5)),
-    "mcls": (1.6e-4, (1.0, 0.5, 0.0)),
+    "camcf": (2.0e-7, (1.5, 0.5, 0.5)),
+    "camcf-defaults": (7.7e-9, (2.0, 0.5, 0.0)),
+    "mi-mcf": (2.4e-6, (0.5, 1.0, 2.0)),
+    "d2f": (1.3e-7, (1.0, 1.5, 0.5)),
+    "mdfs": (4.2e-6, (1.5, 0.5, 0.0)),
+    "jfsc": (6.0e-8, (2.0, 0.5, 0.0)),
+    "fimf": (3.4e-14, (1.5, 2.0, 2.0)),
+    "mcls": (2.8e-8, (2.0, 0.5, 0.5)),
     "all": (0.0, (0.0, 0.0, 0.0)),
     "random": (0.0, (0.0, 0.0, 0.0)),
 }
 #: seconds every selection, tuning point or classification costs whatever its size
 OVERHEAD = 0.05
 #: one tuning point on one inner fold (a Ca-MCF selection and an ML-kNN classification):
-#: ``b · n² · m · √q`` + a fixed part, n the outer training rows, as ``(b, fixed in one
-#: process, fixed with workers)``. b fitted as SELECTION_COST (the tuning cells' wall seconds ×
-#: 2 workers); the fixed part with workers from the same run (0.4 s: each point is shipped to
-#: a worker), in one process from serial runs of Flags and CHD_49 (2026-11-24, 2.5–3 s for 48
-#: points; Yeast's 31 s agree with b)
-TUNE_POINT_COST = (5.4e-10, 0.05, 0.4)
+#: ``b · n² · √(m·q)`` + a fixed part, n the outer training rows, as ``(b, fixed in one
+#: process, fixed with workers)``: b and the fixed part in one process fitted to the same run's
+#: tuning cells (mean |log error| 0.43); with workers each point is shipped to one (0.4 s, from
+#: a run with ``--n-jobs 2`` on 2026-11-23)
+TUNE_POINT_COST = (9.1e-9, 0.05, 0.4)
 #: one classification task (ML-kNN on one split for every method's features): ``b · n_train ·
 #: n_test`` + OVERHEAD (not fitted: the reproduction does not time its classifications; the
-#: run above classified its 35 splits in about 20 s)
+#: runs above classified their 35 splits in 20–70 s)
 CLASSIFY_COST = 1.5e-6
 
 
@@ -780,7 +780,7 @@ def reproduction_estimate(shapes: Mapping[str, tuple[int, int, int, int]], *,
     for name, cells in tune_cells.items():
         n, _, m, q = shapes[name]
         if cells and tune_units:
-            cell = grid_points * inner_folds * (fixed + b * n * n * m * math.sqrt(q))
+            cell = grid_points * inner_folds * (fixed + b * n * n * math.sqrt(m * q))
             stages.append(Stage(f"{name}: tuning", cells * tune_units, cell / tune_units,
                                 kind="tuning"))
     for name, per_method in selections.items():
