@@ -15,7 +15,7 @@ timeline to two estimators:
 
 * **old**: every unit equal, ``elapsed × total / done`` (what the equal-unit counter gave the
   progress line before);
-* **new**: :class:`camcf.jobs.CostProgress` over :func:`camcf.studies.reproduction_estimate`
+* **new**: :class:`camcf.estimates.CostProgress` over :func:`camcf.studies.reproduction_estimate`
   with a fake clock — exactly what ``camcf reproduce`` passes to its progress line, read back
   as the line reads it (``elapsed × (total − done) / done``).
 
@@ -42,7 +42,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from camcf.jobs import CostProgress  # noqa: E402
+from camcf.estimates import CostProgress  # noqa: E402
 from camcf.studies import OVERHEAD, TUNE_POINT_COST, reproduction_estimate  # noqa: E402
 
 MOMENTS = (0.10, 0.25, 0.50, 0.75)

@@ -2,7 +2,7 @@
 
 A study here is a module-level function (so a :class:`camcf.jobs.JobRunner` worker can run
 it) that takes the data, the settings and ``progress`` and returns plain data. Its estimate
-(:class:`camcf.jobs.Estimate`) is computed before it starts from measured per-run times — the
+(:class:`camcf.estimates.Estimate`) is computed before it starts from measured per-run times — the
 current Ca-MCF run's seconds, and ML-kNN timed on a sample of the data
 (:func:`measure_classification`) — and from the study's size (splits × grid points × methods).
 
@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from .evaluation.settings import KNN_DEFAULTS
-from .jobs import Estimate, Progress, Stage
+from .estimates import Estimate, Progress, Stage
 
 __all__ = [
     "ClassifyTimes",
@@ -577,7 +577,7 @@ def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Seq
     one classification per method and split (ML-kNN timed per data set where ``times`` has it).
     ``shapes``: ``{data set: (n, m, q_bin)}``. The stages carry kinds (``"selection:METHOD"``,
     ``"classification"``): while the study runs, a later data set's estimate is corrected by how
-    far off the finished data sets' were (:func:`camcf.jobs.remaining_seconds`)."""
+    far off the finished data sets' were (:func:`camcf.estimates.remaining_seconds`)."""
     budgets = dict(budgets or {})
     stages: list[Stage] = []
     memory: dict[str, int] = {}
@@ -630,7 +630,7 @@ def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float
                   n_selected: int, times: Any, cv: Any = None, inner: Any = None,
                   held_out: bool = False, k: int = 10) -> Any:
     """What :func:`camcf.tuning.tune` with these data, grid and splitters will cost, before it
-    starts (:class:`camcf.jobs.Estimate`).
+    starts (:class:`camcf.estimates.Estimate`).
 
     Its stages count the units ``tune``'s progress counts: one per outer split (cutting and
     discretising its inner folds), a Ca-MCF selection and an ML-kNN classification per grid
@@ -657,7 +657,7 @@ def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float
 
     Returns
     -------
-    camcf.jobs.Estimate
+    camcf.estimates.Estimate
     """
     from .tuning import _splitters, check_grid
 
@@ -712,7 +712,7 @@ def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float
 #: the fit): each method's exponents were chosen among {0, ½, 1, 1½, 2} by the mean |log
 #: error| over the 7 data sets (0.2–0.6, fimf 1.1: within a factor 1.3–3). They order the data
 #: sets and methods by cost; the run corrects their scale as it goes
-#: (:func:`camcf.jobs.remaining_seconds`). Sparse data (PlantGO) costs less than its m says.
+#: (:func:`camcf.estimates.remaining_seconds`). Sparse data (PlantGO) costs less than its m says.
 SELECTION_COST: dict[str, tuple[float, tuple[float, float, float]]] = {
     "camcf": (2.0e-7, (1.5, 0.5, 0.5)),
     "camcf-defaults": (7.7e-9, (2.0, 0.5, 0.0)),
@@ -769,10 +769,10 @@ def reproduction_estimate(shapes: Mapping[str, tuple[int, int, int, int]], *,
 
     Returns
     -------
-    camcf.jobs.Estimate
+    camcf.estimates.Estimate
         One stage per data set and kind (kinds ``"tuning"``, ``"selection:METHOD"``,
         ``"classification"``: a stage not started is corrected by its kind's measured /
-        estimated ratio, :func:`camcf.jobs.remaining_seconds`).
+        estimated ratio, :func:`camcf.estimates.remaining_seconds`).
     """
     b, alone, shipped = TUNE_POINT_COST
     fixed = alone if n_jobs == 1 else shipped

@@ -15,7 +15,8 @@ import psutil
 import pytest
 
 from camcf import jobs
-from camcf.jobs import Estimate, JobRefused, JobRunner, Stage, remaining_seconds
+from camcf.estimates import Estimate, Stage, remaining_seconds
+from camcf.jobs import JobRefused, JobRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
 import _jobs_helpers as helpers  # noqa: E402
@@ -100,7 +101,7 @@ def test_cost_progress_after_the_cheap_units_counts_the_expensive_ones():
     """Ten cheap units (estimated 0.1 s, taking 0.2 s) before two expensive ones (estimated
     50 s): unit counts say 0.4 s are left, the costed progress 2 × 50 s × 2."""
     from camcf.cli.progress import ProgressLine
-    from camcf.jobs import CostProgress
+    from camcf.estimates import CostProgress
 
     t = [0.0]
     calls = []
@@ -132,7 +133,7 @@ def test_cost_progress_after_the_cheap_units_counts_the_expensive_ones():
 def test_a_job_shows_costed_progress_as_the_share_of_time_and_its_rest(monkeypatch):
     """The job runner needs nothing new: fed CostProgress's work units, a job's status says the
     share of the expected time and the cost model's time left (a fake clock, no worker)."""
-    from camcf.jobs import CostProgress
+    from camcf.estimates import CostProgress
 
     t = [100.0]
     monkeypatch.setattr(jobs.time, "monotonic", lambda: t[0])

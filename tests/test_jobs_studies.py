@@ -128,7 +128,7 @@ def test_compare_estimate_leaves_baselines_open():
 
 
 def test_compare_estimate_corrects_a_later_data_set_by_the_earlier_ones():
-    from camcf.jobs import remaining_seconds
+    from camcf.estimates import remaining_seconds
 
     times = studies.ClassifyTimes((1000, 2000), (0.1, 0.2), 50, 10, 0.1)
     est = studies.compare_estimate({"a": (1000, 50, 6), "b": (2000, 50, 6)}, methods=["camcf"],

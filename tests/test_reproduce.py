@@ -52,7 +52,7 @@ def run(tmp_path_factory):
 
 def test_progress_is_weighted_work_that_ends_at_its_total(run):
     """done never decreases, total never falls below it, the last call is 100 %; the units are
-    the cost model's (camcf.jobs.CostProgress), not one per unit of work."""
+    the cost model's (camcf.estimates.CostProgress), not one per unit of work."""
     done = [d for d, _, _ in CALLS]
     assert done == sorted(done) and all(t >= d for d, t, _ in CALLS)
     assert CALLS[0][:2] == (0, 10_000) and CALLS[0][2] == "starting"

@@ -38,7 +38,7 @@ unit is deterministic, so the result equals the serial run's (timings aside).
 **Progress.** The units differ in cost by orders of magnitude (a selection on Flags takes a
 tenth of a second, MI-MCF on Enron minutes), so ``progress`` is told work weighted by cost
 rather than a count of units: :func:`camcf.studies.reproduction_estimate` predicts each unit
-from its data set's shape and the grid, :class:`camcf.jobs.CostProgress` corrects each kind of
+from its data set's shape and the grid, :class:`camcf.estimates.CostProgress` corrects each kind of
 unit by the measured times of its finished ones, and ``done / total`` is the share of the
 expected time (``benchmarks/bench_eta.py`` replays a finished run to measure the estimate).
 """
@@ -61,7 +61,7 @@ import pandas as pd
 
 from ..algorithm_params import DISCRETIZE_PARAMS
 from ..errors import CamcfError, ParameterError
-from ..jobs import CostProgress, Progress
+from ..estimates import CostProgress, Progress
 from ..params import defaults
 from .metrics import METRICS
 from .paper import (
@@ -259,7 +259,7 @@ def reproduce(
     progress : callable, optional
         ``progress(done, total, message)`` after every unit; may raise
         :class:`camcf.jobs.Cancelled` (what finished stays in ``cache_dir``). ``done`` and
-        ``total`` are work units weighted by cost (:class:`camcf.jobs.CostProgress` over
+        ``total`` are work units weighted by cost (:class:`camcf.estimates.CostProgress` over
         :func:`camcf.studies.reproduction_estimate`): ``done / total`` is the share of the
         expected time that has passed, and ``elapsed × (total − done) / done`` the time left
         as predicted from the data sets' shapes, corrected by the measured units of each kind.
