@@ -73,12 +73,8 @@ from typing import Any
 
 from .errors import CamcfError
 from .estimates import (
-    CostProgress,
     Estimate,
     Progress,
-    Stage,
-    format_bytes,
-    format_seconds,
     remaining_seconds,
 )
 
