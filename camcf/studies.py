@@ -47,8 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from .evaluation.settings import KNN_DEFAULTS
 from .estimates import Estimate, Progress, Stage
+from .evaluation.settings import KNN_DEFAULTS
 
 __all__ = [
     "ClassifyTimes",
