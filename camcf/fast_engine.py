@@ -230,7 +230,7 @@ class FastEngine(EngineBase):
             res = (np.zeros(self.n, dtype=np.int64), 1)
         elif len(key) == 1:
             (c,) = key
-            res = _compact(self.column(c))
+            res = self._compact_column(c)
         else:
             res = _compact(self._hash(sorted(key)))
         if self._joint_bytes + res[0].nbytes > _JOINT_CACHE_BYTES:
@@ -240,6 +240,20 @@ class FastEngine(EngineBase):
         self._joint_bytes += res[0].nbytes
         self._strata[key] = res[1]  # the compacted codes number exactly the strata that occur
         return res
+
+    def _compact_column(self, c: int) -> tuple[np.ndarray, int]:
+        """Column ``c``'s codes renumbered 0..k−1 in the order of their values (what
+        :func:`camcf.info._compact` gives), from one count of its codes: no sort."""
+        col = self.column(c)
+        K = int(self.card[c])
+        if col.dtype.kind not in "iub" or col.dtype == np.uint64 or K > max(self.n, 1 << 16):
+            return _compact(col)
+        present = np.bincount(col, minlength=K) > 0
+        ns = int(np.count_nonzero(present))
+        if ns == K:  # every code occurs: the codes are their own numbers
+            return col.astype(np.int64), ns
+        remap = np.cumsum(present) - 1
+        return remap[col], ns
 
     def strata(self, cond: Sequence[int]) -> int:
         """Distinct joint rows of the pool columns ``cond`` among the n rows (1 when empty):
@@ -575,8 +589,8 @@ class FastEngine(EngineBase):
         off = np.concatenate([[0], np.cumsum(width)]).astype(np.int64)
         total = int(off[-1])
         idx = np.int32 if total < 2**31 and n < 2**31 else np.int64
-        # the transposed 0/1 matrix (n × cells) in CSR form: row i lists its cell in each set
-        # where it is counted, sets in order (so no sort is needed)
+        # the 0/1 matrix (cells × n) in CSC form: column i (row i of the data) lists its cell
+        # in each set where it is counted, sets in order (so no sort is needed)
         if all(c[4] is None for c in cell_sets):  # every row in every set
             cell = np.empty((n, len(cell_sets)), dtype=idx)
             for i, (c, o) in enumerate(zip(cell_sets, off[:-1].tolist(), strict=True)):
@@ -592,8 +606,9 @@ class FastEngine(EngineBase):
             indices = cell[counted]  # row-major: row by row
             indptr = np.zeros(n + 1, dtype=idx)
             np.cumsum(np.count_nonzero(counted, axis=1), out=indptr[1:])
-        onehot = sp.csr_matrix((np.ones(indices.size, dtype=np.float32), indices, indptr),
-                               shape=(n, total)).T  # cells × n, CSC: no copy
+        # cells × n in CSC form, built directly (one sparse constructor, no transpose)
+        onehot = sp.csc_matrix((np.ones(indices.size, dtype=np.float32), indices, indptr),
+                               shape=(total, n))
         prod = onehot @ R  # (cells, (K − 1)·m) float32
         L = R.shape[1] // m
         prod = prod.reshape(total, L, m)[:, :K - 1, :][:, :, cols]  # (cells, K − 1, k)
