@@ -381,8 +381,11 @@ class FastEngine(EngineBase):
             n11[rows] += sn[None, :]
             n11[:, rows] += sn[:, None]
             n11[np.ix_(rows, rows)] += n
+
+            def pair_rows(a: int, b: int) -> np.ndarray:
+                return n11[a:b]
         else:
-            n11 = self._dense_pair_counts(na)
+            pair_rows = self._dense_pair_rows(na)
         out = np.empty((Q, Q))
         tab = self._tab
         s_b = tab[n - na] + tab[na]  # S of C_b's margin, per column
@@ -392,7 +395,7 @@ class FastEngine(EngineBase):
             # the four cells of (C_a, C_b), summed in the order of cmi_from_counts's table
             # (C_a = 0, C_b = 0), (0, 1), (1, 0), (1, 1): the same values, bit for bit, as
             # _mi_blocks gives (no k × C × 2 × 2 array is built)
-            c11 = n11[a:b]
+            c11 = pair_rows(a, b)
             c01 = na[None, :] - c11
             c10 = na[a:b, None] - c11
             c00 = (n - na[a:b])[:, None] - c01
@@ -407,12 +410,13 @@ class FastEngine(EngineBase):
             out[a:b] = s_j
         return out
 
-    def _dense_pair_counts(self, na: np.ndarray) -> np.ndarray:
-        """count(C_a = 1, C_b = 1) for every pair of categories (Q × Q int64), from one BLAS
-        product over the categories that are not the complement of the one before them (the
-        second category of a binary label, in flattened order): the rows and columns of such a
-        category follow exactly, n(¬a, y) = n(y) − n(a, y). A quarter of the product for binary
-        labels."""
+    def _dense_pair_rows(self, na: np.ndarray):
+        """count(C_a = 1, C_b = 1) for rows a..b−1 of the pairs of categories, as a function
+        ``(a, b) -> (b − a) × Q int64``, from one BLAS product over the categories that are
+        not the complement of the one before them (the second category of a binary label, in
+        flattened order): the rows and columns of such a category follow exactly,
+        n(¬a, y) = n(y) − n(a, y). A quarter of the product for binary labels, and no Q × Q
+        count matrix."""
         n, Q = self.n, self.n_categories
         C = self.C
         comp = np.zeros(Q, dtype=bool)  # category i is the complement of category i − 1
@@ -426,15 +430,22 @@ class FastEngine(EngineBase):
         basis = np.flatnonzero(~comp)
         Cb = C[:, basis].astype(np.float32 if n < 2**24 else np.float64, order="F")
         pair = np.rint(Cb.T @ Cb).astype(np.int64)  # over the basis (exact integers)
+        del Cb
         if basis.size == Q:
-            return pair
+            return lambda a, b: pair[a:b]
         pos = np.cumsum(~comp) - 1  # each category's basis column (a complement: the one before)
         drop = np.flatnonzero(comp)
-        rows = pair[pos]  # Q × basis
-        rows[drop] = na[basis][None, :] - rows[drop]
-        out = rows[:, pos]  # Q × Q
-        out[:, drop] = na[:, None] - out[:, drop]
-        return out
+        na_basis = na[basis]
+
+        def pair_rows(a: int, b: int) -> np.ndarray:
+            rows = pair[pos[a:b]]  # (b − a) × basis
+            flip = comp[a:b]
+            rows[flip] = na_basis[None, :] - rows[flip]
+            out = rows[:, pos]  # (b − a) × Q
+            out[:, drop] = na[a:b, None] - out[:, drop]
+            return out
+
+        return pair_rows
 
     # -- conditional, batched -----------------------------------------------------------------
     def _entries(self, cols: np.ndarray, K: int | None = None) -> tuple[np.ndarray, ...]:
