@@ -147,6 +147,7 @@ class FastEngine(EngineBase):
         self._mult = hash_multipliers(self.m + self.n_categories, seed)
         self._tab = xlogx_table(self.n)
         self._spcat: tuple | None = None  # (_sparse_categories(),) once computed
+        self._comp: np.ndarray | None = None  # _complements() once computed
         # (feature_indicators(X, card), category_indicators(C)); None in either: count those
         # columns with bincount
         self._ind, self._cind = indicators if indicators is not None else (None, None)
@@ -300,9 +301,28 @@ class FastEngine(EngineBase):
                                        dtype=np.int64))
         return sp.hstack(parts, format="csc") if len(parts) > 1 else parts[0]
 
-    def _indicators(self) -> np.ndarray:
-        # BLAS counts are exact integers in float32 below 2^24 samples
-        return self.C.astype(np.float32 if self.n < 2**24 else np.float64)
+    def _indicators(self, cols: np.ndarray | None = None) -> np.ndarray:
+        """The category indicators (columns ``cols``, default all) as floats for BLAS
+        counting: exact integers in float32 below 2^24 samples."""
+        C = self.C if cols is None else self.C[:, cols]
+        return C.astype(np.float32 if self.n < 2**24 else np.float64)
+
+    def _complements(self) -> np.ndarray:
+        """Which categories are the complement of the category just before them (the second
+        category of a binary label, in flattened order; in a run a, ¬a, a only the middle
+        one): their counts follow from their predecessor's, n(¬a, ·) = n(·) − n(a, ·)."""
+        if self._comp is None:
+            n, Q = self.n, self.n_categories
+            comp = np.zeros(Q, dtype=bool)
+            step = max(1, _ELEM_BUDGET // max(n, 1))
+            for a in range(1, Q, step):
+                b = min(Q, a + step)
+                comp[a:b] = (self.C[:, a:b] != self.C[:, a - 1:b - 1]).all(axis=0)
+            for i in np.flatnonzero(comp[1:] & comp[:-1]).tolist():
+                if comp[i]:
+                    comp[i + 1] = False
+            self._comp = comp
+        return self._comp
 
     def _mi_blocks(self, n1: np.ndarray, marg: np.ndarray, t_counts: np.ndarray) -> np.ndarray:
         """MI of variables with K codes (``marg``: k × K counts) and binary indicators
@@ -321,7 +341,11 @@ class FastEngine(EngineBase):
             return out
         t_counts = self.C.sum(axis=0, dtype=np.int64)
         S = self._sparse_categories() if self.sparse else None
-        Cf = self._indicators() if S is None else None
+        # BLAS counts over the categories that are not their predecessor's complement; a
+        # complement's column follows: count(X_f = v, ¬C) = count(X_f = v) − count(X_f = v, C)
+        comp = self._complements() if S is None else np.zeros(Q, dtype=bool)
+        basis, drop = np.flatnonzero(~comp), np.flatnonzero(comp)
+        Cf = self._indicators(basis) if S is None else None
         flip = 2 * t_counts > n
         K = int(self.card[:m].max())
         block = max(1, min(_ELEM_BUDGET // max(n, 1), _CELL_BUDGET // (2 * K * Q)))
@@ -338,7 +362,7 @@ class FastEngine(EngineBase):
                     if S is None:
                         mv = sp.csc_matrix((hit.astype(Cf.dtype), sub.indices, sub.indptr),
                                            shape=sub.shape)
-                        n1[:, v, :] = np.rint(np.asarray(mv.T @ Cf))
+                        n1[:, v, basis] = np.rint(np.asarray(mv.T @ Cf))
                         continue
                     # count(X_f = v, C_c = 1): of the stored column, or the code's count
                     # minus that of the complement
@@ -351,7 +375,9 @@ class FastEngine(EngineBase):
                 for v in range(1, K):
                     mv = sub == v
                     marg[:, v] = np.count_nonzero(mv, axis=0)
-                    n1[:, v, :] = np.rint(mv.astype(Cf.dtype).T @ Cf)
+                    n1[:, v, basis] = np.rint(mv.astype(Cf.dtype).T @ Cf)
+            if drop.size:
+                n1[:, 1:, drop] = marg[:, 1:, None] - n1[:, 1:, drop - 1]
             n1[:, 0, :] = t_counts[None, :] - n1[:, 1:, :].sum(axis=1)
             marg[:, 0] = n - marg[:, 1:].sum(axis=1)
             out[a:b] = self._mi_blocks(n1, marg, t_counts)
@@ -417,18 +443,10 @@ class FastEngine(EngineBase):
         flattened order): the rows and columns of such a category follow exactly,
         n(¬a, y) = n(y) − n(a, y). A quarter of the product for binary labels, and no Q × Q
         count matrix."""
-        n, Q = self.n, self.n_categories
-        C = self.C
-        comp = np.zeros(Q, dtype=bool)  # category i is the complement of category i − 1
-        step = max(1, _ELEM_BUDGET // max(n, 1))
-        for a in range(1, Q, step):
-            b = min(Q, a + step)
-            comp[a:b] = (C[:, a:b] != C[:, a - 1:b - 1]).all(axis=0)
-        for i in np.flatnonzero(comp[1:] & comp[:-1]).tolist():  # a run a, ¬a, a: keep a
-            if comp[i]:
-                comp[i + 1] = False
+        Q = self.n_categories
+        comp = self._complements()
         basis = np.flatnonzero(~comp)
-        Cb = C[:, basis].astype(np.float32 if n < 2**24 else np.float64, order="F")
+        Cb = self._indicators(basis)
         pair = np.rint(Cb.T @ Cb).astype(np.int64)  # over the basis (exact integers)
         del Cb
         if basis.size == Q:
