@@ -96,7 +96,9 @@ def main(argv=None) -> int:
             b = best.setdefault(name, dict(r))
             for k in ("wall", "cpu", "rss_mb"):
                 b[k] = min(b[k], r[k])
-    print(f"camcf select {data.name} (--xml, defaults, --quiet); best of {args.repeats}")
+    print(f"camcf select {data.name} (--xml, defaults, --quiet); best of {args.repeats}; load "
+          f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (wall is noisy under load; "
+          f"peak RSS is not)")
     for name, r in best.items():
         print(f"  {name:<4} wall {r['wall']:6.2f} s  cpu {r['cpu']:6.2f} s  peak RSS "
               f"{r['rss_mb']:7.1f} MB  {r['tests']:,} tests, {len(r['selected'])} selected")

@@ -11,6 +11,49 @@ import scipy.sparse as sp
 from .errors import InvalidDataError
 
 
+def code_dtype(lo: int, hi: int) -> np.dtype:
+    """The smallest signed integer type holding every code in ``lo..hi`` (int8 for 0/1).
+
+    Parameters
+    ----------
+    lo, hi : int
+        The smallest and the largest code.
+
+    Returns
+    -------
+    numpy.dtype
+        int8, int16, int32 or int64.
+    """
+    for dt in (np.int8, np.int16, np.int32):
+        bounds = np.iinfo(dt)
+        if bounds.min <= lo and hi <= bounds.max:
+            return np.dtype(dt)
+    return np.dtype(np.int64)
+
+
+def narrow_codes(Y) -> np.ndarray:
+    """Label codes ``Y`` in :func:`code_dtype` of their range, without an int64 copy of
+    integer input (float or other input is converted as ``astype(np.int64)`` first: truncated).
+
+    Parameters
+    ----------
+    Y : array-like of integer codes
+
+    Returns
+    -------
+    ndarray
+        The same values, in the smallest signed integer type (memory order kept).
+    """
+    A = np.asarray(Y)
+    if A.dtype.kind == "b":
+        return A.astype(np.int8)
+    if A.dtype.kind not in "iu":
+        A = A.astype(np.int64)
+    if A.size == 0:
+        return A.astype(np.int8)
+    return A.astype(code_dtype(int(A.min()), int(A.max())), copy=False)
+
+
 @dataclass(frozen=True, eq=False)
 class Dataset:
     """A multi-label data set.
@@ -21,9 +64,10 @@ class Dataset:
         Raw feature values as read (not yet discretised). NaN marks a missing value. A large
         sparse file (sparse ARFF) gives a ``scipy.sparse`` CSC matrix instead, which
         :func:`camcf.discretize.discretize` and :func:`camcf.run` keep sparse.
-    Y : ndarray of shape (n_samples, n_labels), int64
-        Label codes. Binary labels are 0/1 (−1/+1 is read as 0/1); a multi-class label holds
-        its integer category codes.
+    Y : ndarray of shape (n_samples, n_labels), signed integers
+        Label codes, in the smallest signed integer type that holds them (:func:`code_dtype`:
+        int8 for 0/1 labels; float input is truncated to integers first). Binary labels are 0/1
+        (−1/+1 is read as 0/1); a multi-class label holds its integer category codes.
     feature_names, label_names : list of str
     category_names : list of dict[int, str]
         Per label, a display name for each category code (e.g. the ARFF nominal value).
@@ -60,7 +104,8 @@ class Dataset:
                 f"{len(self.label_names)} label names for {Y.shape[1]} label columns"
             )
         object.__setattr__(self, "X", X)
-        object.__setattr__(self, "Y", Y.astype(np.int64, copy=False))
+        Y = narrow_codes(Y)
+        object.__setattr__(self, "Y", Y)
         if self.category_names is None:
             names = [{int(v): str(v) for v in np.unique(Y[:, i])} for i in range(Y.shape[1])]
             object.__setattr__(self, "category_names", names)

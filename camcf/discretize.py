@@ -15,10 +15,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from .algorithm_params import DISCRETIZE_PARAMS
+from .dataset import code_dtype
 from .errors import InvalidDataError
 from .params import validate
 
 _DISC = {p.name: p for p in DISCRETIZE_PARAMS}
+
+#: Cells of one column block the dense path works on at a time (its temporaries' size).
+_BLOCK_CELLS = 1 << 20
 
 #: Most distinct integer values a column may have to be used as it is.
 MAX_AS_IS = 10
@@ -104,9 +108,11 @@ def discretize(
 
     Returns
     -------
-    codes : ndarray of shape (n_samples, n_features), int64
-        Codes 0..k−1 per column (a ``scipy.sparse`` X gives sparse codes when every column's
-        zeros get code 0).
+    codes : ndarray of shape (n_samples, n_features), signed integers
+        Codes 0..k−1 per column, in the smallest signed integer type that holds them
+        (:func:`camcf.dataset.code_dtype`: int8 up to 127 codes), worked out column block by
+        column block (no full-size float or int64 temporary); a ``scipy.sparse`` X gives sparse
+        int64 codes when every column's zeros get code 0.
     info : list of dict
         One dict per column: ``{"column": j, "kind": "as-is" | "binned" | "constant",
         "n_codes": k, "edges": list of float or None, "values": list or None}``. ``edges`` are
@@ -136,15 +142,26 @@ def _fit_codes(X, bins: int, strategy: str, mode: str,
         check_memory(16 * X.shape[0] * X.shape[1], f"the dense form of X {X.shape}")
         X = X.toarray()
     A = np.asarray(X)
-    if A.ndim == 2 and (A.dtype.kind == "b" or A.dtype == np.int64 or (
-            A.dtype.kind in "iu" and A.dtype.itemsize < 8)):  # integers: no NaN, no floor
-        A = A.astype(np.int64, copy=False)
-        integral = np.ones(A.shape[1], dtype=bool)
-    else:
+    whole_ints = A.ndim == 2 and (A.dtype.kind == "b" or A.dtype == np.int64 or (
+        A.dtype.kind in "iu" and A.dtype.itemsize < 8))  # integers: no NaN, no floor
+    if not whole_ints:
         A = _finite_2d(X, names)
-        integral = np.all(A == np.floor(A), axis=0) if A.shape[0] else np.ones(A.shape[1],
-                                                                                dtype=bool)
     n, m = A.shape
+    step = max(1, _BLOCK_CELLS // max(n, 1))  # columns per block: no n × m temporary
+
+    def block(a: int) -> np.ndarray:
+        """Columns a.. of the block as rows (contiguous), int64 or float64 as the whole."""
+        return np.ascontiguousarray(A[:, a:a + step].T,
+                                    dtype=np.int64 if whole_ints else None)
+
+    integral = np.ones(m, dtype=bool)
+    constant = np.ones(m, dtype=bool)
+    for a in range(0, m, step):
+        part = A[:, a:a + step]
+        if not whole_ints and n:
+            integral[a:a + step] = np.all(part == np.floor(part), axis=0)
+        if n:
+            constant[a:a + step] = np.all(part == part[:1], axis=0)
 
     def colname(j: int) -> str:
         return str(names[j]) if names is not None and len(names) == m else str(j)
@@ -157,36 +174,43 @@ def _fit_codes(X, bins: int, strategy: str, mode: str,
             f"{shown} hold non-integer values; use discretize='auto' to bin them",
             problem=f"with discretisation none every value must be an integer code, but "
                     f"column(s) {shown} hold non-integer values", fix="discretize")
-    constant = np.all(A == A[:1], axis=0) if n else np.ones(m, dtype=bool)
-    AT = np.ascontiguousarray(A.T)  # one column per row: every per-column step reads memory
-    codes = np.zeros((m, n), dtype=np.int64)  # in order; transposed back at the end
-    small = _small_integer_codes(AT, integral & ~constant, codes)
+    out = np.zeros((n, m), dtype=np.int8)  # widened when a column has more codes
     info: list[dict] = []
-    for j in range(m):
-        col = AT[j]
-        if constant[j]:
-            info.append({"column": j, "kind": "constant", "n_codes": 1, "edges": None,
-                         "values": [_value(float(col[0]))] if n else []})
-            continue
-        if j in small:
-            c, values = None, small[j]  # codes[j] already written
-        elif integral[j]:
-            c, values = _as_is(col)
-        else:
-            c, values = None, None
-        if values is not None and (mode == "none" or values.size <= MAX_AS_IS):
-            if c is not None:
-                codes[j] = c
-            info.append({"column": j, "kind": "as-is", "n_codes": int(values.size),
-                         "edges": None, "values": [_value(float(v)) for v in values]})
-            continue
-        c, edges = _bin(col.astype(float), int(bins), strategy)
-        # Bins that received no sample leave gaps; the codes stay the bin numbers so that they
-        # match the edges (equal-width bins are the authors' convention).
-        codes[j] = c
-        info.append({"column": j, "kind": "binned", "n_codes": int(len(edges) - 1),
-                     "edges": [float(e) for e in edges], "values": None})
-    return np.ascontiguousarray(codes.T), info
+    for a in range(0, m, step):
+        AT = block(a)  # one column per row: every per-column step reads memory in order
+        codes = np.zeros(AT.shape, dtype=np.int64)
+        small = _small_integer_codes(AT, integral[a:a + step] & ~constant[a:a + step], codes)
+        for i in range(AT.shape[0]):
+            j = a + i
+            col = AT[i]
+            if constant[j]:
+                info.append({"column": j, "kind": "constant", "n_codes": 1, "edges": None,
+                             "values": [_value(float(col[0]))] if n else []})
+                continue
+            if i in small:
+                c, values = None, small[i]  # codes[i] already written
+            elif integral[j]:
+                c, values = _as_is(col)
+            else:
+                c, values = None, None
+            if values is not None and (mode == "none" or values.size <= MAX_AS_IS):
+                if c is not None:
+                    codes[i] = c
+                info.append({"column": j, "kind": "as-is", "n_codes": int(values.size),
+                             "edges": None, "values": [_value(float(v)) for v in values]})
+                continue
+            c, edges = _bin(col.astype(float), int(bins), strategy)
+            # Bins that received no sample leave gaps; the codes stay the bin numbers so that
+            # they match the edges (equal-width bins are the authors' convention).
+            codes[i] = c
+            info.append({"column": j, "kind": "binned", "n_codes": int(len(edges) - 1),
+                         "edges": [float(e) for e in edges], "values": None})
+        top = max((info[j]["n_codes"] for j in range(a, a + AT.shape[0])), default=1) - 1
+        wider = np.promote_types(code_dtype(0, top), out.dtype)
+        if wider != out.dtype:
+            out = out.astype(wider)
+        out[:, a:a + step] = codes.T
+    return out, info
 
 
 def _finite_2d(X, names: list[str] | None = None) -> np.ndarray:

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from .dataset import code_dtype
 from .discretize import _DISC, _finite_2d, _fit_codes
 from .errors import InvalidDataError, NotFittedError
 
@@ -42,8 +43,9 @@ class Discretizer(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    codes_ : ndarray of shape (n_samples, n_features), int64
-        The codes of the rows ``fit`` saw (sparse for a sparse X, as :func:`discretize`).
+    codes_ : ndarray of shape (n_samples, n_features), signed integers
+        The codes of the rows ``fit`` saw, as :func:`discretize` gives them (the smallest
+        signed integer type; sparse for a sparse X).
     info_ : list of dict
         Per column, as :func:`discretize` returns it.
     n_features_in_ : int
@@ -89,7 +91,9 @@ class Discretizer(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n, n_features_in_), int64
+        ndarray of shape (n, n_features_in_), signed integers
+            In the smallest signed integer type holding every code this coding can give
+            (:func:`camcf.dataset.code_dtype`).
         """
         if not hasattr(self, "info_"):
             raise NotFittedError("this Discretizer is not fitted yet; call fit(X_train) first")
@@ -104,7 +108,10 @@ class Discretizer(TransformerMixin, BaseEstimator):
                 f"X must be 2-D with {self.n_features_in_} columns (as fitted); got shape "
                 f"{A.shape}"
             )
-        out = np.empty(A.shape, dtype=np.int64)
+        # the largest code: an as-is column's unseen value gets len(values), a constant one's 1
+        top = max((len(t) if k == "as-is" else 1 if k == "constant" else len(t) - 2
+                   for k, t in self._tables), default=0)
+        out = np.empty(A.shape, dtype=code_dtype(0, top))
         for j, (kind, table) in enumerate(self._tables):
             col = A[:, j]
             if kind == "constant":

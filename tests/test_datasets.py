@@ -99,7 +99,7 @@ def test_demo_shape_and_metadata(demo):
     assert 4 <= ds.n_labels <= 5
     assert ds.feature_names == [f"f{j:02d}" for j in range(ds.n_features)]
     assert ds.label_names == ["A", "B", "M", "C", "D"]
-    assert ds.X.dtype == np.float64 and ds.Y.dtype == np.int64
+    assert ds.X.dtype == np.float64 and ds.Y.dtype == np.int8
     np.testing.assert_array_equal(ds.X, np.round(ds.X))
     assert ds.X.min() >= 0 and ds.Y.min() >= 0
     assert ds.source.startswith("built-in demo (seed 0")

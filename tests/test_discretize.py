@@ -19,10 +19,31 @@ def test_small_integer_column_used_as_is():
     col = np.array([7, 0, 3, 3, 7, 0], dtype=float)
     codes, info = discretize(col[:, None])
     np.testing.assert_array_equal(codes[:, 0], [2, 0, 1, 1, 2, 0])
-    assert codes.dtype == np.int64
+    assert codes.dtype == np.int8  # the smallest signed type holding the codes
     assert info == [
         {"column": 0, "kind": "as-is", "n_codes": 3, "edges": None, "values": [0, 3, 7]}
     ]
+
+
+def test_codes_widen_past_int8_and_blocks_change_nothing(monkeypatch):
+    import camcf.discretize as d
+
+    rng = np.random.default_rng(3)
+    X = np.column_stack([np.arange(300.0), rng.integers(0, 3, 300), rng.normal(size=300),
+                         np.full(300, 4.0), rng.integers(-5, 900, 300)]).astype(float)
+    codes, info = discretize(X, discretize="auto")
+    assert codes.dtype == np.int8 and codes.flags.c_contiguous
+    wide, wide_info = discretize(X, bins=200)
+    assert wide.dtype == np.int16 and int(wide.max()) > 127  # 200 bins: more than int8 holds
+    none = discretize(np.column_stack([np.arange(300.0), X[:, 1]]), discretize="none")[0]
+    assert none.dtype == np.int16
+    np.testing.assert_array_equal(none[:, 0], np.arange(300))
+    monkeypatch.setattr(d, "_BLOCK_CELLS", 300)  # one column per block
+    for bins in (3, 200):
+        blocked, blocked_info = discretize(X, bins=bins)
+        again, again_info = (codes, info) if bins == 3 else (wide, wide_info)
+        np.testing.assert_array_equal(blocked, again)
+        assert blocked.dtype == again.dtype and blocked_info == again_info
 
 
 def test_ten_distinct_integers_stay_eleven_are_binned():
@@ -163,6 +184,7 @@ def test_fitted_discretizer_on_its_own_rows_is_discretize(strategy):
     assert d.info_ == info and d.n_features_in_ == X.shape[1]
     np.testing.assert_array_equal(d.codes_, codes)
     np.testing.assert_array_equal(d.transform(X), codes)
+    assert d.transform(X).dtype == codes.dtype == np.int8  # the smallest type, both ways
     np.testing.assert_array_equal(Discretizer(bins=4, strategy=strategy).fit_transform(X), codes)
     none = Discretizer(discretize="none").fit(X[:, [1, 2, 4, 5]])
     np.testing.assert_array_equal(none.transform(X[:, [1, 2, 4, 5]]),

@@ -182,7 +182,7 @@ def outcome_of_bytes(data: bytes, filename: str, labels) -> str:
     try:
         ds = load_bytes(data, filename, labels=labels)
         assert isinstance(ds, camcf.Dataset)
-        assert ds.Y.dtype == np.int64 and (ds.Y >= 0).all()
+        assert ds.Y.dtype.kind == "i" and (ds.Y >= 0).all()
         if ds.n_samples * max(ds.n_features, 1) > 200_000:
             return "dataset"
         codes, _ = discretize(ds.X)

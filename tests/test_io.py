@@ -10,6 +10,7 @@ import scipy.io
 import scipy.sparse
 from conftest import require_file
 
+from camcf.dataset import Dataset
 from camcf.errors import DataFormatError, LabelSpecError
 from camcf.io import (
     load,
@@ -41,7 +42,7 @@ def test_real_dataset_shapes_and_cardinality(name, kw, n, m, q, card):
     ds = load(require_file(name), **kw)
     assert ds.X.shape == (n, m)
     assert ds.Y.shape == (n, q)
-    assert ds.Y.dtype == np.int64
+    assert ds.Y.dtype == np.int8  # 0/1 labels in the smallest signed type
     assert set(np.unique(ds.Y).tolist()) <= {0, 1}
     if card is not None:
         assert round(ds.label_cardinality, 3) == pytest.approx(card, abs=1e-9)
@@ -168,6 +169,26 @@ def test_integer_multiclass_label_kept_and_negative_mapped(tmp_path):
     d = load(q, labels="last:1")  # not non-negative integers: mapped in ascending order
     np.testing.assert_array_equal(d.Y[:, 0], [0, 1, 0])
     assert d.category_names[0] == {0: "-3", 1: "0.5"}
+
+
+def test_label_codes_take_the_smallest_type_and_widen_when_needed(tmp_path):
+    # a 0/1 label, one with codes up to 300 (int16) and a sparse ARFF's text-free labels
+    rows = "\n".join(f"{i},{i % 2},{i * 3}" for i in range(101))
+    ds = load(write(tmp_path, "w.csv", "f,a,b\n" + rows + "\n"), labels="last:2")
+    assert ds.Y.dtype == np.int16 and ds.Y.flags.f_contiguous
+    np.testing.assert_array_equal(ds.Y[:, 0], np.arange(101) % 2)
+    np.testing.assert_array_equal(ds.Y[:, 1], np.arange(101) * 3)
+    sparse = "@relation s\n@attribute f {0,1}\n@attribute a {0,1}\n@attribute b numeric\n@data\n"
+    sparse += "".join(f"{{0 1,1 1,2 {200 + i}}}\n" for i in range(3)) + "{}\n"
+    s = load(write(tmp_path, "s.arff", sparse), labels="last:2")
+    assert s.Y.dtype == np.int16
+    np.testing.assert_array_equal(s.Y, [[1, 200], [1, 201], [1, 202], [0, 0]])
+    # a Dataset built by hand: float or int64 codes are narrowed, a bool label becomes int8
+    d = Dataset(X=np.zeros((3, 1)), Y=np.array([[0.0, 70000], [1.9, 2], [1, 3]]),
+                feature_names=["f"], label_names=["a", "b"])
+    assert d.Y.dtype == np.int32 and d.Y.tolist() == [[0, 70000], [1, 2], [1, 3]]
+    assert Dataset(X=np.zeros((2, 1)), Y=np.array([[True], [False]]), feature_names=["f"],
+                   label_names=["a"]).Y.dtype == np.int8
 
 
 def test_multiclass_nominal_label_keeps_names(tmp_path):

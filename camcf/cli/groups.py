@@ -261,12 +261,17 @@ def codes_of(ds, args: argparse.Namespace):
     """The data's codes: ``--discretize none`` hands the values over as they are (they must be
     integers); ``auto`` bins continuous columns."""
     import numpy as np
+    import scipy.sparse as sp
 
+    from ..dataset import code_dtype
     from ..discretize import discretize
 
     if args.discretize == "none":
         discretize(ds.X, discretize="none")  # checks that every value is an integer code
-        return np.asarray(ds.X).astype(np.int64)
+        X = np.asarray(ds.X)
+        if sp.issparse(ds.X) or not X.size:
+            return X.astype(np.int64)
+        return X.astype(code_dtype(int(X.min()), int(X.max())))  # the values, smallest type
     codes, _ = discretize(ds.X, bins=args.bins, strategy=args.strategy,
                           discretize=args.discretize)
     return codes

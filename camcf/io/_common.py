@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..dataset import code_dtype
 from ..errors import DataFormatError, FileAccessError, LabelSpecError
 from ..limits import check_memory
 
@@ -270,6 +271,27 @@ def _as_ints(declared: list[str]) -> list[int] | None:
     return [int(v) for v in vals]
 
 
+def label_matrix(n: int, q: int) -> np.ndarray:
+    """An empty (zero) label code matrix, column-major, in the smallest type (int8);
+    :func:`put_codes` widens it when a column's codes need more."""
+    return np.zeros((n, q), dtype=np.int8, order="F")
+
+
+def put_codes(Y: np.ndarray, where, codes) -> np.ndarray:
+    """Write label ``codes`` into the columns ``where`` of ``Y`` and return ``Y``: the same
+    array, or a copy in a wider integer type (:func:`camcf.dataset.code_dtype`) when the codes
+    do not fit its type. Label codes stay small integers from the reader on (no int64 matrix).
+    """
+    codes = np.asarray(codes)
+    if codes.size:
+        need = code_dtype(min(0, int(codes.min())), int(codes.max()))
+        wider = np.promote_types(need, Y.dtype)
+        if wider != Y.dtype:
+            Y = Y.astype(wider, order="F")
+    Y[:, where] = codes
+    return Y
+
+
 def encode_labels(
     block: np.ndarray,
     names: list[str],
@@ -297,7 +319,7 @@ def encode_labels(
 
     Returns
     -------
-    Y : ndarray (n, q) int64
+    Y : ndarray (n, q), the smallest signed integer type holding the codes (int8 for 0/1)
     category_names : list of dict
     notes : list of str
         What was converted (e.g. ``"−1/+1 read as 0/1"``).
@@ -313,7 +335,7 @@ def encode_labels(
             "for every label (remove those rows or fill them in the file)"
         )
     check_label_range(block, names, [d is not None for d in nominal], shown)
-    Y = np.zeros((n, q), dtype=np.int64)
+    Y = label_matrix(n, q)
     cats: list[dict[int, str]] = []
     notes: list[str] = []
     numeric = [i for i in range(q) if nominal[i] is None]
@@ -329,26 +351,26 @@ def encode_labels(
             codes = col.astype(np.int64)
             ints = _as_ints(declared)
             if ints is not None and set(ints) <= {0, 1}:
-                Y[:, i] = np.asarray(ints, dtype=np.int64)[codes]
+                Y = put_codes(Y, i, np.asarray(ints, dtype=np.int64)[codes])
                 cats.append({0: "0", 1: "1"})
             elif ints is not None and set(ints) <= {-1, 1}:
-                Y[:, i] = (np.asarray(ints, dtype=np.int64)[codes] + 1) // 2
+                Y = put_codes(Y, i, (np.asarray(ints, dtype=np.int64)[codes] + 1) // 2)
                 cats.append({0: "0", 1: "1"})
                 notes.append(f"label {names[i]}: nominal -1/+1 read as 0/1")
             else:
-                Y[:, i] = codes
+                Y = put_codes(Y, i, codes)
                 cats.append({k: str(v) for k, v in enumerate(declared)})
             continue
         if plus_minus:
-            Y[:, i] = ((col + 1) // 2).astype(np.int64)
+            Y = put_codes(Y, i, ((col + 1) // 2).astype(np.int64))
             cats.append({0: "0", 1: "1"})
             continue
         vals = np.unique(col)
         if set(vals.tolist()) <= {0.0, 1.0}:
-            Y[:, i] = col.astype(np.int64)
+            Y = put_codes(Y, i, col.astype(np.int64))
             cats.append({0: "0", 1: "1"})
         elif np.all(np.isfinite(vals)) and np.all(vals == np.floor(vals)) and vals[0] >= 0:
-            Y[:, i] = col.astype(np.int64)
+            Y = put_codes(Y, i, col.astype(np.int64))
             cats.append({int(v): fmt_value(v) for v in vals})
         else:
             if not np.all(np.isfinite(vals)):
@@ -356,7 +378,7 @@ def encode_labels(
                     f"{shown}: label column {names[i]} holds infinite values; labels must be "
                     "category codes"
                 )
-            Y[:, i] = np.searchsorted(vals, col)
+            Y = put_codes(Y, i, np.searchsorted(vals, col))
             cats.append({k: fmt_value(v) for k, v in enumerate(vals)})
             notes.append(
                 f"label {names[i]}: values {', '.join(fmt_value(v) for v in vals[:6])}"
@@ -396,4 +418,5 @@ def encode_text_labels(
         )
     uniq = sorted(set(arr.tolist()))
     lookup = {v: k for k, v in enumerate(uniq)}
-    return np.asarray([lookup[v] for v in arr], dtype=np.int64), dict(enumerate(uniq))
+    return np.asarray([lookup[v] for v in arr], dtype=code_dtype(0, len(uniq))), dict(
+        enumerate(uniq))

@@ -17,7 +17,9 @@ from ._common import (
     check_readable,
     encode_labels,
     encode_text_labels,
+    label_matrix,
     meka_c_option,
+    put_codes,
     read_text,
     resolve_labels,
     source_name,
@@ -170,9 +172,11 @@ _LABEL_BLOCK = 64  # label columns of a sparse file made dense at a time
 
 
 def _encode_sparse_labels(M, plain: list[int], idx: list[int], label_names: list[str],
-                          nominal: list, shown: str, Y: np.ndarray, cats: list) -> list[str]:
+                          nominal: list, shown: str, Y: np.ndarray, cats: list
+                          ) -> tuple[np.ndarray, list[str]]:
     """:func:`encode_labels` of a sparse file's label columns ``plain``, written into ``Y`` and
-    ``cats``, a block of columns at a time (no dense float copy of every label). What the whole
+    ``cats``, a block of columns at a time (no dense float copy of every label); returns ``Y``
+    (:func:`put_codes` may widen it) and the notes. What the whole
     block decides — missing values (all named in one message), −1/+1 numeric labels — is
     decided on the stored entries first, exactly as on the dense block."""
     cols = [idx[k] for k in plain]
@@ -198,10 +202,10 @@ def _encode_sparse_labels(M, plain: list[int], idx: list[int], label_names: list
                                      plus_minus=plus_minus)
         notes.extend(more)
         ks = plain[part]
-        Y[:, ks] = Yp
+        Y = put_codes(Y, ks, Yp)
         for pos, k in enumerate(ks):
             cats[k] = cp[pos]
-    return notes
+    return Y, notes
 
 
 def parse_arff_text(
@@ -287,12 +291,12 @@ def parse_arff_text(
     feat_idx = [j for j in range(m) if j not in label_set]
     nominal = [t if isinstance(t, list) else None for _, t in attributes]
     label_names = [columns[j] for j in idx]
-    Y = np.zeros((n_rows, len(idx)), dtype=np.int64, order="F")  # written column by column
+    Y = label_matrix(n_rows, len(idx))  # written column by column, widened when needed
     cats: list[dict[int, str]] = [{} for _ in idx]
     notes: list[str] = []
     plain = [k for k, j in enumerate(idx) if j not in text_labels]
     if plain and sp.issparse(M):
-        notes = _encode_sparse_labels(M, plain, idx, label_names, nominal, shown, Y, cats)
+        Y, notes = _encode_sparse_labels(M, plain, idx, label_names, nominal, shown, Y, cats)
     elif plain:
         Yp, cp, notes = encode_labels(
             _dense(M[:, [idx[k] for k in plain]]),
@@ -300,12 +304,13 @@ def parse_arff_text(
             [nominal[idx[k]] for k in plain],
             shown,
         )
+        Y = put_codes(Y, plain, Yp)
         for pos, k in enumerate(plain):
-            Y[:, k] = Yp[:, pos]
             cats[k] = cp[pos]
     for k, j in enumerate(idx):
         if j in text_labels:
-            Y[:, k], cats[k] = encode_text_labels(text_labels[j], columns[j], shown)
+            codes, cats[k] = encode_text_labels(text_labels[j], columns[j], shown)
+            Y = put_codes(Y, k, codes)
             notes.append(f"label {columns[j]}: text values mapped to codes in sorted order")
 
     X = M[:, feat_idx]

@@ -28,6 +28,8 @@ from ._common import (
     check_readable,
     encode_labels,
     encode_text_labels,
+    label_matrix,
+    put_codes,
     read_text,
     resolve_labels,
     source_name,
@@ -206,7 +208,7 @@ def frame_to_dataset(
             encoded[columns[j]] = cats
 
     label_names = [columns[j] for j in idx]
-    Y = np.zeros((n, len(idx)), dtype=np.int64)
+    Y = label_matrix(n, len(idx))
     cat_names: list[dict[int, str]] = [{} for _ in idx]
     numeric = [k for k, j in enumerate(idx) if _numeric_label(df.iloc[:, j])]
     notes: list[str] = []
@@ -215,15 +217,16 @@ def frame_to_dataset(
             [df.iloc[:, idx[k]].to_numpy(dtype=float, na_value=np.nan) for k in numeric]
         )
         Yn, cn, notes = encode_labels(block, [label_names[k] for k in numeric], [None] * len(numeric), shown)
+        Y = put_codes(Y, numeric, Yn)
         for pos, k in enumerate(numeric):
-            Y[:, k] = Yn[:, pos]
             cat_names[k] = cn[pos]
     for k, j in enumerate(idx):
         if k in numeric:
             continue
         col = df.iloc[:, j]
         values = [None if pd.isna(v) else str(v).strip() for v in col]
-        Y[:, k], cat_names[k] = encode_text_labels(values, columns[j], shown)
+        codes, cat_names[k] = encode_text_labels(values, columns[j], shown)
+        Y = put_codes(Y, k, codes)
         notes.append(f"label {columns[j]}: text values mapped to codes in sorted order")
     if df.attrs.get("decimal_comma"):
         notes.append("semicolon-separated with decimal commas: 1,5 read as 1.5")

@@ -110,7 +110,7 @@ def _load(path: str | Path, *, labels: LabelSpec, xml: str | Path | None, name: 
 
 def _align_labels(train: Dataset, test: Dataset) -> Dataset:
     """Re-code ``test``'s label categories so that a category name has the same code in both."""
-    Y = test.Y.copy()
+    Y = test.Y.astype(np.int64)  # new codes may not fit test's type; Dataset narrows again
     cats = [dict(c) for c in test.category_names]
     changed = False
     for i in range(test.n_labels):

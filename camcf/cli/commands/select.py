@@ -76,18 +76,23 @@ def run(args: argparse.Namespace) -> Outcome:
     params = {**defaults(ALGORITHM_PARAMS), **groups.method_values(args, "camcf")}
     ds = groups.read_data(args)
     codes = groups.codes_of(ds, args)
+    Y, source, feature_names = ds.Y, ds.source, ds.feature_names
+    label_names, category_names = ds.label_names, ds.category_names
+    del ds  # the raw feature values are not needed past their codes (on delicious's shape,
+    # 64 MB of float64 freed before the run)
+    (n_samples, n_features), n_labels = codes.shape, Y.shape[1]
     level = args.trace_level or ("full" if args.trace or args.record else "decisions")
     with warnings.catch_warnings(record=True) as caught, \
             groups.parallel(args) as n_jobs, progress_line(args.quiet) as progress:
         warnings.simplefilter("always", CamcfWarning)
-        res = camcf_run(codes, ds.Y, feature_names=ds.feature_names, label_names=ds.label_names,
-                        category_names=ds.category_names, **params, n_jobs=n_jobs, trace=level,
+        res = camcf_run(codes, Y, feature_names=feature_names, label_names=label_names,
+                        category_names=category_names, **params, n_jobs=n_jobs, trace=level,
                         progress=progress)
     lines = []
     if args.record:
         rows = res.write_record(args.record)
         lines.append(f"decision record: {rows} rows written to {args.record}")
-    data = {"path": str(args.data), "source": ds.source, "labels": groups.label_spec(args),
+    data = {"path": str(args.data), "source": source, "labels": groups.label_spec(args),
             "xml": args.xml, "variable": args.variable, **groups.discretization(args)}
     payload = {"method": "camcf", **res.to_dict()}
     text = None
@@ -97,8 +102,8 @@ def run(args: argparse.Namespace) -> Outcome:
             payload["trace"] = res.trace_records()
     if text is None:
         text = json_text({**payload, "data": data})
-    lines.append(f"{ds.source}: {ds.n_samples} samples × {ds.n_features} features, "
-                 f"{ds.n_labels} labels, {len(res.categories)} label categories")
+    lines.append(f"{source}: {n_samples} samples × {n_features} features, "
+                 f"{n_labels} labels, {len(res.categories)} label categories")
     lines.append("parameters: " + ", ".join(f"{k}={v}" for k, v in res.params.items()))
     skipped = [t for t in res.targets if t.skipped]
     if len(res.targets) <= LISTED:
@@ -113,7 +118,7 @@ def run(args: argparse.Namespace) -> Outcome:
     else:
         lines.append(f"  {len(res.targets)} target categories ({len(skipped)} skipped); each "
                      f"one's sets are under 'targets' in {args.output}")
-    lines.append(f"selected {len(res.selected_indices)} of {ds.n_features} features: "
+    lines.append(f"selected {len(res.selected_indices)} of {n_features} features: "
                  + ", ".join(res.selected_features[:30])
                  + (" …" if len(res.selected_features) > 30 else ""))
     lines.append(f"{res.n_tests} tests in {res.stats['seconds']:.3f} s; written to "
