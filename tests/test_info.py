@@ -351,3 +351,17 @@ def test_tables_from_complements_are_exact(sparse_x, monkeypatch):
     ref = ReferenceEngine(Xe.toarray() if sparse_x else X, C)
     np.testing.assert_allclose(fast.category_mi_table(), ref.category_mi_table(), atol=1e-12)
     np.testing.assert_allclose(fast.mi_table(), ref.mi_table(), atol=1e-12)
+
+
+def test_single_column_joint_codes_are_the_sorted_distinct_values():
+    """A one-column set's joint code (counted, not sorted) numbers its distinct values in
+    their order, as np.unique does, also when codes are missing or the type is signed."""
+    X = np.array([[4, 0], [0, 0], [2, 0], [4, 0], [2, 0]], dtype=np.int8)
+    C = np.array([[1], [0], [1], [1], [0]], dtype=np.uint8)
+    eng = FastEngine(X, C)
+    for col in (0, 1, 2):  # a feature with codes 0, 2, 4; a constant one; a category
+        codes, ns = eng.joint([col])
+        values = X[:, col] if col < 2 else C[:, 0]
+        _, inv = np.unique(values, return_inverse=True)
+        assert codes.tolist() == inv.tolist() and ns == np.unique(values).size
+    assert eng.joint([0])[0].tolist() == [2, 0, 1, 2, 1]
