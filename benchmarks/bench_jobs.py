@@ -36,7 +36,8 @@ def main() -> None:
     import camcf
     from camcf import studies
     from camcf.discretize import discretize
-    from camcf.jobs import JobRunner, format_bytes, format_seconds
+    from camcf.estimates import format_bytes, format_seconds
+    from camcf.jobs import JobRunner
 
     n, m, q = (max(2, round(v * args.scale)) for v in DELICIOUS)
     X, Y = delicious_like(n, m, q)

@@ -147,6 +147,7 @@ class FastEngine(EngineBase):
         self._mult = hash_multipliers(self.m + self.n_categories, seed)
         self._tab = xlogx_table(self.n)
         self._spcat: tuple | None = None  # (_sparse_categories(),) once computed
+        self._comp: np.ndarray | None = None  # _complements() once computed
         # (feature_indicators(X, card), category_indicators(C)); None in either: count those
         # columns with bincount
         self._ind, self._cind = indicators if indicators is not None else (None, None)
@@ -230,7 +231,7 @@ class FastEngine(EngineBase):
             res = (np.zeros(self.n, dtype=np.int64), 1)
         elif len(key) == 1:
             (c,) = key
-            res = _compact(self.column(c))
+            res = self._compact_column(c)
         else:
             res = _compact(self._hash(sorted(key)))
         if self._joint_bytes + res[0].nbytes > _JOINT_CACHE_BYTES:
@@ -240,6 +241,20 @@ class FastEngine(EngineBase):
         self._joint_bytes += res[0].nbytes
         self._strata[key] = res[1]  # the compacted codes number exactly the strata that occur
         return res
+
+    def _compact_column(self, c: int) -> tuple[np.ndarray, int]:
+        """Column ``c``'s codes renumbered 0..k−1 in the order of their values (what
+        :func:`camcf.info._compact` gives), from one count of its codes: no sort."""
+        col = self.column(c)
+        K = int(self.card[c])
+        if col.dtype.kind not in "iub" or col.dtype == np.uint64 or K > max(self.n, 1 << 16):
+            return _compact(col)
+        present = np.bincount(col, minlength=K) > 0
+        ns = int(np.count_nonzero(present))
+        if ns == K:  # every code occurs: the codes are their own numbers
+            return col.astype(np.int64), ns
+        remap = np.cumsum(present) - 1
+        return remap[col], ns
 
     def strata(self, cond: Sequence[int]) -> int:
         """Distinct joint rows of the pool columns ``cond`` among the n rows (1 when empty):
@@ -286,9 +301,28 @@ class FastEngine(EngineBase):
                                        dtype=np.int64))
         return sp.hstack(parts, format="csc") if len(parts) > 1 else parts[0]
 
-    def _indicators(self) -> np.ndarray:
-        # BLAS counts are exact integers in float32 below 2^24 samples
-        return self.C.astype(np.float32 if self.n < 2**24 else np.float64)
+    def _indicators(self, cols: np.ndarray | None = None) -> np.ndarray:
+        """The category indicators (columns ``cols``, default all) as floats for BLAS
+        counting: exact integers in float32 below 2^24 samples."""
+        C = self.C if cols is None else self.C[:, cols]
+        return C.astype(np.float32 if self.n < 2**24 else np.float64)
+
+    def _complements(self) -> np.ndarray:
+        """Which categories are the complement of the category just before them (the second
+        category of a binary label, in flattened order; in a run a, ¬a, a only the middle
+        one): their counts follow from their predecessor's, n(¬a, ·) = n(·) − n(a, ·)."""
+        if self._comp is None:
+            n, Q = self.n, self.n_categories
+            comp = np.zeros(Q, dtype=bool)
+            step = max(1, _ELEM_BUDGET // max(n, 1))
+            for a in range(1, Q, step):
+                b = min(Q, a + step)
+                comp[a:b] = (self.C[:, a:b] != self.C[:, a - 1:b - 1]).all(axis=0)
+            for i in np.flatnonzero(comp[1:] & comp[:-1]).tolist():
+                if comp[i]:
+                    comp[i + 1] = False
+            self._comp = comp
+        return self._comp
 
     def _mi_blocks(self, n1: np.ndarray, marg: np.ndarray, t_counts: np.ndarray) -> np.ndarray:
         """MI of variables with K codes (``marg``: k × K counts) and binary indicators
@@ -307,7 +341,11 @@ class FastEngine(EngineBase):
             return out
         t_counts = self.C.sum(axis=0, dtype=np.int64)
         S = self._sparse_categories() if self.sparse else None
-        Cf = self._indicators() if S is None else None
+        # BLAS counts over the categories that are not their predecessor's complement; a
+        # complement's column follows: count(X_f = v, ¬C) = count(X_f = v) − count(X_f = v, C)
+        comp = self._complements() if S is None else np.zeros(Q, dtype=bool)
+        basis, drop = np.flatnonzero(~comp), np.flatnonzero(comp)
+        Cf = self._indicators(basis) if S is None else None
         flip = 2 * t_counts > n
         K = int(self.card[:m].max())
         block = max(1, min(_ELEM_BUDGET // max(n, 1), _CELL_BUDGET // (2 * K * Q)))
@@ -324,7 +362,7 @@ class FastEngine(EngineBase):
                     if S is None:
                         mv = sp.csc_matrix((hit.astype(Cf.dtype), sub.indices, sub.indptr),
                                            shape=sub.shape)
-                        n1[:, v, :] = np.rint(np.asarray(mv.T @ Cf))
+                        n1[:, v, basis] = np.rint(np.asarray(mv.T @ Cf))
                         continue
                     # count(X_f = v, C_c = 1): of the stored column, or the code's count
                     # minus that of the complement
@@ -337,7 +375,9 @@ class FastEngine(EngineBase):
                 for v in range(1, K):
                     mv = sub == v
                     marg[:, v] = np.count_nonzero(mv, axis=0)
-                    n1[:, v, :] = np.rint(mv.astype(Cf.dtype).T @ Cf)
+                    n1[:, v, basis] = np.rint(mv.astype(Cf.dtype).T @ Cf)
+            if drop.size:
+                n1[:, 1:, drop] = marg[:, 1:, None] - n1[:, 1:, drop - 1]
             n1[:, 0, :] = t_counts[None, :] - n1[:, 1:, :].sum(axis=1)
             marg[:, 0] = n - marg[:, 1:].sum(axis=1)
             out[a:b] = self._mi_blocks(n1, marg, t_counts)
@@ -367,17 +407,63 @@ class FastEngine(EngineBase):
             n11[rows] += sn[None, :]
             n11[:, rows] += sn[:, None]
             n11[np.ix_(rows, rows)] += n
+
+            def pair_rows(a: int, b: int) -> np.ndarray:
+                return n11[a:b]
         else:
-            Cf = self._indicators()
-            n11 = np.rint(Cf.T @ Cf).astype(np.int64)  # count(C_a = 1, C_b = 1)
-        marg = np.stack([n - na, na], axis=1)
+            pair_rows = self._dense_pair_rows(na)
         out = np.empty((Q, Q))
-        block = max(1, _CELL_BUDGET // (16 * Q))  # rows a of the table at a time
+        tab = self._tab
+        s_b = tab[n - na] + tab[na]  # S of C_b's margin, per column
+        block = max(1, _CELL_BUDGET // (4 * Q))  # rows a of the table at a time
         for a in range(0, Q, block):
             b = min(Q, a + block)
-            n1 = np.stack([na[None, :] - n11[a:b], n11[a:b]], axis=1)  # (a, value of C_a, b)
-            out[a:b] = self._mi_blocks(n1, marg[a:b], na)
+            # the four cells of (C_a, C_b), summed in the order of cmi_from_counts's table
+            # (C_a = 0, C_b = 0), (0, 1), (1, 0), (1, 1): the same values, bit for bit, as
+            # _mi_blocks gives (no k × C × 2 × 2 array is built)
+            c11 = pair_rows(a, b)
+            c01 = na[None, :] - c11
+            c10 = na[a:b, None] - c11
+            c00 = (n - na[a:b])[:, None] - c01
+            s_j = tab[c00]
+            s_j += tab[c01]
+            s_j += tab[c10]
+            s_j += tab[c11]
+            s_j += tab[n]
+            s_j -= s_b[None, :]
+            s_j -= s_b[a:b, None]
+            s_j /= n
+            out[a:b] = s_j
         return out
+
+    def _dense_pair_rows(self, na: np.ndarray):
+        """count(C_a = 1, C_b = 1) for rows a..b−1 of the pairs of categories, as a function
+        ``(a, b) -> (b − a) × Q int64``, from one BLAS product over the categories that are
+        not the complement of the one before them (the second category of a binary label, in
+        flattened order): the rows and columns of such a category follow exactly,
+        n(¬a, y) = n(y) − n(a, y). A quarter of the product for binary labels, and no Q × Q
+        count matrix."""
+        Q = self.n_categories
+        comp = self._complements()
+        basis = np.flatnonzero(~comp)
+        Cb = self._indicators(basis)
+        pair = np.rint(Cb.T @ Cb).astype(np.int64)  # over the basis (exact integers)
+        del Cb
+        if basis.size == Q:
+            return lambda a, b: pair[a:b]
+        pos = np.cumsum(~comp) - 1  # each category's basis column (a complement: the one before)
+        drop = np.flatnonzero(comp)
+        na_basis = na[basis]
+
+        def pair_rows(a: int, b: int) -> np.ndarray:
+            rows = pair[pos[a:b]]  # (b − a) × basis
+            flip = comp[a:b]
+            rows[flip] = na_basis[None, :] - rows[flip]
+            out = rows[:, pos]  # (b − a) × Q
+            out[:, drop] = na[a:b, None] - out[:, drop]
+            return out
+
+        return pair_rows
 
     # -- conditional, batched -----------------------------------------------------------------
     def _entries(self, cols: np.ndarray, K: int | None = None) -> tuple[np.ndarray, ...]:
@@ -532,8 +618,8 @@ class FastEngine(EngineBase):
         off = np.concatenate([[0], np.cumsum(width)]).astype(np.int64)
         total = int(off[-1])
         idx = np.int32 if total < 2**31 and n < 2**31 else np.int64
-        # the transposed 0/1 matrix (n × cells) in CSR form: row i lists its cell in each set
-        # where it is counted, sets in order (so no sort is needed)
+        # the 0/1 matrix (cells × n) in CSC form: column i (row i of the data) lists its cell
+        # in each set where it is counted, sets in order (so no sort is needed)
         if all(c[4] is None for c in cell_sets):  # every row in every set
             cell = np.empty((n, len(cell_sets)), dtype=idx)
             for i, (c, o) in enumerate(zip(cell_sets, off[:-1].tolist(), strict=True)):
@@ -549,8 +635,9 @@ class FastEngine(EngineBase):
             indices = cell[counted]  # row-major: row by row
             indptr = np.zeros(n + 1, dtype=idx)
             np.cumsum(np.count_nonzero(counted, axis=1), out=indptr[1:])
-        onehot = sp.csr_matrix((np.ones(indices.size, dtype=np.float32), indices, indptr),
-                               shape=(n, total)).T  # cells × n, CSC: no copy
+        # cells × n in CSC form, built directly (one sparse constructor, no transpose)
+        onehot = sp.csc_matrix((np.ones(indices.size, dtype=np.float32), indices, indptr),
+                               shape=(total, n))
         prod = onehot @ R  # (cells, (K − 1)·m) float32
         L = R.shape[1] // m
         prod = prod.reshape(total, L, m)[:, :K - 1, :][:, :, cols]  # (cells, K − 1, k)

@@ -54,61 +54,45 @@ or error) and stop it (:meth:`Job.stop`). The design, and why:
 * **A worker that loses its server stops too**: it watches its control pipe and ends when the
   other side closes.
 
-**Estimates.** :class:`Estimate` is a study's cost before it starts (seconds, and memory where
-it can be estimated) in :class:`Stage` s, each a number of units with a cost per unit, in the
-order the study runs them. :func:`remaining_seconds` turns progress into a remaining time: a
-stage's remaining units cost what its finished units cost on average (so a stage whose estimate
-was 2× off is corrected by its first unit); a stage not yet started costs its estimate (its
-units differ in kind from the finished ones: a selection's time says little about a
-classification's). Without an estimate every unit is assumed to cost the average of the
-finished ones.
-
->>> est = Estimate.of([Stage("selection", 5, 8.0), Stage("classification", 25, 1.0)])
->>> round(est.seconds)
-65
->>> # 2 selections took 20 s (10 s each, not 8): 3 more at 10 s, then 25 × 1 s
->>> remaining_seconds(est, [10.0, 10.0], 2, 30)
-55.0
+**Estimates** of a job's cost and remaining time are :mod:`camcf.estimates`' (a job carries
+one and its status reports the remaining time from it).
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 import multiprocessing as mp
 import os
 import signal
 import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import CamcfError
+from .estimates import (
+    Estimate,
+    Progress,
+    remaining_seconds,
+)
 
 __all__ = [
     "Cancelled",
-    "Estimate",
     "Job",
     "JobRefused",
     "JobRunner",
     "JobStatus",
     "Progress",
-    "Stage",
     "StopToken",
     "TimeBudgetExceeded",
-    "format_bytes",
-    "format_seconds",
     "max_jobs_setting",
     "preload",
-    "remaining_seconds",
     "runner",
     "stoppable",
 ]
 
-#: ``progress(done, total, message)``
-Progress = Callable[[int, int, str], None]
 
 #: job states
 PENDING, RUNNING, DONE, FAILED, STOPPED = "pending", "running", "done", "failed", "stopped"
@@ -174,148 +158,6 @@ def stoppable(progress: Progress | None, token: StopToken) -> Progress:
             progress(done, total, message)
 
     return report
-
-
-# ------------------------------------------------------------------------------------------------
-# Estimates
-# ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Stage:
-    """``units`` units of work of one kind, each expected to take ``seconds_each`` seconds
-    (None: not known before the study runs)."""
-
-    name: str
-    units: int
-    seconds_each: float | None
-
-    @property
-    def seconds(self) -> float | None:
-        return None if self.seconds_each is None else self.units * self.seconds_each
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """What a study is expected to cost before it starts.
-
-    ``stages``: the units in the order the study runs them. ``seconds``: the sum of the known
-    stages (``complete`` False when some stage's cost is unknown, then ``seconds`` is a lower
-    bound). ``memory_bytes``: the expected peak memory of the worker process (None: not
-    estimated); ``memory_parts``: what it is made of, largest first. ``notes``: what the figures
-    assume, in words for the user.
-    """
-
-    stages: tuple[Stage, ...]
-    memory_bytes: int | None = None
-    memory_parts: tuple[tuple[str, int], ...] = ()
-    notes: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, stages: Sequence[Stage], memory: Mapping[str, int] | None = None,
-           notes: Sequence[str] = ()) -> Estimate:
-        """An estimate from its stages and the named parts of its memory (summed)."""
-        parts = tuple(sorted(((k, int(v)) for k, v in (memory or {}).items() if v > 0),
-                             key=lambda kv: -kv[1]))
-        return cls(stages=tuple(stages), memory_bytes=sum(v for _, v in parts) if parts
-                   else None, memory_parts=parts, notes=tuple(notes))
-
-    @property
-    def units(self) -> int:
-        return sum(s.units for s in self.stages)
-
-    @property
-    def seconds(self) -> float:
-        return float(sum(s.seconds for s in self.stages if s.seconds is not None))
-
-    @property
-    def complete(self) -> bool:
-        return all(s.seconds_each is not None for s in self.stages)
-
-    def describe(self) -> str:
-        """One line: ``about 4 min 30 s, about 2.1 GB of memory (30 units: …)``."""
-        time_part = ("about " if self.complete else "at least ") + format_seconds(self.seconds)
-        mem = ("" if self.memory_bytes is None
-               else f", about {format_bytes(self.memory_bytes)} of memory")
-        stages = "; ".join(
-            f"{s.units:,} {s.name}" + ("" if s.seconds_each is None
-                                       else f" × {format_seconds(s.seconds_each)}")
-            for s in self.stages if s.units)
-        return f"{time_part}{mem} ({stages})"
-
-
-def format_seconds(seconds: float) -> str:
-    """``under 0.1 s``, ``0.4 s``, ``12 s``, ``4 min 30 s``, ``2 h 5 min`` (``0 s`` for
-    nothing at all: a time that rounds to 0.0 but is not 0 is said to be under 0.1 s)."""
-    if seconds is None or not math.isfinite(seconds):
-        return "unknown"
-    if seconds <= 0:
-        return "0 s"
-    if seconds < 0.05:
-        return "under 0.1 s"
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    s = int(round(seconds))
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min {s % 60} s" if s % 60 else f"{s // 60} min"
-    return f"{s // 3600} h {(s % 3600) // 60} min"
-
-
-def format_bytes(n: float) -> str:
-    """``850 MB``, ``4.2 GB`` (decimal units, as a system monitor shows them)."""
-    if n < 1e6:
-        return f"{n / 1e3:.0f} kB"
-    if n < 1e9:
-        return f"{n / 1e6:.0f} MB"
-    return f"{n / 1e9:.1f} GB"
-
-
-def remaining_seconds(estimate: Estimate | None, unit_seconds: Sequence[float], done: int,
-                      total: int) -> float | None:
-    """Seconds the rest of a study is expected to take.
-
-    ``unit_seconds``: how long each finished unit took, in order (``done`` values). With an
-    estimate, the units are assigned to its stages in order (the last stage shrinks when the
-    study reports fewer units than the estimate planned): a stage's remaining units cost the
-    mean of its finished units; a stage not started costs its estimate; a stage of unknown
-    cost, the mean of all finished units. Without an estimate (or
-    with one whose stages are all unknown) every remaining unit costs the mean of the finished
-    ones. None before any unit has finished when nothing else is known.
-    """
-    done = max(0, int(done))
-    total = max(done, int(total))
-    spent = list(unit_seconds)[:done]
-    mean_all = (sum(spent) / len(spent)) if spent else None
-    if estimate is None or not estimate.stages or all(
-            s.seconds_each is None for s in estimate.stages):
-        if mean_all is None:
-            return None
-        return mean_all * (total - done)
-    sizes = [s.units for s in estimate.stages]
-    # the study's own total wins when it is smaller (e.g. identical feature sets classified
-    # once); a larger one is often an upper bound it will shrink, so the estimate stays
-    sizes[-1] = max(0, min(sizes[-1], total - sum(sizes[:-1])))
-    # stage of each unit, in order
-    bounds = list(itertools.accumulate(sizes))
-    per_stage: list[list[float]] = [[] for _ in sizes]
-    for i, secs in enumerate(spent):
-        st = next((k for k, b in enumerate(bounds) if i < b), len(sizes) - 1)
-        per_stage[st].append(secs)
-    left = 0.0
-    for k, stage in enumerate(estimate.stages):
-        n_left = max(0, sizes[k] - len(per_stage[k]))
-        if not n_left:
-            continue
-        if per_stage[k]:
-            each = sum(per_stage[k]) / len(per_stage[k])
-        elif stage.seconds_each is not None:
-            each = stage.seconds_each
-        elif mean_all is not None:
-            each = mean_all
-        else:
-            return None
-        left += n_left * each
-    return left
 
 
 # ------------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 A study here is a module-level function (so a :class:`camcf.jobs.JobRunner` worker can run
 it) that takes the data, the settings and ``progress`` and returns plain data. Its estimate
-(:class:`camcf.jobs.Estimate`) is computed before it starts from measured per-run times — the
+(:class:`camcf.estimates.Estimate`) is computed before it starts from measured per-run times — the
 current Ca-MCF run's seconds, and ML-kNN timed on a sample of the data
 (:func:`measure_classification`) — and from the study's size (splits × grid points × methods).
 
@@ -47,8 +47,8 @@ from typing import Any
 
 import numpy as np
 
+from .estimates import Estimate, Progress, Stage
 from .evaluation.settings import KNN_DEFAULTS
-from .jobs import Estimate, Progress, Stage
 
 __all__ = [
     "ClassifyTimes",
@@ -56,11 +56,13 @@ __all__ = [
     "evaluation_estimate",
     "landscape_estimate",
     "measure_classification",
+    "reproduction_estimate",
     "run_compare",
     "run_evaluation",
     "run_landscape",
     "run_sensitivity",
     "run_tune",
+    "selection_seconds",
     "sensitivity_estimate",
     "tune_estimate",
     "tune_splitter",
@@ -573,7 +575,9 @@ def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Seq
     cost is not known before it runs — a short sample would not show how it grows — so its
     stage has no estimate and the remaining time is estimated from the finished units), then
     one classification per method and split (ML-kNN timed per data set where ``times`` has it).
-    ``shapes``: ``{data set: (n, m, q_bin)}``."""
+    ``shapes``: ``{data set: (n, m, q_bin)}``. The stages carry kinds (``"selection:METHOD"``,
+    ``"classification"``): while the study runs, a later data set's estimate is corrected by how
+    far off the finished data sets' were (:func:`camcf.estimates.remaining_seconds`)."""
     budgets = dict(budgets or {})
     stages: list[Stage] = []
     memory: dict[str, int] = {}
@@ -585,16 +589,19 @@ def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Seq
         for method in methods:
             if method == "camcf":
                 stages.append(Stage(f"{name}: Ca-MCF selections", n_splits,
-                                    None if secs is None else secs * n_train / n))
+                                    None if secs is None else secs * n_train / n,
+                                    kind="selection:camcf"))
             elif method in _REFERENCES:
                 stages.append(Stage(f"{name}: {_display(method)} (a reference, nothing to "
                                     "compute)", n_splits, 0.0))
             else:
-                stages.append(Stage(f"{name}: {_display(method)} selections", n_splits, None))
+                stages.append(Stage(f"{name}: {_display(method)} selections", n_splits, None,
+                                    kind=f"selection:{method}"))
         t = times.get(name)
         stages.append(Stage(f"{name}: ML-kNN classifications", n_splits * len(methods),
                             None if t is None else t.seconds(n_train, n_test,
-                                                             max(1, n_selected))))
+                                                             max(1, n_selected)),
+                            kind="classification"))
         folds = _memory_folds(n, m, q_bin, q_bin, n_splits, n_train)
         memory[f"{name}: the splits' codes and labels"] = folds
         memory[f"{name}: one ML-kNN classification"] = _memory_classification(
@@ -623,7 +630,7 @@ def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float
                   n_selected: int, times: Any, cv: Any = None, inner: Any = None,
                   held_out: bool = False, k: int = 10) -> Any:
     """What :func:`camcf.tuning.tune` with these data, grid and splitters will cost, before it
-    starts (:class:`camcf.jobs.Estimate`).
+    starts (:class:`camcf.estimates.Estimate`).
 
     Its stages count the units ``tune``'s progress counts: one per outer split (cutting and
     discretising its inner folds), a Ca-MCF selection and an ML-kNN classification per grid
@@ -650,7 +657,7 @@ def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float
 
     Returns
     -------
-    camcf.jobs.Estimate
+    camcf.estimates.Estimate
     """
     from .tuning import _splitters, check_grid
 
@@ -693,3 +700,102 @@ def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float
              f"({run_seconds:.1f} s) × its {len(itrain):,}/{n:,} rows, and to keep "
              f"{width} features; low thresholds keep more candidates and take longer.",)
     return Estimate.of(stages, memory, notes)
+
+
+# ------------------------------------------------------------------------------------------------
+# The paper's reproduction (camcf reproduce): a cost model from the data sets' shapes
+# ------------------------------------------------------------------------------------------------
+#: Seconds (one process) of one selection on n training rows × m features with q labels:
+#: ``OVERHEAD + b · n^a · m^c · q^e`` as ``method: (b, (a, c, e))``. Fitted to the per-split
+#: seconds of one whole reproduction with this code (the 7 shared data sets, 5 splits, serial,
+#: a loaded 2-core machine, 2026-11-24, 50 min; ``benchmarks/bench_eta.py DIR/r --fit`` prints
+#: the fit): each method's exponents were chosen among {0, ½, 1, 1½, 2} by the mean |log
+#: error| over the 7 data sets (0.2–0.6, fimf 1.1: within a factor 1.3–3). They order the data
+#: sets and methods by cost; the run corrects their scale as it goes
+#: (:func:`camcf.estimates.remaining_seconds`). Sparse data (PlantGO) costs less than its m says.
+SELECTION_COST: dict[str, tuple[float, tuple[float, float, float]]] = {
+    "camcf": (2.0e-7, (1.5, 0.5, 0.5)),
+    "camcf-defaults": (7.7e-9, (2.0, 0.5, 0.0)),
+    "mi-mcf": (2.4e-6, (0.5, 1.0, 2.0)),
+    "d2f": (1.3e-7, (1.0, 1.5, 0.5)),
+    "mdfs": (4.2e-6, (1.5, 0.5, 0.0)),
+    "jfsc": (6.0e-8, (2.0, 0.5, 0.0)),
+    "fimf": (3.4e-14, (1.5, 2.0, 2.0)),
+    "mcls": (2.8e-8, (2.0, 0.5, 0.5)),
+    "all": (0.0, (0.0, 0.0, 0.0)),
+    "random": (0.0, (0.0, 0.0, 0.0)),
+}
+#: seconds every selection, tuning point or classification costs whatever its size
+OVERHEAD = 0.05
+#: one tuning point on one inner fold (a Ca-MCF selection and an ML-kNN classification):
+#: ``b · n² · √(m·q)`` + a fixed part, n the outer training rows, as ``(b, fixed in one
+#: process, fixed with workers)``: b and the fixed part in one process fitted to the same run's
+#: tuning cells (mean |log error| 0.43); with workers each point is shipped to one (0.4 s, from
+#: a run with ``--n-jobs 2`` on 2026-11-23)
+TUNE_POINT_COST = (9.1e-9, 0.05, 0.4)
+#: one classification task (ML-kNN on one split for every method's features): ``b · n_train ·
+#: n_test`` + OVERHEAD (not fitted: the reproduction does not time its classifications; the
+#: runs above classified their 35 splits in 20–70 s)
+CLASSIFY_COST = 1.5e-6
+
+
+def selection_seconds(method: str, n_train: int, m: int, q: int) -> float:
+    """:data:`SELECTION_COST`'s prediction for one selection (a method it does not list is
+    assumed to cost as Ca-MCF tuned)."""
+    b, (a, c, e) = SELECTION_COST.get(method, SELECTION_COST["camcf"])
+    return OVERHEAD + b * n_train ** a * m ** c * q ** e
+
+
+def reproduction_estimate(shapes: Mapping[str, tuple[int, int, int, int]], *,
+                          tune_cells: Mapping[str, int], tune_units: int, grid_points: int,
+                          inner_folds: int, selections: Mapping[str, Mapping[str, int]],
+                          classifications: Mapping[str, int], n_jobs: int = 1) -> Estimate:
+    """What :func:`camcf.evaluation.reproduce` will cost, in the order it runs its units.
+
+    Parameters
+    ----------
+    shapes : dict
+        ``{data set: (n_train, n_test, m, q)}`` (a split's rows, features, labels).
+    tune_cells : dict
+        ``{data set: tuning cells to compute}``; each reports ``tune_units`` units and costs
+        ``grid_points × inner_folds`` tuning points (:data:`TUNE_POINT_COST`).
+    selections : dict
+        ``{data set: {method: selections to compute}}`` in the order they run
+        (:func:`selection_seconds`).
+    classifications : dict
+        ``{data set: classification tasks}`` (:data:`CLASSIFY_COST`).
+    n_jobs : int, default 1
+        Workers: with more than one, a tuning point costs the larger fixed part.
+
+    Returns
+    -------
+    camcf.estimates.Estimate
+        One stage per data set and kind (kinds ``"tuning"``, ``"selection:METHOD"``,
+        ``"classification"``: a stage not started is corrected by its kind's measured /
+        estimated ratio, :func:`camcf.estimates.remaining_seconds`).
+    """
+    b, alone, shipped = TUNE_POINT_COST
+    fixed = alone if n_jobs == 1 else shipped
+    stages: list[Stage] = []
+    for name, cells in tune_cells.items():
+        n, _, m, q = shapes[name]
+        if cells and tune_units:
+            cell = grid_points * inner_folds * (fixed + b * n * n * math.sqrt(m * q))
+            stages.append(Stage(f"{name}: tuning", cells * tune_units, cell / tune_units,
+                                kind="tuning"))
+    for name, per_method in selections.items():
+        n, _, m, q = shapes[name]
+        for method, count in per_method.items():
+            if count:
+                stages.append(Stage(f"{name}: {_display(method)} selections", count,
+                                    selection_seconds(method, n, m, q),
+                                    kind=f"selection:{method}"))
+    for name, count in classifications.items():
+        n, n_test, _, _ = shapes[name]
+        if count:
+            stages.append(Stage(f"{name}: ML-kNN classifications", count,
+                                OVERHEAD + CLASSIFY_COST * n * n_test, kind="classification"))
+    notes = ("Each unit's cost is predicted from the data set's shape (rows, features, labels) "
+             "by a model fitted to one earlier reproduction, and corrected by the measured "
+             "times of the units of its kind as they finish.",)
+    return Estimate.of(stages, notes=notes)

@@ -41,7 +41,8 @@ from typing import Any
 import streamlit as st
 
 from camcf import jobs, studies
-from camcf.jobs import Estimate, Job, JobRefused, format_bytes, format_seconds
+from camcf.estimates import Estimate, format_bytes, format_seconds
+from camcf.jobs import Job, JobRefused
 from pages import _state as S
 
 #: seconds between two draws of a running job

@@ -82,6 +82,11 @@ def _download(label: str, frame: pd.DataFrame, name: str, key: str) -> None:
                        on_click="ignore", icon=":material/download:")
 
 
+def _values(*values: float) -> str:
+    """A grid's default text: the distinct values in increasing order."""
+    return ", ".join(f"{v:g}" for v in sorted({float(v) for v in values}))
+
+
 def _floats(text: str, name: str) -> list[float]:
     """The grid values of Ca-MCF parameter ``name`` typed as ``text``, each checked against its
     declaration (:data:`camcf.algorithm_params.ALGORITHM_PARAMS`)."""
@@ -124,6 +129,28 @@ def _run_study(slot: str, shown, study_key, fn, kwargs: dict, *, title: str, est
                       estimate=estimate, key=(study_key, cache_key))
 
 
+def _study(slot: str, shown, study_key, fn, kwargs: dict, *, label: str, button: str,
+           primary: bool, title: str, estimate, cache_key, first: str, stale: str,
+           disabled: bool = False) -> dict | None:
+    """One study's start button, its job and the result shown: the stored result of the key
+    ``shown`` holds (with ``stale`` when it is for other settings than ``study_key``), else
+    ``first`` as a hint (None is returned)."""
+    if st.button(label, type="primary" if primary else "secondary", key=button,
+                 disabled=disabled or jobs_ui.running(slot)):
+        _run_study(slot, shown, study_key, fn, kwargs, title=title, estimate=estimate,
+                   cache_key=cache_key)
+    jobs_ui.follow(slot, _done(shown))
+    key = shown.get()
+    result = _store().get(key) if key is not None else None
+    if result is None:
+        if not jobs_ui.running(slot):
+            st.info(first)
+        return None
+    if key != study_key:
+        st.warning(stale, icon=":material/update:")
+    return result
+
+
 def _done(shown):
     """``on_result`` of a study's job: keep the result and the ML-kNN cache it filled."""
     def keep(result: dict, key) -> None:
@@ -150,7 +177,6 @@ settings = study_settings(S.EV_SETTING, st.columns(4))
 base_key = (rec.data.fingerprint, tuple(sorted(rec.disc.items())),
             tuple(sorted(rec.params.items())), tuple(res.selected_indices.tolist()))
 eval_key = ("eval", *base_key, tuple(sorted(settings.items())))
-store = _store()
 current = tuple(int(i) for i in res.selected_indices)
 times = jobs_ui.classify_times(rec, k=int(settings["k"]), neighbours=str(settings["neighbours"]))
 eval_estimate = studies.evaluation_estimate(
@@ -160,24 +186,16 @@ eval_estimate = studies.evaluation_estimate(
                   "camcf": current},
     times=times, current=len(current))
 jobs_ui.show_estimate(eval_estimate, what="The evaluation")
-if st.button("Evaluate", type="primary", key="ev_run", disabled=jobs_ui.running("evaluation")):
-    _run_study("evaluation", S.EVAL_KEY, eval_key, studies.run_evaluation,
-               {"X": ds.X, "Y": ds.Y, "disc": dict(rec.disc), "params": dict(rec.params),
-                "settings": settings, "current": current},
-               title="The evaluation", estimate=eval_estimate,
-               cache_key=_cache_key(rec, settings))
-jobs_ui.follow("evaluation", _done(S.EVAL_KEY))
-
-shown_key = S.EVAL_KEY.get()
-ev = store.get(shown_key) if shown_key is not None else None
-if ev is None:
-    if not jobs_ui.running("evaluation"):
-        st.info("Press **Evaluate** to classify with ML-kNN on every split "
-                f"({ds.n_samples:,} rows, {ds.n_features:,} features).")
-else:
-    if shown_key != eval_key:
-        st.warning("These results are for other settings (data, parameters or protocol); "
-                   "press **Evaluate** to update them.", icon=":material/update:")
+ev = _study("evaluation", S.EVAL_KEY, eval_key, studies.run_evaluation,
+            {"X": ds.X, "Y": ds.Y, "disc": dict(rec.disc), "params": dict(rec.params),
+             "settings": settings, "current": current},
+            label="Evaluate", button="ev_run", primary=True, title="The evaluation",
+            estimate=eval_estimate, cache_key=_cache_key(rec, settings),
+            first="Press **Evaluate** to classify with ML-kNN on every split "
+                  f"({ds.n_samples:,} rows, {ds.n_features:,} features).",
+            stale="These results are for other settings (data, parameters or protocol); "
+                  "press **Evaluate** to update them.")
+if ev is not None:
     summary = ev["summary"]
     by = summary.set_index(["feature_set", "metric"])
     sets = list(dict.fromkeys(summary["feature_set"]))
@@ -240,9 +258,9 @@ st.caption("Two grids on the same splits, the other parameters fixed at the side
            "on every training part; identical feature sets are classified once.")
 p = rec.params
 c1, c2 = st.columns(2)
-d1_text = c1.text_input("δ1 values (bits)", f"0.01, 0.02, {p['delta1']:g}, 0.1", key="sens_d1")
+d1_text = c1.text_input("δ1 values (bits)", _values(0.01, 0.02, p["delta1"], 0.1), key="sens_d1")
 k1_text = c1.text_input("k1 values", "0.1, 0.3, 0.5, 0.7, 1.0", key="sens_k1")
-d2_text = c2.text_input("δ2 values (bits)", f"0.05, {p['delta2']:g}, 0.2", key="sens_d2")
+d2_text = c2.text_input("δ2 values (bits)", _values(0.05, p["delta2"], 0.2), key="sens_d2")
 k2_text = c2.text_input("k2 values", "0.3, 0.6, 1.0", key="sens_k2")
 
 sens_key = None
@@ -257,30 +275,23 @@ except ValueError as e:
     st.error(str(e), icon=":material/error:")
     grids = None
 
+sens_estimate = None
 if grids is not None:
     sens_estimate = studies.sensitivity_estimate(
         ds.X, ds.Y, settings=settings, grids=grids,
         run_seconds=float(res.stats.get("seconds", 0.0)), n_selected=len(current), times=times)
     jobs_ui.show_estimate(sens_estimate, what="The sensitivity study")
-if st.button("Run sensitivity", key="sens_run",
-             disabled=grids is None or jobs_ui.running("sensitivity")):
-    _run_study("sensitivity", S.SENS_KEY, sens_key, studies.run_sensitivity,
-               {"X": ds.X, "Y": ds.Y, "disc": dict(rec.disc), "params": dict(rec.params),
-                "settings": settings, "grids": grids},
-               title="The sensitivity study", estimate=sens_estimate,
-               cache_key=_cache_key(rec, settings))
-jobs_ui.follow("sensitivity", _done(S.SENS_KEY))
-
-shown_sens = S.SENS_KEY.get()
-sens = store.get(shown_sens) if shown_sens is not None else None
-if sens is None:
-    if not jobs_ui.running("sensitivity"):
-        st.info("Press **Run sensitivity** to compute both grids "
-                "(Protocol and ML-kNN settings are those above).")
-else:
-    if shown_sens != sens_key:
-        st.warning("These heatmaps are for other settings; press **Run sensitivity** to update "
-                   "them.", icon=":material/update:")
+sens = _study("sensitivity", S.SENS_KEY, sens_key, studies.run_sensitivity,
+              {"X": ds.X, "Y": ds.Y, "disc": dict(rec.disc), "params": dict(rec.params),
+               "settings": settings, "grids": grids},
+              label="Run sensitivity", button="sens_run", primary=False,
+              title="The sensitivity study", estimate=sens_estimate,
+              cache_key=_cache_key(rec, settings), disabled=grids is None,
+              first="Press **Run sensitivity** to compute both grids "
+                    "(Protocol and ML-kNN settings are those above).",
+              stale="These heatmaps are for other settings; press **Run sensitivity** to "
+                    "update them.")
+if sens is not None:
     c1, c2 = st.columns([1, 1])
     metric = c1.selectbox("Metric", list(METRICS), format_func=lambda m: METRICS[m]["name"],
                           key="sens_metric")

@@ -323,3 +323,45 @@ def test_counting_by_rows_matches_the_other_counting_paths(codes, monkeypatch):
             np.testing.assert_allclose(g, ref.cmi_many(0, cols, [x] + fixed), atol=1e-12)
     assert rows_eng.stats()["computed"] == plain.stats()["computed"]
     assert max(sets_counted) >= 3  # the extras went through one product together
+
+
+@pytest.mark.parametrize("sparse_x", [False, True])
+def test_tables_from_complements_are_exact(sparse_x, monkeypatch):
+    """Counting the tables over the categories that are not their predecessor's complement
+    (and deriving the complements' rows and columns) gives the tables of counting every
+    category, bit for bit: binary labels, a 3-valued label, a run ¬a, a, ¬a, a constant."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(5)
+    n = 300
+    X = rng.integers(0, 3, size=(n, 12)).astype(np.uint8)
+    a = (X[:, 0] + rng.integers(0, 2, n) > 1).astype(np.uint8)
+    b = rng.integers(0, 3, n)
+    cats = [a == 0, a == 1, np.where(a == 0, 0, 1 + (b > 0)) == 0,  # ¬a, a, ¬a
+            b == 1, b == 2, X[:, 3] == 1, X[:, 3] != 1, np.zeros(n, bool), np.ones(n, bool)]
+    C = np.asfortranarray(np.column_stack(cats).astype(np.uint8))
+    Xe = sp.csc_matrix(np.where(rng.random(X.shape) < 0.7, 0, X)) if sparse_x else X
+    fast = FastEngine(Xe, C, **FastEngine.shared(Xe, C))
+    assert fast._complements().tolist() == [False, True, False, False, False, False, True,
+                                            False, True]
+    plain = FastEngine(Xe, C, **FastEngine.shared(Xe, C))
+    monkeypatch.setattr(plain, "_complements", lambda: np.zeros(C.shape[1], dtype=bool))
+    assert np.array_equal(fast.mi_table(), plain.mi_table())
+    assert np.array_equal(fast.category_mi_table(), plain.category_mi_table())
+    ref = ReferenceEngine(Xe.toarray() if sparse_x else X, C)
+    np.testing.assert_allclose(fast.category_mi_table(), ref.category_mi_table(), atol=1e-12)
+    np.testing.assert_allclose(fast.mi_table(), ref.mi_table(), atol=1e-12)
+
+
+def test_single_column_joint_codes_are_the_sorted_distinct_values():
+    """A one-column set's joint code (counted, not sorted) numbers its distinct values in
+    their order, as np.unique does, also when codes are missing or the type is signed."""
+    X = np.array([[4, 0], [0, 0], [2, 0], [4, 0], [2, 0]], dtype=np.int8)
+    C = np.array([[1], [0], [1], [1], [0]], dtype=np.uint8)
+    eng = FastEngine(X, C)
+    for col in (0, 1, 2):  # a feature with codes 0, 2, 4; a constant one; a category
+        codes, ns = eng.joint([col])
+        values = X[:, col] if col < 2 else C[:, 0]
+        _, inv = np.unique(values, return_inverse=True)
+        assert codes.tolist() == inv.tolist() and ns == np.unique(values).size
+    assert eng.joint([0])[0].tolist() == [2, 0, 1, 2, 1]

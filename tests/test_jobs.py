@@ -3,6 +3,7 @@ estimates and remaining times. Stopped jobs must leave no process behind (checke
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -14,7 +15,8 @@ import psutil
 import pytest
 
 from camcf import jobs
-from camcf.jobs import Estimate, JobRefused, JobRunner, Stage, remaining_seconds
+from camcf.estimates import Estimate, Stage, remaining_seconds
+from camcf.jobs import JobRefused, JobRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
 import _jobs_helpers as helpers  # noqa: E402
@@ -80,6 +82,72 @@ def test_remaining_time_without_an_estimate_is_the_mean_unit():
     mixed = Estimate.of([Stage("camcf", 2, 1.0), Stage("baseline", 2, None)])
     assert remaining_seconds(mixed, [], 0, 4) is None  # the unknown stage, nothing to go by
     assert remaining_seconds(mixed, [3.0], 1, 4) == pytest.approx(3.0 + 2 * 3.0)
+
+
+def test_a_stage_not_started_is_corrected_by_its_kind_or_by_all_kinds():
+    est = Estimate.of([Stage("small: tuning", 2, 1.0, kind="tuning"),
+                       Stage("small: x", 1, 0.1, kind="select:x"),
+                       Stage("big: tuning", 2, 100.0, kind="tuning"),
+                       Stage("big: x", 1, 50.0, kind="select:x"),
+                       Stage("plain", 1, 7.0)])
+    # two small tunings took 3 s each (3× the estimate): no x has run yet, so every kind is
+    # assumed 3× slow; a stage without a kind stays as estimated
+    assert remaining_seconds(est, [3, 3], 2, 7) == pytest.approx(0.1 * 3 + 200 * 3 + 50 * 3 + 7)
+    # the small x took half its estimate: the big x is predicted at half its estimate too
+    assert remaining_seconds(est, [3, 3, 0.05], 3, 7) == pytest.approx(200 * 3 + 25 + 7)
+
+
+def test_cost_progress_after_the_cheap_units_counts_the_expensive_ones():
+    """Ten cheap units (estimated 0.1 s, taking 0.2 s) before two expensive ones (estimated
+    50 s): unit counts say 0.4 s are left, the costed progress 2 × 50 s × 2."""
+    from camcf.cli.progress import ProgressLine
+    from camcf.estimates import CostProgress
+
+    t = [0.0]
+    calls = []
+    out = io.StringIO()
+    line = ProgressLine(out, tty=True, clock=lambda: t[0], min_interval=0.0)
+    est = Estimate.of([Stage("cheap", 10, 0.1, kind="fit"), Stage("dear", 2, 50.0, kind="fit")])
+    p = CostProgress(lambda d, n, m: (calls.append((d, n)), line(d, n, m)), est,
+                     clock=lambda: t[0], start=0.0)
+    for _ in range(10):
+        t[0] += 0.2
+        p.tick("cheap")
+    assert 2.0 * (12 - 10) / 10 == pytest.approx(0.4)  # what equal units extrapolated
+    assert p.seconds_left() == pytest.approx(200.0)
+    done, total = calls[-1]
+    assert 2.0 * (total - done) / done == pytest.approx(200.0, rel=0.02)
+    assert done / total == pytest.approx(2.0 / 202.0, rel=0.02)  # the share of the time
+    assert out.getvalue().rsplit("\r", 1)[1].endswith("about 3 min 20 s left")
+    t[0] += 150.0                                # the first dear unit took 150 s, not 100
+    p.tick("dear")
+    done, total = calls[-1]
+    assert 152.0 * (total - done) / done == pytest.approx(150.0, rel=0.02)
+    t[0] += 150.0
+    p.tick("dear")
+    assert calls[-1][0] == calls[-1][1] > 0      # finished: 100 %
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)  # done never decreases
+    assert all(n >= d for d, n in calls)
+
+
+def test_a_job_shows_costed_progress_as_the_share_of_time_and_its_rest(monkeypatch):
+    """The job runner needs nothing new: fed CostProgress's work units, a job's status says the
+    share of the expected time and the cost model's time left (a fake clock, no worker)."""
+    from camcf.estimates import CostProgress
+
+    t = [100.0]
+    monkeypatch.setattr(jobs.time, "monotonic", lambda: t[0])
+    job = jobs.Job(JobRunner(max_jobs=1), print, (), {}, title="costed", estimate=None,
+                   owner=None, tag=None, heartbeat=None)
+    job._set(state=jobs.RUNNING, started=t[0])
+    est = Estimate.of([Stage("cheap", 10, 0.1, kind="fit"), Stage("dear", 2, 50.0, kind="fit")])
+    p = CostProgress(job._progress, est, clock=lambda: t[0], start=t[0])
+    for _ in range(10):
+        t[0] += 0.2
+        p.tick("cheap")
+    status = job.status()
+    assert status.remaining == pytest.approx(200.0, rel=0.02)   # equal units: 0.4 s
+    assert status.fraction == pytest.approx(2.0 / 202.0, rel=0.02)
 
 
 def test_estimate_describes_time_and_memory():

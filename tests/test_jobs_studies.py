@@ -127,6 +127,23 @@ def test_compare_estimate_leaves_baselines_open():
     assert any("mi-mcf stops after 600 s" in n for n in est.notes)
 
 
+def test_compare_estimate_corrects_a_later_data_set_by_the_earlier_ones():
+    from camcf.estimates import remaining_seconds
+
+    times = studies.ClassifyTimes((1000, 2000), (0.1, 0.2), 50, 10, 0.1)
+    est = studies.compare_estimate({"a": (1000, 50, 6), "b": (2000, 50, 6)}, methods=["camcf"],
+                                   settings={**SETTINGS, "n_features": "match"},
+                                   run_seconds={"a": 1.0, "b": 2.0}, n_selected=10,
+                                   times={"a": times, "b": times})
+    by = {s.name: s for s in est.stages}
+    a_sel, a_cls = by["a: Ca-MCF selections"], by["a: ML-kNN classifications"]
+    b_sel, b_cls = by["b: Ca-MCF selections"], by["b: ML-kNN classifications"]
+    # a's two selections and two classifications took 3× their estimates: so will b's
+    spent = [3 * a_sel.seconds_each] * 2 + [3 * a_cls.seconds_each] * 2
+    assert remaining_seconds(est, spent, 4, 8) == pytest.approx(3 * (b_sel.seconds
+                                                                      + b_cls.seconds))
+
+
 def test_study_settings_are_the_declared_names(demo):
     """A study's settings are named as EVAL_PARAMS/KNN_PARAMS declare them: an old or unknown
     name is refused with a typed error naming it; the splits are the declared protocol's."""
@@ -145,3 +162,26 @@ def test_study_settings_are_the_declared_names(demo):
     assert out["n_splits"] == 3
     tests = [test for _, test in make_splitter("kfold", n_folds=3).split(demo.n_samples)]
     assert out["n_test"] == int(np.mean([t.size for t in tests]))
+
+
+def test_reproduction_estimate_weighs_units_by_the_data_sets_shapes():
+    """Flags (194 rows × 19, 7 labels) before Enron (1,702 × 1,001, 53 labels): one stage per
+    data set and kind, in run order, Enron's units far dearer than Flags' of the same kind."""
+    shapes = {"flags": (135, 59, 19, 7), "enron": (1191, 511, 1001, 53)}
+    est = studies.reproduction_estimate(
+        shapes, tune_cells={"flags": 5, "enron": 5}, tune_units=97, grid_points=16,
+        inner_folds=3, selections={ds: {"camcf": 5, "mi-mcf": 5} for ds in shapes},
+        classifications={"flags": 5, "enron": 0})
+    assert [s.name for s in est.stages] == [
+        "flags: tuning", "enron: tuning", "flags: Ca-MCF selections", "flags: MI-MCF selections",
+        "enron: Ca-MCF selections", "enron: MI-MCF selections", "flags: ML-kNN classifications"]
+    assert [s.kind for s in est.stages] == ["tuning", "tuning", "selection:camcf",
+                                            "selection:mi-mcf", "selection:camcf",
+                                            "selection:mi-mcf", "classification"]
+    assert est.units == 5 * 97 * 2 + 20 + 5 and est.complete
+    by = {s.name: s.seconds_each for s in est.stages}
+    assert by["enron: tuning"] > 10 * by["flags: tuning"]
+    assert by["enron: MI-MCF selections"] > 100 * by["flags: MI-MCF selections"]
+    # Flags' share of the planned time is small: equal units would have said 50 %
+    flags = sum(s.seconds for s in est.stages if s.name.startswith("flags"))
+    assert flags / est.seconds < 0.1

@@ -40,10 +40,24 @@ def _data() -> dict[str, tuple]:
     return {"flags": (a.X, a.Y), "other": (b.X, b.Y)}
 
 
+CALLS: list[tuple[int, int, str]] = []
+
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     cache = tmp_path_factory.mktemp("cells")
-    return reproduce(_data(), cache_dir=cache, **SMALL), cache
+    return reproduce(_data(), cache_dir=cache, progress=lambda *c: CALLS.append(c),
+                     **SMALL), cache
+
+
+def test_progress_is_weighted_work_that_ends_at_its_total(run):
+    """done never decreases, total never falls below it, the last call is 100 %; the units are
+    the cost model's (camcf.estimates.CostProgress), not one per unit of work."""
+    done = [d for d, _, _ in CALLS]
+    assert done == sorted(done) and all(t >= d for d, t, _ in CALLS)
+    assert CALLS[0][:2] == (0, 10_000) and CALLS[0][2] == "starting"
+    assert CALLS[-1][0] == CALLS[-1][1] > 0 and "ML-kNN" in CALLS[-1][2]
+    assert any("tuning" in m for *_, m in CALLS) and any("selected" in m for *_, m in CALLS)
 
 
 def test_payload_shape(run):

@@ -34,6 +34,13 @@ is one atomic file written as soon as it is done, also when the work runs on Das
 point, inner fold) tuning fits and (data set, split) classifications, run with joblib
 (``n_jobs`` processes; inside :func:`camcf.parallel.dask_cluster` on the Dask workers). Each
 unit is deterministic, so the result equals the serial run's (timings aside).
+
+**Progress.** The units differ in cost by orders of magnitude (a selection on Flags takes a
+tenth of a second, MI-MCF on Enron minutes), so ``progress`` is told work weighted by cost
+rather than a count of units: :func:`camcf.studies.reproduction_estimate` predicts each unit
+from its data set's shape and the grid, :class:`camcf.estimates.CostProgress` corrects each kind of
+unit by the measured times of its finished ones, and ``done / total`` is the share of the
+expected time (``benchmarks/bench_eta.py`` replays a finished run to measure the estimate).
 """
 
 from __future__ import annotations
@@ -54,7 +61,7 @@ import pandas as pd
 
 from ..algorithm_params import DISCRETIZE_PARAMS
 from ..errors import CamcfError, ParameterError
-from ..jobs import Progress
+from ..estimates import CostProgress, Progress
 from ..params import defaults
 from .metrics import METRICS
 from .paper import (
@@ -85,7 +92,8 @@ class CellStore:
 
     ``key(**parts)`` is the SHA-256 of the parts as canonical JSON; :meth:`get` returns the
     stored value or None; :meth:`put` writes ``{"key": parts, "value": value}`` atomically
-    (:func:`camcf.output.write_json`). ``computed`` and ``reused`` count puts and hits.
+    (:func:`camcf.output.write_json`). ``computed`` and ``reused`` count puts and hits
+    (:meth:`has` counts nothing).
     """
 
     def __init__(self, folder: str | Path | None = None) -> None:
@@ -117,6 +125,10 @@ class CellStore:
             self.reused += 1
             return value
         return None
+
+    def has(self, key: str) -> bool:
+        """Whether the cell is stored (without reading it or counting it as reused)."""
+        return key in self._memory or (self.folder is not None and self._path(key).is_file())
 
     def put(self, key: str, parts: Mapping[str, Any], value: Any) -> None:
         self._memory[key] = value
@@ -193,20 +205,6 @@ class _AllRows:
         yield np.arange(n), np.arange(0)
 
 
-# ---------------------------------------------------------------------------- progress
-class _Counter:
-    def __init__(self, progress: Progress | None, total: int) -> None:
-        self.progress, self.done, self.total = progress, 0, total
-
-    def tick(self, message: str, units: int = 1) -> None:
-        self.done += units
-        self.report(message)
-
-    def report(self, message: str) -> None:
-        if self.progress is not None:
-            self.progress(self.done, max(self.total, self.done), message)
-
-
 # ---------------------------------------------------------------------------- the run
 def reproduce(
     data: Sequence[str] | Mapping[str, tuple] | None = None,
@@ -260,7 +258,11 @@ def reproduce(
         Where finished cells are kept (:class:`CellStore`); None: no resuming.
     progress : callable, optional
         ``progress(done, total, message)`` after every unit; may raise
-        :class:`camcf.jobs.Cancelled` (what finished stays in ``cache_dir``).
+        :class:`camcf.jobs.Cancelled` (what finished stays in ``cache_dir``). ``done`` and
+        ``total`` are work units weighted by cost (:class:`camcf.estimates.CostProgress` over
+        :func:`camcf.studies.reproduction_estimate`): ``done / total`` is the share of the
+        expected time that has passed, and ``elapsed × (total − done) / done`` the time left
+        as predicted from the data sets' shapes, corrected by the measured units of each kind.
     n_jobs : int, default 1
         joblib processes (inside :func:`camcf.parallel.dask_cluster`: Dask tasks).
     scheduler : str, optional
@@ -295,6 +297,7 @@ def reproduce(
             return reproduce(data, **kwargs)
     from .. import catalog
     from .. import methods as registry
+    from ..studies import reproduction_estimate
     from ..tuning import check_grid
     from .folds import make_folds
     from .running import Evaluation, _resolve, _run_tasks
@@ -373,49 +376,73 @@ def reproduce(
                   for ds, folds in folds_of.items() for s in range(len(folds))}
     tuned = {c: store.get(k) for c, (k, _) in tune_cells.items()}
     tune_units = 1 + sensitivity.plan(inner_folds, grid, params).units
-    n_cells = sum(len(f) for f in folds_of.values())
     todo_tune = [c for c, v in tuned.items() if v is None]
     estimators = {n: registry.make(n) for n in names}
     estimators[DEFAULTS_ROW] = registry.make("camcf")
-    counter = _Counter(progress, len(todo_tune) * tune_units
-                       + n_cells * (len(estimators) + 1))
-    counter.report("starting")
-    for ds, s in todo_tune:
-        tuned[(ds, s)] = _tune_cell(raw_train[ds][s], grid, params, metric, inner_folds, disc,
-                                    knn, n_jobs, counter, f"{ds} split {s + 1}: tuning")
-        store.put(*tune_cells[(ds, s)], tuned[(ds, s)])
 
-    # ------------------------------------------------ stage 2: every selection
     def selector(name: str, ds: str, s: int):
         if name == "camcf":
             return registry.make("camcf", **tuned[(ds, s)]["best"])
         return estimators[name]
 
+    def select_cell(name: str, ds: str, s: int) -> tuple[str, dict]:
+        return cell("select", ds, s, method=name, estimator=_est_key(selector(name, ds, s)))
+
+    # the plan, in the order the units run: a selection whose tuning is still to come counts
+    # as work (its key is known only then); every split as one classification task
+    shapes = {ds: (f[0].X_train.shape[0], f[0].X_test.shape[0], f[0].n_features,
+                   np.shape(f[0].Y_train)[1] if np.ndim(f[0].Y_train) == 2 else 1)
+              for ds, f in folds_of.items()}
+    plan = {"shapes": shapes, "tune_units": tune_units, "inner_folds": inner_folds,
+            "n_jobs": n_jobs,
+            "grid_points": math.prod(len(v) for v in grid.values()),
+            "tune_cells": {ds: sum(1 for c in todo_tune if c[0] == ds) for ds in folds_of}}
+    planned_selections = {ds: {name: sum(1 for s in range(len(folds))
+                                         if tuned[(ds, s)] is None and name == "camcf"
+                                         or not store.has(select_cell(name, ds, s)[0]))
+                               for name in estimators} for ds, folds in folds_of.items()}
+    tracker = CostProgress(progress, reproduction_estimate(
+        **plan, selections=planned_selections,
+        classifications={ds: len(folds) for ds, folds in folds_of.items()}), start=t0)
+    tracker.report("starting")
+    for ds, s in todo_tune:
+        tuned[(ds, s)] = _tune_cell(raw_train[ds][s], grid, params, metric, inner_folds, disc,
+                                    knn, n_jobs, tracker, tune_units,
+                                    f"{ds} split {s + 1}: tuning")
+        store.put(*tune_cells[(ds, s)], tuned[(ds, s)])
+
+    # ------------------------------------------------ stage 2: every selection
+    # per data set one method after another (its splits together: a stage of like units)
     selections: dict[str, dict[tuple[str, int], Any]] = {ds: {} for ds in folds_of}
     tasks, where = [], []
+    counts: dict[str, dict[str, int]] = {ds: {} for ds in folds_of}
     for ds, folds in folds_of.items():
-        for s, fold in enumerate(folds):
-            for name in estimators:
-                est = selector(name, ds, s)
-                key, parts = cell("select", ds, s, method=name, estimator=_est_key(est))
+        for name in estimators:
+            for s, fold in enumerate(folds):
+                key, parts = select_cell(name, ds, s)
                 hit = store.get(key)
                 if hit is not None:
                     selections[ds][(name, s)] = _selection(hit)
-                    counter.total -= 1  # no work: the estimate of the time left counts work
                     continue
-                tasks.append((fold, est, False))
+                tasks.append((fold, selector(name, ds, s), False))
                 where.append((ds, s, name, key, parts))
+                counts[ds][name] = counts[ds].get(name, 0) + 1
+    tracker.replan(reproduction_estimate(  # the same tuning stages, the selections known now
+        **plan, selections=counts,
+        classifications={ds: len(folds) for ds, folds in folds_of.items()}))
     marks = iter(where)
 
     def selected(_task, value) -> None:
         ds, s, name, key, parts = next(marks)
         selections[ds][(name, s)] = value
         store.put(key, parts, dataclasses.asdict(value))
-        counter.tick(f"{ds} split {s + 1}: {name} selected")
+        tracker.tick(f"{ds} split {s + 1}: {name} selected")
 
     from .running import _fit_one
 
     _run_tasks(_fit_one, tasks, n_jobs, selected)
+    selections = {ds: {(name, s): sel[(name, s)] for s in range(len(folds_of[ds]))
+                       for name in estimators} for ds, sel in selections.items()}
 
     # ------------------------------------------------ stage 3: classification
     from .running import FeatureSet, _classify_fold, _frame
@@ -443,8 +470,10 @@ def reproduce(
             if todo:
                 ctasks.append((folds[s], [f for f, _, _ in todo], knn))
                 cwhere.append((ds, s, todo))
-    counter.total = counter.done + len(ctasks)
-    counter.report("classifying")
+    tracker.replan(reproduction_estimate(
+        **plan, selections=counts,
+        classifications={ds: sum(1 for w in cwhere if w[0] == ds) for ds in folds_of}))
+    tracker.report("classifying")
     cmarks = iter(cwhere)
 
     def classified(_task, results) -> None:
@@ -452,7 +481,7 @@ def reproduce(
         for (features, key, parts), v in zip(todo, results, strict=True):
             values[ds][(s, features)] = v
             store.put(key, parts, v)
-        counter.tick(f"{ds} split {s + 1}: ML-kNN on {len(todo)} feature set(s)")
+        tracker.tick(f"{ds} split {s + 1}: ML-kNN on {len(todo)} feature set(s)")
 
     _run_tasks(_classify_fold, ctasks, n_jobs, classified)
 
@@ -494,17 +523,21 @@ def _selection(d: Mapping[str, Any]):
 
 
 def _tune_cell(train: tuple[Any, Any], grid, params, metric: str, inner_folds: int,
-               disc: dict, knn: dict, n_jobs: int, counter: _Counter, label: str) -> dict:
-    """:func:`camcf.tuning.tune` on one split's training rows (they are all it is given)."""
+               disc: dict, knn: dict, n_jobs: int, tracker: CostProgress, units: int,
+               label: str) -> dict:
+    """:func:`camcf.tuning.tune` on one split's training rows (they are all it is given);
+    ``tracker`` is told of each of tune's units, and of ``units`` in all once it is done (tune
+    counts fewer when grid points select the same features)."""
     from ..tuning import tune
     from .splits import make_splitter
 
     X, Y = train
-    start = counter.done
+    ticked = [0]
 
     def report(done: int, _total: int, message: str) -> None:
-        counter.done = start + done
-        counter.report(f"{label}: {message}")
+        new = min(int(done), units) - ticked[0]
+        ticked[0] += max(0, new)
+        tracker.tick(f"{label}: {message}", max(0, new))
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -513,6 +546,7 @@ def _tune_cell(train: tuple[Any, Any], grid, params, metric: str, inner_folds: i
                    discretize=None if disc["discretize"] == "none" else disc["discretize"],
                    bins=disc["bins"], strategy=disc["strategy"], knn=knn, n_jobs=n_jobs,
                    progress=report)
+    tracker.tick(f"{label}: done", units - ticked[0])
     row = res.grid.loc[res.best_index]
     from ..output import json_safe
 

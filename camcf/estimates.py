@@ -1,0 +1,301 @@
+"""Estimates of long work: its cost before it starts and its remaining time as it runs.
+
+:class:`Estimate` is a study's cost before it starts (seconds, and memory where
+it can be estimated) in :class:`Stage` s, each a number of units with a cost per unit, in the
+order the study runs them. :func:`remaining_seconds` turns progress into a remaining time: a
+stage's remaining units cost what its finished units cost on average (so a stage whose estimate
+was 2× off is corrected by its first unit); a stage not yet started costs its estimate (its
+units differ in kind from the finished ones: a selection's time says little about a
+classification's) — unless the stage has a :attr:`Stage.kind`: then its estimate is scaled by
+the measured / estimated ratio of the finished units of its kind (e.g. MI-MCF's selections on
+Flags tell how far off its estimate for Enron is), or of all finished units while none of its
+kind has run. Without an estimate every unit is assumed to cost the average of the finished
+ones. :class:`CostProgress` reports a study whose units differ in cost by orders of magnitude
+(``camcf reproduce``) through the same ``progress(done, total, message)`` contract, in work
+units weighted by their estimated cost, such that ``done / total`` is the share of the expected
+time and a printer's ``elapsed × (total − done) / done`` is :func:`remaining_seconds`' figure.
+
+>>> est = Estimate.of([Stage("selection", 5, 8.0), Stage("classification", 25, 1.0)])
+>>> round(est.seconds)
+65
+>>> # 2 selections took 20 s (10 s each, not 8): 3 more at 10 s, then 25 × 1 s
+>>> remaining_seconds(est, [10.0, 10.0], 2, 30)
+55.0
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = ["CostProgress", "Estimate", "Progress", "Stage", "format_bytes", "format_seconds",
+           "remaining_seconds"]
+
+#: ``progress(done, total, message)``
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """``units`` units of work of one kind, each expected to take ``seconds_each`` seconds
+    (None: not known before the study runs).
+
+    ``kind``: what other stages the units are like (e.g. ``"selection:mi-mcf"`` on every data
+    set). A stage with a kind that has not started costs its estimate × the measured / estimated
+    ratio of the finished units of its kind (of all finished units with a kind while none of
+    its own has finished): see :func:`remaining_seconds`. None: its estimate as it is.
+    """
+
+    name: str
+    units: int
+    seconds_each: float | None
+    kind: str | None = None
+
+    @property
+    def seconds(self) -> float | None:
+        return None if self.seconds_each is None else self.units * self.seconds_each
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a study is expected to cost before it starts.
+
+    ``stages``: the units in the order the study runs them. ``seconds``: the sum of the known
+    stages (``complete`` False when some stage's cost is unknown, then ``seconds`` is a lower
+    bound). ``memory_bytes``: the expected peak memory of the worker process (None: not
+    estimated); ``memory_parts``: what it is made of, largest first. ``notes``: what the figures
+    assume, in words for the user.
+    """
+
+    stages: tuple[Stage, ...]
+    memory_bytes: int | None = None
+    memory_parts: tuple[tuple[str, int], ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, stages: Sequence[Stage], memory: Mapping[str, int] | None = None,
+           notes: Sequence[str] = ()) -> Estimate:
+        """An estimate from its stages and the named parts of its memory (summed)."""
+        parts = tuple(sorted(((k, int(v)) for k, v in (memory or {}).items() if v > 0),
+                             key=lambda kv: -kv[1]))
+        return cls(stages=tuple(stages), memory_bytes=sum(v for _, v in parts) if parts
+                   else None, memory_parts=parts, notes=tuple(notes))
+
+    @property
+    def units(self) -> int:
+        return sum(s.units for s in self.stages)
+
+    @property
+    def seconds(self) -> float:
+        return float(sum(s.seconds for s in self.stages if s.seconds is not None))
+
+    @property
+    def complete(self) -> bool:
+        return all(s.seconds_each is not None for s in self.stages)
+
+    def describe(self) -> str:
+        """One line: ``about 4 min 30 s, about 2.1 GB of memory (30 units: …)``."""
+        time_part = ("about " if self.complete else "at least ") + format_seconds(self.seconds)
+        mem = ("" if self.memory_bytes is None
+               else f", about {format_bytes(self.memory_bytes)} of memory")
+        stages = "; ".join(
+            f"{s.units:,} {s.name}" + ("" if s.seconds_each is None
+                                       else f" × {format_seconds(s.seconds_each)}")
+            for s in self.stages if s.units)
+        return f"{time_part}{mem} ({stages})"
+
+
+def format_seconds(seconds: float) -> str:
+    """``under 0.1 s``, ``0.4 s``, ``12 s``, ``4 min 30 s``, ``2 h 5 min`` (``0 s`` for
+    nothing at all: a time that rounds to 0.0 but is not 0 is said to be under 0.1 s)."""
+    if seconds is None or not math.isfinite(seconds):
+        return "unknown"
+    if seconds <= 0:
+        return "0 s"
+    if seconds < 0.05:
+        return "under 0.1 s"
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s" if s % 60 else f"{s // 60} min"
+    return f"{s // 3600} h {(s % 3600) // 60} min"
+
+
+def format_bytes(n: float) -> str:
+    """``850 MB``, ``4.2 GB`` (decimal units, as a system monitor shows them)."""
+    if n < 1e6:
+        return f"{n / 1e3:.0f} kB"
+    if n < 1e9:
+        return f"{n / 1e6:.0f} MB"
+    return f"{n / 1e9:.1f} GB"
+
+
+def remaining_seconds(estimate: Estimate | None, unit_seconds: Sequence[float], done: int,
+                      total: int) -> float | None:
+    """Seconds the rest of a study is expected to take.
+
+    ``unit_seconds``: how long each finished unit took, in order (``done`` values). With an
+    estimate, the units are assigned to its stages in order (the last stage shrinks when the
+    study reports fewer units than the estimate planned): a stage's remaining units cost the
+    mean of its finished units; a stage not started costs its estimate; a stage of unknown
+    cost, the mean of all finished units. A stage not started whose :attr:`Stage.kind` is set
+    costs its estimate corrected by the measured / estimated ratio of the finished units of
+    the same kind, or, while none of its kind has finished, of all finished units of stages
+    with a kind (how much faster or slower this machine, its load and the workers are than the
+    estimate assumed): after a cheap data set's selections, a large one's are predicted from
+    their estimate × what the cheap one's took over their estimate. Without an estimate (or
+    with one whose stages are all unknown) every remaining unit costs the mean of the finished
+    ones. None before any unit has finished when nothing else is known.
+    """
+    done = max(0, int(done))
+    total = max(done, int(total))
+    spent = list(unit_seconds)[:done]
+    mean_all = (sum(spent) / len(spent)) if spent else None
+    if estimate is None or not estimate.stages or all(
+            s.seconds_each is None for s in estimate.stages):
+        if mean_all is None:
+            return None
+        return mean_all * (total - done)
+    sizes = [s.units for s in estimate.stages]
+    # the study's own total wins when it is smaller (e.g. identical feature sets classified
+    # once); a larger one is often an upper bound it will shrink, so the estimate stays
+    sizes[-1] = max(0, min(sizes[-1], total - sum(sizes[:-1])))
+    # stage of each unit, in order
+    bounds = list(itertools.accumulate(sizes))
+    per_stage: list[list[float]] = [[] for _ in sizes]
+    for i, secs in enumerate(spent):
+        st = next((k for k, b in enumerate(bounds) if i < b), len(sizes) - 1)
+        per_stage[st].append(secs)
+    # measured and estimated seconds of the finished units, per kind and over every kind
+    by_kind: dict[str | None, list[float]] = {None: [0.0, 0.0]}
+    for k, stage in enumerate(estimate.stages):
+        if stage.kind is not None and stage.seconds_each is not None and per_stage[k]:
+            for key in (stage.kind, None):
+                pair = by_kind.setdefault(key, [0.0, 0.0])
+                pair[0] += sum(per_stage[k])
+                pair[1] += stage.seconds_each * len(per_stage[k])
+
+    def ratio(kind: str) -> float:
+        for key in (kind, None):
+            measured, estimated = by_kind.get(key, (0.0, 0.0))
+            if estimated > 0:
+                return measured / estimated
+        return 1.0
+
+    left = 0.0
+    for k, stage in enumerate(estimate.stages):
+        n_left = max(0, sizes[k] - len(per_stage[k]))
+        if not n_left:
+            continue
+        if per_stage[k]:
+            each = sum(per_stage[k]) / len(per_stage[k])
+        elif stage.seconds_each is not None:
+            each = stage.seconds_each * (1.0 if stage.kind is None else ratio(stage.kind))
+        elif mean_all is not None:
+            each = mean_all
+        else:
+            return None
+        left += n_left * each
+    return left
+
+
+class CostProgress:
+    """Progress of a study whose units differ in cost by orders of magnitude, reported through
+    the ``progress(done, total, message)`` contract in *work units* rather than unit counts.
+
+    The study says when a unit of its :class:`Estimate` has finished (:meth:`tick`, in the
+    estimate's stage order); each unit is timed (``clock`` between two ticks) and the time left
+    is :func:`remaining_seconds` (each stage corrected by its own finished units, a stage not
+    started by the measured / estimated ratio of its kind). What is passed on:
+
+    * ``done``: the estimated cost of the finished units, in :attr:`SCALE` parts of the whole
+      plan (a cheap unit moves it little, an expensive one much; it never decreases);
+    * ``total``: ``done`` + the time left × ``done`` / the seconds since ``start``, so that a
+      printer extrapolating ``elapsed × (total − done) / done`` (:class:`camcf.cli.progress.
+      ProgressLine`, :meth:`Job.status`) shows :func:`remaining_seconds`' figure, and
+      ``done / total`` is the share of the expected wall time that has passed.
+
+    Before any cost has been counted, ``total`` is :attr:`SCALE`; a unit of a stage whose cost
+    is not estimated adds nothing to ``done`` (its time still counts). :meth:`replan` swaps in
+    a new estimate once the study knows more (the stages already run must stay the same).
+
+    >>> t = [0.0]
+    >>> est = Estimate.of([Stage("small", 2, 1.0, kind="fit"), Stage("big", 1, 100.0, kind="fit")])
+    >>> seen = []
+    >>> p = CostProgress(lambda d, n, m: seen.append((d, n)), est, clock=lambda: t[0])
+    >>> t[0] = 2.0; p.tick("small 1"); t[0] = 4.0; p.tick("small 2")  # each took 2 s, not 1
+    >>> round(p.seconds_left())   # the big unit: 100 s estimated × 2
+    200
+    >>> d, n = seen[-1]; round(4.0 * (n - d) / d)   # what a printer extrapolates
+    200
+    """
+
+    #: ``total`` before anything is known; ``done`` counts in these parts of the first plan
+    SCALE = 10_000
+
+    def __init__(self, progress: Progress | None, estimate: Estimate, *,
+                 clock: Callable[[], float] = time.perf_counter,
+                 start: float | None = None) -> None:
+        self.progress = progress
+        self.estimate = estimate
+        self.clock = clock
+        now = clock()
+        self.start = now if start is None else float(start)  # the study's start (elapsed)
+        self._last = now  # the current unit started here
+        self.units = 0
+        self.unit_seconds: list[float] = []
+        self._cost = 0.0  # estimated seconds of the finished units
+        planned = estimate.seconds
+        self._per_second = self.SCALE / planned if planned > 0 else 1.0
+
+    def _unit_cost(self, index: int) -> float:
+        """The estimated seconds of unit ``index`` (0-based, in stage order)."""
+        for stage in self.estimate.stages:
+            if index < stage.units:
+                return stage.seconds_each or 0.0
+            index -= stage.units
+        return 0.0
+
+    def replan(self, estimate: Estimate) -> None:
+        """Use ``estimate`` from now on (its first stages must be those already run)."""
+        self.estimate = estimate
+
+    def seconds_left(self) -> float | None:
+        """:func:`remaining_seconds` for the units not finished yet."""
+        return remaining_seconds(self.estimate, self.unit_seconds, self.units,
+                                 self.estimate.units)
+
+    def counts(self) -> tuple[int, int]:
+        """``(done, total)`` in work units, as :meth:`report` passes them on."""
+        done = int(self._cost * self._per_second)
+        left = self.seconds_left()
+        elapsed = self.clock() - self.start
+        if self.units >= self.estimate.units:
+            return done, done
+        if done <= 0 or left is None or elapsed <= 0:
+            return done, max(done + 1, self.SCALE)
+        return done, done + max(1, math.ceil(left * done / elapsed))
+
+    def report(self, message: str) -> None:
+        """Pass the current ``(done, total)`` and ``message`` on."""
+        if self.progress is not None:
+            self.progress(*self.counts(), message)
+
+    def tick(self, message: str, units: int = 1) -> None:
+        """``units`` more units have finished (the time since the last tick shared among
+        them); then :meth:`report`."""
+        if units > 0:
+            now = self.clock()
+            per = (now - self._last) / units
+            for _ in range(units):
+                self._cost += self._unit_cost(self.units)
+                self.unit_seconds.append(per)
+                self.units += 1
+            self._last = now
+        self.report(message)
