@@ -23,14 +23,14 @@ def pytest_collection_modifyitems(config, items):
     """Tests marked ``slow`` run only with ``--run-slow`` (or ``-m slow``): the suite must stay
     well under 5 minutes, and they load a whole real data set into the app.
 
-    Under pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``) every ``browser`` test is
-    put in one group: one worker runs them one after another with one Chromium and one app
-    server, as a serial run does (two servers and two browsers would share two cores, and the
-    jobs tests that watch a server's processes would see the other's), while the other tests
-    are spread over the workers. (``tryfirst``: before xdist reads the groups.)"""
+    Under pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``) each ``browser`` module
+    is one group: one worker runs its tests in order, with its module's fixtures (a page, a
+    session, a server of its own) set up once, while the other tests are spread one by one.
+    (``tryfirst``: before xdist reads the groups. pytest 9.2 loses them — pytest-xdist issue
+    #1386 — hence ``pytest<9.2`` in pyproject.toml.)"""
     for item in items:
         if "browser" in item.keywords:
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
     expr = config.getoption("markexpr") or ""
     if config.getoption("--run-slow") or ("slow" in expr and "not slow" not in expr):
         return
