@@ -37,8 +37,14 @@ run: $(APP_STAMP)
 	$(BIN)/streamlit run app.py --server.headless true --browser.gatherUsageStats false \
 		--server.address $(ADDRESS) --server.port $(PORT) --server.fileWatcherType $(WATCHER)
 
+# The suite on TEST_WORKERS processes (pytest-xdist): the browser tests in one of them, one
+# after another (tests/conftest.py groups them), everything else spread over all.
+# `make test TEST_WORKERS=0` runs it in this process alone.
+TEST_WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -56,7 +62,7 @@ upgrade:
 	$(PYTHON) -m venv $(VENV).upgrade
 	$(VENV).upgrade/bin/pip install --quiet --upgrade pip
 	$(VENV).upgrade/bin/pip install --quiet --upgrade -e '.[test]'
-	$(VENV).upgrade/bin/python -m pytest -q -p no:cacheprovider
+	$(VENV).upgrade/bin/python -m pytest -q -p no:cacheprovider $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
 	$(VENV).upgrade/bin/pip freeze --exclude-editable --all \
 		| grep -v -i -E '^(pip|setuptools|wheel)==' > $(CONSTRAINTS).new
 	mv $(CONSTRAINTS).new $(CONSTRAINTS)

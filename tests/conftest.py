@@ -18,9 +18,19 @@ def pytest_addoption(parser):
                      help="also run the tests marked slow (a whole real data set in the app)")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Tests marked ``slow`` run only with ``--run-slow`` (or ``-m slow``): the suite must stay
-    well under 5 minutes, and they load a whole real data set into the app."""
+    well under 5 minutes, and they load a whole real data set into the app.
+
+    Under pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``) each ``browser`` module
+    is one group: one worker runs its tests in order, with its module's fixtures (a page, a
+    session, a server of its own) set up once, while the other tests are spread one by one.
+    (``tryfirst``: before xdist reads the groups. pytest 9.2 loses them — pytest-xdist issue
+    #1386 — hence ``pytest<9.2`` in pyproject.toml.)"""
+    for item in items:
+        if "browser" in item.keywords:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
     expr = config.getoption("markexpr") or ""
     if config.getoption("--run-slow") or ("slow" in expr and "not slow" not in expr):
         return
@@ -93,6 +103,34 @@ def shared_app():
 # ------------------------------------------------------------------------------------------------
 # The app in a browser
 # ------------------------------------------------------------------------------------------------
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """When a browser test fails, every page the session's Chromium has open is saved as it
+    was (``artifacts/failures/<test>-<n>.png`` and ``.txt`` with its url and text): a failure
+    on CI can then be looked at, not guessed."""
+    report = yield
+    if report.failed and "browser" in item.keywords and _BROWSERS:
+        from support import REPO
+
+        folder = REPO / "artifacts" / "failures"
+        folder.mkdir(parents=True, exist_ok=True)
+        name = "".join(c if c.isalnum() else "_" for c in item.name)[:80]
+        pages = [pg for b in _BROWSERS for ctx in b.contexts for pg in ctx.pages]
+        for i, pg in enumerate(pages):
+            try:
+                pg.screenshot(path=str(folder / f"{name}-{i}.png"), full_page=True, timeout=10_000)
+                text = pg.locator("body").inner_text(timeout=10_000)
+                (folder / f"{name}-{i}.txt").write_text(f"{pg.url}\n\n{text}")
+            except Exception as exc:  # noqa: BLE001 - a report must not fail on a dead page
+                (folder / f"{name}-{i}.txt").write_text(f"{pg.url}\n\n(not saved: {exc})")
+        if pages:
+            report.sections.append(("browser pages", f"{len(pages)} saved in {folder}"))
+    return report
+
+
+_BROWSERS: list = []  # the session's Chromium, for the failure report above
+
+
 @pytest.fixture(scope="session")
 def chromium():
     """One headless Chromium for every browser test of the session (skips when Chromium or
@@ -107,7 +145,9 @@ def chromium():
         pytest.skip("playwright is not installed (.venv/bin/pip install playwright)")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+        _BROWSERS.append(browser)
         yield browser
+        _BROWSERS.remove(browser)
         browser.close()
 
 

@@ -55,8 +55,6 @@ def browser_app(chromium, server):
 def test_every_page_draws(browser_app):
     page, url, failed, outside = browser_app
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.goto(url)
-    wait_idle(page)
     for path, title, text, n_graphs in PAGES:  # through the navigation: one session
         open_page(page, title)
         assert urlparse(page.url).path.strip("/") == path

@@ -105,17 +105,20 @@ def _start(page, proc) -> psutil.Process:
     page.get_by_role("button", name="Evaluate", exact=True).click()
     page.get_by_role("button", name="Stop").wait_for()
 
-    def computing():  # the job's worker: the live worker that uses the most CPU (the fork
-        # server's warm-up process and short-lived helpers end or stay idle)
-        live = []
-        for w in _tree(proc.pid)[1]:
-            try:
-                if w.status() != psutil.STATUS_ZOMBIE:
-                    live.append((_cpu_seconds([w]), w))
-            except psutil.Error:
-                continue
-        busy = [(c, w) for c, w in live if c > 0.5]
-        return max(busy, key=lambda cw: cw[0])[1] if busy else None
+    def live(w: psutil.Process) -> bool:
+        try:
+            return w.is_running() and w.status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            return False
+
+    def computing():  # the job's worker: a live worker whose CPU time grows over a second (the
+        # fork server's warm-up process and short-lived helpers end or stay idle; under load
+        # one of them may have used more CPU so far than the worker)
+        before = {w.pid: (w, _cpu_seconds([w])) for w in _tree(proc.pid)[1] if live(w)}
+        time.sleep(1.0)
+        grown = [(_cpu_seconds([w]) - c, w) for w, c in before.values() if live(w)]
+        busy = [(d, w) for d, w in grown if d > 0.2]
+        return max(busy, key=lambda dw: dw[0])[1] if busy else None
 
     return _until(computing)
 
