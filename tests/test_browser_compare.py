@@ -1,13 +1,15 @@
-"""Compare methods in a real browser (issue 17 item 4), on the demo: choose two methods and the
-protocol (3-fold cross-validation), press Compare, see its progress, then the metrics table,
-the per-split ranks, the CD diagram (splits as blocks) and the radar drawn, and a download
-that parses. Screenshots go to ``$CAMCF_SHOTS`` (default ``artifacts/screenshots``)."""
+"""Compare methods in a real browser (issue 17 item 4), on the demo and on a shared data set
+(Flags, opened by a link ``?data=shared:flags``): choose two methods and the protocol (3-fold
+cross-validation), press Compare, see its progress, then the metrics table, the per-split
+ranks, the CD diagram (splits as blocks) and the radar drawn, and downloads that parse.
+Screenshots go to ``$CAMCF_SHOTS`` (default ``artifacts/screenshots``)."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from conftest import require_file
 from support import settle, shot, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -30,11 +32,19 @@ def _choose(page, box, names: list[str]) -> None:
     page.keyboard.press("Escape")
 
 
-def test_compare_two_methods_on_the_demo(server, new_page):
+@pytest.mark.parametrize("data", ["demo", "flags"])
+def test_compare_two_methods(server, new_page, data):
     page = new_page()
     page.set_default_timeout(120_000)
-    page.goto(f"{server}/compare")
+    if data == "demo":
+        page.goto(f"{server}/compare")
+    else:  # a shared data set, as a link opens it
+        require_file("flags/flags.arff")
+        page.goto(f"{server}/compare?data=shared:{data}")
     settle(page)
+    side = page.locator('[data-testid="stSidebar"]')
+    if data != "demo":
+        side.get_by_text("194 samples").first.wait_for()  # Flags: 194 rows, 19 features
     main = page.locator('[data-testid="stMain"]')
     main.get_by_text("Choose methods and a protocol").wait_for()
     methods = main.locator('[data-testid="stMultiSelect"]').filter(has_text="Methods").first
@@ -66,7 +76,7 @@ def test_compare_two_methods_on_the_demo(server, new_page):
     table.wait_for()
     charts = main.locator(".js-plotly-plot")
     assert charts.count() == 3, charts.count()
-    shot(page, "compare-demo")
+    shot(page, f"compare-{data}")
     titles = " ".join(t for i in range(charts.count())
                       for t in charts.nth(i).locator(".gtitle").all_text_contents())
     assert "rank per split" in titles and "splits as blocks" in titles, titles
@@ -76,7 +86,9 @@ def test_compare_two_methods_on_the_demo(server, new_page):
         main.get_by_role("button", name="Everything (JSON)").click()
     payload = json.loads(dl.value.path().read_text(encoding="utf-8"))
     assert [m["display"] for m in payload["methods"]] == ["Ca-MCF", "All features"]
-    (summary,) = [d["summary"] for d in payload["data_sets"].values()]
+    [(name, found)] = list(payload["data_sets"].items())
+    assert data == "demo" or data in name.lower(), name
+    summary = found["summary"]
     assert {r["method"] for r in summary} == {m["name"] for m in payload["methods"]}
     assert payload["settings"]["protocol"] == "kfold" and payload["settings"]["n_folds"] == 3
     with page.expect_download() as dl:
