@@ -54,13 +54,25 @@ def write_file(path: Path, scale: float) -> None:
         fh.write("</labels>\n")
 
 
+def _has_quiet(code: str | None) -> bool:
+    """Whether this code's ``camcf select`` takes ``--quiet``."""
+    env = dict(os.environ)
+    if code:
+        env["PYTHONPATH"] = code + os.pathsep + env.get("PYTHONPATH", "")
+    p = subprocess.run([sys.executable, "-m", "camcf", "select", "--help"], env=env,
+                       capture_output=True, text=True, cwd=tempfile.gettempdir())
+    return "--quiet" in p.stdout
+
+
 def run_once(code: str | None, data: Path, out: Path) -> dict:
     env = dict(os.environ)
     if code:
         env["PYTHONPATH"] = code + os.pathsep + env.get("PYTHONPATH", "")
     env.setdefault("OMP_NUM_THREADS", "1")
     cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "camcf", "select", str(data),
-           "--xml", str(data.with_suffix(".xml")), "--output", str(out), "--quiet"]
+           "--xml", str(data.with_suffix(".xml")), "--output", str(out)]
+    if _has_quiet(code):  # (older code, e.g. 41c22b6, has no --quiet: it printed no progress)
+        cmd.append("--quiet")
     # run outside any checkout, so that PYTHONPATH (old) or the installed package (new) decides
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=out.parent)
     if p.returncode != 0:
