@@ -621,7 +621,7 @@ def _check_working_set(X, n_categories: int, n_jobs: int | None) -> None:
     """
     import os
 
-    from .fast_engine import _INDICATOR_BYTES
+    from .fast_counts import _INDICATOR_BYTES
     from .info import _CELL_BUDGET, _ELEM_BUDGET, _JOINT_CACHE_BYTES
     from .limits import check_memory
 

@@ -130,7 +130,7 @@ def test_leave_one_out_matches_reference():
 def test_blas_counting_matches_reference(codes):
     """With the shared float32 indicators the engine counts by BLAS products (few cells); the
     values are the reference's, for a few columns or most of them, with dead strata or not."""
-    from camcf.fast_engine import category_indicators, feature_indicators, pool_cardinality
+    from camcf.fast_counts import category_indicators, feature_indicators, pool_cardinality
 
     rng = np.random.default_rng(codes)
     n, m = 300, 40
@@ -286,7 +286,7 @@ def test_counting_by_rows_matches_the_other_counting_paths(codes, monkeypatch):
     cmi_each_extra in one product) gives bit for bit the values of the engine without
     indicators (bincount counting), and the reference's to 1e-12, with and without dead
     strata."""
-    from camcf.fast_engine import (
+    from camcf.fast_counts import (
         category_indicators,
         feature_indicators,
         indicator_rows,
