@@ -37,8 +37,8 @@ run: $(APP_STAMP)
 	$(BIN)/streamlit run app.py --server.headless true --browser.gatherUsageStats false \
 		--server.address $(ADDRESS) --server.port $(PORT) --server.fileWatcherType $(WATCHER)
 
-# The suite on TEST_WORKERS processes (pytest-xdist): the browser tests in one of them, one
-# after another (tests/conftest.py groups them), everything else spread over all.
+# The suite on TEST_WORKERS processes (pytest-xdist): each browser test module whole in one of
+# them (tests/conftest.py groups them), everything else spread test by test.
 # `make test TEST_WORKERS=0` runs it in this process alone.
 TEST_WORKERS ?= 2
 PYTEST := $(BIN)/python -m pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
