@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -162,6 +163,19 @@ def kind(name: str) -> str:
 
 def display(name: str) -> str:
     return spec(name).display
+
+
+def check_names(names: Sequence[str] | None, *, what: str = "methods") -> list[str]:
+    """``names`` checked (each registered and importable here, none twice), or every
+    :func:`available` method for None. ``what`` names the choice in the messages."""
+    names = list(available() if names is None else names)
+    for n in names:
+        spec(n)
+        get(n)  # a clear message for a method missing here
+    if len(set(names)) != len(names):
+        raise ParameterError(f"{what} names a method twice: {','.join(names)}", name=what,
+                             value=names)
+    return names
 
 
 def available() -> list[str]:

@@ -190,6 +190,15 @@ def named_methods(argv: Sequence[str] | None, option: str) -> list[str] | None:
     return None
 
 
+def method_list(args: argparse.Namespace) -> list[str] | None:
+    """The names given to ``--methods`` (comma-separated), checked
+    (:func:`camcf.methods.check_names`); None when it is absent (every available method)."""
+    if not args.methods:
+        return None
+    names = [n.strip() for n in args.methods.split(",") if n.strip()]
+    return methods.check_names(names, what="--methods")
+
+
 # ---------------------------------------------------------------------------------- readers
 def label_spec(args: argparse.Namespace):
     """The label specification from ``--labels`` / repeated ``--label`` (not both)."""

@@ -179,13 +179,7 @@ def _data_hash(parts: Sequence[Any]) -> str:
 def _methods(names: Sequence[str] | None) -> list[str]:
     from .. import methods
 
-    names = list(methods.available() if names is None else names)
-    for n in names:
-        methods.spec(n)
-        methods.get(n)  # a clear message for a method missing here
-    if len(set(names)) != len(names):
-        raise ParameterError(f"methods names a method twice: {names}", name="methods",
-                             value=names)
+    names = methods.check_names(names)
     if "camcf" not in names:
         raise ParameterError("the reproduction compares with Ca-MCF: include 'camcf' in methods",
                              name="methods", value=names)

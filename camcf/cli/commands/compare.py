@@ -65,21 +65,12 @@ def add_arguments(p: argparse.ArgumentParser, argv: Sequence[str]) -> None:
     groups.add_output(p, what="the JSON (and the CSV table beside it, same name .csv)")
 
 
-def _methods(args: argparse.Namespace) -> list[str]:
-    names = ([n.strip() for n in args.methods.split(",") if n.strip()] if args.methods
-             else methods.available())
-    for n in names:
-        methods.spec(n)
-        methods.get(n)  # a clear message for a method missing here
-    if len(set(names)) != len(names):
-        raise ParameterError(f"--methods names a method twice: {args.methods}")
-    return names
-
-
 def run(args: argparse.Namespace) -> Outcome:
     from ...evaluation.reports import comparison_report, method_table
 
-    names = _methods(args)
+    names = groups.method_list(args)
+    if names is None:
+        names = methods.check_names(None)
     groups.check_method_flags(args, names)
     n_features = parse_n_features(args.n_features, name="--n-features")
     if n_features == "match" and "camcf" not in names and any(

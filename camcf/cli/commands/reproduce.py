@@ -82,8 +82,7 @@ def run(args: argparse.Namespace) -> Outcome:
     )
     from .tune import parse_grid
 
-    names = ([n.strip() for n in args.methods.split(",") if n.strip()] if args.methods
-             else None)
+    names = groups.method_list(args)
     grid = parse_grid(args.grid) if args.grid else None
     if args.inner_folds < 2:
         raise ParameterError(f"--inner-folds must be at least 2; got {args.inner_folds}",
