@@ -203,3 +203,33 @@ def shot(page, name: str, *, full_page: bool = True) -> Path:
     path = SHOTS / (name if name.endswith(".png") else f"{name}.png")
     page.screenshot(path=str(path), full_page=full_page)
     return path
+
+
+# ------------------------------------------------------------------------------------------------
+# Benchmark scripts and the paper's source
+# ------------------------------------------------------------------------------------------------
+#: the paper's LaTeX source (``$CAMCF_PAPER``, else beside the repository as ``../shared``)
+PAPER_TEX = Path(os.environ.get("CAMCF_PAPER",
+                                REPO.parent / "shared" / "paper" / "ca-mcf-paper.tex"))
+
+
+def benchmark_module(name: str):
+    """The script ``benchmarks/<name>.py`` imported as a module (its declarations and helpers
+    are the tests' reference too)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def paper_tables():
+    """``(benchmarks/paper_friedman.py as a module, the paper's metric tables parsed from its
+    LaTeX source)``; skips the test when the source is not at :data:`PAPER_TEX`."""
+    import pytest
+
+    if not PAPER_TEX.is_file():
+        pytest.skip(f"the paper's LaTeX source is not at {PAPER_TEX} (set CAMCF_PAPER)")
+    module = benchmark_module("paper_friedman")
+    return module, module.parse_tables(PAPER_TEX.read_text(encoding="utf-8"))

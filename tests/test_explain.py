@@ -10,12 +10,10 @@ against Found vs true at several samples and parameters.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
+from support import benchmark_module
 
 import camcf
 from camcf.datasets import DEMO_STORY, make_causal_multilabel
@@ -37,12 +35,7 @@ from camcf.viz.explain import (
 )
 from camcf.viz.story import demo_story, in_true_blanket, story_markdown, true_role
 
-REPO = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("bench_settings",
-                                               REPO / "benchmarks" / "bench_settings.py")
-_bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_bench)
-SETTINGS = _bench.SETTINGS  # the two benchmark settings, declared once there
+SETTINGS = benchmark_module("bench_settings").SETTINGS  # the two benchmark settings, declared once there
 
 #: step -> the threshold the record compares with (a function of the run's parameters)
 _D1 = {"feature-mi", "backward", "spouse-screen", "spouse", "symmetry"}

@@ -231,17 +231,9 @@ def test_markdown_says_how_it_was_tuned(run):
 
 
 def test_paper_tables_match_the_latex_source():
-    import importlib.util
-    import os
+    from support import paper_tables
 
-    tex = Path(os.environ.get("CAMCF_PAPER", "/work/shared/paper/ca-mcf-paper.tex"))
-    if not tex.is_file():
-        pytest.skip(f"the paper's LaTeX source is not at {tex} (set CAMCF_PAPER)")
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "paper_friedman.py"
-    spec = importlib.util.spec_from_file_location("paper_friedman", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    tables = mod.parse_tables(tex.read_text(encoding="utf-8"))
+    _, tables = paper_tables()
     from camcf.methods import PAPER_METHODS
 
     for metric, table in tables.items():

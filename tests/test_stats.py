@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -62,16 +61,9 @@ def test_ranks_direction_and_ties():
 
 def test_every_printed_ff_recomputed_from_the_paper_tables():
     """Where the paper's source is at hand: which printed F_F follow from its tables."""
-    import importlib.util
+    from support import paper_tables
 
-    tex = Path("/work/shared/paper/ca-mcf-paper.tex")
-    if not tex.is_file():
-        pytest.skip(f"{tex} not found")
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "paper_friedman.py"
-    spec = importlib.util.spec_from_file_location("paper_friedman", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    tables = mod.parse_tables(tex.read_text(encoding="utf-8"))
+    mod, tables = paper_tables()
     assert np.allclose(tables["hamming_loss"], HL)
     rows = {r["metric"]: r for r in mod.recompute(tables)}
     follows = {m for m, r in rows.items() if r["follows"]}
