@@ -190,6 +190,16 @@ def named_methods(argv: Sequence[str] | None, option: str) -> list[str] | None:
     return None
 
 
+def add_methods(parser: argparse.ArgumentParser, *, note: str = ""):
+    """The ``methods`` group with ``--methods`` (read by :func:`method_list`); the group, for
+    more options of the command. ``note`` ends the default's help."""
+    g = parser.add_argument_group("methods")
+    g.add_argument("--methods", default=None,
+                   help="comma-separated names among " + ", ".join(methods.METHODS)
+                        + f" (default: every available method{note})")
+    return g
+
+
 def method_list(args: argparse.Namespace) -> list[str] | None:
     """The names given to ``--methods`` (comma-separated), checked
     (:func:`camcf.methods.check_names`); None when it is absent (every available method)."""

@@ -48,10 +48,7 @@ def add_arguments(p: argparse.ArgumentParser, argv: Sequence[str]) -> None:
                     help="data file(s) (.arff, .mat, .csv) or shared data set name(s)")
     groups.add_labels(p)
     groups.add_discretization(p)
-    m = p.add_argument_group("methods")
-    m.add_argument("--methods", default=None,
-                   help="comma-separated names among " + ", ".join(methods.METHODS)
-                        + " (default: every available method)")
+    m = groups.add_methods(p)
     m.add_argument("--n-features", default="match",
                    help="ranking methods keep: 'match' (as many as Ca-MCF selected on the same "
                         "split; default) or a number K")

@@ -23,7 +23,6 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from ... import methods
 from ...errors import ParameterError
 from .. import groups
 from ..outcome import Outcome
@@ -49,10 +48,7 @@ def add_arguments(p: argparse.ArgumentParser, argv: Sequence[str]) -> None:
                          f"sets found in $CAMCF_DATA_DIR: {', '.join(PAPER_DATA_SETS)})")
     groups.add_labels(p)
     groups.add_discretization(p)
-    m = p.add_argument_group("methods")
-    m.add_argument("--methods", default=None,
-                   help="comma-separated names among " + ", ".join(methods.METHODS)
-                        + " (default: every available method; camcf is required)")
+    groups.add_methods(p, note="; camcf is required")
     t = p.add_argument_group("Ca-MCF's tuning (on each split's training rows)")
     grid = " ".join(f"--grid {k}={','.join(f'{v:g}' for v in vs)}" for k, vs in PAPER_GRID.items())
     t.add_argument("--grid", action="append", metavar="NAME=V1,V2",
