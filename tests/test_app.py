@@ -252,6 +252,40 @@ def test_an_automatic_run_interrupted_by_a_click_runs_on_the_next_script_run(mon
     assert "results are stale" not in texts(at)
 
 
+def test_a_pressed_run_interrupted_by_a_click_runs_on_the_next_script_run(monkeypatch):
+    """Landed: on data too large to run by themselves (n × m above ``app.SMALL``), a click
+    during the run Run had started (a page link, a widget) ended the script run and the press
+    was lost: the page said "no results yet: press Run" although Run had been pressed (seen in
+    tests/test_jobs_browser.py on a loaded machine). The press holds until its attempt ends."""
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    import camcf
+
+    at = new_app()
+    at.number_input(key="demo_n").set_value(17_000)  # 17,000 × 24 cells > app.SMALL
+    at.number_input(key="demo_seed").set_value(4712)  # a seed no other test runs
+    at.button(key="load_demo").click().run()
+    assert "results are stale" in texts(at)  # large data wait for Run
+    real, calls = camcf.run, []
+
+    def interrupted_once(*a, **kw):
+        calls.append(1)
+        if len(calls) == 1:
+            raise StopException()  # what a new click raises inside the running script
+        return real(*a, **kw)
+
+    monkeypatch.setattr(camcf, "run", interrupted_once)
+    run_button(at).click().run()
+    assert calls == [1]
+    at.run()  # the next script run (the click's): the pressed run happens now
+    assert not at.exception
+    rec = at.session_state["run"]
+    assert rec.data.fingerprint == at.session_state["data"].fingerprint and len(calls) == 2
+    assert "results are stale" not in texts(at) and "no results yet" not in texts(at)
+    at.run()  # answered: no further run
+    assert len(calls) == 2
+
+
 def test_navigation_lists_evaluation_only_when_its_file_exists():
     import sys
 
