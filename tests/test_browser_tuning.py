@@ -1,6 +1,7 @@
-"""The tuning views in a real browser (Chromium + Playwright): a deep link on a fresh server,
-What changed (pin, move a slider, run), the landscape (compute, click a cell → sliders move),
-and a shared link opened in a fresh browser context. Screenshots go to ``$CAMCF_SHOTS`` (default
+"""The tuning views in a real browser (Chromium + Playwright): What changed (pin, move a slider,
+run), a shared link opened in a fresh browser context, the landscape (compute, click a cell →
+sliders move), in one session. (A deep link as the first request of a fresh server is in
+test_jobs_browser.py, whose module starts a server of its own anyway.) Screenshots go to ``$CAMCF_SHOTS`` (default
 ``artifacts/screenshots``)."""
 
 from __future__ import annotations
@@ -23,33 +24,6 @@ from support import (
 )
 
 pytestmark = pytest.mark.browser
-
-
-def test_deep_link_on_a_fresh_server(new_page):
-    """The first request of a new server process goes straight to a page URL (a server of its
-    own: the session's server may have served pages already)."""
-    proc, server = start_app()
-    try:
-        _deep_link(new_page(), server)
-    finally:
-        stop_app(proc)
-
-
-def _deep_link(page, server: str) -> None:
-    page.goto(f"{server}/skeleton")
-    settle(page)
-    main = page.locator('[data-testid="stMain"]')
-    main.get_by_text("Label skeleton").first.wait_for(timeout=30_000)
-    assert page.get_by_text("Page not found").count() == 0
-    assert page.locator('[data-testid="stException"]').count() == 0
-    # the frame ran: the sidebar has the data source and the parameters
-    side = page.locator('[data-testid="stSidebar"]')
-    assert side.get_by_text("Parameters").count() >= 1
-    assert urlparse(page.url).path == "/skeleton"
-    shot(page, "deeplink-fresh-skeleton", full_page=False)
-    # and the first change is not lost: δ1 moves and Run applies it
-    set_number(page, "δ1", "0.055")
-    side.get_by_text("results are stale").wait_for(timeout=15_000)
 
 
 @pytest.fixture(scope="module")
