@@ -288,6 +288,32 @@ def test_a_pressed_run_interrupted_by_a_click_runs_on_the_next_script_run(monkey
     assert len(calls) == 2
 
 
+def test_the_app_scripts_need_no_magic():
+    """The scripts Streamlit runs (app.py and the pages) hold no expression statement that
+    Streamlit's "magic" would write to the page (a bare name, value or comparison; calls,
+    docstrings, yields and awaits it leaves alone): they draw the same with magic off, as the
+    tests run them (support.app_test: AppTest redoes magic's rewrite on every run)."""
+    import ast
+
+    root = Path(APP).parent
+    scripts = [root / "app.py", *sorted(p for p in (root / "pages").glob("*.py")
+                                        if not p.name.startswith("_"))]
+    assert len(scripts) > 5
+    written = []
+    for path in scripts:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            block = [getattr(node, f, None) or [] for f in ("body", "orelse", "finalbody")]
+            for i, stmt in (pair for b in block if isinstance(b, list) for pair in enumerate(b)):
+                if not isinstance(stmt, ast.Expr) or isinstance(
+                        stmt.value, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom)):
+                    continue
+                if i == 0 and isinstance(stmt.value, ast.Constant) \
+                        and isinstance(stmt.value.value, str):
+                    continue  # a docstring
+                written.append(f"{path.name}:{stmt.lineno}")
+    assert not written, written
+
+
 def test_navigation_lists_evaluation_only_when_its_file_exists():
     import sys
 

@@ -19,14 +19,14 @@ PAGES = [  # url path, navigation title, a text the page shows, graphs expected
     ("skeleton", "Label skeleton", "Label skeleton", 1),
     ("local_structure", "Local structure", "Local structure", 1),
     ("recovery", "Recovery", "Recovery", 0),
-    ("pruning", "Pruning", "Pruning", 0),
     ("step_through", "Step through", "Step through", 1),
     ("what_changed", "What changed", "What changed", 0),
     ("landscape", "Threshold landscape", "Threshold landscape", 0),
-    ("evaluation", "Evaluation", "Evaluation", 0),
     ("compare", "Compare methods", "Compare methods", 0),
     ("export", "Export", "Export", 0),
 ]
+#: opened (and checked the same way) by the tests below: each navigation costs Chromium a second
+LATER = [("pruning", "Pruning", "Pruning", 0), ("evaluation", "Evaluation", "Evaluation", 0)]
 
 pytestmark = pytest.mark.browser
 
@@ -58,11 +58,7 @@ def test_every_page_draws(browser_app):
     page, url, failed, outside = browser_app
     SHOTS.mkdir(parents=True, exist_ok=True)
     for path, title, text, n_graphs in PAGES:  # through the navigation: one session
-        open_page(page, title)
-        assert urlparse(page.url).path.strip("/") == path
-        page.get_by_text(text).first.wait_for(timeout=15_000)
-        assert page.locator('[data-testid="stException"]').count() == 0, path
-        assert page.get_by_text("Page not found").count() == 0, path
+        _open(page, path, title, text)
         if n_graphs:
             ids = graph_node_ids(page)
             assert ids, f"no node drawn on {path or 'overview'}"
@@ -78,6 +74,16 @@ def test_every_page_draws(browser_app):
     # server, test_browser_compare.py's /compare link)
     assert not outside, f"requests left localhost: {outside[:5]}"
     assert not [f for f in failed if "127.0.0.1" not in f], failed
+
+
+def _open(page, path: str, title: str, text: str) -> None:
+    """Open a page through the navigation: its URL, its text, no exception, no "Page not
+    found"."""
+    open_page(page, title)
+    assert urlparse(page.url).path.strip("/") == path
+    page.get_by_text(text).first.wait_for(timeout=15_000)
+    assert page.locator('[data-testid="stException"]').count() == 0, path
+    assert page.get_by_text("Page not found").count() == 0, path
 
 
 def _decision_table_is_whole(page) -> None:
@@ -99,7 +105,7 @@ def test_clicking_a_pruning_point_explains_it(browser_app):
     """The plotly scatter sends the click back (on_select): the page explains that feature.
     (Before the slider test: on the default parameters' run.)"""
     page, url, failed, outside = browser_app
-    open_page(page, "Pruning")
+    _open(page, *LATER[0][:3])
     chart = page.locator('[data-testid="stPlotlyChart"]').first
     chart.wait_for(timeout=15_000)
     points = chart.locator(".scatterlayer .trace .points path")
@@ -107,6 +113,7 @@ def test_clicking_a_pruning_point_explains_it(browser_app):
     # without a click the page explains the first pruned feature; the first trace holds the
     # features that stayed in the blanket, so clicking one must change the explanation
     assert "Fate: blanket" not in page.locator('[data-testid="stMain"]').inner_text()
+    page.screenshot(path=str(SHOTS / "pruning.png"), full_page=True)
     box = points.first.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     wait_idle(page)
@@ -144,7 +151,8 @@ def test_slider_and_run_change_the_result(browser_app):
 def test_evaluation_page_classifies_on_demand(browser_app):
     """The heavy work waits for its button; then the metrics table and the radar chart show."""
     page, url, failed, outside = browser_app
-    open_page(page, "Evaluation")  # the run of the slider test (δ1 = 0.1)
+    _open(page, *LATER[1][:3])  # the run of the slider test (δ1 = 0.1)
+    page.screenshot(path=str(SHOTS / "evaluation.png"), full_page=True)
     main = page.locator('[data-testid="stMain"]')
     assert "All features vs the selection" not in main.inner_text()
     page.get_by_role("button", name="Evaluate", exact=True).click()

@@ -17,6 +17,7 @@ import pytest
 
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
+from support import app_test  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -37,7 +38,7 @@ def polled(monkeypatch):
 
 
 def _app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=PATIENCE)
+    at = app_test(APP, default_timeout=PATIENCE)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
