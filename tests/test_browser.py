@@ -80,7 +80,10 @@ def _open(page, path: str, title: str, text: str) -> None:
     """Open a page through the navigation: its URL, its text, no exception, no "Page not
     found"."""
     open_page(page, title)
-    assert urlparse(page.url).path.strip("/") == path
+    # the click's script run may not have started when open_page's wait begins (a loaded
+    # machine): wait for the page's URL, then for its run
+    page.wait_for_url(lambda u: urlparse(u).path.strip("/") == path, timeout=30_000)
+    wait_idle(page)
     page.get_by_text(text).first.wait_for(timeout=15_000)
     assert page.locator('[data-testid="stException"]').count() == 0, path
     assert page.get_by_text("Page not found").count() == 0, path
