@@ -33,14 +33,12 @@ def _tree(pid: int) -> tuple[list[psutil.Process], list[psutil.Process]]:
     server = psutil.Process(pid)
     helpers, workers = [server], []
     for p in server.children(recursive=True):
-        try:
+        try:  # a process may end while it is looked at (a worker that just stopped)
             parent = " ".join(p.parent().cmdline())
+            is_worker = "multiprocessing.forkserver" in parent and p.ppid() != pid
         except psutil.Error:
             continue
-        if "multiprocessing.forkserver" in parent and p.ppid() != pid:
-            workers.append(p)
-        else:
-            helpers.append(p)
+        (workers if is_worker else helpers).append(p)
     return helpers, workers
 
 
