@@ -40,8 +40,8 @@ from joblib import Parallel, delayed
 
 from .algorithm_params import ALGORITHM_PARAMS, N_JOBS, significance_used
 from .errors import InvalidDataError, ParameterError
-from .info import _ELEM_BUDGET, pool_levels, rounded
-from .parallel import one_blas_thread
+from .info import _ELEM_BUDGET, pool_levels
+from .parallel import SharedArrays, one_blas_thread
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
 from .phases import run_target
@@ -517,9 +517,15 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     t0 = time.perf_counter()
     cats = flatten_labels(Y, label_names, category_names)
     _check_working_set(X, len(cats), n_jobs)
-    C = np.empty((n, len(cats)), dtype=np.uint8, order="F")
+    parallel = not (n_jobs is None or n_jobs == 1)
+    # in parallel, the indicators go straight into a file that local workers map (no copy)
+    store = SharedArrays(n * len(cats)) if parallel else None
+    C = store.empty((n, len(cats)), np.uint8, order="F") if parallel else np.empty(
+        (n, len(cats)), dtype=np.uint8, order="F")
     for c in cats:
         C[:, c.id] = Y[:, c.label_index] == c.value
+    if parallel:
+        C = store.readonly(C)
     levels = pool_levels(X, C)
     thresholds = None
     if "auto" in (params["delta1"], params["delta2"]):
@@ -542,13 +548,12 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
             f"label(s) {[label_names[i] for i in constant]} have one category only and are "
             f"skipped; remove them or check the label columns", CamcfWarning, stacklevel=2)
 
-    if n_jobs is None or n_jobs == 1:
+    if not parallel:
         eng = Engine(X, C, **shared)
         tables = (eng.mi_table(), eng.category_mi_table())
-    else:  # the two tables side by side, on the workers that will take the targets
-        spec, leaves = _flatten(shared)
-        tables = tuple(Parallel(n_jobs=n_jobs, max_nbytes="64K")(
-            delayed(_engine_table)(engine, X, C, which, spec, *leaves)
+    else:  # the two tables side by side in two threads (numpy and scipy release the GIL)
+        tables = tuple(Parallel(n_jobs=2, backend="threading")(
+            delayed(_engine_table)(engine, X, C, which, shared)
             for which in ("categories", "features")))[::-1]
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
@@ -558,12 +563,12 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     def others(c: Category) -> np.ndarray:  # categories of the other labels, flattened order
         return np.flatnonzero(label_of != c.label_index)
 
-    if n_jobs is None or n_jobs == 1:
+    if not parallel:
         outcomes = (target_work(X, C, tables, c, others(c), params, trace, engine, shared)
                     for c in todo)
     else:
-        outcomes = _parallel_outcomes(X, C, tables, todo, others, params, trace, engine,
-                                      shared, n_jobs)
+        outcomes = _parallel_outcomes(X, C, tables, todo, label_of, params, trace, engine,
+                                      shared, n_jobs, store)
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()
@@ -588,6 +593,8 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
                 targets[c.id] = dataclasses.replace(targets[how], category=c, mirror_of=how)
     if progress is not None:
         progress(total, total, "done")
+    if store is not None:
+        store.close()
 
     final: set[int] = set()
     for t in targets:
@@ -669,22 +676,17 @@ def _reintern(res: TargetResult, local_sets: CondSetList, cond_sets: CondSets
 _TASKS_PER_WORKER = 4  # tasks per worker: enough to even out the load, few enough to batch
 
 
-def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category], others,
+def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category],
                  params: dict) -> np.ndarray:
     """A relative cost of each target's run, known before it runs: 1 + the Phase 2 candidates
     it keeps (each a backward-elimination step and a possible spouse scan over the features)
-    + its Phase 1 candidates / 8 (one column each). Used to order and size parallel tasks."""
+    + its Phase 1 candidates / 8 (one column each). Used to order and size parallel tasks
+    only: the counts are of unrounded values and include the target's own label (an estimate;
+    no decision depends on it)."""
     mi, cat = tables
-    d1, d2 = params["delta1"], params["delta2"]
     ids = np.array([c.id for c in todo], dtype=np.int64)
-    kept = np.ceil(params["k1"] * np.count_nonzero(rounded(mi[:, ids]) > d1, axis=0))
-    sk = np.zeros(ids.size)
-    if cat.size and ids.size:
-        above = rounded(cat[:, ids]) > d2  # (category, target)
-        # minus the target's own label (the categories not in others(c))
-        for j, c in enumerate(todo):
-            o = others(c)
-            sk[j] = np.count_nonzero(above[o, j])
+    kept = np.ceil(params["k1"] * np.count_nonzero(mi[:, ids] > params["delta1"], axis=0))
+    sk = np.count_nonzero(cat[:, ids] > params["delta2"], axis=0) if cat.size else 0
     return 1.0 + kept + sk / 8.0
 
 
@@ -704,21 +706,27 @@ def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
     return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -totals[k]) if tasks[k]]
 
 
-def _parallel_outcomes(X, C, tables, todo: list[Category], others, params: dict, trace: str,
-                       engine: str, shared: dict, n_jobs: int):
+def _parallel_outcomes(X, C, tables, todo: list[Category], label_of: np.ndarray, params: dict,
+                       trace: str, engine: str, shared: dict, n_jobs: int,
+                       store: SharedArrays):
     """The outcomes of :func:`target_work` for ``todo`` in that order, computed by joblib in
     tasks of several targets (:func:`plan_tasks` on :func:`target_costs`, about four tasks per
-    worker) that return as they finish. Every shared array is a separate argument, so that
-    joblib memory-maps it to local workers and its Dask backend scatters it once per run (an
-    array inside a tuple or dict would travel with every task)."""
+    worker) that return as they finish.
+
+    Every large array (codes, indicators, tables, the engine's shared inputs) is in a file of
+    ``store`` (:class:`camcf.parallel.SharedArrays`): local process workers map it, nothing is
+    copied per task. Each is a separate argument, so that joblib's Dask backend scatters it once
+    per run (an array inside a tuple or dict would travel with every task)."""
     from joblib import effective_n_jobs
 
     workers = max(1, effective_n_jobs(n_jobs))
-    plan = plan_tasks(target_costs(tables, todo, others, params), _TASKS_PER_WORKER * workers)
+    plan = plan_tasks(target_costs(tables, todo, params), _TASKS_PER_WORKER * workers)
     spec, leaves = _flatten(shared)
-    done = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes="64K")(
-        delayed(_targets_work)(X, C, tables[0], tables[1], spec, [todo[i] for i in task],
-                               [others(todo[i]) for i in task], params, trace, engine, *leaves)
+    X, C, mi, cat, label_of = (store.share(a) for a in (X, C, *tables, label_of))
+    leaves = [store.share(a) for a in leaves]
+    done = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes=None)(
+        delayed(_targets_work)(X, C, mi, cat, label_of, spec, [todo[i] for i in task], params,
+                               trace, engine, *leaves)
         for task in plan)
     ready: dict[int, tuple] = {}
     for c in todo:  # in flattening order, whatever order the tasks finish in
@@ -750,22 +758,25 @@ def _unflatten(spec: list, leaves) -> dict:
     return out
 
 
-def _engine_table(engine: str, X, C, which: str, spec, *leaves) -> np.ndarray:
+def _engine_table(engine: str, X, C, which: str, shared: dict) -> np.ndarray:
     """The MI table (``which="features"``) or the category table of a fresh engine (a
     parallel task of :func:`run`)."""
     from .engines import ENGINES
 
-    eng = ENGINES[engine](X, C, **_unflatten(spec, leaves))
+    eng = ENGINES[engine](X, C, **shared)
     return eng.mi_table() if which == "features" else eng.category_mi_table()
 
 
-def _targets_work(X, C, mi_table, cat_table, spec, categories, others, params, trace, engine,
-                  *leaves) -> dict[int, tuple]:
-    """:func:`target_work` for several targets (one parallel task): {category id: outcome}."""
+def _targets_work(X, C, mi_table, cat_table, label_of, spec, categories, params, trace,
+                  engine, *leaves) -> dict[int, tuple]:
+    """:func:`target_work` for several targets (one parallel task): {category id: outcome}.
+    ``label_of`` holds the label of every category (a target's others are the categories of
+    the other labels)."""
     shared = _unflatten(spec, leaves)
     tables = (mi_table, cat_table)
-    return {c.id: target_work(X, C, tables, c, o, params, trace, engine, shared)
-            for c, o in zip(categories, others, strict=True)}
+    return {c.id: target_work(X, C, tables, c, np.flatnonzero(label_of != c.label_index),
+                              params, trace, engine, shared)
+            for c in categories}
 
 
 def target_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray], category: Category,
