@@ -2,10 +2,13 @@
 
 On one shared data set (Enron by default; ``--data delicious_like[:SCALE]`` for the synthetic
 data of delicious's shape from :func:`shapes.delicious_like`) at the heavier setting (0.01, 0.02, 1.0, 0.3), trace
-"decisions": wall seconds of the serial run, of ``n_jobs=2`` (loky processes; the pool is
-started once before timing) and of ``joblib.parallel_backend("dask")`` with a
+"decisions": wall seconds of ``camcf.run`` serial, with ``n_jobs=2`` (loky processes; the pool
+is started once before timing) and inside ``joblib.parallel_backend("dask")`` with a
 ``LocalCluster(n_workers=2, processes=True, threads_per_worker=1)`` (cluster started before
-timing). Every parallel output is checked byte-identical to the serial one. With ``--old DIR``
+timing), each the best of ``--repeats``, with the load average before it, the CPU seconds of
+this process and of each worker, and the run's stages (``Result.stats["stages"]``: preparation,
+tables, targets). Every parallel output is checked byte-identical (the JSON with its record) to
+the serial one. The speed-up needs two free cores: read it beside the load. With ``--old DIR``
 it also times the engine of another checkout (serial) on every shared data set at both
 settings, side by side with this one, each in a fresh subprocess.
 
@@ -51,6 +54,52 @@ def _best(fn, repeats):
     return best, out
 
 
+def _load() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def _children_cpu() -> dict[int, float]:
+    """CPU seconds (user + system) of every child process of this one (the loky workers), by
+    pid; empty without psutil (a dependency of dask.distributed)."""
+    try:
+        import psutil
+    except ImportError:
+        return {}
+    out = {}
+    for p in psutil.Process().children(recursive=True):
+        try:
+            t = p.cpu_times()
+        except psutil.Error:
+            continue
+        out[p.pid] = t.user + t.system
+    return out
+
+
+def _measure(label, fn, repeats, worker_cpu=None):
+    """Best wall of ``repeats`` runs of ``fn`` (a Result), with the load before, this process's
+    CPU seconds and each worker's (``worker_cpu()`` → {worker: seconds}) per run, and the run's
+    stages (``Result.stats["stages"]``) of the best run."""
+    best = None
+    for _ in range(repeats):
+        load = _load()
+        w0 = worker_cpu() if worker_cpu else {}
+        c0, t0 = time.process_time(), time.perf_counter()
+        res = fn()
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        w1 = worker_cpu() if worker_cpu else {}
+        workers = {k: w1[k] - w0.get(k, 0.0) for k in w1}
+        if best is None or wall < best["wall"]:
+            best = {"wall": wall, "cpu": cpu, "load": load, "res": res,
+                    "workers": {k: v for k, v in workers.items() if v > 0.005}}
+    st = best["res"].stats.get("stages", {})
+    stages = ", ".join(f"{k} {v:.2f}" for k, v in st.items())
+    workers = " + ".join(f"{v:.2f}" for v in sorted(best["workers"].values(), reverse=True))
+    print(f"  {label:<26} wall {best['wall']:6.2f} s  (load {best['load']} before)  "
+          f"CPU here {best['cpu']:.2f} s" + (f", workers {workers} s" if workers else "")
+          + (f"\n  {'':<26} stages (wall s): {stages}" if stages else ""), flush=True)
+    return best
+
+
 def parallel(name: str, setting: str, repeats: int) -> None:
     import joblib
 
@@ -61,27 +110,37 @@ def parallel(name: str, setting: str, repeats: int) -> None:
     warnings.simplefilter("ignore")
 
     def go(**kw):
-        return camcf.run(X, Y, **params, trace="decisions", **kw).to_json()
+        return camcf.run(X, Y, **params, trace="decisions", **kw)
 
-    print(f"{name} {setting}: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
-          f"before timing", flush=True)
-    t1, ref = _best(go, repeats)
+    print(f"{name} {setting}: {X.shape[0]} × {X.shape[1]}, {Y.shape[1]} labels; load average "
+          f"{_load()} on {os.cpu_count()} cores at start; best of {repeats}; 'CPU here' counts "
+          f"this process's threads, 'workers' each worker process", flush=True)
+    s = _measure("serial (n_jobs=1)", go, repeats)
+    ref = s["res"].to_json(include_trace=True)
     go(n_jobs=2)  # start the worker pool
-    t2, out2 = _best(lambda: go(n_jobs=2), repeats)
-    print(f"{name} {setting}: serial {t1:.2f} s, n_jobs=2 {t2:.2f} s "
-          f"(×{t1 / t2:.2f}), identical: {out2 == ref}", flush=True)
+    p = _measure("n_jobs=2 (loky processes)", lambda: go(n_jobs=2), repeats, _children_cpu)
+    same = p["res"].to_json(include_trace=True) == ref
+    print(f"{name} {setting}: serial {s['wall']:.2f} s, n_jobs=2 {p['wall']:.2f} s "
+          f"(×{s['wall'] / p['wall']:.2f}), identical: {same}; load {_load()} after", flush=True)
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         print("dask.distributed not installed: no cluster figure")
         return
     with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster):
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+
+        def cluster_cpu():
+            return client.run(time.process_time)
+
         with joblib.parallel_backend("dask"):
             go(n_jobs=-1)  # warm the workers (imports)
-            td, outd = _best(lambda: go(n_jobs=-1), repeats)
-    print(f"{name} {setting}: LocalCluster(2 workers) {td:.2f} s (×{t1 / td:.2f} vs serial), "
-          f"identical: {outd == ref}; load average {os.getloadavg()[0]:.1f} after", flush=True)
+            d = _measure("LocalCluster(2 workers)", lambda: go(n_jobs=-1), repeats,
+                         cluster_cpu)
+    same = d["res"].to_json(include_trace=True) == ref
+    print(f"{name} {setting}: LocalCluster(2 workers) {d['wall']:.2f} s "
+          f"(×{s['wall'] / d['wall']:.2f} vs serial), identical: {same}; load {_load()} after",
+          flush=True)
 
 
 def one(name: str, setting: str, repeats: int) -> dict:

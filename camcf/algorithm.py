@@ -485,6 +485,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     """
     from .engines import ENGINES
 
+    t_start = time.perf_counter()
     params = check_params(delta1, delta2, k1, k2, gamma, min_category_size, recovery,
                           significance)
     if engine not in ENGINES:
@@ -548,13 +549,15 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
             f"label(s) {[label_names[i] for i in constant]} have one category only and are "
             f"skipped; remove them or check the label columns", CamcfWarning, stacklevel=2)
 
+    t_tables = time.perf_counter()
     if not parallel:
         eng = Engine(X, C, **shared)
         tables = (eng.mi_table(), eng.category_mi_table())
-    else:  # the two tables side by side in two threads (numpy and scipy release the GIL)
-        tables = tuple(Parallel(n_jobs=2, backend="threading")(
-            delayed(_engine_table)(engine, X, C, which, shared)
-            for which in ("categories", "features")))[::-1]
+    else:  # the two tables side by side, written by local workers into shared files
+        spec, leaves = _flatten(shared)
+        inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
+        tables = _parallel_tables(engine, inputs, store)
+    t_targets = time.perf_counter()
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
 
@@ -567,8 +570,8 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         outcomes = (target_work(X, C, tables, c, others(c), params, trace, engine, shared)
                     for c in todo)
     else:
-        outcomes = _parallel_outcomes(X, C, tables, todo, label_of, params, trace, engine,
-                                      shared, n_jobs, store)
+        outcomes = _parallel_outcomes(inputs, tables, todo, label_of, params, trace, engine,
+                                      n_jobs, store)
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()
@@ -593,8 +596,10 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
                 targets[c.id] = dataclasses.replace(targets[how], category=c, mirror_of=how)
     if progress is not None:
         progress(total, total, "done")
-    if store is not None:
+    if store is not None:  # the tables as arrays of their own (their files go now)
+        tables = (np.array(tables[0]), np.array(tables[1]))
         store.close()
+    t_end = time.perf_counter()
 
     final: set[int] = set()
     for t in targets:
@@ -604,7 +609,11 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     seconds = time.perf_counter() - t0
     n_tests = int(sum(t.n_tests for t in targets))
     stats = {"tests": n_tests, "computed": computed, "lookups": lookups, "seconds": seconds,
-             "engine": engine, "n_jobs": n_jobs, "trace": trace}
+             "engine": engine, "n_jobs": n_jobs, "trace": trace,
+             # wall seconds of the steps: checks, labels, indicators, shared inputs; the two
+             # tables; the targets (from planning to the last result, mirrors included)
+             "stages": {"prepare": t_tables - t_start, "tables": t_targets - t_tables,
+                        "targets": t_end - t_targets}}
     res = Result(
         params=params, feature_names=feature_names, label_names=label_names, categories=cats,
         targets=targets, selected_indices=selected, mi_table=tables[0],
@@ -706,8 +715,25 @@ def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
     return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -totals[k]) if tasks[k]]
 
 
-def _parallel_outcomes(X, C, tables, todo: list[Category], label_of: np.ndarray, params: dict,
-                       trace: str, engine: str, shared: dict, n_jobs: int,
+def _parallel_tables(engine: str, inputs: tuple, store: SharedArrays
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """The MI table and the category table computed side by side, one task each (joblib,
+    processes preferred: the work holds the GIL in places). A local worker writes its table
+    into a file of ``store`` (:func:`camcf.parallel.write_shared`), a remote one returns it."""
+    X, C, spec, leaves = inputs
+    m, Q = X.shape[1], C.shape[1]
+    outs = {"categories": store.empty((Q, Q), np.float64),
+            "features": store.empty((m, Q), np.float64)}
+    got = Parallel(n_jobs=2, prefer="processes", max_nbytes=None)(
+        delayed(_engine_table)(engine, X, C, which, SharedArrays.path(out), spec, *leaves)
+        for which, out in outs.items())
+    cat, mi = (store.readonly(out) if r is None else r
+               for r, out in zip(got, outs.values(), strict=True))
+    return mi, cat
+
+
+def _parallel_outcomes(inputs: tuple, tables, todo: list[Category], label_of: np.ndarray,
+                       params: dict, trace: str, engine: str, n_jobs: int,
                        store: SharedArrays):
     """The outcomes of :func:`target_work` for ``todo`` in that order, computed by joblib in
     tasks of several targets (:func:`plan_tasks` on :func:`target_costs`, about four tasks per
@@ -721,9 +747,8 @@ def _parallel_outcomes(X, C, tables, todo: list[Category], label_of: np.ndarray,
 
     workers = max(1, effective_n_jobs(n_jobs))
     plan = plan_tasks(target_costs(tables, todo, params), _TASKS_PER_WORKER * workers)
-    spec, leaves = _flatten(shared)
-    X, C, mi, cat, label_of = (store.share(a) for a in (X, C, *tables, label_of))
-    leaves = [store.share(a) for a in leaves]
+    X, C, spec, leaves = inputs
+    mi, cat, label_of = (store.share(a) for a in (*tables, label_of))
     done = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes=None)(
         delayed(_targets_work)(X, C, mi, cat, label_of, spec, [todo[i] for i in task], params,
                                trace, engine, *leaves)
@@ -758,13 +783,17 @@ def _unflatten(spec: list, leaves) -> dict:
     return out
 
 
-def _engine_table(engine: str, X, C, which: str, shared: dict) -> np.ndarray:
-    """The MI table (``which="features"``) or the category table of a fresh engine (a
-    parallel task of :func:`run`)."""
+def _engine_table(engine: str, X, C, which: str, path: str, spec, *leaves
+                  ) -> np.ndarray | None:
+    """The MI table (``which="features"``) or the category table of a fresh engine, written
+    into the shared file ``path`` when this process can (then None) or returned (a parallel
+    task of :func:`run`)."""
     from .engines import ENGINES
+    from .parallel import write_shared
 
-    eng = ENGINES[engine](X, C, **shared)
-    return eng.mi_table() if which == "features" else eng.category_mi_table()
+    eng = ENGINES[engine](X, C, **_unflatten(spec, leaves))
+    return write_shared(path, eng.mi_table() if which == "features"
+                        else eng.category_mi_table())
 
 
 def _targets_work(X, C, mi_table, cat_table, label_of, spec, categories, params, trace,
