@@ -474,7 +474,10 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         every worker of the connected Dask cluster: the data is scattered to the workers once
         per parallel step). In parallel the two unconditional tables are computed side by
         side, then the targets go in about four tasks per worker, balanced by an estimate of
-        their cost (:func:`plan_tasks`). The result is byte-identical for every ``n_jobs``.
+        their cost (:func:`plan_tasks`); local workers map the shared arrays from files
+        (:class:`camcf.parallel.SharedArrays`). The result is byte-identical for every
+        ``n_jobs``; ``Result.stats["stages"]`` gives the wall seconds of the preparation, the
+        tables and the targets.
     trace : {"full", "decisions", "counters"}
         How much of the decision record to keep (:mod:`camcf.trace`); the decisions are the same
         at every level.

@@ -1,10 +1,14 @@
-"""Running the target categories on a Dask cluster through joblib's Dask backend.
+"""Parallel runs: shared arrays for local workers, a Dask cluster through joblib's Dask backend.
 
-:func:`camcf.run` hands each target category to joblib (``n_jobs``); inside
-:func:`dask_cluster` joblib sends that work to the workers of an existing
-``dask.distributed`` scheduler, and the shared arrays (codes, indicators, tables) are scattered
-to the workers once per run, not once per task. The workers need camcf installed (the same
-version as the client).
+:func:`camcf.run` with ``n_jobs`` > 1 hands its work to joblib: the two unconditional tables as
+two tasks, then the target categories in about four tasks per worker sized by an estimate of
+their cost. The large read-only arrays (codes, category indicators, tables, the engine's shared
+inputs) are put once in files of a :class:`SharedArrays` folder: local process workers map them
+(joblib passes a memory-mapped array by file name), nothing is pickled per task, and the table
+tasks write their tables into such files (:func:`write_shared`). Inside :func:`dask_cluster`
+joblib sends the same work to the workers of an existing ``dask.distributed`` scheduler, and
+each shared array is scattered to the workers once per parallel step, not once per task. The
+workers need camcf installed (the same version as the client).
 
 >>> with dask_cluster("tcp://10.0.0.5:8786"):            # doctest: +SKIP
 ...     res = camcf.run(X, Y, n_jobs=-1)
