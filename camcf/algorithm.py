@@ -33,20 +33,23 @@ import heapq
 import time
 import warnings
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
-from joblib import Parallel, delayed
 
+from ._sparse import issparse
 from .algorithm_params import ALGORITHM_PARAMS, N_JOBS, significance_used
 from .errors import InvalidDataError, ParameterError
 from .info import _ELEM_BUDGET, pool_levels
-from .parallel import SharedArrays, one_blas_thread
+from .parallel import one_blas_thread
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
 from .phases import run_target
 from .result import Category, Result, TargetResult
 from .trace import TRACE_LEVELS, CondSetList, CondSets
+
+if TYPE_CHECKING:
+    from .parallel import SharedArrays
 
 #: Ca-MCF's defaults, from the one declaration in :mod:`camcf.algorithm_params`.
 DEFAULTS = _param_defaults(ALGORITHM_PARAMS)
@@ -184,7 +187,9 @@ def _as_float(X, what: str, pre: str = "") -> np.ndarray:
 def _check_features(X, discretize: str, names, pre: str) -> tuple[int, int]:
     """Shape, finiteness and (``discretize="none"``) integer codes of X, column block by
     column block (sparse: the stored entries); returns (n, m)."""
-    if sp.issparse(X):
+    if issparse(X):
+        import scipy.sparse as sp
+
         if X.ndim != 2:
             raise InvalidDataError(f"{pre}X must be 2-D, got shape {X.shape}")
         Xc = sp.csc_matrix(X)
@@ -322,7 +327,9 @@ def prepare_features(X, *, checked: bool = False):
     from .info import smallest_uint
     from .limits import check_memory
 
-    if sp.issparse(X):
+    if issparse(X):
+        import scipy.sparse as sp
+
         if X.ndim != 2:
             raise InvalidDataError(f"X must be 2-D, got shape {X.shape}")
         X = sp.csc_matrix(X)  # no copy when it is CSC already
@@ -384,6 +391,8 @@ def prepare_features(X, *, checked: bool = False):
             out[:, a:a + block] = part
         nnz += int(np.count_nonzero(out[:, a:a + block]))
     if nnz < _SPARSE_BELOW * n * m and n * m >= _SPARSE_FROM:
+        import scipy.sparse as sp
+
         return sp.csc_matrix(out)
     return out
 
@@ -523,6 +532,8 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     _check_working_set(X, len(cats), n_jobs)
     parallel = not (n_jobs is None or n_jobs == 1)
     # in parallel, the indicators go straight into a file that local workers map (no copy)
+    if parallel:
+        from .parallel import SharedArrays
     store = SharedArrays(n * len(cats)) if parallel else None
     C = store.empty((n, len(cats)), np.uint8, order="F") if parallel else np.empty(
         (n, len(cats)), dtype=np.uint8, order="F")
@@ -723,12 +734,14 @@ def _parallel_tables(engine: str, inputs: tuple, store: SharedArrays
     """The MI table and the category table computed side by side, one task each (joblib,
     processes preferred: the work holds the GIL in places). A local worker writes its table
     into a file of ``store`` (:func:`camcf.parallel.write_shared`), a remote one returns it."""
+    from joblib import Parallel, delayed
+
     X, C, spec, leaves = inputs
     m, Q = X.shape[1], C.shape[1]
     outs = {"categories": store.empty((Q, Q), np.float64),
             "features": store.empty((m, Q), np.float64)}
     got = Parallel(n_jobs=2, prefer="processes", max_nbytes=None)(
-        delayed(_engine_table)(engine, X, C, which, SharedArrays.path(out), spec, *leaves)
+        delayed(_engine_table)(engine, X, C, which, store.path(out), spec, *leaves)
         for which, out in outs.items())
     cat, mi = (store.readonly(out) if r is None else r
                for r, out in zip(got, outs.values(), strict=True))
@@ -746,7 +759,7 @@ def _parallel_outcomes(inputs: tuple, tables, todo: list[Category], label_of: np
     ``store`` (:class:`camcf.parallel.SharedArrays`): local process workers map it, nothing is
     copied per task. Each is a separate argument, so that joblib's Dask backend scatters it once
     per run (an array inside a tuple or dict would travel with every task)."""
-    from joblib import effective_n_jobs
+    from joblib import Parallel, delayed, effective_n_jobs
 
     workers = max(1, effective_n_jobs(n_jobs))
     plan = plan_tasks(target_costs(tables, todo, params), _TASKS_PER_WORKER * workers)

@@ -25,8 +25,8 @@ import weakref
 from collections.abc import Iterator
 
 import numpy as np
-import scipy.sparse as sp
 
+from ._sparse import issparse
 from .errors import CamcfError
 
 
@@ -170,7 +170,7 @@ class SharedArrays:
             return None
         if isinstance(a, tuple):
             return tuple(self.share(x) for x in a)
-        if sp.issparse(a):
+        if issparse(a):
             if a.format not in ("csc", "csr"):
                 return a
             return type(a)((self.share(a.data), self.share(a.indices), self.share(a.indptr)),

@@ -324,16 +324,17 @@ def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypa
     """With one task per worker (several targets each, finishing in any order) the result is
     the serial one, byte for byte."""
     import camcf.algorithm as algorithm
+    import camcf.parallel
 
     monkeypatch.setattr(algorithm, "_TASKS_PER_WORKER", 1)
     folders = []
 
-    class Recorded(algorithm.SharedArrays):
+    class Recorded(camcf.parallel.SharedArrays):
         def __init__(self, nbytes=0):
             super().__init__(nbytes)
             folders.append(self.folder)
 
-    monkeypatch.setattr(algorithm, "SharedArrays", Recorded)
+    monkeypatch.setattr(camcf.parallel, "SharedArrays", Recorded)
     X, Y = problem(4)
     serial = quiet_run(X, Y, **HEAVIER)
     assert folders == []  # a serial run shares nothing
