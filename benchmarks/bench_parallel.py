@@ -7,7 +7,10 @@ is started once before timing) and inside ``joblib.parallel_backend("dask")`` wi
 ``LocalCluster(n_workers=2, processes=True, threads_per_worker=1)`` (cluster started before
 timing), each the best of ``--repeats``, with the load average before it, the CPU seconds of
 this process and of each worker, and the run's stages (``Result.stats["stages"]``: preparation,
-tables, targets). Every parallel output is checked byte-identical (the JSON with its record) to
+tables, targets) and its CPU seconds (``Result.stats["cpu"]``: preparation, each table task,
+each targets task), from which it estimates the run on two free cores (the critical path:
+preparation + slowest table task + the target tasks spread over two cores; transfers left out).
+Every parallel output is checked byte-identical (the JSON with its record) to
 the serial one. The speed-up needs two free cores: read it beside the load. With ``--old DIR``
 it also times the engine of another checkout (serial) on every shared data set at both
 settings, side by side with this one, each in a fresh subprocess.
@@ -97,7 +100,25 @@ def _measure(label, fn, repeats, worker_cpu=None):
     print(f"  {label:<26} wall {best['wall']:6.2f} s  (load {best['load']} before)  "
           f"CPU here {best['cpu']:.2f} s" + (f", workers {workers} s" if workers else "")
           + (f"\n  {'':<26} stages (wall s): {stages}" if stages else ""), flush=True)
+    cpu = best["res"].stats.get("cpu")
+    if cpu:
+        best["path"] = _critical_path(cpu)
+        print(f"  {'':<26} CPU s: prepare {cpu['prepare']:.2f}, table task(s) "
+              f"{' + '.join(f'{c:.2f}' for c in cpu['tables'])}, {len(cpu['targets'])} target "
+              f"task(s) {sum(cpu['targets']):.2f} → critical path on 2 free cores "
+              f"≈ {best['path']:.2f} s", flush=True)
     return best
+
+
+def _critical_path(cpu: dict, cores: int = 2) -> float:
+    """Seconds of a run on ``cores`` free cores from its CPU seconds (``Result.stats["cpu"]``):
+    the preparation, then the slowest table task, then the target tasks in their order on the
+    first free core (transfers and the parent's own work during the targets left out)."""
+    free = [0.0] * cores
+    for c in cpu["targets"]:
+        k = free.index(min(free))
+        free[k] += c
+    return cpu["prepare"] + max(cpu["tables"], default=0.0) + max(free)
 
 
 def parallel(name: str, setting: str, repeats: int) -> None:
@@ -121,7 +142,9 @@ def parallel(name: str, setting: str, repeats: int) -> None:
     p = _measure("n_jobs=2 (loky processes)", lambda: go(n_jobs=2), repeats, _children_cpu)
     same = p["res"].to_json(include_trace=True) == ref
     print(f"{name} {setting}: serial {s['wall']:.2f} s, n_jobs=2 {p['wall']:.2f} s "
-          f"(×{s['wall'] / p['wall']:.2f}), identical: {same}; load {_load()} after", flush=True)
+          f"(×{s['wall'] / p['wall']:.2f}), identical: {same}; load {_load()} after"
+          + (f"; from CPU seconds: serial {s['path']:.2f} s, n_jobs=2 ≈ {p['path']:.2f} s on two "
+             f"free cores (×{s['path'] / p['path']:.2f})" if "path" in s else ""), flush=True)
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -139,8 +162,9 @@ def parallel(name: str, setting: str, repeats: int) -> None:
                          cluster_cpu)
     same = d["res"].to_json(include_trace=True) == ref
     print(f"{name} {setting}: LocalCluster(2 workers) {d['wall']:.2f} s "
-          f"(×{s['wall'] / d['wall']:.2f} vs serial), identical: {same}; load {_load()} after",
-          flush=True)
+          f"(×{s['wall'] / d['wall']:.2f} vs serial), identical: {same}; load {_load()} after"
+          + (f"; from CPU seconds ≈ {d['path']:.2f} s on two free cores "
+             f"(×{s['path'] / d['path']:.2f})" if "path" in s else ""), flush=True)
 
 
 def one(name: str, setting: str, repeats: int) -> dict:

@@ -497,7 +497,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     """
     from .engines import ENGINES
 
-    t_start = time.perf_counter()
+    t_start, c_start = time.perf_counter(), time.process_time()
     params = check_params(delta1, delta2, k1, k2, gamma, min_category_size, recovery,
                           significance)
     if engine not in ENGINES:
@@ -563,15 +563,17 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
             f"label(s) {[label_names[i] for i in constant]} have one category only and are "
             f"skipped; remove them or check the label columns", CamcfWarning, stacklevel=2)
 
-    t_tables = time.perf_counter()
+    t_tables, c_tables = time.perf_counter(), time.process_time()
+    cpu: dict = {"prepare": c_tables - c_start, "tables": [], "targets": []}
     if not parallel:
         eng = Engine(X, C, **shared)
         tables = (eng.mi_table(), eng.category_mi_table())
+        cpu["tables"].append(time.process_time() - c_tables)
     else:  # the two tables side by side, written by local workers into shared files
         spec, leaves = _flatten(shared)
         inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
-        tables = _parallel_tables(engine, inputs, store)
-    t_targets = time.perf_counter()
+        tables = _parallel_tables(engine, inputs, store, cpu["tables"])
+    t_targets, c_targets = time.perf_counter(), time.process_time()
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
 
@@ -585,7 +587,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
                     for c in todo)
     else:
         outcomes = _parallel_outcomes(inputs, tables, todo, label_of, params, trace, engine,
-                                      n_jobs, store)
+                                      n_jobs, store, cpu["targets"])
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()
@@ -614,6 +616,9 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         tables = (np.array(tables[0]), np.array(tables[1]))
         store.close()
     t_end = time.perf_counter()
+    if not parallel:
+        cpu["targets"].append(time.process_time() - c_targets)
+    cpu["here"] = time.process_time() - c_start
 
     final: set[int] = set()
     for t in targets:
@@ -627,7 +632,11 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
              # wall seconds of the steps: checks, labels, indicators, shared inputs; the two
              # tables; the targets (from planning to the last result, mirrors included)
              "stages": {"prepare": t_tables - t_start, "tables": t_targets - t_tables,
-                        "targets": t_end - t_targets}}
+                        "targets": t_end - t_targets},
+             # CPU seconds: of the preparation (here), of each table task and each targets
+             # task (serial: one each, here; parallel: as each worker measured it), and of
+             # this process over the whole run
+             "cpu": cpu}
     res = Result(
         params=params, feature_names=feature_names, label_names=label_names, categories=cats,
         targets=targets, selected_indices=selected, mi_table=tables[0],
@@ -729,11 +738,12 @@ def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
     return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -totals[k]) if tasks[k]]
 
 
-def _parallel_tables(engine: str, inputs: tuple, store: SharedArrays
+def _parallel_tables(engine: str, inputs: tuple, store: SharedArrays, cpu: list
                      ) -> tuple[np.ndarray, np.ndarray]:
     """The MI table and the category table computed side by side, one task each (joblib,
     processes preferred: the work holds the GIL in places). A local worker writes its table
-    into a file of ``store`` (:func:`camcf.parallel.write_shared`), a remote one returns it."""
+    into a file of ``store`` (:func:`camcf.parallel.write_shared`), a remote one returns it.
+    Each task's CPU seconds are appended to ``cpu``."""
     from joblib import Parallel, delayed
 
     X, C, spec, leaves = inputs
@@ -743,14 +753,15 @@ def _parallel_tables(engine: str, inputs: tuple, store: SharedArrays
     got = Parallel(n_jobs=2, prefer="processes", max_nbytes=None)(
         delayed(_engine_table)(engine, X, C, which, store.path(out), spec, *leaves)
         for which, out in outs.items())
+    cpu.extend(c for _, c in got)
     cat, mi = (store.readonly(out) if r is None else r
-               for r, out in zip(got, outs.values(), strict=True))
+               for (r, _), out in zip(got, outs.values(), strict=True))
     return mi, cat
 
 
 def _parallel_outcomes(inputs: tuple, tables, todo: list[Category], label_of: np.ndarray,
                        params: dict, trace: str, engine: str, n_jobs: int,
-                       store: SharedArrays):
+                       store: SharedArrays, cpu: list):
     """The outcomes of :func:`target_work` for ``todo`` in that order, computed by joblib in
     tasks of several targets (:func:`plan_tasks` on :func:`target_costs`, about four tasks per
     worker) that return as they finish.
@@ -758,7 +769,8 @@ def _parallel_outcomes(inputs: tuple, tables, todo: list[Category], label_of: np
     Every large array (codes, indicators, tables, the engine's shared inputs) is in a file of
     ``store`` (:class:`camcf.parallel.SharedArrays`): local process workers map it, nothing is
     copied per task. Each is a separate argument, so that joblib's Dask backend scatters it once
-    per run (an array inside a tuple or dict would travel with every task)."""
+    per run (an array inside a tuple or dict would travel with every task). Each task's CPU
+    seconds are appended to ``cpu``."""
     from joblib import Parallel, delayed, effective_n_jobs
 
     workers = max(1, effective_n_jobs(n_jobs))
@@ -772,7 +784,9 @@ def _parallel_outcomes(inputs: tuple, tables, todo: list[Category], label_of: np
     ready: dict[int, tuple] = {}
     for c in todo:  # in flattening order, whatever order the tasks finish in
         while c.id not in ready:
-            ready.update(next(done))
+            outcomes, seconds = next(done)
+            ready.update(outcomes)
+            cpu.append(seconds)
         yield ready.pop(c.id)
 
 
@@ -800,28 +814,32 @@ def _unflatten(spec: list, leaves) -> dict:
 
 
 def _engine_table(engine: str, X, C, which: str, path: str, spec, *leaves
-                  ) -> np.ndarray | None:
+                  ) -> tuple[np.ndarray | None, float]:
     """The MI table (``which="features"``) or the category table of a fresh engine, written
     into the shared file ``path`` when this process can (then None) or returned (a parallel
-    task of :func:`run`)."""
+    task of :func:`run`); with the task's CPU seconds."""
     from .engines import ENGINES
     from .parallel import write_shared
 
+    c0 = time.process_time()
     eng = ENGINES[engine](X, C, **_unflatten(spec, leaves))
-    return write_shared(path, eng.mi_table() if which == "features"
-                        else eng.category_mi_table())
+    out = write_shared(path, eng.mi_table() if which == "features"
+                       else eng.category_mi_table())
+    return out, time.process_time() - c0
 
 
 def _targets_work(X, C, mi_table, cat_table, label_of, spec, categories, params, trace,
-                  engine, *leaves) -> dict[int, tuple]:
-    """:func:`target_work` for several targets (one parallel task): {category id: outcome}.
-    ``label_of`` holds the label of every category (a target's others are the categories of
-    the other labels)."""
+                  engine, *leaves) -> tuple[dict[int, tuple], float]:
+    """:func:`target_work` for several targets (one parallel task): ({category id: outcome},
+    the task's CPU seconds). ``label_of`` holds the label of every category (a target's others
+    are the categories of the other labels)."""
+    c0 = time.process_time()
     shared = _unflatten(spec, leaves)
     tables = (mi_table, cat_table)
-    return {c.id: target_work(X, C, tables, c, np.flatnonzero(label_of != c.label_index),
-                              params, trace, engine, shared)
-            for c in categories}
+    out = {c.id: target_work(X, C, tables, c, np.flatnonzero(label_of != c.label_index),
+                             params, trace, engine, shared)
+           for c in categories}
+    return out, time.process_time() - c0
 
 
 def target_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray], category: Category,
