@@ -531,12 +531,15 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     cats = flatten_labels(Y, label_names, category_names)
     _check_working_set(X, len(cats), n_jobs)
     parallel = not (n_jobs is None or n_jobs == 1)
-    # in parallel, the indicators go straight into a file that local workers map (no copy)
-    if parallel:
+    store = None
+    if parallel:  # the indicators go straight into a file that local workers map (no copy)
         from .parallel import SharedArrays
-    store = SharedArrays(n * len(cats)) if parallel else None
-    C = store.empty((n, len(cats)), np.uint8, order="F") if parallel else np.empty(
-        (n, len(cats)), dtype=np.uint8, order="F")
+
+        Q = len(cats)  # its files: the indicators, the two tables, at most the dense codes
+        store = SharedArrays(n * Q + 8 * (m + Q) * Q + n * m)
+        C = store.empty((n, Q), np.uint8, order="F")
+    else:
+        C = np.empty((n, len(cats)), dtype=np.uint8, order="F")
     for c in cats:
         C[:, c.id] = Y[:, c.label_index] == c.value
     if parallel:
