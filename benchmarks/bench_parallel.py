@@ -9,7 +9,8 @@ warmed by two runs before timing), each the best of ``--repeats``, with the load
 this process and of each worker, and the run's stages (``Result.stats["stages"]``: preparation,
 tables, targets) and its CPU seconds (``Result.stats["cpu"]``: preparation, each table task,
 each targets task), from which it estimates the run on two free cores (the critical path:
-preparation + slowest table task + the target tasks spread over two cores; transfers left out).
+preparation + slowest table task + the target tasks and this process's own work meanwhile
+spread over two cores; transfers waited for are left out).
 Every parallel output is checked byte-identical (the JSON with its record) to
 the serial one. The speed-up needs two free cores: read it beside the load. With ``--old DIR``
 it also times the engine of another checkout (serial) on every shared data set at both
@@ -111,14 +112,21 @@ def _measure(label, fn, repeats, worker_cpu=None):
 
 
 def _critical_path(cpu: dict, cores: int = 2) -> float:
-    """Seconds of a run on ``cores`` free cores from its CPU seconds (``Result.stats["cpu"]``):
-    the preparation, then the slowest table task, then the target tasks in their order on the
-    first free core (transfers and the parent's own work during the targets left out)."""
+    """Seconds of a run on ``cores`` free cores from its CPU seconds (``Result.stats["cpu"]``).
+
+    Serial: all of it. Parallel: the preparation, then the slowest table task, then the
+    targets: the longer of the target tasks placed in their order on the first free core and
+    all the work of that stage spread over the cores — the tasks plus what this process does
+    meanwhile (receiving and assembling the results). Transfers waited for are left out."""
+    if len(cpu["tables"]) <= 1 and len(cpu["targets"]) <= 1:
+        return cpu["here"]
     free = [0.0] * cores
     for c in cpu["targets"]:
         k = free.index(min(free))
         free[k] += c
-    return cpu["prepare"] + max(cpu["tables"], default=0.0) + max(free)
+    here = cpu["here"] - cpu["prepare"]
+    return (cpu["prepare"] + max(cpu["tables"], default=0.0)
+            + max(max(free), (sum(cpu["targets"]) + here) / cores))
 
 
 def parallel(name: str, setting: str, repeats: int) -> None:
