@@ -575,7 +575,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     else:  # the two tables side by side, written by local workers into shared files
         spec, leaves = _flatten(shared)
         inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
-        tables = _parallel_tables(engine, inputs, store, cpu["tables"])
+        tables = _parallel_tables(engine, inputs, store, n_jobs, cpu["tables"])
     t_targets, c_targets = time.perf_counter(), time.process_time()
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
@@ -741,19 +741,20 @@ def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
     return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -totals[k]) if tasks[k]]
 
 
-def _parallel_tables(engine: str, inputs: tuple, store: SharedArrays, cpu: list
+def _parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list
                      ) -> tuple[np.ndarray, np.ndarray]:
     """The MI table and the category table computed side by side, one task each (joblib,
     processes preferred: the work holds the GIL in places). A local worker writes its table
     into a file of ``store`` (:func:`camcf.parallel.write_shared`), a remote one returns it.
-    Each task's CPU seconds are appended to ``cpu``."""
+    Each task's CPU seconds are appended to ``cpu``. The pool is asked for ``n_jobs`` workers,
+    as for the targets next, so that joblib keeps the same worker processes for both."""
     from joblib import Parallel, delayed
 
     X, C, spec, leaves = inputs
     m, Q = X.shape[1], C.shape[1]
     outs = {"categories": store.empty((Q, Q), np.float64),
             "features": store.empty((m, Q), np.float64)}
-    got = Parallel(n_jobs=2, prefer="processes", max_nbytes=None)(
+    got = Parallel(n_jobs=n_jobs, prefer="processes", max_nbytes=None)(
         delayed(_engine_table)(engine, X, C, which, store.path(out), spec, *leaves)
         for which, out in outs.items())
     cpu.extend(c for _, c in got)
