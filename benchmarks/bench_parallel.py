@@ -1,18 +1,18 @@
 """Parallel targets: n_jobs 1 vs 2 (joblib) and a two-worker Dask LocalCluster vs serial.
 
 On one shared data set (Enron by default; ``--data delicious_like[:SCALE]`` for the synthetic
-data of delicious's shape from :func:`shapes.delicious_like`) at the heavier setting (0.01, 0.02, 1.0, 0.3), trace
-"decisions": wall seconds of ``camcf.run`` serial, with ``n_jobs=2`` (loky processes; the pool
-is started once before timing) and inside ``joblib.parallel_backend("dask")`` with a
-``LocalCluster(n_workers=2, processes=True, threads_per_worker=1)`` (cluster started and both
-warmed by two runs before timing), each the best of ``--repeats``, with the load average before it, the CPU seconds of
-this process and of each worker, and the run's stages (``Result.stats["stages"]``: preparation,
-tables, targets) and its CPU seconds (``Result.stats["cpu"]``: preparation, each table task,
-each targets task), from which it estimates the run on two free cores (the critical path:
-preparation + slowest table task + the target tasks and this process's own work meanwhile
-spread over two cores; transfers waited for are left out).
-Every parallel output is checked byte-identical (the JSON with its record) to
-the serial one. The speed-up needs two free cores: read it beside the load. With ``--old DIR``
+data of delicious's shape from :func:`shapes.delicious_like`) at the heavier setting (0.01,
+0.02, 1.0, 0.3) or ``--setting authors``, trace "decisions": wall seconds of ``camcf.run``
+serial, with ``n_jobs=2`` (loky processes) and inside ``joblib.parallel_backend("dask")`` with
+a ``LocalCluster(n_workers=2, processes=True, threads_per_worker=1)`` (pool and cluster started
+and warmed by two runs before timing), each the best of ``--repeats``, with the load average
+before it, the CPU seconds of this process and of each worker, the run's stages
+(``Result.stats["stages"]``: preparation, tables, targets) and its CPU seconds
+(``Result.stats["cpu"]``: preparation, each table task, each targets task), from which it
+estimates the run on two free cores (the critical path: preparation + slowest table task + the
+target tasks and this process's own work meanwhile spread over two cores; transfers waited for
+are left out). Every parallel output is checked byte-identical (the JSON with its record) to the
+serial one. The wall speed-up needs two free cores: read it beside the load. With ``--old DIR``
 it also times the engine of another checkout (serial) on every shared data set at both
 settings, side by side with this one, each in a fresh subprocess.
 
