@@ -562,7 +562,7 @@ def requested_run(data: DataBundle) -> tuple[dict, dict, bool]:
     Run was pressed, or auto-run is on for small data."""
     params, disc = params_from_state()
     auto = bool(S.AUTO_RUN.get()) and auto_possible(data)
-    return params, disc, bool(S.RUN_PRESSED.pop(False)) or auto
+    return params, disc, bool(S.RUN_PRESSED.get(False)) or auto
 
 
 def maybe_run(data: DataBundle, params: dict, disc: dict, pressed: bool) -> None:
@@ -570,13 +570,15 @@ def maybe_run(data: DataBundle, params: dict, disc: dict, pressed: bool) -> None
     last: RunRecord | None = S.RUN.get()
     if last is not None and last.key == key:
         S.RUN_ERROR.pop()  # the results shown are for exactly these choices
+        S.RUN_PRESSED.pop()
         return
     fresh = last is None or last.data.fingerprint != data.fingerprint
     first_try = S.TRIED_KEY.get() != key
     if not (pressed or (fresh and data.cells <= SMALL)) or (not pressed and not first_try):
         return
-    # the key counts as tried once the attempt has ended, with results or an error: a run that
-    # a click interrupts (Streamlit ends the script run) is tried again on the next script run
+    # the key counts as tried, and a press of Run as answered, once the attempt has ended, with
+    # results or an error: a run that a click interrupts (Streamlit ends the script run) is
+    # tried again on the next script run, also a pressed run on large data
     try:
         S.RUN.set(cached_run(data, disc, params))
         S.RUN_ERROR.pop()
@@ -589,6 +591,7 @@ def maybe_run(data: DataBundle, params: dict, disc: dict, pressed: bool) -> None
     except Exception as e:  # noqa: BLE001 - never a traceback in the app
         S.RUN_ERROR.set({"key": key, "message": f"the run failed ({type(e).__name__}: {e})"})
     S.TRIED_KEY.set(key)
+    S.RUN_PRESSED.pop()
 
 
 def run_error_message(data: DataBundle, params: dict, disc: dict) -> str | None:

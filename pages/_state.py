@@ -207,7 +207,8 @@ LOAD_ERROR: Key[str] = declare("load_error", FRAME, "why the last load failed (s
 RUN: Key[RunRecord] = declare("run", FRAME, "the finished run every page draws")
 RUN_ERROR: Key[dict] = declare(
     "run_error", FRAME, "{key, message}: why a run failed, for the choices it failed for")
-RUN_PRESSED: Key[bool] = declare("run_pressed", FRAME, "Run was pressed (consumed by the frame)")
+RUN_PRESSED: Key[bool] = declare(
+    "run_pressed", FRAME, "Run was pressed (cleared when the frame's run attempt has ended)")
 TRIED_KEY: Key[tuple] = declare(
     "_tried_key", FRAME, "the run key last tried automatically (no retry loop on failure)")
 PENDING_PARAMS: Key[dict] = declare(

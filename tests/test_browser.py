@@ -1,8 +1,10 @@
 """The app in a real browser: Debian's Chromium driven by Playwright, network limited to localhost.
 
 Starts ``streamlit run app.py`` on a free port, opens every page, checks that the graphs draw
-inside their frames (vis-network canvas, node ids), that no request leaves localhost, moves a
-slider and presses Run, and saves screenshots to ``artifacts/screenshots/``.
+inside their frames (vis-network canvas, node ids), that no request leaves localhost, clicks a
+pruning point, moves a slider and presses Run, evaluates, and saves screenshots to
+``artifacts/screenshots/``. One page load: every test goes on in the same session through the
+sidebar navigation (a page load costs Chromium seconds of CPU).
 """
 
 from __future__ import annotations
@@ -17,14 +19,14 @@ PAGES = [  # url path, navigation title, a text the page shows, graphs expected
     ("skeleton", "Label skeleton", "Label skeleton", 1),
     ("local_structure", "Local structure", "Local structure", 1),
     ("recovery", "Recovery", "Recovery", 0),
-    ("pruning", "Pruning", "Pruning", 0),
     ("step_through", "Step through", "Step through", 1),
     ("what_changed", "What changed", "What changed", 0),
     ("landscape", "Threshold landscape", "Threshold landscape", 0),
-    ("evaluation", "Evaluation", "Evaluation", 0),
     ("compare", "Compare methods", "Compare methods", 0),
     ("export", "Export", "Export", 0),
 ]
+#: opened (and checked the same way) by the tests below: each navigation costs Chromium a second
+LATER = [("pruning", "Pruning", "Pruning", 0), ("evaluation", "Evaluation", "Evaluation", 0)]
 
 pytestmark = pytest.mark.browser
 
@@ -56,28 +58,35 @@ def test_every_page_draws(browser_app):
     page, url, failed, outside = browser_app
     SHOTS.mkdir(parents=True, exist_ok=True)
     for path, title, text, n_graphs in PAGES:  # through the navigation: one session
-        open_page(page, title)
-        assert urlparse(page.url).path.strip("/") == path
-        page.get_by_text(text).first.wait_for(timeout=15_000)
-        assert page.locator('[data-testid="stException"]').count() == 0, path
-        assert page.get_by_text("Page not found").count() == 0, path
+        _open(page, path, title, text)
         if n_graphs:
             ids = graph_node_ids(page)
             assert ids, f"no node drawn on {path or 'overview'}"
+        if path == "local_structure":  # the default target's local graph holds its PC
+            assert any("=" in i for i in ids)  # members and the target: a category node
+            assert any(i.startswith("f") for i in ids)  # features
         else:
             page.wait_for_timeout(400)  # let plotly finish drawing before the screenshot
         if path == "step_through":
             _decision_table_is_whole(page)
         page.screenshot(path=str(SHOTS / f"{path or 'overview'}.png"), full_page=True)
-    # a page's own URL (a new session); its local graph of the default target holds its PC
-    # members and the target itself
-    page.goto(f"{url}/local_structure")
-    wait_idle(page)
-    ids = graph_node_ids(page)
-    assert any("=" in i for i in ids)  # a category node (the target)
-    assert any(i.startswith("f") for i in ids)  # features
+    # (a page's own URL opening a new session: test_browser_tuning.py's deep link on a fresh
+    # server, test_browser_compare.py's /compare link)
     assert not outside, f"requests left localhost: {outside[:5]}"
     assert not [f for f in failed if "127.0.0.1" not in f], failed
+
+
+def _open(page, path: str, title: str, text: str) -> None:
+    """Open a page through the navigation: its URL, its text, no exception, no "Page not
+    found"."""
+    open_page(page, title)
+    # the click's script run may not have started when open_page's wait begins (a loaded
+    # machine): wait for the page's URL, then for its run
+    page.wait_for_url(lambda u: urlparse(u).path.strip("/") == path, timeout=30_000)
+    wait_idle(page)
+    page.get_by_text(text).first.wait_for(timeout=15_000)
+    assert page.locator('[data-testid="stException"]').count() == 0, path
+    assert page.get_by_text("Page not found").count() == 0, path
 
 
 def _decision_table_is_whole(page) -> None:
@@ -95,10 +104,34 @@ def _decision_table_is_whole(page) -> None:
     assert cells["compared with"][0] in "<>≤≥" and cells["compared with"] in sentence, cells
 
 
+def test_clicking_a_pruning_point_explains_it(browser_app):
+    """The plotly scatter sends the click back (on_select): the page explains that feature.
+    (Before the slider test: on the default parameters' run.)"""
+    page, url, failed, outside = browser_app
+    _open(page, *LATER[0][:3])
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    chart.wait_for(timeout=15_000)
+    points = chart.locator(".scatterlayer .trace .points path")
+    points.first.wait_for(timeout=15_000)
+    # without a click the page explains the first pruned feature; the first trace holds the
+    # features that stayed in the blanket, so clicking one must change the explanation
+    assert "Fate: blanket" not in page.locator('[data-testid="stMain"]').inner_text()
+    page.screenshot(path=str(SHOTS / "pruning.png"), full_page=True)
+    box = points.first.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    wait_idle(page)
+    page.wait_for_timeout(300)
+    wait_idle(page)
+    main = page.locator('[data-testid="stMain"]')
+    text = main.inner_text()
+    assert "Fate: blanket" in text and "passes the symmetry check" in text
+    page.screenshot(path=str(SHOTS / "pruning-clicked.png"), full_page=True)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
 def test_slider_and_run_change_the_result(browser_app):
     page, url, failed, outside = browser_app
-    page.goto(url)
-    wait_idle(page)
+    open_page(page, "Overview")  # the same session: the default parameters, run
     metric = page.locator('[data-testid="stMetricValue"]').first
     before = metric.inner_text()
     set_number(page, "δ1", "0.1")  # 0.05 → 0.10; applied on Run
@@ -118,40 +151,16 @@ def test_slider_and_run_change_the_result(browser_app):
     assert not outside, outside[:5]
 
 
-def test_clicking_a_pruning_point_explains_it(browser_app):
-    """The plotly scatter sends the click back (on_select): the page explains that feature."""
-    page, url, failed, outside = browser_app
-    page.goto(f"{url}/pruning")
-    wait_idle(page)
-    chart = page.locator('[data-testid="stPlotlyChart"]').first
-    chart.wait_for(timeout=15_000)
-    points = chart.locator(".scatterlayer .trace .points path")
-    points.first.wait_for(timeout=15_000)
-    # without a click the page explains the first pruned feature; the first trace holds the
-    # features that stayed in the blanket, so clicking one must change the explanation
-    assert "Fate: blanket" not in page.locator('[data-testid="stMain"]').inner_text()
-    box = points.first.bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    wait_idle(page)
-    page.wait_for_timeout(300)
-    wait_idle(page)
-    main = page.locator('[data-testid="stMain"]')
-    text = main.inner_text()
-    assert "Fate: blanket" in text and "passes the symmetry check" in text
-    page.screenshot(path=str(SHOTS / "pruning-clicked.png"), full_page=True)
-    assert page.locator('[data-testid="stException"]').count() == 0
-
-
 def test_evaluation_page_classifies_on_demand(browser_app):
     """The heavy work waits for its button; then the metrics table and the radar chart show."""
     page, url, failed, outside = browser_app
-    page.goto(f"{url}/evaluation")
-    wait_idle(page)
+    _open(page, *LATER[1][:3])  # the run of the slider test (δ1 = 0.1)
+    page.screenshot(path=str(SHOTS / "evaluation.png"), full_page=True)
     main = page.locator('[data-testid="stMain"]')
     assert "All features vs the selection" not in main.inner_text()
     page.get_by_role("button", name="Evaluate", exact=True).click()
-    page.get_by_text("All features vs the selection").wait_for(timeout=60_000)
-    wait_idle(page, timeout=60_000)
+    page.get_by_text("All features vs the selection").wait_for(timeout=120_000)
+    wait_idle(page, timeout=120_000)
     page.wait_for_timeout(400)
     text = main.inner_text()
     assert "Hamming loss" in text and "Ablation by phase" in text

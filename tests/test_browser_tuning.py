@@ -1,6 +1,7 @@
-"""The tuning views in a real browser (Chromium + Playwright): a deep link on a fresh server,
-What changed (pin, move a slider, run), the landscape (compute, click a cell → sliders move),
-and a shared link opened in a fresh browser context. Screenshots go to ``$CAMCF_SHOTS`` (default
+"""The tuning views in a real browser (Chromium + Playwright): What changed (pin, move a slider,
+run), a shared link opened in a fresh browser context, the landscape (compute, click a cell →
+sliders move), in one session. (A deep link as the first request of a fresh server is in
+test_jobs_browser.py, whose module starts a server of its own anyway.) Screenshots go to ``$CAMCF_SHOTS`` (default
 ``artifacts/screenshots``)."""
 
 from __future__ import annotations
@@ -25,37 +26,21 @@ from support import (
 pytestmark = pytest.mark.browser
 
 
-def test_deep_link_on_a_fresh_server(new_page):
-    """The first request of a new server process goes straight to a page URL (a server of its
-    own: the session's server may have served pages already)."""
-    proc, server = start_app()
-    try:
-        _deep_link(new_page(), server)
-    finally:
-        stop_app(proc)
-
-
-def _deep_link(page, server: str) -> None:
-    page.goto(f"{server}/skeleton")
-    settle(page)
-    main = page.locator('[data-testid="stMain"]')
-    main.get_by_text("Label skeleton").first.wait_for(timeout=30_000)
-    assert page.get_by_text("Page not found").count() == 0
-    assert page.locator('[data-testid="stException"]').count() == 0
-    # the frame ran: the sidebar has the data source and the parameters
-    side = page.locator('[data-testid="stSidebar"]')
-    assert side.get_by_text("Parameters").count() >= 1
-    assert urlparse(page.url).path == "/skeleton"
-    shot(page, "deeplink-fresh-skeleton", full_page=False)
-    # and the first change is not lost: δ1 moves and Run applies it
-    set_number(page, "δ1", "0.055")
-    side.get_by_text("results are stale").wait_for(timeout=15_000)
-
-
-def test_what_changed_after_pin_move_and_run(server, new_page):
-    page = new_page()
+@pytest.fixture(scope="module")
+def tuning_page(chromium, server):
+    """One session on the session's server for What changed, the shared link and the
+    landscape, in that order (each goes on from the last through the navigation: a page load
+    costs Chromium seconds of CPU)."""
+    ctx = chromium.new_context(viewport={"width": 1440, "height": 1400})
+    page = ctx.new_page()
     page.goto(server)
     settle(page)
+    yield page
+    ctx.close()
+
+
+def test_what_changed_after_pin_move_and_run(tuning_page):
+    page = tuning_page
     side = page.locator('[data-testid="stSidebar"]')
     side.get_by_role("button", name="Pin this run").click()
     settle(page)
@@ -78,43 +63,16 @@ def test_what_changed_after_pin_move_and_run(server, new_page):
     shot(page, "what-changed")
 
 
-def test_landscape_cell_click_sets_the_sliders(server, new_page):
-    page = new_page()
-    page.goto(f"{server}/landscape")
-    settle(page)
-    main = page.locator('[data-testid="stMain"]')
-    main.get_by_role("button", name="Compute the landscape").click()
-    chart = main.locator('[data-testid="stPlotlyChart"]').first
-    chart.wait_for(timeout=120_000)
-    settle(page)
-    page.wait_for_timeout(600)
-    shot(page, "landscape")
-    before = number_value(page, "δ1")
-    # the top-right cell: largest δ1 (0.1) and k1 (1.0); the cell markers are invisible points
-    pts = chart.locator(".scatterlayer .trace .points path")
-    pts.first.wait_for(state="attached", timeout=15_000)
-    n = pts.count()
-    assert n == 25
-    box = pts.nth(n - 1).bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    settle(page)
-    main.get_by_text("Sliders set to").wait_for(timeout=30_000)
-    assert number_value(page, "δ1") == "0.1" != before
-    assert slider_value(page, "k1") == "1"
-    shot(page, "landscape-clicked")
-    assert page.locator('[data-testid="stException"]').count() == 0
-
-
 def _sentence(page) -> str:
     return page.locator('[data-testid="camcf-sentence"]').first.inner_text()
 
 
-def test_a_shared_link_reopens_the_same_view(server, new_page):
+def test_a_shared_link_reopens_the_same_view(tuning_page, new_page):
     """A link opened in a fresh browser session: the same parameters and results, and (issue 18
-    item 5; the landed URL lost them) the same page, target category, step and filters."""
-    page = new_page()
-    page.goto(server)
-    settle(page)
+    item 5; the landed URL lost them) the same page, target category, step and filters. (After
+    What changed: δ1 = 0.08 and a pinned run, which the link carries too.)"""
+    page = tuning_page
+    open_page(page, "Overview")
     side = page.locator('[data-testid="stSidebar"]')
     move_slider(page, "k1", -4)  # 0.70 → 0.50
     side.get_by_text("results are stale").wait_for(timeout=15_000)
@@ -154,6 +112,33 @@ def test_a_shared_link_reopens_the_same_view(server, new_page):
     assert page2.locator('[data-testid="stException"]').count() == 0
     open_page(page2, "Overview")
     assert page2.locator('[data-testid="stMetricValue"]').first.inner_text() == metric
+
+
+def test_landscape_cell_click_sets_the_sliders(tuning_page):
+    page = tuning_page
+    open_page(page, "Threshold landscape")
+    settle(page)
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_role("button", name="Compute the landscape").click()
+    chart = main.locator('[data-testid="stPlotlyChart"]').first
+    chart.wait_for(timeout=120_000)
+    settle(page)
+    page.wait_for_timeout(600)
+    shot(page, "landscape")
+    before = number_value(page, "δ1")
+    # the top-right cell: largest δ1 (0.1) and k1 (1.0); the cell markers are invisible points
+    pts = chart.locator(".scatterlayer .trace .points path")
+    pts.first.wait_for(state="attached", timeout=15_000)
+    n = pts.count()
+    assert n == 25
+    box = pts.nth(n - 1).bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    settle(page)
+    main.get_by_text("Sliders set to").wait_for(timeout=30_000)
+    assert number_value(page, "δ1") == "0.1" != before
+    assert slider_value(page, "k1") == "1"
+    shot(page, "landscape-clicked")
+    assert page.locator('[data-testid="stException"]').count() == 0
 
 
 @pytest.mark.slow

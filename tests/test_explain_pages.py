@@ -13,6 +13,7 @@ import pytest
 
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
+from support import app_test  # noqa: E402
 
 from camcf.viz import summary  # noqa: E402
 
@@ -20,7 +21,7 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def _app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
+    at = app_test(APP, default_timeout=90)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at

@@ -1,8 +1,10 @@
 """Studies as jobs in the app (AppTest): the estimate before a study starts, progress and a Stop
 button while it runs, its result, a stop when its page is left, and the server-wide limit
-between two sessions. The demo is loaded at 20,000 rows so that a study lasts long enough to be
-stopped; ``pages._jobs.INLINE = 0`` makes even a short study use the polled path a long one
-uses in a browser."""
+between two sessions. The studies run on the demo's run (1,000 rows) and last long enough to be
+stopped by their size: 20 repeats, a 12 × 12 grid. (A 20,000-row demo loaded here before was
+never run — large data wait for Run — so the pages studied the 1,000-row run anyway.)
+``pages._jobs.INLINE = 0`` makes even a short study use the polled path a long one uses in a
+browser."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import pytest
 
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
+from support import app_test  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -34,12 +37,9 @@ def polled(monkeypatch):
     jobs_ui.runner().stop_all(wait=60)
 
 
-def _app(n: int | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=PATIENCE)
+def _app() -> AppTest:
+    at = app_test(APP, default_timeout=PATIENCE)
     at.run()
-    if n is not None:
-        at.number_input(key="demo_n").set_value(n)
-        at.button(key="load_demo").click().run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -56,13 +56,15 @@ def _job(at: AppTest, slot: str) -> jobs.Job:
 
 
 def _rerun_until(at: AppTest, pred, timeout: float = PATIENCE) -> AppTest:
+    """Rerun the app (as the page's polling fragment does, every ``POLL`` = 1 s) until ``pred``:
+    each rerun is a whole script run, so not faster than the app polls."""
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
         at.run()
         assert not at.exception, [e.value for e in at.exception]
         if pred(at):
             return at
-        time.sleep(0.3)
+        time.sleep(jobs_ui.POLL)
     raise AssertionError("the page never showed what was expected")
 
 
@@ -95,7 +97,7 @@ def _stopped_shown(at: AppTest) -> bool:
 
 
 def test_estimate_then_progress_stop_and_result():
-    at = _goto(_app(20_000), "pages/evaluation.py")
+    at = _goto(_app(), "pages/evaluation.py")
     captions = [c.value for c in at.caption]
     assert any(c.startswith("The evaluation will take about ") and "of memory" in c
                for c in captions), captions
@@ -120,7 +122,7 @@ def test_estimate_then_progress_stop_and_result():
 
 
 def test_leaving_the_page_stops_its_study():
-    at = _goto(_app(20_000), "pages/landscape.py")
+    at = _goto(_app(), "pages/landscape.py")
     assert any(c.value.startswith("The landscape will take about ") for c in at.caption)
     at.number_input(key="ls_delta1_steps").set_value(12).run()
     at.number_input(key="ls_k1_steps").set_value(12).run()
@@ -136,7 +138,7 @@ def test_leaving_the_page_stops_its_study():
 
 def test_a_second_session_queues_or_is_refused():
     runner = jobs_ui.runner()
-    first = _goto(_app(20_000), "pages/evaluation.py")
+    first = _goto(_app(), "pages/evaluation.py")
     first.number_input(key="ev_repeats").set_value(20).run()
     first.button(key="ev_run").click().run()
     job = _job(first, "evaluation")
@@ -162,7 +164,7 @@ def test_a_second_session_queues_or_is_refused():
 
 def test_a_study_of_a_session_that_ended_stops(monkeypatch):
     monkeypatch.setattr(jobs_ui, "HEARTBEAT", 3.0)
-    at = _goto(_app(20_000), "pages/evaluation.py")
+    at = _goto(_app(), "pages/evaluation.py")
     at.number_input(key="ev_repeats").set_value(20).run()
     at.button(key="ev_run").click().run()
     job = _job(at, "evaluation")
