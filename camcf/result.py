@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import threading
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -12,6 +14,9 @@ from .errors import ParameterError
 from .trace import TARGET, CondSetList, Test, iter_tests
 
 PHASE_SETS = ("phase2", "phase3", "phase4")
+_TESTS_KEPT = 8  # targets whose tests Result.tests keeps, the most recently asked
+_TESTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Result -> {target: tests}
+_TESTS_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -194,7 +199,19 @@ class Result:
         t = self.target(target)
         if not t.trace:
             return []
-        return list(iter_tests(t.trace, t.id, self.cond_sets, significance(self, t)))
+        # the last few targets' tests are kept (beside the result, not pickled with it):
+        # explaining a target's features one by one asks for them again and again
+        with _TESTS_LOCK:
+            kept = _TESTS.setdefault(self, {})
+            hit = kept.pop(t.id, None)
+        if hit is None or hit[0] is not t.trace:
+            hit = (t.trace, tuple(iter_tests(t.trace, t.id, self.cond_sets,
+                                             significance(self, t))))
+        with _TESTS_LOCK:
+            kept[t.id] = hit  # the newest
+            while len(kept) > _TESTS_KEPT:
+                del kept[next(iter(kept))]
+        return list(hit[1])
 
     @property
     def n_tests(self) -> int:

@@ -343,3 +343,33 @@ def test_every_step_has_significance_and_tiny_p_values_do_not_vanish():
     np.testing.assert_allclose(f.g, 2 * 3000 * math.log(2) * f.value, rtol=1e-12)
     strong = f[f.p_value == 0.0]  # underflowed: the logarithm still tells how small
     assert len(strong) > 0 and np.isfinite(strong.log10_p).all() and (strong.log10_p < -300).all()
+
+
+def test_tests_are_kept_for_the_last_targets_only_and_never_shared_or_pickled():
+    """``Result.tests`` keeps the tests of the most recently asked targets (explanations ask
+    again and again): the same tests each time, a fresh list (a caller's change stays its
+    own), at most ``_TESTS_KEPT`` targets kept, and nothing of it in the pickled result."""
+    import pickle
+
+    from camcf import result as result_mod
+    from camcf.trace import iter_tests
+
+    res = run()
+    ids = [t.id for t in res.targets if t.trace]
+    assert len(ids) > result_mod._TESTS_KEPT  # enough targets to overflow the memory
+    first = res.tests(ids[0])
+    first.clear()
+    again = res.tests(ids[0])
+    t = res.target(ids[0])
+    from camcf._record import significance
+
+    want = list(iter_tests(t.trace, t.id, res.cond_sets, significance(res, t)))
+    assert list(map(repr, again)) == list(map(repr, want))  # repr: NaN thresholds compare
+    assert again and again is not res.tests(ids[0])
+    for i in ids:
+        res.tests(i)
+    kept = result_mod._TESTS[res]
+    assert list(kept) == ids[-result_mod._TESTS_KEPT:]
+    copy = pickle.loads(pickle.dumps(res))  # kept beside the result, not in it
+    assert copy not in result_mod._TESTS and res in result_mod._TESTS
+    assert all(k[0] != "tests" for k in res._cache)
