@@ -10,6 +10,7 @@ values rounded to 12 decimals would report whenever one sits on a rounding bound
     CAMCF_DATA_DIR=/work/shared/datasets .venv/bin/python benchmarks/check_decisions.py \
         --save /tmp/engine-baseline
     ... benchmarks/check_decisions.py --compare /tmp/engine-baseline [--n-jobs 2]
+    ... benchmarks/check_decisions.py --save DIR --trace decisions   (the record's level)
 
 Exit code 0 when everything compared equal, 1 otherwise.
 """
@@ -77,6 +78,9 @@ def main(argv=None) -> int:
     ap.add_argument("--settings", default="authors,heavier")
     ap.add_argument("--n-jobs", type=int, default=None)
     ap.add_argument("--no-record", action="store_true", help="skip the decision record")
+    ap.add_argument("--trace", default=None, choices=("full", "decisions", "counters"),
+                    help="the record's level (default: camcf.run's, the full record); save and "
+                         "compare at the same level")
     args = ap.parse_args(argv)
     folder = Path(args.save or args.compare)
     folder.mkdir(parents=True, exist_ok=True)
@@ -84,6 +88,8 @@ def main(argv=None) -> int:
     extra = {}
     if args.n_jobs is not None and "n_jobs" in inspect.signature(camcf.run).parameters:
         extra["n_jobs"] = args.n_jobs
+    if args.trace is not None:
+        extra["trace"] = args.trace
     bad = 0
     for name in names:
         ds = load_shared(name)
