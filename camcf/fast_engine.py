@@ -693,6 +693,7 @@ class _FastLeaveOneOut(LeaveOneOut):
         self._removed = 0  # removals so far: the members' state a known strata count is for
         self._known: dict[int, tuple[int, int]] = {}  # f -> (state, strata of its set)
         self._batch: tuple | None = None  # the last batch of walk(), see _chain
+        self._want_strata = False  # walk(strata=True): count the batch's strata with values
 
     def _col(self, f: int) -> tuple[np.ndarray, np.ndarray]:
         hit = self._cols.get(f)
@@ -749,7 +750,7 @@ class _FastLeaveOneOut(LeaveOneOut):
             term = self._col(f)[1]
         return _n_distinct(self.total - term)
 
-    def walk(self, order: Sequence[int]):
+    def walk(self, order: Sequence[int], strata: bool = False):
         """Backward elimination in speculative batches, with exact values.
 
         The values of the next B members are computed together assuming that each is removed
@@ -759,7 +760,11 @@ class _FastLeaveOneOut(LeaveOneOut):
         true conditioning set. A batch doubles while the guess holds and shrinks to what was
         used when it does not, so the waste is at most the work done. Every yielded value is
         I(t; V_f | (members − f) ∪ fixed) for the members at the time it is taken.
+
+        With ``strata`` (the caller will ask :meth:`strata` of the values), each batch counts
+        the strata of its sets with its values, from the same sort of the rows.
         """
+        self._want_strata = bool(strata)
         order = [int(f) for f in order]
         eng = self.engine
         K = int(eng.card[order].max()) if order else 1
@@ -812,7 +817,18 @@ class _FastLeaveOneOut(LeaveOneOut):
         # for strata(): the sets of this batch over all rows, counted when first asked
         self._batch = (batch, self._removed, terms, s_last, ns_last)
         c_last = np.bincount(s_last * 2 + t, minlength=2 * ns_last)
-        rows = np.flatnonzero(((c_last[0::2] > 0) & (c_last[1::2] > 0))[s_last])
+        live = ((c_last[0::2] > 0) & (c_last[1::2] > 0))[s_last]
+        lv = None  # which of the rows counted are live (None: all)
+        if self._want_strata:
+            # the rows of S_B's larger strata: their sort gives every S_j's strata (a stratum
+            # of one row in S_B stays one), the live ones among them the values
+            size = c_last[0::2] + c_last[1::2]
+            multi = size[s_last] > 1
+            rows = np.flatnonzero(multi)
+            lv = live[rows]
+            single = ns_last - int(np.count_nonzero(size > 1))
+        else:
+            rows = np.flatnonzero(live)
         out = np.zeros(B)
         nr = rows.size
         if nr:
@@ -820,7 +836,13 @@ class _FastLeaveOneOut(LeaveOneOut):
                 W, terms, t, total = W[:, rows], terms[:, rows], t[rows], self.total[rows]
             else:
                 total = self.total
-            out = self._chain_counts(W, terms, t, total, int(eng.card[cols].max()))
+            out, ns = self._chain_counts(W, terms, t, total, int(eng.card[cols].max()), lv)
+            if lv is not None:
+                for j, k in enumerate(ns.tolist()):
+                    self._known[batch[j]] = (self._removed + j, k + single)
+        elif lv is not None:  # every stratum of S_B has one row: so has every S_j's
+            for j in range(B):
+                self._known[batch[j]] = (self._removed + j, single)
         empty = left == 0
         if empty.any():  # nothing to condition on: the unconditional table
             for j in np.flatnonzero(empty).tolist():
@@ -828,25 +850,49 @@ class _FastLeaveOneOut(LeaveOneOut):
         return out, empty
 
     def _chain_counts(self, W: np.ndarray, terms: np.ndarray, t: np.ndarray,
-                      total: np.ndarray, K: int) -> np.ndarray:
+                      total: np.ndarray, K: int, lv: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray | None]:
         """The batch values from the kept rows: codes ``W`` (B × r), hash terms of the removed
-        members (B × r, 0 where not a member), ``t`` and the running hash total of those rows."""
+        members (B × r, 0 where not a member), ``t`` and the running hash total of those rows.
+
+        With ``lv`` (which of the r rows lie in live strata of S_B), the distinct joint rows
+        of each S_j among all r rows are counted too (returned second, else None) and the
+        values come from the live rows alone, in the same strata order as without: the same
+        values, bit for bit."""
         B, nr = W.shape
         H = np.cumsum(terms, axis=0, dtype=np.uint64)  # Σ of removed terms (mod 2^64)
         np.subtract(total[None, :], H, out=H)
+        distinct = None
+        if lv is not None:
+            nl = int(np.count_nonzero(lv))
+            if nr >= _TALL or nl == 0:  # count the strata here, the values below
+                distinct = np.array([_n_distinct(h) for h in H]) if nr >= _TALL \
+                    else _n_distinct_rows(H)
+                if nl == 0:
+                    return np.zeros(B), distinct
+                if nl < nr:
+                    W, H, t = W[:, lv], H[:, lv], t[lv]
+                    nr = nl
+                lv = None
         if nr < _TALL:
             order = np.argsort(H, axis=1)
             order += (np.arange(B) * nr)[:, None]  # flat positions
             Hs = H.ravel()[order]
+            if lv is not None:  # the strata over every row, then the live rows in that order
+                distinct = 1 + np.count_nonzero(Hs[:, 1:] != Hs[:, :-1], axis=1)
+                if nl < nr:
+                    keep = lv[order % nr]  # nl per row
+                    order = order[keep].reshape(B, nl)
+                    Hs = Hs[keep].reshape(B, nl)
+            codes = W.ravel()[order]
+            ts = t[order % nr]
+            nr = order.shape[1]
             new = np.empty((B, nr), dtype=bool)
             new[:, 0] = True
             np.not_equal(Hs[:, 1:], Hs[:, :-1], out=new[:, 1:])
             g = np.cumsum(new, axis=1, dtype=np.int64)
             ns = g[:, -1].copy()
             g -= 1
-            codes = W.ravel()[order]
-            order %= nr
-            ts = t[order]
         else:
             g = np.empty((B, nr), dtype=np.int64)
             ns = np.empty(B, dtype=np.int64)
@@ -869,7 +915,7 @@ class _FastLeaveOneOut(LeaveOneOut):
         c *= live[:, None, None]
         c_ts *= live[:, None]
         return cmi_from_counts(c, self.engine.n, margins=(c.sum(axis=2), c_ts, c_ts.sum(axis=1)),
-                               starts=off, table=self.engine._tab)
+                               starts=off, table=self.engine._tab), distinct
 
     def remove(self, f: int) -> None:
         super().remove(f)

@@ -274,8 +274,10 @@ class LeaveOneOutSession(Protocol):
     ``value(f)`` is I(t; V_f | (members − f) ∪ fixed) for the members at the time of the call;
     ``remove(f)`` drops f from the members for later calls; ``walk(order)`` yields
     ``(f, value(f))`` for the members ``order`` in turn, the caller removing each f it prunes
-    before taking the next; ``strata(f)`` is the number of strata of (members − f) ∪ fixed, the
-    set ``value(f)`` conditions on (asked right after the value, before any removal).
+    before taking the next (``strata=True`` tells the session that ``strata(f)`` will be asked
+    of the values it yields, so that it may count them with the values); ``strata(f)`` is the
+    number of strata of (members − f) ∪ fixed, the set ``value(f)`` conditions on (asked right
+    after the value, before any removal).
     """
 
     members: list[int]
@@ -284,7 +286,7 @@ class LeaveOneOutSession(Protocol):
 
     def remove(self, f: int) -> None: ...
 
-    def walk(self, order: Sequence[int]): ...
+    def walk(self, order: Sequence[int], strata: bool = False): ...
 
     def strata(self, f: int) -> int: ...
 
@@ -502,9 +504,10 @@ class LeaveOneOut:
     def remove(self, f: int) -> None:
         self.members.remove(int(f))
 
-    def walk(self, order: Sequence[int]):
+    def walk(self, order: Sequence[int], strata: bool = False):
         """Yield ``(f, value(f))`` for the members ``order`` in turn; the caller may
-        :meth:`remove` each f before taking the next one (backward elimination)."""
+        :meth:`remove` each f before taking the next one (backward elimination). ``strata`` is
+        a hint (see :class:`LeaveOneOutSession`) this session does not need."""
         for f in order:
             yield int(f), self.value(f)
 

@@ -365,3 +365,41 @@ def test_single_column_joint_codes_are_the_sorted_distinct_values():
         _, inv = np.unique(values, return_inverse=True)
         assert codes.tolist() == inv.tolist() and ns == np.unique(values).size
     assert eng.joint([0])[0].tolist() == [2, 0, 1, 2, 1]
+
+
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+@pytest.mark.parametrize("threshold", [0.0, 0.004, 0.02, 1.0])
+@pytest.mark.parametrize("n", [250, 12])
+def test_backward_walk_counts_strata_with_values(layout, threshold, n, m=40, k=30):
+    """walk(strata=True) counts each set's strata with the batch's values: the same values,
+    bit for bit, as walk() and every strata(f) equal to the distinct joint rows of
+    (members − f) ∪ fixed, whatever the caller removes (n = 12: most strata of one row)."""
+    import scipy.sparse as sp
+
+    from camcf.info import joint_codes
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 3, size=(n, m)) * (rng.random((n, m)) < 0.4)
+    C = np.column_stack([(X[:, 0] + X[:, 1]) % 2, rng.random(n) < 0.4]).astype(int)
+    Xe = sp.csc_matrix(X) if layout == "sparse" else X
+    members = [int(f) for f in rng.permutation(m)[:k]]
+    fixed = [m + 1]
+    pool = np.column_stack([X, C])
+    plain = FastEngine(Xe, C).leave_one_out(0, members, fixed)
+    counted = FastEngine(Xe, C).leave_one_out(0, members, fixed)
+    left = list(members)
+    steps = zip(plain.walk(list(members)), counted.walk(list(members), strata=True),
+                strict=True)
+    for (f, v), (g, w) in steps:
+        assert f == g and v == w
+        cond = [x for x in left if x != f] + fixed
+        assert counted.strata(f) == joint_codes(pool[:, cond])[1]
+        if v <= threshold:
+            for s in (plain, counted):
+                s.remove(f)
+            left.remove(f)
+
+
+def test_backward_walk_counts_strata_with_values_tall():
+    """The same from 2^15 rows up (strata by hash factorisation, one set at a time)."""
+    test_backward_walk_counts_strata_with_values("dense", 0.001, (1 << 15) + 10, m=8, k=6)

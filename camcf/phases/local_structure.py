@@ -54,7 +54,7 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
         return np.concatenate([members, R_arr])
 
     loo = engine.leave_one_out(target, pc, R_pool)
-    for i, (f, v) in enumerate(loo.walk(kept)):
+    for i, (f, v) in enumerate(loo.walk(kept, strata=tb.keeps("backward", "removed"))):
         removed = rounded(v) <= delta1
         # S and its strata are materialised only if the trace keeps the row
         tb.add_one("backward", TARGET, f, lambda i=i: cond(i), v, delta1,
