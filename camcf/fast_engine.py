@@ -684,10 +684,25 @@ class _FastLeaveOneOut(LeaveOneOut):
 
     def __init__(self, engine, target, members, fixed) -> None:
         super().__init__(engine, target, members, fixed)
-        self.total = engine._hash(self.members + self.fixed)
+        k = len(self.members)
+        # the members' codes (k × n) and hash terms, read once, while they fit the budget:
+        # the batches of walk() and the single values take their rows from these
+        self._pos: dict[int, int] | None = None
+        if k and k * engine.n * 9 <= _JOINT_CACHE_BYTES:
+            mem = np.asarray(self.members, dtype=np.int64)
+            self._W = engine.rows_of(mem)
+            self._T = self._W.astype(np.uint64)
+            self._T *= engine._mult[mem][:, None]
+            self._pos = {f: i for i, f in enumerate(self.members)}
+            # Σ (mod 2^64) in any order: the same total as engine._hash(members + fixed)
+            self.total = self._T.sum(axis=0, dtype=np.uint64)
+            if self.fixed:
+                self.total += engine._hash(self.fixed)
+        else:
+            self.total = engine._hash(self.members + self.fixed)
         self._in = set(self.members) | set(self.fixed)
         # the members' columns as int64 and their hash terms, kept while they fit the budget
-        self._keep = len(self.members) * engine.n * 16 <= _JOINT_CACHE_BYTES
+        self._keep = k * engine.n * 16 <= _JOINT_CACHE_BYTES
         self._cols: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._terms: dict[int, np.ndarray] = {}  # hash terms of the last batch of walk()
         self._removed = 0  # removals so far: the members' state a known strata count is for
@@ -697,6 +712,9 @@ class _FastLeaveOneOut(LeaveOneOut):
 
     def _col(self, f: int) -> tuple[np.ndarray, np.ndarray]:
         hit = self._cols.get(f)
+        if hit is None and self._pos is not None and f in self._pos:
+            i = self._pos[f]
+            return self._W[i].astype(np.int64), self._T[i]
         if hit is None:
             col = self.engine.column(f).astype(np.int64)
             hit = (col, col.astype(np.uint64) * self.engine._mult[f])
@@ -803,10 +821,14 @@ class _FastLeaveOneOut(LeaveOneOut):
             v, from_table = self._single(batch[0])
             return np.array([v]), np.array([from_table])
         cols = np.asarray(batch, dtype=np.int64)
-        W = eng.rows_of(cols)  # B × n codes
         inset = np.array([f in self._in for f in batch])
-        terms = W.astype(np.uint64)
-        terms *= eng._mult[cols][:, None]
+        if self._pos is not None and all(f in self._pos for f in batch):
+            at = [self._pos[f] for f in batch]
+            W, terms = self._W[at], self._T[at]  # B × n codes and their terms (copies)
+        else:
+            W = eng.rows_of(cols)  # B × n codes
+            terms = W.astype(np.uint64)
+            terms *= eng._mult[cols][:, None]
         terms[~inset] = 0
         self._terms = dict(zip(batch, terms, strict=True))  # for remove()
         left = len(self._in) - np.cumsum(inset)  # |S_j|

@@ -173,7 +173,15 @@ def pool_levels(X, C: np.ndarray) -> np.ndarray:
                 out[j] = u.size + bool(nnz[j] < n and not (u == 0).any())
     elif m:
         A = np.asarray(X)
-        if _small_codes(A):
+        if A.dtype.kind in "ub" and int(A.max()) < _FEW_CODES:
+            # few small codes: one comparison per code over the n × m codes (no int64 copy)
+            out[:m] = 0
+            block = max(1, _ELEM_BUDGET // max(n, 1))
+            for a in range(0, m, block):
+                part = A[:, a:a + block]
+                for v in range(int(part.max()) + 1):
+                    out[a:a + part.shape[1]] += (part == v).any(axis=0)
+        elif _small_codes(A):
             K = int(A.max()) + 1
             block = max(1, _ELEM_BUDGET // max(n, 1))
             for a in range(0, m, block):
@@ -186,6 +194,9 @@ def pool_levels(X, C: np.ndarray) -> np.ndarray:
     ones = np.asarray(C).sum(axis=0, dtype=np.int64)
     out[m:] = 1 + ((ones > 0) & (ones < n))
     return out
+
+
+_FEW_CODES = 16  # codes below which pool_levels compares the codes value by value
 
 
 def _small_codes(a: np.ndarray) -> bool:

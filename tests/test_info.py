@@ -403,3 +403,22 @@ def test_backward_walk_counts_strata_with_values(layout, threshold, n, m=40, k=3
 def test_backward_walk_counts_strata_with_values_tall():
     """The same from 2^15 rows up (strata by hash factorisation, one set at a time)."""
     test_backward_walk_counts_strata_with_values("dense", 0.001, (1 << 15) + 10, m=8, k=6)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, bool])
+def test_pool_levels_of_small_unsigned_codes(dtype):
+    """Few small unsigned codes are compared value by value: the same levels as np.unique
+    (codes with gaps, a constant column, a single column, any layout)."""
+    rng = np.random.default_rng(4)
+    n = 60
+    top = 2 if dtype is bool else 9
+    X = rng.integers(0, top, size=(n, 7))
+    X[:, 2] = 3 % top  # constant
+    if dtype is not bool:
+        X[:, 4] = X[:, 4] % 3 * 4  # codes {0, 4, 8}
+    X = X.astype(dtype)
+    C = np.zeros((n, 0), dtype=np.uint8)
+    want = [np.unique(X[:, j]).size for j in range(X.shape[1])]
+    for A in (X, np.asfortranarray(X), X[:, :1]):
+        assert pool_levels(A, C).tolist() == want[:A.shape[1]]
+    assert pool_levels(X, C).tolist() == pool_levels(X.astype(np.int64), C).tolist()
