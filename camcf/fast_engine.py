@@ -926,14 +926,12 @@ class _FastLeaveOneOut(LeaveOneOut):
         NS = int(ns.sum())
         # counts of (stratum, t) decide which strata are informative: one where t is constant
         # contributes exactly 0 and is masked out of every sum below
-        g2 = g * 2
-        g2 += ts
-        c_ts = np.bincount(g2.ravel(), minlength=2 * NS).reshape(NS, 2)
-        live = (c_ts[:, 0] > 0) & (c_ts[:, 1] > 0)
         key = g * (2 * K)
         key += codes.astype(np.int64) * 2
         key += ts
         c = np.bincount(key.ravel(), minlength=NS * 2 * K).reshape(NS, K, 2)
+        c_ts = c.sum(axis=1)  # (NS, 2): counts of (stratum, t)
+        live = (c_ts[:, 0] > 0) & (c_ts[:, 1] > 0)
         c *= live[:, None, None]
         c_ts *= live[:, None]
         return cmi_from_counts(c, self.engine.n, margins=(c.sum(axis=2), c_ts, c_ts.sum(axis=1)),
