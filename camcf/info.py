@@ -339,6 +339,14 @@ class Engine(Protocol):
         """For each x in ``extras``: I(t; V_j | {x} ∪ fixed) for every j in ``variables``."""
         ...
 
+    def screen_then_extras(self, target: int, variables: Sequence[int], fixed: Sequence[int],
+                           extras: Sequence[int], keep, given: np.ndarray | None = None
+                           ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """A screen (``given`` or I(t; V_j | fixed)), the mask ``keep(v1)``, then
+        I(t; V_j | {x} ∪ fixed) for the kept j and each x in ``extras``
+        (:meth:`EngineBase.screen_then_extras`)."""
+        ...
+
     def leave_one_out(self, target: int, members: Sequence[int], fixed: Sequence[int]
                       ) -> LeaveOneOutSession:
         """A backward-elimination session (:class:`LeaveOneOutSession`)."""
@@ -429,6 +437,22 @@ class EngineBase(abc.ABC):
     def cmi_each_extra(self, target: int, variables: Sequence[int], extras: Sequence[int],
                        fixed: Sequence[int]) -> list[np.ndarray]:
         return [self.cmi_many(target, variables, [x] + list(fixed)) for x in extras]
+
+    def screen_then_extras(self, target: int, variables: Sequence[int], fixed: Sequence[int],
+                           extras: Sequence[int], keep, given: np.ndarray | None = None
+                           ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """A screen, then tests given each extra (Phase 2's spouses): v1 = ``given``, or
+        I(t; V_j | fixed) for every j in ``variables`` (:meth:`cmi_many`); the mask
+        ``keep(v1)``; then for each x in ``extras``, I(t; V_j | {x} ∪ fixed) for the j the mask
+        keeps (:meth:`cmi_each_extra`; no extra is tested when it keeps none). Returns (v1,
+        mask, the values per x). An engine may count the screen and the extras together."""
+        v1 = (np.asarray(given) if given is not None
+              else self.cmi_many(target, variables, fixed))
+        pick = np.asarray(keep(v1), dtype=bool)
+        sel = np.asarray(variables, dtype=np.int64)[pick]
+        if not sel.size or not len(extras):
+            return v1, pick, []
+        return v1, pick, self.cmi_each_extra(target, sel, extras, fixed)
 
     def leave_one_out(self, target: int, members: Sequence[int], fixed: Sequence[int]
                       ) -> LeaveOneOutSession:

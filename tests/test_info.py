@@ -422,3 +422,40 @@ def test_pool_levels_of_small_unsigned_codes(dtype):
     for A in (X, np.asfortranarray(X), X[:, :1]):
         assert pool_levels(A, C).tolist() == want[:A.shape[1]]
     assert pool_levels(X, C).tolist() == pool_levels(X.astype(np.int64), C).tolist()
+
+
+@pytest.mark.parametrize("case", ["some", "none", "dead-extra", "given"])
+def test_screen_then_extras_matches_separate_calls(case):
+    """FastEngine counts the spouse screen and the tests given each extra in one product: the
+    same values, bit for bit, and the same counters as cmi_many then cmi_each_extra, and the
+    reference's values (dense features counted by rows; a screen keeping some or none; an
+    extra in whose strata t is constant; a screen given from the table)."""
+    rng = np.random.default_rng(8)
+    n, m = 300, 24
+    X = rng.integers(0, 3, size=(n, m))
+    C = np.column_stack([X[:, 0] % 2, rng.random(n) < 0.3, rng.random(n) < 0.5]).astype(int)
+    X[:, 5] = C[:, 0]  # an extra that fixes t: no informative stratum given it
+    variables = np.arange(6, m)
+    fixed = [] if case == "given" else [m + 1, m + 2]
+    extras = [5, 1, 2] if case == "dead-extra" else [1, 2, 3]
+    limit = {"some": 0.01, "none": -1.0, "dead-extra": 0.01, "given": 0.01}[case]
+
+    def keep(v):
+        return np.round(v, 12) <= limit
+
+    merged, plain = (FastEngine(X, C, **FastEngine.shared(X, C)) for _ in range(2))
+    ref = ReferenceEngine(X, C)
+    given = plain.mi_table()[variables, 0] if case == "given" else None
+    v1, pick, v2 = merged.screen_then_extras(0, variables, fixed, extras, keep, given=given)
+    p1 = given if case == "given" else plain.cmi_many(0, variables, fixed)
+    assert np.array_equal(v1, p1) and np.array_equal(pick, keep(p1))
+    assert pick.any() == (case != "none")
+    want = plain.cmi_each_extra(0, variables[pick], extras, fixed) if pick.any() else []
+    assert len(v2) == len(want)
+    for a, b, x in zip(v2, want, extras[:len(want)], strict=True):
+        assert np.array_equal(a, b)
+        r = ref.cmi_many(0, variables[pick], [x] + fixed)
+        np.testing.assert_allclose(a, r, atol=1e-12)
+    if case == "dead-extra":
+        assert not v2[0].any()
+    assert merged.stats() == plain.stats()
