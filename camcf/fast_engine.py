@@ -77,6 +77,7 @@ class FastEngine(EngineBase):
         self._joint_bytes = 0
         self._strata: dict[frozenset, int] = {}  # sets' strata (kept when joints are dropped)
         self._t: tuple[int, np.ndarray] | None = None
+        self._ent: tuple | None = None  # (key, _entries()) of the last columns counted
 
     @classmethod
     def shared(cls, X, C: np.ndarray) -> dict:
@@ -387,6 +388,16 @@ class FastEngine(EngineBase):
         return pair_rows
 
     # -- conditional, batched -----------------------------------------------------------------
+    def _entries_kept(self, cols: np.ndarray, K: int | None = None) -> tuple[np.ndarray, ...]:
+        """:meth:`_entries`, the last columns' kept (Phase 3 asks the same eligible features
+        given each member of R; the arrays are read-only to their users)."""
+        if K is None:
+            K = int(self.card[cols].max())
+        key = (cols.tobytes(), K)
+        if self._ent is None or self._ent[0] != key:
+            self._ent = (key, self._entries(cols, K))
+        return self._ent[1]
+
     def _entries(self, cols: np.ndarray, K: int | None = None) -> tuple[np.ndarray, ...]:
         """Stored entries of sparse features, column after column: (row, position of the
         column in ``cols``, code, where each column's entries start (len(cols) + 1 offsets),
@@ -482,7 +493,7 @@ class FastEngine(EngineBase):
         per = K * 2 * S
         chunk = max(1, min(_CELL_BUDGET // per, _ELEM_BUDGET // max(rows, 1)))
         if sparse and entries is None and chunk >= len(cols):
-            entries = self._entries(cols, K)
+            entries = self._entries_kept(cols, K)
         for start in range(0, len(cols), chunk):
             part = cols[start:start + chunk]
             k = len(part)
@@ -702,7 +713,7 @@ class FastEngine(EngineBase):
         for i in zero:
             out[i] = np.zeros(sel.size)
         # the stored entries of sparse columns are gathered once for every x
-        entries = (self._entries(sel) if self.sparse and sel.size and int(sel.max()) < self.m
+        entries = (self._entries_kept(sel) if self.sparse and sel.size and int(sel.max()) < self.m
                    else None)
         for i, x in enumerate(extras):
             self._counted(computed=len(sel))
