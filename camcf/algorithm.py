@@ -35,9 +35,8 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
-import scipy.sparse as sp
-from joblib import Parallel, delayed
 
+from ._sparse import issparse
 from .algorithm_params import ALGORITHM_PARAMS, N_JOBS, significance_used
 from .errors import InvalidDataError, ParameterError
 from .info import _ELEM_BUDGET, pool_levels, rounded
@@ -184,7 +183,9 @@ def _as_float(X, what: str, pre: str = "") -> np.ndarray:
 def _check_features(X, discretize: str, names, pre: str) -> tuple[int, int]:
     """Shape, finiteness and (``discretize="none"``) integer codes of X, column block by
     column block (sparse: the stored entries); returns (n, m)."""
-    if sp.issparse(X):
+    if issparse(X):
+        import scipy.sparse as sp
+
         if X.ndim != 2:
             raise InvalidDataError(f"{pre}X must be 2-D, got shape {X.shape}")
         Xc = sp.csc_matrix(X)
@@ -322,7 +323,9 @@ def prepare_features(X, *, checked: bool = False):
     from .info import smallest_uint
     from .limits import check_memory
 
-    if sp.issparse(X):
+    if issparse(X):
+        import scipy.sparse as sp
+
         if X.ndim != 2:
             raise InvalidDataError(f"X must be 2-D, got shape {X.shape}")
         X = sp.csc_matrix(X)  # no copy when it is CSC already
@@ -384,6 +387,8 @@ def prepare_features(X, *, checked: bool = False):
             out[:, a:a + block] = part
         nnz += int(np.count_nonzero(out[:, a:a + block]))
     if nnz < _SPARSE_BELOW * n * m and n * m >= _SPARSE_FROM:
+        import scipy.sparse as sp
+
         return sp.csc_matrix(out)
     return out
 
@@ -546,6 +551,8 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         eng = Engine(X, C, **shared)
         tables = (eng.mi_table(), eng.category_mi_table())
     else:  # the two tables side by side, on the workers that will take the targets
+        from joblib import Parallel, delayed
+
         spec, leaves = _flatten(shared)
         tables = tuple(Parallel(n_jobs=n_jobs, max_nbytes="64K")(
             delayed(_engine_table)(engine, X, C, which, spec, *leaves)
@@ -711,7 +718,7 @@ def _parallel_outcomes(X, C, tables, todo: list[Category], others, params: dict,
     worker) that return as they finish. Every shared array is a separate argument, so that
     joblib memory-maps it to local workers and its Dask backend scatters it once per run (an
     array inside a tuple or dict would travel with every task)."""
-    from joblib import effective_n_jobs
+    from joblib import Parallel, delayed, effective_n_jobs
 
     workers = max(1, effective_n_jobs(n_jobs))
     plan = plan_tasks(target_costs(tables, todo, others, params), _TASKS_PER_WORKER * workers)

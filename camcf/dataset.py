@@ -6,8 +6,8 @@ import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
+from ._sparse import issparse
 from .errors import InvalidDataError
 
 
@@ -84,8 +84,12 @@ class Dataset:
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        X = (sp.csc_matrix(self.X, dtype=float) if sp.issparse(self.X)
-             else np.asarray(self.X, dtype=float))
+        if issparse(self.X):
+            import scipy.sparse as sp
+
+            X = sp.csc_matrix(self.X, dtype=float)
+        else:
+            X = np.asarray(self.X, dtype=float)
         Y = np.asarray(self.Y)
         if X.ndim != 2 or Y.ndim != 2:
             raise InvalidDataError(
@@ -137,7 +141,7 @@ class Dataset:
     def fingerprint(self) -> str:
         """A content hash (values, shapes, dtypes and names) for caching."""
         h = hashlib.sha256()
-        parts = ([self.X.data, self.X.indices, self.X.indptr] if sp.issparse(self.X)
+        parts = ([self.X.data, self.X.indices, self.X.indptr] if issparse(self.X)
                  else [self.X])
         for a in (*parts, self.Y):
             h.update(str((a.shape, a.dtype.str)).encode())

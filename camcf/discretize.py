@@ -12,8 +12,8 @@ import inspect
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 
+from ._sparse import issparse
 from .algorithm_params import DISCRETIZE_PARAMS
 from .dataset import code_dtype
 from .errors import InvalidDataError
@@ -133,7 +133,7 @@ def _fit_codes(X, bins: int, strategy: str, mode: str,
                names: list[str] | None) -> tuple[np.ndarray, list[dict]]:
     """The one implementation of :func:`discretize` and :meth:`Discretizer.fit`."""
     check_discretization(discretize=mode, bins=bins, strategy=strategy)
-    if sp.issparse(X):
+    if issparse(X):
         out = _discretize_sparse(X, bins, strategy, mode)
         if out is not None:
             return out
@@ -280,6 +280,8 @@ def _discretize_sparse(X, bins: int, strategy: str, mode: str):
     """The same codes and info as the dense path for a ``scipy.sparse`` X, kept sparse (CSC,
     int64 codes) — or None when some column would give its zeros a non-zero code (then the
     caller densifies). One dense column at a time at most."""
+    import scipy.sparse as sp
+
     A = sp.csc_matrix(X, dtype=float)
     n, m = A.shape
     data = A.data

@@ -8,9 +8,9 @@ import scikit-learn.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from ._sparse import issparse
 from .dataset import code_dtype
 from .discretize import _DISC, _finite_2d, _fit_codes
 from .errors import InvalidDataError, NotFittedError
@@ -97,7 +97,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
         """
         if not hasattr(self, "info_"):
             raise NotFittedError("this Discretizer is not fitted yet; call fit(X_train) first")
-        if sp.issparse(X):
+        if issparse(X):
             from .limits import check_memory
 
             check_memory(16 * X.shape[0] * X.shape[1], f"the dense form of X {X.shape}")

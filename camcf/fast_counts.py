@@ -7,8 +7,8 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import scipy.sparse as sp
 
+from ._sparse import issparse
 from .info import _ELEM_BUDGET, _xlogx
 
 _INDICATOR_BYTES = 64 << 20  # float32 code indicators of X kept for BLAS counting, at most
@@ -40,7 +40,7 @@ def pool_cardinality(X, C: np.ndarray) -> np.ndarray:
     """Code upper bounds (max + 1) of every pool column: features of X, then categories of C."""
     if X.shape[0] == 0:
         return np.ones(X.shape[1] + C.shape[1], dtype=np.int64)
-    if sp.issparse(X):
+    if issparse(X):
         fx = np.asarray(X.max(axis=0).todense()).ravel() if X.shape[1] else np.empty(0)
     else:
         fx = X.max(axis=0) if X.shape[1] else np.empty(0)
@@ -56,7 +56,7 @@ def feature_indicators(X, card: np.ndarray) -> np.ndarray | None:
     :meth:`FastEngine._counts_rows`); None for sparse X, for codes of one value, for ≥ 2^24 rows
     (float32 counts stop being exact) or when they would take more than 64 MB. Read-only:
     every per-target engine of a run shares it."""
-    if sp.issparse(X) or X.ndim != 2 or X.shape[1] == 0 or X.shape[0] >= 2**24:
+    if issparse(X) or X.ndim != 2 or X.shape[1] == 0 or X.shape[0] >= 2**24:
         return None
     n, m = X.shape
     K = int(np.asarray(card)[:m].max())

@@ -11,10 +11,11 @@ same decisions as :class:`camcf.info.ReferenceEngine`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
+from ._sparse import issparse
 from .fast_counts import (
     HASH_SEED,
     category_indicators,
@@ -35,9 +36,14 @@ from .info import (
     cmi_from_counts,
 )
 
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
 _ROWS_CODES = 4  # most codes ≥ 1 per feature for counting by rows (FastEngine._counts_rows)
 _BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
 _SPARSE_CATEGORIES = 0.1  # share of ones under which the tables count categories sparsely
+_DENSE_ONEHOT_CELLS = 1 << 18  # cells × rows up to which counting by rows multiplies dense
+_SPARSE_CATEGORIES_FROM = 1 << 20  # n × categories from which that pays (and scipy.sparse loads)
 _TALL = 1 << 15  # rows from which counting goes one column at a time
 
 
@@ -54,7 +60,7 @@ class FastEngine(EngineBase):
                  tables: tuple[np.ndarray, np.ndarray] | None = None,
                  indicators: tuple | None = None, seed: int = HASH_SEED) -> None:
         super().__init__(X.shape[0], X.shape[1], C.shape[1], tables)
-        self.sparse = bool(sp.issparse(X))
+        self.sparse = bool(issparse(X))
         if self.sparse and X.format != "csc":
             X = X.tocsc()
         elif not self.sparse:
@@ -200,20 +206,23 @@ class FastEngine(EngineBase):
     # -- unconditional tables --------------------------------------------------------------
     def _sparse_categories(self) -> sp.csc_matrix | None:
         """The category indicators, each column replaced by its complement where that has fewer
-        ones, as a sparse int64 matrix; None when they are not sparse (then counting goes
-        through :meth:`_indicators`). Counts from these are exact integers, whatever n."""
+        ones, as a sparse int64 matrix; None when they are not sparse or too small for that to
+        pay (then counting goes through :meth:`_indicators`). Counts from these are exact
+        integers, whatever n."""
         if self._spcat is None:
             self._spcat = (self._count_sparse_categories(),)
         return self._spcat[0]
 
     def _count_sparse_categories(self) -> sp.csc_matrix | None:
         n, Q = self.n, self.n_categories
-        if not Q or not n:
+        if not Q or not n or n * Q < _SPARSE_CATEGORIES_FROM:
             return None
         ones = self.C.sum(axis=0, dtype=np.int64)
         stored = np.minimum(ones, n - ones)
         if stored.sum() > _SPARSE_CATEGORIES * n * Q:
             return None
+        import scipy.sparse as sp
+
         flip = 2 * ones > n
         parts = []
         block = max(1, _ELEM_BUDGET // n)
@@ -276,6 +285,8 @@ class FastEngine(EngineBase):
             n1 = np.zeros((b - a, K, Q), dtype=np.int64)
             marg = np.zeros((b - a, K), dtype=np.int64)
             if self.sparse:
+                import scipy.sparse as sp
+
                 sub = self.X[:, a:b]
                 col_of = np.repeat(np.arange(b - a), np.diff(sub.indptr))
                 for v in range(1, K):
@@ -567,9 +578,14 @@ class FastEngine(EngineBase):
             indices = cell[counted]  # row-major: row by row
             indptr = np.zeros(n + 1, dtype=idx)
             np.cumsum(np.count_nonzero(counted, axis=1), out=indptr[1:])
-        # cells × n in CSC form, built directly (one sparse constructor, no transpose)
-        onehot = sp.csc_matrix((np.ones(indices.size, dtype=np.float32), indices, indptr),
-                               shape=(total, n))
+        if total * n <= _DENSE_ONEHOT_CELLS:  # small: a dense 0/1 matrix (no scipy.sparse)
+            onehot = np.zeros((total, n), dtype=np.float32)
+            onehot[indices, np.repeat(np.arange(n), np.diff(indptr))] = 1.0
+        else:  # cells × n in CSC form, built directly (one sparse constructor, no transpose)
+            import scipy.sparse as sp
+
+            onehot = sp.csc_matrix((np.ones(indices.size, dtype=np.float32), indices, indptr),
+                                   shape=(total, n))
         prod = onehot @ R  # (cells, (K − 1)·m) float32
         L = R.shape[1] // m
         prod = prod.reshape(total, L, m)[:, :K - 1, :][:, :, cols]  # (cells, K − 1, k)

@@ -33,13 +33,14 @@ from collections.abc import Sequence
 from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
-import pandas as pd
-import scipy.sparse as sp
+
+from ._sparse import issparse
 
 DECIMALS = 12
 _SCALE = 10.0**DECIMALS
 _CELL_BUDGET = 1 << 22  # contingency cells per bincount chunk (~32 MB of int64)
 _ELEM_BUDGET = 1 << 22  # elements of one n × k block of codes or indices (~32 MB of int64)
+_SORT_UP_TO = 1024  # values up to which _compact numbers first appearances by a sort
 _JOINT_CACHE_BYTES = 64 << 20  # joint codes of conditioning sets kept per engine
 
 
@@ -137,6 +138,8 @@ def _n_distinct(values: np.ndarray) -> int:
     long ones)."""
     v = np.asarray(values).ravel()
     if v.size > 1 << 16:
+        import pandas as pd
+
         return int(pd.unique(v).size)
     return int(_n_distinct_rows(v[None, :])[0])
 
@@ -157,7 +160,9 @@ def pool_levels(X, C: np.ndarray) -> np.ndarray:
     if n == 0:
         out[:] = 0
         return out
-    if sp.issparse(X):
+    if issparse(X):
+        import scipy.sparse as sp
+
         Xc = sp.csc_matrix(X)
         nnz = np.diff(Xc.indptr)
         data = Xc.data
@@ -208,13 +213,21 @@ def _compact(codes: np.ndarray, *, sort: bool = True) -> tuple[np.ndarray, int]:
     """Distinct values of a 1-D array as codes 0..k−1.
 
     With ``sort`` the codes follow the values' order (``np.unique``), so that sums over strata
-    run in a fixed order; without, a hash table numbers them in order of first appearance
-    (``pandas.factorize``, no sort of the n rows).
+    run in a fixed order; without, they are numbered in order of first appearance
+    (``pandas.factorize``'s hash table, no sort of the n rows; up to ``_SORT_UP_TO`` values a
+    sort gives the same numbers without loading pandas).
     """
     codes = np.asarray(codes).ravel()
     if sort:
         uniq, inv = np.unique(codes, return_inverse=True)
+    elif codes.size <= _SORT_UP_TO:  # as fast as a hash table here, and pandas not loaded
+        uniq, first, inv = np.unique(codes, return_index=True, return_inverse=True)
+        rank = np.empty(first.size, dtype=np.int64)
+        rank[np.argsort(first)] = np.arange(first.size)  # numbered by first appearance
+        inv = rank[inv.ravel()]
     else:
+        import pandas as pd
+
         inv, uniq = pd.factorize(codes, sort=False)
     return inv.astype(np.int64, copy=False).ravel(), int(len(uniq))
 
@@ -480,7 +493,7 @@ class ReferenceEngine(EngineBase):
 
     def __init__(self, X, C: np.ndarray, *,
                  tables: tuple[np.ndarray, np.ndarray] | None = None) -> None:
-        X = X.toarray() if sp.issparse(X) else np.asarray(X)
+        X = X.toarray() if issparse(X) else np.asarray(X)
         super().__init__(X.shape[0], X.shape[1], C.shape[1], tables)
         self.pool = np.hstack([X.astype(np.int64), np.asarray(C).astype(np.int64)])
 

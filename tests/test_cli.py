@@ -221,6 +221,48 @@ def test_import_camcf_and_help_load_no_heavy_module():
         camcf.nope  # noqa: B018
 
 
+def test_a_small_dense_file_is_selected_without_scipy_pandas_or_joblib(tmp_path):
+    """The whole ``camcf select`` of a small dense ARFF file loads none of the heavy modules:
+    scipy.sparse is imported only for sparse data or large tables, joblib for workers, pandas
+    for CSV files and records."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (60, 5))
+    Y = np.column_stack([X[:, 0], X[:, 1] & X[:, 2]])  # something to select (no warning)
+    lines = ["@relation t", *[f"@attribute f{j} {{0,1}}" for j in range(5)],
+             *[f"@attribute y{j} {{0,1}}" for j in range(2)], "@data",
+             *[",".join(map(str, r)) for r in np.column_stack([X, Y])]]
+    data = tmp_path / "small.arff"
+    data.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "o.json"
+    code = ("import camcf.cli\n"
+            f"assert camcf.cli.main(['select', {str(data)!r}, '--labels', 'last:2', '-o', "
+            f"{str(out)!r}, '--quiet']) == 0")
+    assert _loaded(code) == set()
+    assert json.loads(out.read_text())["n_tests"] > 0
+
+
+def test_discretize_none_keeps_a_sparse_matrix_sparse():
+    """``--discretize none`` on sparse data (a large sparse ARFF) hands the engine its integer
+    codes, still sparse (it was turned into a 0-d object array, which failed)."""
+    import argparse
+
+    import scipy.sparse as sp
+
+    from camcf.cli import groups
+    from camcf.dataset import Dataset
+
+    rng = np.random.default_rng(1)
+    X = sp.csc_matrix((rng.random((50, 6)) < 0.2) * rng.integers(1, 3, (50, 6)), dtype=float)
+    Y = rng.integers(0, 2, (50, 2))
+    ds = Dataset(X=X, Y=Y, feature_names=[f"f{i}" for i in range(6)], label_names=["a", "b"])
+    codes = groups.codes_of(ds, argparse.Namespace(discretize="none", bins=5,
+                                                   strategy="uniform"))
+    assert sp.issparse(codes) and codes.dtype == np.int64
+    assert np.array_equal(codes.toarray(), X.toarray().astype(np.int64))
+    assert (camcf.run(codes, Y, trace="decisions").to_json()
+            == camcf.run(X.toarray().astype(np.int64), Y, trace="decisions").to_json())
+
+
 def test_not_fitted_error_is_scikit_learns():
     from sklearn.exceptions import NotFittedError as SkNotFitted
 

@@ -281,11 +281,13 @@ def test_leave_one_out_strata_match_the_set(threshold, ask_every):
 
 
 @pytest.mark.parametrize("codes", [2, 3, 5])
-def test_counting_by_rows_matches_the_other_counting_paths(codes, monkeypatch):
-    """The sparse product over the row-major indicators (one conditioning set, or every extra of
-    cmi_each_extra in one product) gives bit for bit the values of the engine without
-    indicators (bincount counting), and the reference's to 1e-12, with and without dead
-    strata."""
+@pytest.mark.parametrize("dense", [True, False])
+def test_counting_by_rows_matches_the_other_counting_paths(codes, dense, monkeypatch):
+    """The product over the row-major indicators (one conditioning set, or every extra of
+    cmi_each_extra in one product; a dense 0/1 matrix for small data, a sparse one above)
+    gives bit for bit the values of the engine without indicators (bincount counting), and
+    the reference's to 1e-12, with and without dead strata."""
+    from camcf import fast_engine
     from camcf.fast_counts import (
         category_indicators,
         feature_indicators,
@@ -304,6 +306,7 @@ def test_counting_by_rows_matches_the_other_counting_paths(codes, monkeypatch):
     plain = FastEngine(X, C, card=card)  # no indicators: bincount counting
     ref = ReferenceEngine(X, C)
     assert rows_eng._rows is not None and plain._rows is None
+    monkeypatch.setattr(fast_engine, "_DENSE_ONEHOT_CELLS", 1 << 30 if dense else 0)
     sets_counted = []
     by_rows = FastEngine._counts_rows
     monkeypatch.setattr(FastEngine, "_counts_rows", lambda self, cols, cells, K: (
@@ -476,3 +479,19 @@ def test_sparse_entries_kept_between_calls():
     for cols, cond in ((a, [m + 1]), (a, [m + 2, 3]), (b, [m + 1]), (a, [m + 1]), (a, [])):
         np.testing.assert_allclose(fast.cmi_many(0, cols, cond), ref.cmi_many(0, cols, cond),
                                    atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 7, 1024, 1025, 5000])
+def test_compact_without_sort_numbers_values_by_first_appearance(n):
+    """``_compact(sort=False)`` numbers distinct values in order of first appearance, as
+    ``pandas.factorize`` does, on both sides of the size where it stops sorting."""
+    import pandas as pd
+
+    from camcf.info import _compact
+
+    rng = np.random.default_rng(n)
+    codes = rng.integers(0, 2**40, 50)[rng.integers(0, 50, n)]
+    inv, k = _compact(codes, sort=False)
+    want, uniq = pd.factorize(codes, sort=False)
+    assert k == len(uniq) and inv.dtype == np.int64
+    np.testing.assert_array_equal(inv, want)

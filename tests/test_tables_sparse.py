@@ -28,6 +28,9 @@ def _tables(X, C):
 def test_sparse_category_counts_equal_dense_ones(monkeypatch):
     for sparse_x in (True, False):
         X, C = _data(sparse_x)
+        # small data (n × categories under _SPARSE_CATEGORIES_FROM) counts dense by default
+        assert not _tables(X, C)[2]
+        monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES_FROM", 0)
         feat, cat, used = _tables(X, C)
         assert used  # the data is sparse enough for the sparse route
         monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES", -1.0)  # dense route

@@ -280,15 +280,17 @@ def codes_of(ds, args: argparse.Namespace):
     """The data's codes: ``--discretize none`` hands the values over as they are (they must be
     integers); ``auto`` bins continuous columns."""
     import numpy as np
-    import scipy.sparse as sp
 
+    from .._sparse import issparse
     from ..dataset import code_dtype
     from ..discretize import discretize
 
     if args.discretize == "none":
         discretize(ds.X, discretize="none")  # checks that every value is an integer code
+        if issparse(ds.X):  # kept sparse: the engine counts its stored entries
+            return ds.X.tocsc().astype(np.int64)
         X = np.asarray(ds.X)
-        if sp.issparse(ds.X) or not X.size:
+        if not X.size:
             return X.astype(np.int64)
         return X.astype(code_dtype(int(X.min()), int(X.max())))  # the values, smallest type
     codes, _ = discretize(ds.X, bins=args.bins, strategy=args.strategy,

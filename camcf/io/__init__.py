@@ -1,10 +1,23 @@
-"""Readers for multi-label data files: ARFF (dense/sparse, MULAN/MEKA), MATLAB, CSV."""
+"""Readers for multi-label data files: ARFF (dense/sparse, MULAN/MEKA), MATLAB, CSV.
 
-from .arff import load_arff
-from .csv import load_csv
+Each reader's own names are imported on first use (PEP 562), so that reading one kind of file
+loads only its reader (the MATLAB reader needs scipy.io and scipy.sparse, the CSV reader pandas).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from .load import check_runnable, load, load_bytes, load_train_test, variable_choices_bytes
-from .matlab import load_matlab, variable_choices
 from .mulan import parse_mulan_xml, read_mulan_xml
+
+_LAZY = {
+    "load_arff": "arff",
+    "load_csv": "csv",
+    "load_matlab": "matlab",
+    "variable_choices": "matlab",
+}
 
 __all__ = [
     "check_runnable",
@@ -19,3 +32,13 @@ __all__ = [
     "variable_choices",
     "variable_choices_bytes",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

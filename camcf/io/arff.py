@@ -7,8 +7,8 @@ from pathlib import Path
 
 import arff as liac
 import numpy as np
-import scipy.sparse as sp
 
+from .._sparse import issparse
 from ..dataset import Dataset
 from ..errors import DataFormatError
 from ..limits import check_memory
@@ -165,7 +165,7 @@ SPARSE_ABOVE = 64 * 2**20
 
 
 def _dense(M) -> np.ndarray:
-    return M.toarray() if sp.issparse(M) else M
+    return M.toarray() if issparse(M) else M
 
 
 _LABEL_BLOCK = 64  # label columns of a sparse file made dense at a time
@@ -261,6 +261,8 @@ def parse_arff_text(
     m = len(columns)
     text_labels: dict[int, list[object]] = {}
     if sparse:
+        import scipy.sparse as sp
+
         values, rows, cols = decoded["data"]
         rows_a = np.asarray(rows, dtype=np.int64)
         cols_a = np.asarray(cols, dtype=np.int64)
@@ -295,7 +297,7 @@ def parse_arff_text(
     cats: list[dict[int, str]] = [{} for _ in idx]
     notes: list[str] = []
     plain = [k for k, j in enumerate(idx) if j not in text_labels]
-    if plain and sp.issparse(M):
+    if plain and issparse(M):
         Y, notes = _encode_sparse_labels(M, plain, idx, label_names, nominal, shown, Y, cats)
     elif plain:
         Yp, cp, notes = encode_labels(
@@ -314,12 +316,12 @@ def parse_arff_text(
             notes.append(f"label {columns[j]}: text values mapped to codes in sorted order")
 
     X = M[:, feat_idx]
-    if sp.issparse(X) and n_rows * len(feat_idx) * 8 <= SPARSE_ABOVE:
+    if issparse(X) and n_rows * len(feat_idx) * 8 <= SPARSE_ABOVE:
         check_memory(8.0 * n_rows * len(feat_idx),
                      f"{shown}: the dense {n_rows:,} × {len(feat_idx):,} feature matrix")
         X = X.toarray()  # small enough: the dense form every consumer reads
     nominal_features = {columns[j]: list(nominal[j]) for j in feat_idx if nominal[j] is not None}
-    n_missing = int(np.isnan(X.data if sp.issparse(X) else X).sum())
+    n_missing = int(np.isnan(X.data if issparse(X) else X).sum())
     meta = {
         "format": fmt,
         "file": shown,

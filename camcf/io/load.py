@@ -16,9 +16,9 @@ from ..errors import (
     ResourceLimitError,
 )
 from ._common import LabelSpec
-from .arff import load_arff
-from .csv import load_csv
-from .matlab import load_matlab, variable_choices
+
+# Each reader is imported when a file of its kind is read: the MATLAB reader loads scipy.io
+# (with scipy.sparse), the CSV reader pandas — neither is needed to read the other kinds.
 
 EXTENSIONS: dict[str, str] = {
     ".arff": "arff",
@@ -93,6 +93,8 @@ def _load(path: str | Path, *, labels: LabelSpec, xml: str | Path | None, name: 
             "one of .arff, .mat, .csv, .tsv, .txt"
         )
     if kind == "arff" and variable is None:
+        from .arff import load_arff
+
         return load_arff(path, labels=labels, xml=xml, name=name)
     if kind == "matlab":
         if xml is not None:
@@ -100,11 +102,15 @@ def _load(path: str | Path, *, labels: LabelSpec, xml: str | Path | None, name: 
                        "column names")
             raise LabelSpecError(f"{problem} (use labels='last:K' or a target variable)",
                                  problem=problem, fix="labels_positional")
+        from .matlab import load_matlab
+
         return load_matlab(path, labels=labels, name=name, variable=variable)
     if variable is not None:
         raise DataFormatError(
             f"{shown}: a variable ({variable!r}) can only be chosen in a MATLAB .mat file"
         )
+    from .csv import load_csv
+
     return load_csv(path, labels=labels, xml=xml, name=name)
 
 
@@ -314,6 +320,8 @@ def load_bytes(
 
 def variable_choices_bytes(data: bytes, filename: str) -> list[dict]:
     """:func:`camcf.io.matlab.variable_choices` of an uploaded ``.mat`` file (in memory)."""
+    from .matlab import variable_choices
+
     shown = Path(filename).name or "upload.mat"
     with tempfile.TemporaryDirectory(prefix="camcf-upload-") as tmp:
         path = Path(tmp) / (_SAFE.sub("_", shown) or "upload.mat")
@@ -321,5 +329,5 @@ def variable_choices_bytes(data: bytes, filename: str) -> list[dict]:
         return variable_choices(path, name=shown)
 
 
-__all__ = ["EXTENSIONS", "check_runnable", "load", "load_bytes", "load_train_test", "variable_choices",
+__all__ = ["EXTENSIONS", "check_runnable", "load", "load_bytes", "load_train_test",
            "variable_choices_bytes"]
