@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 _ROWS_CODES = 4  # most codes ≥ 1 per feature for counting by rows (FastEngine._counts_rows)
 _BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
 _SPARSE_CATEGORIES = 0.1  # share of ones under which the tables count categories sparsely
-_DENSE_ONEHOT_CELLS = 1 << 18  # cells × rows up to which counting by rows multiplies dense
+_DENSE_ONEHOT_CELLS = 1 << 18  # cells × rows up to which counting by rows needs no scipy.sparse
+_GEMM_CELLS = 8  # cells up to which that is a dense product (else sums of the cells' rows)
 _SPARSE_CATEGORIES_FROM = 1 << 20  # n × categories from which that pays (and scipy.sparse loads)
 _TALL = 1 << 15  # rows from which counting goes one column at a time
 
@@ -578,15 +579,28 @@ class FastEngine(EngineBase):
             indices = cell[counted]  # row-major: row by row
             indptr = np.zeros(n + 1, dtype=idx)
             np.cumsum(np.count_nonzero(counted, axis=1), out=indptr[1:])
-        if total * n <= _DENSE_ONEHOT_CELLS:  # small: a dense 0/1 matrix (no scipy.sparse)
+        if total * n <= _DENSE_ONEHOT_CELLS and total <= _GEMM_CELLS:
+            # few cells: a dense 0/1 matrix times the indicators (no scipy.sparse)
             onehot = np.zeros((total, n), dtype=np.float32)
             onehot[indices, np.repeat(np.arange(n), np.diff(indptr))] = 1.0
+            prod = onehot @ R
+        elif total * n <= _DENSE_ONEHOT_CELLS:
+            # small data, more cells: each cell's rows of the indicators summed (one sort of
+            # the entries, one reduceat; float32 sums of ones are exact), no scipy.sparse and
+            # no multiply-add per cell and row
+            row = np.repeat(np.arange(n), np.diff(indptr))
+            order = np.argsort(indices, kind="stable")
+            cell = indices[order]
+            first = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if cell.size else cell
+            prod = np.zeros((total, R.shape[1]), dtype=np.float32)
+            if cell.size:
+                prod[cell[first]] = np.add.reduceat(R[row[order]], first, axis=0)
         else:  # cells × n in CSC form, built directly (one sparse constructor, no transpose)
             import scipy.sparse as sp
 
             onehot = sp.csc_matrix((np.ones(indices.size, dtype=np.float32), indices, indptr),
                                    shape=(total, n))
-        prod = onehot @ R  # (cells, (K − 1)·m) float32
+            prod = onehot @ R  # (cells, (K − 1)·m) float32
         L = R.shape[1] // m
         prod = prod.reshape(total, L, m)[:, :K - 1, :][:, :, cols]  # (cells, K − 1, k)
         out = []
