@@ -42,8 +42,8 @@ if TYPE_CHECKING:
 _ROWS_CODES = 4  # most codes ≥ 1 per feature for counting by rows (FastEngine._counts_rows)
 _BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
 _SPARSE_CATEGORIES = 0.1  # share of ones under which the tables count categories sparsely
-_DENSE_ONEHOT_CELLS = 1 << 18  # cells × rows up to which counting by rows needs no scipy.sparse
-_GEMM_CELLS = 8  # cells up to which that is a dense product (else sums of the cells' rows)
+_DENSE_ONEHOT_CELLS = 1 << 18  # cells × rows up to which counting by rows may multiply dense
+_GEMM_CELLS = 8  # ... and cells up to which it does (a multiply-add per cell and row)
 _SPARSE_CATEGORIES_FROM = 1 << 20  # n × categories from which that pays (and scipy.sparse loads)
 _TALL = 1 << 15  # rows from which counting goes one column at a time
 
@@ -580,21 +580,11 @@ class FastEngine(EngineBase):
             indptr = np.zeros(n + 1, dtype=idx)
             np.cumsum(np.count_nonzero(counted, axis=1), out=indptr[1:])
         if total * n <= _DENSE_ONEHOT_CELLS and total <= _GEMM_CELLS:
-            # few cells: a dense 0/1 matrix times the indicators (no scipy.sparse)
+            # few cells of small data: a dense 0/1 matrix times the indicators (no scipy.sparse;
+            # with more cells its multiply-add per cell and row costs more than the import)
             onehot = np.zeros((total, n), dtype=np.float32)
             onehot[indices, np.repeat(np.arange(n), np.diff(indptr))] = 1.0
             prod = onehot @ R
-        elif total * n <= _DENSE_ONEHOT_CELLS:
-            # small data, more cells: each cell's rows of the indicators summed (one sort of
-            # the entries, one reduceat; float32 sums of ones are exact), no scipy.sparse and
-            # no multiply-add per cell and row
-            row = np.repeat(np.arange(n), np.diff(indptr))
-            order = np.argsort(indices, kind="stable")
-            cell = indices[order]
-            first = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if cell.size else cell
-            prod = np.zeros((total, R.shape[1]), dtype=np.float32)
-            if cell.size:
-                prod[cell[first]] = np.add.reduceat(R[row[order]], first, axis=0)
         else:  # cells × n in CSC form, built directly (one sparse constructor, no transpose)
             import scipy.sparse as sp
 
