@@ -484,16 +484,26 @@ def test_sparse_entries_kept_between_calls():
 
 
 @pytest.mark.parametrize("n", [1, 7, 1024, 1025, 5000])
-def test_compact_without_sort_numbers_values_by_first_appearance(n):
+def test_compact_without_sort_numbers_values_by_first_appearance(n, monkeypatch):
     """``_compact(sort=False)`` numbers distinct values in order of first appearance, as
-    ``pandas.factorize`` does, on both sides of the size where it stops sorting."""
+    ``pandas.factorize`` does, on both sides of the size where it stops sorting, with pandas
+    loaded (its hash table) or not (a sort, up to that size)."""
+    import sys
+
     import pandas as pd
 
-    from camcf.info import _compact
+    from camcf.info import _SORT_UP_TO, _compact
 
     rng = np.random.default_rng(n)
     codes = rng.integers(0, 2**40, 50)[rng.integers(0, 50, n)]
-    inv, k = _compact(codes, sort=False)
     want, uniq = pd.factorize(codes, sort=False)
+    if n <= _SORT_UP_TO:  # as in a process that has not loaded pandas: the sort
+        with monkeypatch.context() as mp:
+            mp.delitem(sys.modules, "pandas")
+            inv, k = _compact(codes, sort=False)
+            assert "pandas" not in sys.modules
+        assert k == len(uniq) and inv.dtype == np.int64
+        np.testing.assert_array_equal(inv, want)
+    inv, k = _compact(codes, sort=False)
     assert k == len(uniq) and inv.dtype == np.int64
     np.testing.assert_array_equal(inv, want)
