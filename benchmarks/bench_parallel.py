@@ -1,11 +1,18 @@
 """Parallel targets: n_jobs 1 vs 2 (joblib) and a two-worker Dask LocalCluster vs serial.
 
 On one shared data set (Enron by default; ``--data delicious_like[:SCALE]`` for the synthetic
-data of delicious's shape from :func:`shapes.delicious_like`) at the heavier setting (0.01, 0.02, 1.0, 0.3), trace
-"decisions": wall seconds of the serial run, of ``n_jobs=2`` (loky processes; the pool is
-started once before timing) and of ``joblib.parallel_backend("dask")`` with a
-``LocalCluster(n_workers=2, processes=True, threads_per_worker=1)`` (cluster started before
-timing). Every parallel output is checked byte-identical to the serial one. With ``--old DIR``
+data of delicious's shape from :func:`shapes.delicious_like`) at the heavier setting (0.01,
+0.02, 1.0, 0.3) or ``--setting authors``, trace "decisions": wall seconds of ``camcf.run``
+serial, with ``n_jobs=2`` (loky processes) and inside ``joblib.parallel_backend("dask")`` with
+a ``LocalCluster(n_workers=2, processes=True, threads_per_worker=1)`` (pool and cluster started
+and warmed by two runs before timing), each the best of ``--repeats``, with the load average
+before it, the CPU seconds of this process and of each worker, the run's stages
+(``Result.stats["stages"]``: preparation, tables, targets) and its CPU seconds
+(``Result.stats["cpu"]``: preparation, each table task, each targets task), from which it
+estimates the run on two free cores (the critical path: preparation + slowest table task + the
+target tasks and this process's own work meanwhile spread over two cores; transfers waited for
+are left out). Every parallel output is checked byte-identical (the JSON with its record) to the
+serial one. The wall speed-up needs two free cores: read it beside the load. With ``--old DIR``
 it also times the engine of another checkout (serial) on every shared data set at both
 settings, side by side with this one, each in a fresh subprocess, old and new interleaved
 ``--rounds`` times (trace ``--trace``, "decisions" by default): wall and CPU seconds per run,
@@ -26,6 +33,7 @@ import sys
 import time
 import warnings
 
+import numpy as np
 from bench_settings import SETTINGS  # the one declaration, beside this script
 
 
@@ -53,6 +61,82 @@ def _best(fn, repeats):
     return best, out
 
 
+def _load() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def _children_cpu() -> dict[int, float]:
+    """CPU seconds (user + system) of every child process of this one (the loky workers), by
+    pid; empty without psutil (a dependency of dask.distributed)."""
+    try:
+        import psutil
+    except ImportError:
+        return {}
+    out = {}
+    for p in psutil.Process().children(recursive=True):
+        try:
+            t = p.cpu_times()
+        except psutil.Error:
+            continue
+        out[p.pid] = t.user + t.system
+    return out
+
+
+def _measure(label, fn, repeats, worker_cpu=None):
+    """Best wall of ``repeats`` runs of ``fn`` (a Result), with the load before, this process's
+    CPU seconds and each worker's (``worker_cpu()`` → {worker: seconds}) per run, and the run's
+    stages (``Result.stats["stages"]``) of the best run; the critical-path estimate is the
+    median over the runs (CPU seconds swell under load too)."""
+    best = None
+    paths = []
+    for _ in range(repeats):
+        load = _load()
+        w0 = worker_cpu() if worker_cpu else {}
+        c0, t0 = time.process_time(), time.perf_counter()
+        res = fn()
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        if "cpu" in res.stats:
+            paths.append(_critical_path(res.stats["cpu"]))
+        w1 = worker_cpu() if worker_cpu else {}
+        workers = {k: w1[k] - w0.get(k, 0.0) for k in w1}
+        if best is None or wall < best["wall"]:
+            best = {"wall": wall, "cpu": cpu, "load": load, "res": res,
+                    "workers": {k: v for k, v in workers.items() if v > 0.005}}
+    st = best["res"].stats.get("stages", {})
+    stages = ", ".join(f"{k} {v:.2f}" for k, v in st.items())
+    workers = " + ".join(f"{v:.2f}" for v in sorted(best["workers"].values(), reverse=True))
+    print(f"  {label:<26} wall {best['wall']:6.2f} s  (load {best['load']} before)  "
+          f"CPU here {best['cpu']:.2f} s" + (f", workers {workers} s" if workers else "")
+          + (f"\n  {'':<26} stages (wall s): {stages}" if stages else ""), flush=True)
+    cpu = best["res"].stats.get("cpu")
+    if cpu:
+        best["path"] = float(np.median(paths))
+        print(f"  {'':<26} CPU s: prepare {cpu['prepare']:.2f}, table task(s) "
+              f"{' + '.join(f'{c:.2f}' for c in cpu['tables'])}, {len(cpu['targets'])} target "
+              f"task(s) {sum(cpu['targets']):.2f} → critical path on 2 free cores "
+              f"≈ {best['path']:.2f} s (median of {len(paths)} runs; "
+              f"{', '.join(f'{p:.2f}' for p in paths)})", flush=True)
+    return best
+
+
+def _critical_path(cpu: dict, cores: int = 2) -> float:
+    """Seconds of a run on ``cores`` free cores from its CPU seconds (``Result.stats["cpu"]``).
+
+    Serial: all of it. Parallel: the preparation, then the slowest table task, then the
+    targets: the longer of the target tasks placed in their order on the first free core and
+    all the work of that stage spread over the cores — the tasks plus what this process does
+    meanwhile (receiving and assembling the results). Transfers waited for are left out."""
+    if len(cpu["tables"]) <= 1 and len(cpu["targets"]) <= 1:
+        return cpu["here"]
+    free = [0.0] * cores
+    for c in cpu["targets"]:
+        k = free.index(min(free))
+        free[k] += c
+    here = cpu["here"] - cpu["prepare"]
+    return (cpu["prepare"] + max(cpu["tables"], default=0.0)
+            + max(max(free), (sum(cpu["targets"]) + here) / cores))
+
+
 def parallel(name: str, setting: str, repeats: int) -> None:
     import joblib
 
@@ -63,27 +147,42 @@ def parallel(name: str, setting: str, repeats: int) -> None:
     warnings.simplefilter("ignore")
 
     def go(**kw):
-        return camcf.run(X, Y, **params, trace="decisions", **kw).to_json()
+        return camcf.run(X, Y, **params, trace="decisions", **kw)
 
-    print(f"{name} {setting}: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
-          f"before timing", flush=True)
-    t1, ref = _best(go, repeats)
-    go(n_jobs=2)  # start the worker pool
-    t2, out2 = _best(lambda: go(n_jobs=2), repeats)
-    print(f"{name} {setting}: serial {t1:.2f} s, n_jobs=2 {t2:.2f} s "
-          f"(×{t1 / t2:.2f}), identical: {out2 == ref}", flush=True)
+    print(f"{name} {setting}: {X.shape[0]} × {X.shape[1]}, {Y.shape[1]} labels; load average "
+          f"{_load()} on {os.cpu_count()} cores at start; best of {repeats}; 'CPU here' counts "
+          f"this process's threads, 'workers' each worker process", flush=True)
+    s = _measure("serial (n_jobs=1)", go, repeats)
+    ref = s["res"].to_json(include_trace=True)
+    for _ in range(2):  # start the worker pool; each worker imports what the work needs (pandas
+        go(n_jobs=2)    # for the engine's hash-based distinct counts, on its first such target)
+    p = _measure("n_jobs=2 (loky processes)", lambda: go(n_jobs=2), repeats, _children_cpu)
+    same = p["res"].to_json(include_trace=True) == ref
+    print(f"{name} {setting}: serial {s['wall']:.2f} s, n_jobs=2 {p['wall']:.2f} s "
+          f"(×{s['wall'] / p['wall']:.2f}), identical: {same}; load {_load()} after"
+          + (f"; from CPU seconds: serial {s['path']:.2f} s, n_jobs=2 ≈ {p['path']:.2f} s on two "
+             f"free cores (×{s['path'] / p['path']:.2f})" if "path" in s else ""), flush=True)
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         print("dask.distributed not installed: no cluster figure")
         return
     with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster):
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+
+        def cluster_cpu():
+            return client.run(time.process_time)
+
         with joblib.parallel_backend("dask"):
-            go(n_jobs=-1)  # warm the workers (imports)
-            td, outd = _best(lambda: go(n_jobs=-1), repeats)
-    print(f"{name} {setting}: LocalCluster(2 workers) {td:.2f} s (×{t1 / td:.2f} vs serial), "
-          f"identical: {outd == ref}; load average {os.getloadavg()[0]:.1f} after", flush=True)
+            for _ in range(2):
+                go(n_jobs=-1)  # warm the workers (imports)
+            d = _measure("LocalCluster(2 workers)", lambda: go(n_jobs=-1), repeats,
+                         cluster_cpu)
+    same = d["res"].to_json(include_trace=True) == ref
+    print(f"{name} {setting}: LocalCluster(2 workers) {d['wall']:.2f} s "
+          f"(×{s['wall'] / d['wall']:.2f} vs serial), identical: {same}; load {_load()} after"
+          + (f"; from CPU seconds ≈ {d['path']:.2f} s on two free cores "
+             f"(×{s['path'] / d['path']:.2f})" if "path" in s else ""), flush=True)
 
 
 def one(name: str, setting: str, repeats: int, trace: str = "decisions") -> dict:

@@ -33,19 +33,23 @@ import heapq
 import time
 import warnings
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._sparse import issparse
 from .algorithm_params import ALGORITHM_PARAMS, N_JOBS, significance_used
 from .errors import InvalidDataError, ParameterError
-from .info import _ELEM_BUDGET, pool_levels, rounded
+from .info import _ELEM_BUDGET, pool_levels
 from .parallel import one_blas_thread
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
 from .phases import run_target
 from .result import Category, Result, TargetResult
 from .trace import TRACE_LEVELS, CondSetList, CondSets
+
+if TYPE_CHECKING:
+    from .parallel import SharedArrays
 
 #: Ca-MCF's defaults, from the one declaration in :mod:`camcf.algorithm_params`.
 DEFAULTS = _param_defaults(ALGORITHM_PARAMS)
@@ -479,7 +483,10 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         every worker of the connected Dask cluster: the data is scattered to the workers once
         per parallel step). In parallel the two unconditional tables are computed side by
         side, then the targets go in about four tasks per worker, balanced by an estimate of
-        their cost (:func:`plan_tasks`). The result is byte-identical for every ``n_jobs``.
+        their cost (:func:`plan_tasks`); local workers map the shared arrays from files
+        (:class:`camcf.parallel.SharedArrays`). The result is byte-identical for every
+        ``n_jobs``; ``Result.stats["stages"]`` gives the wall seconds of the preparation, the
+        tables and the targets.
     trace : {"full", "decisions", "counters"}
         How much of the decision record to keep (:mod:`camcf.trace`); the decisions are the same
         at every level.
@@ -490,6 +497,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     """
     from .engines import ENGINES
 
+    t_start, c_start = time.perf_counter(), time.process_time()
     params = check_params(delta1, delta2, k1, k2, gamma, min_category_size, recovery,
                           significance)
     if engine not in ENGINES:
@@ -522,9 +530,20 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     t0 = time.perf_counter()
     cats = flatten_labels(Y, label_names, category_names)
     _check_working_set(X, len(cats), n_jobs)
-    C = np.empty((n, len(cats)), dtype=np.uint8, order="F")
+    parallel = not (n_jobs is None or n_jobs == 1)
+    store = None
+    if parallel:  # the indicators go straight into a file that local workers map (no copy)
+        from .parallel import SharedArrays
+
+        Q = len(cats)  # its files: the indicators, the two tables, at most the dense codes
+        store = SharedArrays(n * Q + 8 * (m + Q) * Q + n * m)
+        C = store.empty((n, Q), np.uint8, order="F")
+    else:
+        C = np.empty((n, len(cats)), dtype=np.uint8, order="F")
     for c in cats:
         C[:, c.id] = Y[:, c.label_index] == c.value
+    if parallel:
+        C = store.readonly(C)
     levels = pool_levels(X, C)
     thresholds = None
     if "auto" in (params["delta1"], params["delta2"]):
@@ -547,16 +566,17 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
             f"label(s) {[label_names[i] for i in constant]} have one category only and are "
             f"skipped; remove them or check the label columns", CamcfWarning, stacklevel=2)
 
-    if n_jobs is None or n_jobs == 1:
+    t_tables, c_tables = time.perf_counter(), time.process_time()
+    cpu: dict = {"prepare": c_tables - c_start, "tables": [], "targets": []}
+    if not parallel:
         eng = Engine(X, C, **shared)
         tables = (eng.mi_table(), eng.category_mi_table())
-    else:  # the two tables side by side, on the workers that will take the targets
-        from joblib import Parallel, delayed
-
+        cpu["tables"].append(time.process_time() - c_tables)
+    else:  # the two tables side by side, written by local workers into shared files
         spec, leaves = _flatten(shared)
-        tables = tuple(Parallel(n_jobs=n_jobs, max_nbytes="64K")(
-            delayed(_engine_table)(engine, X, C, which, spec, *leaves)
-            for which in ("categories", "features")))[::-1]
+        inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
+        tables = _parallel_tables(engine, inputs, store, n_jobs, cpu["tables"])
+    t_targets, c_targets = time.perf_counter(), time.process_time()
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
 
@@ -565,12 +585,12 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     def others(c: Category) -> np.ndarray:  # categories of the other labels, flattened order
         return np.flatnonzero(label_of != c.label_index)
 
-    if n_jobs is None or n_jobs == 1:
+    if not parallel:
         outcomes = (target_work(X, C, tables, c, others(c), params, trace, engine, shared)
                     for c in todo)
     else:
-        outcomes = _parallel_outcomes(X, C, tables, todo, others, params, trace, engine,
-                                      shared, n_jobs)
+        outcomes = _parallel_outcomes(inputs, tables, todo, label_of, params, trace, engine,
+                                      n_jobs, store, cpu["targets"])
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()
@@ -595,6 +615,13 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
                 targets[c.id] = dataclasses.replace(targets[how], category=c, mirror_of=how)
     if progress is not None:
         progress(total, total, "done")
+    if store is not None:  # the tables as arrays of their own (their files go now)
+        tables = (np.array(tables[0]), np.array(tables[1]))
+        store.close()
+    t_end = time.perf_counter()
+    if not parallel:
+        cpu["targets"].append(time.process_time() - c_targets)
+    cpu["here"] = time.process_time() - c_start
 
     final: set[int] = set()
     for t in targets:
@@ -604,7 +631,15 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     seconds = time.perf_counter() - t0
     n_tests = int(sum(t.n_tests for t in targets))
     stats = {"tests": n_tests, "computed": computed, "lookups": lookups, "seconds": seconds,
-             "engine": engine, "n_jobs": n_jobs, "trace": trace}
+             "engine": engine, "n_jobs": n_jobs, "trace": trace,
+             # wall seconds of the steps: checks, labels, indicators, shared inputs; the two
+             # tables; the targets (from planning to the last result, mirrors included)
+             "stages": {"prepare": t_tables - t_start, "tables": t_targets - t_tables,
+                        "targets": t_end - t_targets},
+             # CPU seconds: of the preparation (here), of each table task and each targets
+             # task (serial: one each, here; parallel: as each worker measured it), and of
+             # this process over the whole run
+             "cpu": cpu}
     res = Result(
         params=params, feature_names=feature_names, label_names=label_names, categories=cats,
         targets=targets, selected_indices=selected, mi_table=tables[0],
@@ -676,22 +711,17 @@ def _reintern(res: TargetResult, local_sets: CondSetList, cond_sets: CondSets
 _TASKS_PER_WORKER = 4  # tasks per worker: enough to even out the load, few enough to batch
 
 
-def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category], others,
+def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category],
                  params: dict) -> np.ndarray:
     """A relative cost of each target's run, known before it runs: 1 + the Phase 2 candidates
     it keeps (each a backward-elimination step and a possible spouse scan over the features)
-    + its Phase 1 candidates / 8 (one column each). Used to order and size parallel tasks."""
+    + its Phase 1 candidates / 8 (one column each). Used to order and size parallel tasks
+    only: the counts are of unrounded values and include the target's own label (an estimate;
+    no decision depends on it)."""
     mi, cat = tables
-    d1, d2 = params["delta1"], params["delta2"]
     ids = np.array([c.id for c in todo], dtype=np.int64)
-    kept = np.ceil(params["k1"] * np.count_nonzero(rounded(mi[:, ids]) > d1, axis=0))
-    sk = np.zeros(ids.size)
-    if cat.size and ids.size:
-        above = rounded(cat[:, ids]) > d2  # (category, target)
-        # minus the target's own label (the categories not in others(c))
-        for j, c in enumerate(todo):
-            o = others(c)
-            sk[j] = np.count_nonzero(above[o, j])
+    kept = np.ceil(params["k1"] * np.count_nonzero(mi[:, ids] > params["delta1"], axis=0))
+    sk = np.count_nonzero(cat[:, ids] > params["delta2"], axis=0) if cat.size else 0
     return 1.0 + kept + sk / 8.0
 
 
@@ -711,26 +741,56 @@ def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
     return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -totals[k]) if tasks[k]]
 
 
-def _parallel_outcomes(X, C, tables, todo: list[Category], others, params: dict, trace: str,
-                       engine: str, shared: dict, n_jobs: int):
+def _parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """The MI table and the category table computed side by side, one task each (joblib,
+    processes preferred: the work holds the GIL in places). A local worker writes its table
+    into a file of ``store`` (:func:`camcf.parallel.write_shared`), a remote one returns it.
+    Each task's CPU seconds are appended to ``cpu``. The pool is asked for ``n_jobs`` workers,
+    as for the targets next, so that joblib keeps the same worker processes for both."""
+    from joblib import Parallel, delayed
+
+    X, C, spec, leaves = inputs
+    m, Q = X.shape[1], C.shape[1]
+    outs = {"categories": store.empty((Q, Q), np.float64),
+            "features": store.empty((m, Q), np.float64)}
+    got = Parallel(n_jobs=n_jobs, prefer="processes", max_nbytes=None)(
+        delayed(_engine_table)(engine, X, C, which, store.path(out), spec, *leaves)
+        for which, out in outs.items())
+    cpu.extend(c for _, c in got)
+    cat, mi = (store.readonly(out) if r is None else r
+               for (r, _), out in zip(got, outs.values(), strict=True))
+    return mi, cat
+
+
+def _parallel_outcomes(inputs: tuple, tables, todo: list[Category], label_of: np.ndarray,
+                       params: dict, trace: str, engine: str, n_jobs: int,
+                       store: SharedArrays, cpu: list):
     """The outcomes of :func:`target_work` for ``todo`` in that order, computed by joblib in
     tasks of several targets (:func:`plan_tasks` on :func:`target_costs`, about four tasks per
-    worker) that return as they finish. Every shared array is a separate argument, so that
-    joblib memory-maps it to local workers and its Dask backend scatters it once per run (an
-    array inside a tuple or dict would travel with every task)."""
+    worker) that return as they finish.
+
+    Every large array (codes, indicators, tables, the engine's shared inputs) is in a file of
+    ``store`` (:class:`camcf.parallel.SharedArrays`): local process workers map it, nothing is
+    copied per task. Each is a separate argument, so that joblib's Dask backend scatters it once
+    per run (an array inside a tuple or dict would travel with every task). Each task's CPU
+    seconds are appended to ``cpu``."""
     from joblib import Parallel, delayed, effective_n_jobs
 
     workers = max(1, effective_n_jobs(n_jobs))
-    plan = plan_tasks(target_costs(tables, todo, others, params), _TASKS_PER_WORKER * workers)
-    spec, leaves = _flatten(shared)
-    done = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes="64K")(
-        delayed(_targets_work)(X, C, tables[0], tables[1], spec, [todo[i] for i in task],
-                               [others(todo[i]) for i in task], params, trace, engine, *leaves)
+    plan = plan_tasks(target_costs(tables, todo, params), _TASKS_PER_WORKER * workers)
+    X, C, spec, leaves = inputs
+    mi, cat, label_of = (store.share(a) for a in (*tables, label_of))
+    done = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes=None)(
+        delayed(_targets_work)(X, C, mi, cat, label_of, spec, [todo[i] for i in task], params,
+                               trace, engine, *leaves)
         for task in plan)
     ready: dict[int, tuple] = {}
     for c in todo:  # in flattening order, whatever order the tasks finish in
         while c.id not in ready:
-            ready.update(next(done))
+            outcomes, seconds = next(done)
+            ready.update(outcomes)
+            cpu.append(seconds)
         yield ready.pop(c.id)
 
 
@@ -757,22 +817,33 @@ def _unflatten(spec: list, leaves) -> dict:
     return out
 
 
-def _engine_table(engine: str, X, C, which: str, spec, *leaves) -> np.ndarray:
-    """The MI table (``which="features"``) or the category table of a fresh engine (a
-    parallel task of :func:`run`)."""
+def _engine_table(engine: str, X, C, which: str, path: str, spec, *leaves
+                  ) -> tuple[np.ndarray | None, float]:
+    """The MI table (``which="features"``) or the category table of a fresh engine, written
+    into the shared file ``path`` when this process can (then None) or returned (a parallel
+    task of :func:`run`); with the task's CPU seconds."""
     from .engines import ENGINES
+    from .parallel import write_shared
 
+    c0 = time.process_time()
     eng = ENGINES[engine](X, C, **_unflatten(spec, leaves))
-    return eng.mi_table() if which == "features" else eng.category_mi_table()
+    out = write_shared(path, eng.mi_table() if which == "features"
+                       else eng.category_mi_table())
+    return out, time.process_time() - c0
 
 
-def _targets_work(X, C, mi_table, cat_table, spec, categories, others, params, trace, engine,
-                  *leaves) -> dict[int, tuple]:
-    """:func:`target_work` for several targets (one parallel task): {category id: outcome}."""
+def _targets_work(X, C, mi_table, cat_table, label_of, spec, categories, params, trace,
+                  engine, *leaves) -> tuple[dict[int, tuple], float]:
+    """:func:`target_work` for several targets (one parallel task): ({category id: outcome},
+    the task's CPU seconds). ``label_of`` holds the label of every category (a target's others
+    are the categories of the other labels)."""
+    c0 = time.process_time()
     shared = _unflatten(spec, leaves)
     tables = (mi_table, cat_table)
-    return {c.id: target_work(X, C, tables, c, o, params, trace, engine, shared)
-            for c, o in zip(categories, others, strict=True)}
+    out = {c.id: target_work(X, C, tables, c, np.flatnonzero(label_of != c.label_index),
+                             params, trace, engine, shared)
+           for c in categories}
+    return out, time.process_time() - c0
 
 
 def target_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray], category: Category,

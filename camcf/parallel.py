@@ -1,10 +1,14 @@
-"""Running the target categories on a Dask cluster through joblib's Dask backend.
+"""Parallel runs: shared arrays for local workers, a Dask cluster through joblib's Dask backend.
 
-:func:`camcf.run` hands each target category to joblib (``n_jobs``); inside
-:func:`dask_cluster` joblib sends that work to the workers of an existing
-``dask.distributed`` scheduler, and the shared arrays (codes, indicators, tables) are scattered
-to the workers once per run, not once per task. The workers need camcf installed (the same
-version as the client).
+:func:`camcf.run` with ``n_jobs`` > 1 hands its work to joblib: the two unconditional tables as
+two tasks, then the target categories in about four tasks per worker sized by an estimate of
+their cost. The large read-only arrays (codes, category indicators, tables, the engine's shared
+inputs) are put once in files of a :class:`SharedArrays` folder: local process workers map them
+(joblib passes a memory-mapped array by file name), nothing is pickled per task, and the table
+tasks write their tables into such files (:func:`write_shared`). Inside :func:`dask_cluster`
+joblib sends the same work to the workers of an existing ``dask.distributed`` scheduler, and
+each shared array is scattered to the workers once per parallel step, not once per task. The
+workers need camcf installed (the same version as the client).
 
 >>> with dask_cluster("tcp://10.0.0.5:8786"):            # doctest: +SKIP
 ...     res = camcf.run(X, Y, n_jobs=-1)
@@ -13,8 +17,16 @@ version as the client).
 from __future__ import annotations
 
 import contextlib
+import mmap
+import os
+import shutil
+import tempfile
+import weakref
 from collections.abc import Iterator
 
+import numpy as np
+
+from ._sparse import issparse
 from .errors import CamcfError
 
 
@@ -56,3 +68,152 @@ def one_blas_thread() -> contextlib.AbstractContextManager:
 
         _BLAS = ThreadpoolController()
     return _BLAS.limit(limits=1, user_api="blas")
+
+
+_SHARE_FROM = 1 << 16  # bytes from which an array is written to a shared file (smaller: pickled)
+_SHM = "/dev/shm"  # the RAM-backed folder of Linux; used when it has room, else the temp folder
+
+
+def _shared_dir(nbytes: int) -> str | None:
+    """Where to put shared arrays: ``$JOBLIB_TEMP_FOLDER`` when set (as joblib does), else
+    ``/dev/shm`` when it exists and has room for twice ``nbytes`` (at least 256 MB; a
+    container's default 64 MB /dev/shm would fail on write), else the system's temporary
+    folder (None)."""
+    folder = os.environ.get("JOBLIB_TEMP_FOLDER")
+    if folder:
+        return folder
+    if os.path.isdir(_SHM) and hasattr(os, "statvfs") and os.access(_SHM, os.W_OK):
+        try:
+            st = os.statvfs(_SHM)
+        except OSError:
+            return None
+        if st.f_bavail * st.f_frsize >= max(2 * int(nbytes), 256 << 20):
+            return _SHM
+    return None
+
+
+class SharedArrays:
+    """Read-only arrays that local worker processes map from a file instead of receiving a
+    copy with each task.
+
+    joblib passes an array backed by an ``np.memmap`` to its process workers by file name,
+    offset and strides (see joblib's "Working with numerical data in shared memory"): each
+    worker maps the file and nothing is pickled, whatever the number of tasks. The files live
+    in one folder (``/dev/shm`` when it has room), removed by :meth:`close` — or when the
+    object is collected. A Dask backend pickles such arrays by value (it scatters each once).
+
+    >>> import numpy as np
+    >>> store = SharedArrays()
+    >>> C = store.empty((1000, 100), np.uint8, order="F")
+    >>> C[:] = 1
+    >>> A = store.share(np.arange(10_000.0))   # a read-only copy, mapped from a file
+    >>> store.close()
+    """
+
+    def __init__(self, nbytes: int = 0) -> None:
+        self.folder = tempfile.mkdtemp(prefix="camcf-shared-", dir=_shared_dir(nbytes))
+        self._count = 0
+        self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
+
+    def close(self) -> None:
+        """Remove the folder (workers that still map a file keep their mapping)."""
+        self._cleanup()
+
+    def __enter__(self) -> SharedArrays:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _path(self) -> str:
+        self._count += 1
+        return os.path.join(self.folder, f"a{self._count}.npy")
+
+    def empty(self, shape: tuple, dtype, *, order: str = "C") -> np.ndarray:
+        """A new writable array (uninitialised) in a file of this folder; fill it, then pass it
+        (or :meth:`readonly` of it) to the workers."""
+        return np.asarray(np.lib.format.open_memmap(
+            self._path(), mode="w+", dtype=dtype, shape=tuple(shape),
+            fortran_order=order == "F"))
+
+    @staticmethod
+    def path(a: np.ndarray) -> str:
+        """The file of an array of :meth:`empty` (for :func:`write_shared` in a worker)."""
+        m = _backing_memmap(a)
+        if m is None or m.filename is None:
+            raise ValueError("path() takes an array made by SharedArrays.empty")
+        return m.filename
+
+    @staticmethod
+    def readonly(a: np.ndarray) -> np.ndarray:
+        """An array of :meth:`empty`, mapped again read-only (workers then map it read-only)."""
+        m = _backing_memmap(a)
+        if m is None or m.filename is None or m.shape != a.shape:
+            raise ValueError("readonly() takes an array made by SharedArrays.empty")
+        return np.asarray(np.lib.format.open_memmap(m.filename, mode="r"))
+
+    def _write(self, a: np.ndarray) -> np.memmap:
+        """A read-only copy of the contiguous array ``a`` (same order) in a new file."""
+        order = "F" if a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous else "C"
+        out = np.lib.format.open_memmap(self._path(), mode="w+", dtype=a.dtype, shape=a.shape,
+                                        fortran_order=order == "F")
+        out[...] = a
+        out.flush()
+        return np.lib.format.open_memmap(out.filename, mode="r")
+
+    def share(self, a):
+        """``a`` with every large array in a file of this folder: an ndarray (same values,
+        shape, dtype and strides, read-only), a ``scipy.sparse`` CSC/CSR matrix (its three
+        arrays), a tuple of such, or None. Arrays under 64 KB, other objects and arrays already
+        in a file are returned as they are."""
+        if a is None:
+            return None
+        if isinstance(a, tuple):
+            return tuple(self.share(x) for x in a)
+        if issparse(a):
+            if a.format not in ("csc", "csr"):
+                return a
+            return type(a)((self.share(a.data), self.share(a.indices), self.share(a.indptr)),
+                           shape=a.shape, copy=False)
+        if not isinstance(a, np.ndarray) or a.nbytes < _SHARE_FROM or a.dtype.hasobject \
+                or _backing_memmap(a) is not None:
+            return a
+        root = a
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if root is not a and (root.flags.c_contiguous or root.flags.f_contiguous) \
+                and root.nbytes <= 2 * a.nbytes and min(a.strides, default=0) >= 0:
+            # a view (a transpose, say) of one contiguous array: that array in the file and
+            # the same view of it, so that a worker sees the same layout
+            ro = self._write(root)
+            return np.ndarray(shape=a.shape, dtype=a.dtype, buffer=ro, strides=a.strides,
+                              offset=_address(a) - _address(root))
+        if not (a.flags.c_contiguous or a.flags.f_contiguous):
+            a = np.ascontiguousarray(a)
+        return np.asarray(self._write(a))
+
+
+def _backing_memmap(a) -> np.memmap | None:
+    """The ``np.memmap`` at the bottom of ``a``'s chain of bases, or None."""
+    while a is not None:
+        if isinstance(a, np.memmap) and isinstance(a.base, mmap.mmap):
+            return a
+        a = getattr(a, "base", None)
+    return None
+
+
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
+
+
+def write_shared(path: str, value: np.ndarray) -> np.ndarray | None:
+    """Put a worker's result into the array file ``path`` of a :class:`SharedArrays` when this
+    process can open it (a local worker or thread) and return None; elsewhere (a remote Dask
+    worker, say) return ``value`` for the caller to receive as usual."""
+    if os.path.isfile(path):
+        out = np.lib.format.open_memmap(path, mode="r+")
+        if out.shape == value.shape and out.dtype == value.dtype:
+            out[...] = value
+            out.flush()
+            return None
+    return value

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import warnings
 
 import numpy as np
@@ -325,12 +326,30 @@ def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypa
     """With one task per worker (several targets each, finishing in any order) the result is
     the serial one, byte for byte."""
     import camcf.algorithm as algorithm
+    import camcf.parallel
 
     monkeypatch.setattr(algorithm, "_TASKS_PER_WORKER", 1)
+    folders = []
+
+    class Recorded(camcf.parallel.SharedArrays):
+        def __init__(self, nbytes=0):
+            super().__init__(nbytes)
+            folders.append(self.folder)
+
+    monkeypatch.setattr(camcf.parallel, "SharedArrays", Recorded)
     X, Y = problem(4)
     serial = quiet_run(X, Y, **HEAVIER)
+    assert folders == []  # a serial run shares nothing
     par = quiet_run(X, Y, **HEAVIER, n_jobs=2)
     assert par.to_json(include_trace=True) == serial.to_json(include_trace=True)
-    # the two tables, computed side by side on the workers, are the serial ones bit for bit
+    # the two tables, computed side by side on the workers, are the serial ones bit for bit,
+    # arrays of their own (not views of the shared files, which are gone)
     np.testing.assert_array_equal(par.mi_table, serial.mi_table)
     np.testing.assert_array_equal(par.category_mi, serial.category_mi)
+    for table in (par.mi_table, par.category_mi):
+        assert table.base is None and not isinstance(table, np.memmap)
+    assert len(folders) == 1 and not os.path.exists(folders[0])
+    assert set(par.stats["stages"]) == {"prepare", "tables", "targets"}
+    # CPU seconds: one per table task and per targets task (one task per worker here)
+    assert len(par.stats["cpu"]["tables"]) == 2 and len(par.stats["cpu"]["targets"]) == 2
+    assert len(serial.stats["cpu"]["tables"]) == len(serial.stats["cpu"]["targets"]) == 1

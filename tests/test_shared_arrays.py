@@ -1,0 +1,83 @@
+"""camcf.parallel.SharedArrays and write_shared: arrays that local joblib workers map from a file
+(same values and layout, read-only), results written back in place, the folder removed."""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from joblib import Parallel, delayed
+
+from camcf.parallel import SharedArrays, write_shared
+
+
+def _is_mapped(a) -> bool:
+    while a is not None:
+        if isinstance(a, np.memmap):
+            return True
+        a = getattr(a, "base", None)
+    return False
+
+
+def _layout(a):
+    return a.shape, a.dtype, a.strides
+
+
+def test_share_keeps_values_and_layout_read_only():
+    rng = np.random.default_rng(0)
+    base = rng.random((50, 3, 200)).astype(np.float32)
+    view = base.transpose(1, 0, 2)  # a strided view, as the engine's indicators are
+    fortran = np.asfortranarray(rng.integers(0, 5, (1000, 70)).astype(np.uint8))
+    small = np.arange(10)
+    with SharedArrays() as store:
+        for a in (view, fortran, base):
+            s = store.share(a)
+            assert _is_mapped(s) and _layout(s) == _layout(a)
+            np.testing.assert_array_equal(s, a)
+            assert not s.flags.writeable
+            assert store.share(s) is s  # already in a file: as it is
+        assert store.share(small) is small and store.share(None) is None
+        X = sp.random(400, 300, density=0.2, format="csc", random_state=0, dtype=np.float64)
+        Xs = store.share(X)
+        assert Xs.format == "csc" and _is_mapped(Xs.data) and _is_mapped(Xs.indices)
+        assert (Xs != X).nnz == 0
+        pair = store.share((fortran, None))
+        assert _is_mapped(pair[0]) and pair[1] is None
+        folder = store.folder
+        assert os.listdir(folder)
+    assert not os.path.exists(folder)
+
+
+def test_empty_then_readonly_and_path():
+    with SharedArrays() as store:
+        C = store.empty((1000, 40), np.uint8, order="F")
+        C[:] = 3
+        ro = store.readonly(C)
+        assert ro.flags.f_contiguous and not ro.flags.writeable and int(ro.sum()) == 3 * 40_000
+        assert os.path.dirname(SharedArrays.path(C)) == store.folder
+        with pytest.raises(ValueError, match="SharedArrays.empty"):
+            store.readonly(np.zeros(3))
+
+
+def _fill(path, value):
+    return write_shared(path, value)
+
+
+def test_process_workers_map_the_files_and_write_results_in_place():
+    with SharedArrays() as store:
+        a = store.share(np.arange(100_000, dtype=np.float64))
+        # a memory-mapped array pickles by file (joblib's reducer), not by value
+        outs = [store.empty((200, 100), np.float64) for _ in range(2)]
+        got = Parallel(n_jobs=2, max_nbytes=None)(
+            delayed(_fill)(SharedArrays.path(o), np.full((200, 100), float(k)) + a[k])
+            for k, o in enumerate(outs))
+        assert got == [None, None]
+        for k, o in enumerate(outs):
+            assert (store.readonly(o) == k + k).all()
+        # where the file is not there (a remote worker) the value comes back
+        v = np.ones((2, 2))
+        assert write_shared(os.path.join(store.folder, "missing.npy"), v) is v
+        assert len(pickle.dumps(a)) > a.nbytes  # plain pickle still copies (no file tricks)
