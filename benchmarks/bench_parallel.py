@@ -14,7 +14,9 @@ target tasks and this process's own work meanwhile spread over two cores; transf
 are left out). Every parallel output is checked byte-identical (the JSON with its record) to the
 serial one. The wall speed-up needs two free cores: read it beside the load. With ``--old DIR``
 it also times the engine of another checkout (serial) on every shared data set at both
-settings, side by side with this one, each in a fresh subprocess.
+settings, side by side with this one, each in a fresh subprocess, old and new interleaved
+``--rounds`` times (trace ``--trace``, "decisions" by default): wall and CPU seconds per run,
+their ratio old / new, and the sums over every run.
 
     CAMCF_DATA_DIR=/work/shared/datasets .venv/bin/python benchmarks/bench_parallel.py
     ... benchmarks/bench_parallel.py --data delicious_like --setting authors --repeats 1
@@ -183,43 +185,66 @@ def parallel(name: str, setting: str, repeats: int) -> None:
              f"(×{s['path'] / d['path']:.2f})" if "path" in s else ""), flush=True)
 
 
-def one(name: str, setting: str, repeats: int) -> dict:
+def one(name: str, setting: str, repeats: int, trace: str = "decisions") -> dict:
+    import inspect
+
     import camcf
 
     X, Y = _data(name)
     warnings.simplefilter("ignore")
     kw = {}
-    import inspect
-
     if "trace" in inspect.signature(camcf.run).parameters:
-        kw["trace"] = "full"  # the old engine always records everything
-    t, res = _best(lambda: camcf.run(X, Y, **SETTINGS[setting], **kw), repeats)
-    c0 = time.process_time()
-    camcf.run(X, Y, **SETTINGS[setting], **kw)
-    return {"seconds": t, "cpu": time.process_time() - c0,
-            "selected": [int(i) for i in res.selected_indices]}
+        kw["trace"] = trace
+    try:  # warm: imports, caches
+        camcf.run(X[:100], Y[:100], **SETTINGS[setting], **kw)
+    except camcf.CamcfError:  # e.g. constant labels in those rows
+        pass
+    best = cpu = float("inf")
+    res = None
+    for _ in range(repeats):
+        t0, c0 = time.perf_counter(), time.process_time()
+        res = camcf.run(X, Y, **SETTINGS[setting], **kw)
+        best = min(best, time.perf_counter() - t0)
+        cpu = min(cpu, time.process_time() - c0)
+    return {"seconds": best, "cpu": cpu, "selected": [int(i) for i in res.selected_indices]}
 
 
-def versus_old(old: str, repeats: int) -> None:
+def versus_old(old: str, repeats: int, trace: str = "decisions", rounds: int = 2) -> None:
+    """Every shared data set × both settings, old and new each in a fresh subprocess, the two
+    interleaved ``rounds`` times (best of ``repeats`` runs per process, best over rounds)."""
     from camcf.catalog import available
 
+    print(f"trace={trace}, best of {repeats} × {rounds} interleaved rounds; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start", flush=True)
     print(f"{'data set':<12} {'setting':<8} {'old s':>7} {'new s':>7} {'speed-up':>8} "
-          f"{'old cpu':>8} {'new cpu':>8}  same selection")
+          f"{'old cpu':>8} {'new cpu':>8} {'cpu ×':>6}  same selection")
+    tot = {"old": [0.0, 0.0], "new": [0.0, 0.0]}
     for name in available():
         for setting in SETTINGS:
-            r = {}
-            for tag, path in (("old", old), ("new", None)):
-                env = dict(os.environ)
-                if path:
-                    env["PYTHONPATH"] = path + os.pathsep + env.get("PYTHONPATH", "")
-                out = subprocess.run([sys.executable, __file__, "--_one", name, setting,
-                                      "--repeats", str(repeats)], capture_output=True,
-                                     text=True, env=env)
-                r[tag] = json.loads(out.stdout.strip().splitlines()[-1])
+            r: dict[str, dict] = {}
+            for _ in range(rounds):
+                for tag, path in (("old", old), ("new", None)):
+                    env = dict(os.environ)
+                    if path:
+                        env["PYTHONPATH"] = path + os.pathsep + env.get("PYTHONPATH", "")
+                    out = subprocess.run([sys.executable, __file__, "--_one", name, setting,
+                                          "--repeats", str(repeats), "--trace", trace],
+                                         capture_output=True, text=True, env=env)
+                    got = json.loads(out.stdout.strip().splitlines()[-1])
+                    if tag in r:
+                        got["seconds"] = min(got["seconds"], r[tag]["seconds"])
+                        got["cpu"] = min(got["cpu"], r[tag]["cpu"])
+                    r[tag] = got
             o, n = r["old"], r["new"]
-            print(f"{name:<12} {setting:<8} {o['seconds']:7.2f} {n['seconds']:7.2f} "
-                  f"{o['seconds'] / n['seconds']:7.2f}× {o['cpu']:8.2f} {n['cpu']:8.2f}  "
-                  f"{o['selected'] == n['selected']}", flush=True)
+            for tag in tot:
+                tot[tag][0] += r[tag]["seconds"]
+                tot[tag][1] += r[tag]["cpu"]
+            print(f"{name:<12} {setting:<8} {o['seconds']:7.3f} {n['seconds']:7.3f} "
+                  f"{o['seconds'] / n['seconds']:7.2f}× {o['cpu']:8.3f} {n['cpu']:8.3f} "
+                  f"{o['cpu'] / n['cpu']:5.2f}×  {o['selected'] == n['selected']}", flush=True)
+    (ow, oc), (nw, nc) = tot["old"], tot["new"]
+    print(f"{'sum':<21} {ow:7.3f} {nw:7.3f} {ow / nw:7.2f}× {oc:8.3f} {nc:8.3f} "
+          f"{oc / nc:5.2f}×; load average {os.getloadavg()[0]:.1f} at the end", flush=True)
 
 
 def main(argv=None) -> int:
@@ -228,13 +253,16 @@ def main(argv=None) -> int:
     ap.add_argument("--setting", default="heavier", choices=list(SETTINGS))
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--versus-old", metavar="DIR")
+    ap.add_argument("--trace", default="decisions", help="record level of --versus-old runs")
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="interleaved old/new rounds of --versus-old (best over the rounds)")
     ap.add_argument("--_one", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args._one:
-        print(json.dumps(one(*args._one, args.repeats)))
+        print(json.dumps(one(*args._one, args.repeats, args.trace)))
         return 0
     if args.versus_old:
-        versus_old(args.versus_old, args.repeats)
+        versus_old(args.versus_old, args.repeats, args.trace, args.rounds)
         return 0
     parallel(args.data, args.setting, args.repeats)
     return 0

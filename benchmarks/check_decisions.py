@@ -10,6 +10,7 @@ values rounded to 12 decimals would report whenever one sits on a rounding bound
     CAMCF_DATA_DIR=/work/shared/datasets .venv/bin/python benchmarks/check_decisions.py \
         --save /tmp/engine-baseline
     ... benchmarks/check_decisions.py --compare /tmp/engine-baseline [--n-jobs 2]
+    ... benchmarks/check_decisions.py --save DIR --trace decisions   (the record's level)
 
 Exit code 0 when everything compared equal, 1 otherwise.
 """
@@ -30,7 +31,7 @@ import camcf
 from camcf.catalog import available, load_shared
 from camcf.discretize import discretize
 
-_INT_COLUMNS = ("target", "seq", "step", "a", "b", "decision", "aux")
+_INT_COLUMNS = ("target", "seq", "step", "a", "b", "decision", "aux", "df")  # df: from strata
 TOLERANCE = 1e-12  # bits; values are compared to this, everything else exactly
 
 
@@ -42,8 +43,11 @@ def record_arrays(res) -> dict[str, np.ndarray]:
     for c in _INT_COLUMNS:
         arr = df[c].to_numpy()
         out[c] = arr.astype(str) if arr.dtype == object else arr  # names (categorical) as text
-    for c in ("value", "threshold"):
+    for c in ("value", "threshold", "g"):
         out[c] = df[c].to_numpy(dtype=float)
+    out["strata"] = np.concatenate(  # the strata of each row's set, as the run counted them
+        [res.cond_sets.strata[t.trace["cond"]] for t in res.targets if t.trace]
+        or [np.empty(0, dtype=np.int64)])
     conds = [tuple(c) for c in df["cond"]]
     out["cond_len"] = np.array([len(c) for c in conds], dtype=np.int64)
     out["cond_flat"] = np.array([x for c in conds for x in c], dtype=np.int64)
@@ -52,11 +56,15 @@ def record_arrays(res) -> dict[str, np.ndarray]:
 
 def compare_records(old: dict, new: dict) -> tuple[bool, str]:
     """(same, how): rows, steps, variables, sets and decisions exactly; values to 1e-12."""
-    for c in (*_INT_COLUMNS, "cond_len", "cond_flat"):
+    for c in (*_INT_COLUMNS, "cond_len", "cond_flat", "strata"):
+        if c not in old:  # saved by an older version of this script
+            continue
         if old[c].shape != new[c].shape or not np.array_equal(old[c], new[c]):
             return False, f"column {c} differs"
     worst = 0.0
-    for c in ("value", "threshold"):
+    for c in ("value", "threshold", "g"):
+        if c not in old:
+            continue
         x, y = old[c], new[c]
         if not np.array_equal(np.isnan(x), np.isnan(y)):
             return False, f"{c}: NaN in different rows"
@@ -77,6 +85,9 @@ def main(argv=None) -> int:
     ap.add_argument("--settings", default="authors,heavier")
     ap.add_argument("--n-jobs", type=int, default=None)
     ap.add_argument("--no-record", action="store_true", help="skip the decision record")
+    ap.add_argument("--trace", default=None, choices=("full", "decisions", "counters"),
+                    help="the record's level (default: camcf.run's, the full record); save and "
+                         "compare at the same level")
     args = ap.parse_args(argv)
     folder = Path(args.save or args.compare)
     folder.mkdir(parents=True, exist_ok=True)
@@ -84,6 +95,8 @@ def main(argv=None) -> int:
     extra = {}
     if args.n_jobs is not None and "n_jobs" in inspect.signature(camcf.run).parameters:
         extra["n_jobs"] = args.n_jobs
+    if args.trace is not None:
+        extra["trace"] = args.trace
     bad = 0
     for name in names:
         ds = load_shared(name)

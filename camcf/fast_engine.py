@@ -25,15 +25,14 @@ from .fast_counts import (
     pool_cardinality,
     xlogx_table,
 )
+from .fast_walk import FastLeaveOneOut
 from .info import (
     _CELL_BUDGET,
     _ELEM_BUDGET,
     _JOINT_CACHE_BYTES,
     EngineBase,
-    LeaveOneOut,
     _compact,
     _n_distinct,
-    _n_distinct_rows,
     cmi_from_counts,
 )
 
@@ -43,10 +42,10 @@ if TYPE_CHECKING:
 _ROWS_CODES = 4  # most codes ≥ 1 per feature for counting by rows (FastEngine._counts_rows)
 _BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
 _SPARSE_CATEGORIES = 0.1  # share of ones under which the tables count categories sparsely
-_DENSE_ONEHOT_CELLS = 1 << 18  # cells × rows up to which counting by rows multiplies dense
+_DENSE_ONEHOT_CELLS = 1 << 18  # cells × rows up to which counting by rows may multiply dense
+_GEMM_CELLS = 8  # ... and cells up to which it does (a multiply-add per cell and row)
 _SPARSE_CATEGORIES_FROM = 1 << 20  # n × categories from which that pays (and scipy.sparse loads)
 _TALL = 1 << 15  # rows from which counting goes one column at a time
-_WALK_BATCH = 64  # most backward-elimination steps computed together (see _FastLeaveOneOut)
 
 
 class FastEngine(EngineBase):
@@ -85,6 +84,7 @@ class FastEngine(EngineBase):
         self._joint_bytes = 0
         self._strata: dict[frozenset, int] = {}  # sets' strata (kept when joints are dropped)
         self._t: tuple[int, np.ndarray] | None = None
+        self._ent: tuple | None = None  # (key, _entries()) of the last columns counted
 
     @classmethod
     def shared(cls, X, C: np.ndarray) -> dict:
@@ -400,6 +400,16 @@ class FastEngine(EngineBase):
         return pair_rows
 
     # -- conditional, batched -----------------------------------------------------------------
+    def _entries_kept(self, cols: np.ndarray, K: int | None = None) -> tuple[np.ndarray, ...]:
+        """:meth:`_entries`, the last columns' kept (Phase 3 asks the same eligible features
+        given each member of R; the arrays are read-only to their users)."""
+        if K is None:
+            K = int(self.card[cols].max())
+        key = (cols.tobytes(), K)
+        if self._ent is None or self._ent[0] != key:
+            self._ent = (key, self._entries(cols, K))
+        return self._ent[1]
+
     def _entries(self, cols: np.ndarray, K: int | None = None) -> tuple[np.ndarray, ...]:
         """Stored entries of sparse features, column after column: (row, position of the
         column in ``cols``, code, where each column's entries start (len(cols) + 1 offsets),
@@ -495,7 +505,7 @@ class FastEngine(EngineBase):
         per = K * 2 * S
         chunk = max(1, min(_CELL_BUDGET // per, _ELEM_BUDGET // max(rows, 1)))
         if sparse and entries is None and chunk >= len(cols):
-            entries = self._entries(cols, K)
+            entries = self._entries_kept(cols, K)
         for start in range(0, len(cols), chunk):
             part = cols[start:start + chunk]
             k = len(part)
@@ -569,15 +579,18 @@ class FastEngine(EngineBase):
             indices = cell[counted]  # row-major: row by row
             indptr = np.zeros(n + 1, dtype=idx)
             np.cumsum(np.count_nonzero(counted, axis=1), out=indptr[1:])
-        if total * n <= _DENSE_ONEHOT_CELLS:  # small: a dense 0/1 matrix (no scipy.sparse)
+        if total * n <= _DENSE_ONEHOT_CELLS and total <= _GEMM_CELLS:
+            # few cells of small data: a dense 0/1 matrix times the indicators (no scipy.sparse;
+            # with more cells its multiply-add per cell and row costs more than the import)
             onehot = np.zeros((total, n), dtype=np.float32)
             onehot[indices, np.repeat(np.arange(n), np.diff(indptr))] = 1.0
+            prod = onehot @ R
         else:  # cells × n in CSC form, built directly (one sparse constructor, no transpose)
             import scipy.sparse as sp
 
             onehot = sp.csc_matrix((np.ones(indices.size, dtype=np.float32), indices, indptr),
                                    shape=(total, n))
-        prod = onehot @ R  # (cells, (K − 1)·m) float32
+            prod = onehot @ R  # (cells, (K − 1)·m) float32
         L = R.shape[1] // m
         prod = prod.reshape(total, L, m)[:, :K - 1, :][:, :, cols]  # (cells, K − 1, k)
         out = []
@@ -652,21 +665,52 @@ class FastEngine(EngineBase):
         # the joint code of ``fixed`` is built once; adding x is one multiply-add per row
         cols = np.asarray(variables, dtype=np.int64)
         r, nr = self.joint(fixed)
-        t = self._target(target)
-        extras = [int(x) for x in extras]
+        return self._extras(self._target(target), cols, r, nr, [int(x) for x in extras])[2]
+
+    def screen_then_extras(self, target, variables, fixed, extras, keep, given=None):
+        cols = np.asarray(variables, dtype=np.int64)
+        if given is None and len(fixed) and not self.sparse and cols.size and extras \
+                and self._by_rows(cols, 1):
+            r, nr = self.joint(fixed)
+            t = self._target(target)
+            lead = self._cells(t, r, nr)
+            if lead is not None and self._by_rows(cols, lead[1]):
+                # the screen's cells and every x's in one product (the product reads every
+                # column whatever the screen keeps)
+                self._counted(computed=len(cols))
+                v1, pick, v2 = self._extras(t, cols, r, nr, [int(x) for x in extras],
+                                            lead=lead, keep=keep)
+                return v1, pick, v2
+        return super().screen_then_extras(target, variables, fixed, extras, keep, given)
+
+    def _extras(self, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
+                extras: list[int], lead: tuple | None = None, keep=None
+                ) -> tuple[np.ndarray | None, np.ndarray | None, list[np.ndarray]]:
+        """For each x in ``extras``: I(t; V_j | {x} ∪ S) for the columns ``cols`` (S the set
+        with joint code ``r``, ``nr`` states). With ``lead`` (:meth:`_cells` of S itself,
+        countable by rows) and ``keep``, I(t; V_j | S) for every column comes first, from the
+        same product as the first extras, and the extras' values are for the columns
+        ``keep(v1)`` only: returns (v1, that mask, values per x; none when the mask is empty).
+        Without: (None, None, values per x)."""
         out: list[np.ndarray | None] = [None] * len(extras)
+        zero: list[int] = []  # extras with no informative stratum: every value is 0
+        v1 = pick = None
+        sel = cols
         if not self.sparse and cols.size and self._by_rows(cols, 1):
             # every x's cells in one sparse product over the indicators (as many as fit)
             K = int(self.card[cols].max())
             batch: list[tuple[int, tuple]] = []
             used = 0
+            if lead is not None:
+                batch.append((-1, lead))
+                used = 2 * lead[1] * self._rows.shape[1]
             for i, x in enumerate(extras + [None]):
                 cells = None
                 if x is not None:
                     kx = int(self.card[x])
                     cells = self._cells(t, r * kx + self.column(x), nr * kx)
                     if cells is None:  # no informative stratum: every value is 0
-                        out[i] = np.zeros(cols.size)
+                        zero.append(i)
                         continue
                     if not self._by_rows(cols, cells[1]):
                         continue  # counted alone below
@@ -674,228 +718,33 @@ class FastEngine(EngineBase):
                 if batch and (x is None or used + need > _CELL_BUDGET):
                     counts = self._counts_rows(cols, [c for _, c in batch], K)
                     for (j, c), cnt in zip(batch, counts, strict=True):
-                        out[j] = self._values(cnt, c)
+                        if j < 0:
+                            v1 = self._values(cnt, c)
+                            pick = np.asarray(keep(v1), dtype=bool)
+                            if not pick.any():  # nothing screened: no extra is tested
+                                return v1, pick, []
+                            sel = cols[pick]
+                        else:
+                            out[j] = self._values(cnt if pick is None else cnt[pick], c)
                     batch, used = [], 0
                 if x is not None:
                     batch.append((i, cells))
                     used += need
+        for i in zero:
+            out[i] = np.zeros(sel.size)
         # the stored entries of sparse columns are gathered once for every x
-        entries = (self._entries(cols) if self.sparse and cols.size and int(cols.max()) < self.m
+        entries = (self._entries_kept(sel) if self.sparse and sel.size and int(sel.max()) < self.m
                    else None)
         for i, x in enumerate(extras):
-            self._counted(computed=len(cols))
+            self._counted(computed=len(sel))
             if out[i] is None:
                 kx = int(self.card[x])
-                out[i] = self._cmi_given_codes(t, cols, r * kx + self.column(x), nr * kx,
+                out[i] = self._cmi_given_codes(t, sel, r * kx + self.column(x), nr * kx,
                                                entries)
-        return out
+        return v1, pick, out
 
     def leave_one_out(self, target, members, fixed):
-        return _FastLeaveOneOut(self, target, members, fixed)
-
-
-class _FastLeaveOneOut(LeaveOneOut):
-    """Keeps the row hash of members ∪ fixed; "without f" is one subtraction, its strata one
-    hash factorisation, and the value one ``bincount`` (no conditioning set is materialised)."""
-
-    def __init__(self, engine, target, members, fixed) -> None:
-        super().__init__(engine, target, members, fixed)
-        self.total = engine._hash(self.members + self.fixed)
-        self._in = set(self.members) | set(self.fixed)
-        # the members' columns as int64 and their hash terms, kept while they fit the budget
-        self._keep = len(self.members) * engine.n * 16 <= _JOINT_CACHE_BYTES
-        self._cols: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self._terms: dict[int, np.ndarray] = {}  # hash terms of the last batch of walk()
-        self._removed = 0  # removals so far: the members' state a known strata count is for
-        self._known: dict[int, tuple[int, int]] = {}  # f -> (state, strata of its set)
-        self._batch: tuple | None = None  # the last batch of walk(), see _chain
-
-    def _col(self, f: int) -> tuple[np.ndarray, np.ndarray]:
-        hit = self._cols.get(f)
-        if hit is None:
-            col = self.engine.column(f).astype(np.int64)
-            hit = (col, col.astype(np.uint64) * self.engine._mult[f])
-            if self._keep:
-                self._cols[f] = hit
-        return hit
-
-    def value(self, f: int) -> float:
-        v, from_table = self._single(int(f))
-        self.engine._counted(computed=not from_table, lookups=from_table)
-        return v
-
-    def _single(self, f: int) -> tuple[float, bool]:
-        """value(f) without counting it, and whether it was read from the tables."""
-        eng = self.engine
-        if len(self._in) - (f in self._in) == 0:  # nothing to condition on
-            return eng._table_value(f, self.target), True
-        col, term = self._col(f)
-        s, ns = _compact(self.total - term if f in self._in else self.total, sort=False)
-        self._known[f] = (self._removed, ns)
-        return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns), False
-
-    def strata(self, f: int) -> int:
-        """Strata of (members − f) ∪ fixed: from the value's own factorisation when it had
-        one, else the distinct values of the set's row hash (one pass over the rows)."""
-        f = int(f)
-        if len(self._in) - (f in self._in) == 0:
-            return 1
-        known = self._known.get(f)
-        if known is not None and known[0] == self._removed:
-            return known[1]
-        if self._batch is not None and f in self._batch[0]:
-            batch, start, terms, s_last, ns_last = self._batch
-            j = batch.index(f)
-            if self._removed == start + j:  # the members before f were removed as guessed
-                self._batch = None
-                # each set of the batch refines the last one, S_B: a stratum of one row there
-                # stays one stratum, so only the rows of S_B's larger strata are sorted
-                size = np.bincount(s_last, minlength=ns_last)
-                multi = np.flatnonzero(size[s_last] > 1)
-                single = int(np.count_nonzero(size == 1))
-                H = np.cumsum(terms[j:, multi], axis=0, dtype=np.uint64)
-                np.subtract(self.total[multi][None, :], H, out=H)
-                for i, k in enumerate(_n_distinct_rows(H).tolist()):
-                    self._known[batch[j + i]] = (start + j + i, k + single)
-                return self._known[f][1]
-        if f not in self._in:
-            return _n_distinct(self.total)
-        term = self._terms.get(f)
-        if term is None:
-            term = self._col(f)[1]
-        return _n_distinct(self.total - term)
-
-    def walk(self, order: Sequence[int]):
-        """Backward elimination in speculative batches, with exact values.
-
-        The values of the next B members are computed together assuming that each is removed
-        in turn (the j-th conditions on S − {f_1, …, f_j}), which is what backward elimination
-        does while it prunes. When the caller keeps a member instead, the batch ends there (the
-        later values assumed its removal) and is taken again from the next member with the
-        true conditioning set. A batch doubles while the guess holds and shrinks to what was
-        used when it does not, so the waste is at most the work done. Every yielded value is
-        I(t; V_f | (members − f) ∪ fixed) for the members at the time it is taken.
-        """
-        order = [int(f) for f in order]
-        eng = self.engine
-        K = int(eng.card[order].max()) if order else 1
-        cap = max(1, min(_WALK_BATCH, _ELEM_BUDGET // max(eng.n, 1),
-                         _CELL_BUDGET // (2 * K * eng.n)))
-        i, size = 0, 1
-        while i < len(order):
-            batch = order[i:i + size]
-            values, from_table = self._chain(batch)
-            used = 0
-            for f, v, hit in zip(batch, values.tolist(), from_table.tolist(), strict=True):
-                used += 1
-                eng._counted(computed=not hit, lookups=hit)
-                yield f, v
-                if f in self._in:  # kept: the later values assumed its removal
-                    break
-            i += used
-            size = min(2 * size, cap) if used == len(batch) else used
-
-    def _chain(self, batch: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """I(t; V_j | S_j) for the columns ``batch`` with S_j = (members ∪ fixed) − {batch[:j+1]},
-        and which of them were read from the unconditional tables (S_j empty).
-
-        A stratum in which t is constant contributes exactly 0, and every stratum of S_j lies
-        inside one of the last, smallest set S_B: so only the rows of the strata of S_B where
-        both t = 0 and t = 1 occur are counted (one hash factorisation of n rows finds them;
-        often a few per cent of the rows), and a batch with none gives exactly 0. The strata of
-        each S_j among those rows come from its row hash (the running total minus the terms of
-        the members removed so far): one sort of the B × rows hash block for short data, one
-        hash factorisation per S_j for tall data. The counts of (stratum, code, t) come from one
-        ``bincount``; the sums keep the full n in the denominator.
-        """
-        eng = self.engine
-        n, B = eng.n, len(batch)
-        if B == 1:  # one step: the plain leave-one-out value (fewer calls than a batch)
-            v, from_table = self._single(batch[0])
-            return np.array([v]), np.array([from_table])
-        cols = np.asarray(batch, dtype=np.int64)
-        W = eng.rows_of(cols)  # B × n codes
-        inset = np.array([f in self._in for f in batch])
-        terms = W.astype(np.uint64)
-        terms *= eng._mult[cols][:, None]
-        terms[~inset] = 0
-        self._terms = dict(zip(batch, terms, strict=True))  # for remove()
-        left = len(self._in) - np.cumsum(inset)  # |S_j|
-        t = eng._target(self.target)
-        s_last, ns_last = _compact(self.total - terms.sum(axis=0, dtype=np.uint64), sort=False)
-        if inset.all():  # the last set's strata, valid once the others were removed as guessed
-            self._known[batch[-1]] = (self._removed + B - 1, ns_last)
-        # for strata(): the sets of this batch over all rows, counted when first asked
-        self._batch = (batch, self._removed, terms, s_last, ns_last)
-        c_last = np.bincount(s_last * 2 + t, minlength=2 * ns_last)
-        rows = np.flatnonzero(((c_last[0::2] > 0) & (c_last[1::2] > 0))[s_last])
-        out = np.zeros(B)
-        nr = rows.size
-        if nr:
-            if nr < n:
-                W, terms, t, total = W[:, rows], terms[:, rows], t[rows], self.total[rows]
-            else:
-                total = self.total
-            out = self._chain_counts(W, terms, t, total, int(eng.card[cols].max()))
-        empty = left == 0
-        if empty.any():  # nothing to condition on: the unconditional table
-            for j in np.flatnonzero(empty).tolist():
-                out[j] = eng._table_value(batch[j], self.target)
-        return out, empty
-
-    def _chain_counts(self, W: np.ndarray, terms: np.ndarray, t: np.ndarray,
-                      total: np.ndarray, K: int) -> np.ndarray:
-        """The batch values from the kept rows: codes ``W`` (B × r), hash terms of the removed
-        members (B × r, 0 where not a member), ``t`` and the running hash total of those rows."""
-        B, nr = W.shape
-        H = np.cumsum(terms, axis=0, dtype=np.uint64)  # Σ of removed terms (mod 2^64)
-        np.subtract(total[None, :], H, out=H)
-        if nr < _TALL:
-            order = np.argsort(H, axis=1)
-            order += (np.arange(B) * nr)[:, None]  # flat positions
-            Hs = H.ravel()[order]
-            new = np.empty((B, nr), dtype=bool)
-            new[:, 0] = True
-            np.not_equal(Hs[:, 1:], Hs[:, :-1], out=new[:, 1:])
-            g = np.cumsum(new, axis=1, dtype=np.int64)
-            ns = g[:, -1].copy()
-            g -= 1
-            codes = W.ravel()[order]
-            order %= nr
-            ts = t[order]
-        else:
-            g = np.empty((B, nr), dtype=np.int64)
-            ns = np.empty(B, dtype=np.int64)
-            for j in range(B):
-                g[j], ns[j] = _compact(H[j], sort=False)
-            codes, ts = W, t[None, :]
-        off = np.cumsum(ns) - ns
-        g += off[:, None]
-        NS = int(ns.sum())
-        # counts of (stratum, t) decide which strata are informative: one where t is constant
-        # contributes exactly 0 and is masked out of every sum below
-        g2 = g * 2
-        g2 += ts
-        c_ts = np.bincount(g2.ravel(), minlength=2 * NS).reshape(NS, 2)
-        live = (c_ts[:, 0] > 0) & (c_ts[:, 1] > 0)
-        key = g * (2 * K)
-        key += codes.astype(np.int64) * 2
-        key += ts
-        c = np.bincount(key.ravel(), minlength=NS * 2 * K).reshape(NS, K, 2)
-        c *= live[:, None, None]
-        c_ts *= live[:, None]
-        return cmi_from_counts(c, self.engine.n, margins=(c.sum(axis=2), c_ts, c_ts.sum(axis=1)),
-                               starts=off, table=self.engine._tab)
-
-    def remove(self, f: int) -> None:
-        super().remove(f)
-        f = int(f)
-        if f not in self.fixed:
-            self._in.discard(f)
-        term = self._terms.pop(f, None)
-        self.total = self.total - (self._col(f)[1] if term is None else term)
-        self._cols.pop(f, None)
-        self._removed += 1
+        return FastLeaveOneOut(self, target, members, fixed)
 
 
 __all__ = ["FastEngine", "category_indicators", "feature_indicators", "indicator_rows",

@@ -29,6 +29,7 @@ Scores are compared after rounding to :data:`DECIMALS` decimal places (SPEC.md),
 from __future__ import annotations
 
 import abc
+import sys
 from collections.abc import Sequence
 from typing import ClassVar, Protocol, runtime_checkable
 
@@ -178,7 +179,15 @@ def pool_levels(X, C: np.ndarray) -> np.ndarray:
                 out[j] = u.size + bool(nnz[j] < n and not (u == 0).any())
     elif m:
         A = np.asarray(X)
-        if _small_codes(A):
+        if A.dtype.kind in "ub" and int(A.max()) < _FEW_CODES:
+            # few small codes: one comparison per code over the n × m codes (no int64 copy)
+            out[:m] = 0
+            block = max(1, _ELEM_BUDGET // max(n, 1))
+            for a in range(0, m, block):
+                part = A[:, a:a + block]
+                for v in range(int(part.max()) + 1):
+                    out[a:a + part.shape[1]] += (part == v).any(axis=0)
+        elif _small_codes(A):
             K = int(A.max()) + 1
             block = max(1, _ELEM_BUDGET // max(n, 1))
             for a in range(0, m, block):
@@ -193,6 +202,9 @@ def pool_levels(X, C: np.ndarray) -> np.ndarray:
     return out
 
 
+_FEW_CODES = 16  # codes below which pool_levels compares the codes value by value
+
+
 def _small_codes(a: np.ndarray) -> bool:
     """Integers in 0..2^16 − 1 (countable with one bincount)."""
     return a.size == 0 or (a.dtype.kind in "iub" and int(a.min()) >= 0 and int(a.max()) < 1 << 16)
@@ -203,13 +215,15 @@ def _compact(codes: np.ndarray, *, sort: bool = True) -> tuple[np.ndarray, int]:
 
     With ``sort`` the codes follow the values' order (``np.unique``), so that sums over strata
     run in a fixed order; without, they are numbered in order of first appearance
-    (``pandas.factorize``'s hash table, no sort of the n rows; up to ``_SORT_UP_TO`` values a
-    sort gives the same numbers without loading pandas).
+    (``pandas.factorize``'s hash table, no sort of the n rows; up to ``_SORT_UP_TO`` values,
+    while pandas is not loaded, a sort gives the same numbers without loading it).
     """
     codes = np.asarray(codes).ravel()
     if sort:
         uniq, inv = np.unique(codes, return_inverse=True)
-    elif codes.size <= _SORT_UP_TO:  # as fast as a hash table here, and pandas not loaded
+    elif codes.size <= _SORT_UP_TO and "pandas" not in sys.modules:
+        # small: a sort gives the same numbers without loading pandas (once pandas is loaded,
+        # its hash table is about twice as fast here too)
         uniq, first, inv = np.unique(codes, return_index=True, return_inverse=True)
         rank = np.empty(first.size, dtype=np.int64)
         rank[np.argsort(first)] = np.arange(first.size)  # numbered by first appearance
@@ -287,8 +301,10 @@ class LeaveOneOutSession(Protocol):
     ``value(f)`` is I(t; V_f | (members − f) ∪ fixed) for the members at the time of the call;
     ``remove(f)`` drops f from the members for later calls; ``walk(order)`` yields
     ``(f, value(f))`` for the members ``order`` in turn, the caller removing each f it prunes
-    before taking the next; ``strata(f)`` is the number of strata of (members − f) ∪ fixed, the
-    set ``value(f)`` conditions on (asked right after the value, before any removal).
+    before taking the next (``strata=True`` tells the session that ``strata(f)`` will be asked
+    of the values it yields, so that it may count them with the values); ``strata(f)`` is the
+    number of strata of (members − f) ∪ fixed, the set ``value(f)`` conditions on (asked right
+    after the value, before any removal).
     """
 
     members: list[int]
@@ -297,7 +313,7 @@ class LeaveOneOutSession(Protocol):
 
     def remove(self, f: int) -> None: ...
 
-    def walk(self, order: Sequence[int]): ...
+    def walk(self, order: Sequence[int], strata: bool = False): ...
 
     def strata(self, f: int) -> int: ...
 
@@ -337,6 +353,14 @@ class Engine(Protocol):
     def cmi_each_extra(self, target: int, variables: Sequence[int], extras: Sequence[int],
                        fixed: Sequence[int]) -> list[np.ndarray]:
         """For each x in ``extras``: I(t; V_j | {x} ∪ fixed) for every j in ``variables``."""
+        ...
+
+    def screen_then_extras(self, target: int, variables: Sequence[int], fixed: Sequence[int],
+                           extras: Sequence[int], keep, given: np.ndarray | None = None
+                           ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """A screen (``given`` or I(t; V_j | fixed)), the mask ``keep(v1)``, then
+        I(t; V_j | {x} ∪ fixed) for the kept j and each x in ``extras``
+        (:meth:`EngineBase.screen_then_extras`)."""
         ...
 
     def leave_one_out(self, target: int, members: Sequence[int], fixed: Sequence[int]
@@ -430,6 +454,22 @@ class EngineBase(abc.ABC):
                        fixed: Sequence[int]) -> list[np.ndarray]:
         return [self.cmi_many(target, variables, [x] + list(fixed)) for x in extras]
 
+    def screen_then_extras(self, target: int, variables: Sequence[int], fixed: Sequence[int],
+                           extras: Sequence[int], keep, given: np.ndarray | None = None
+                           ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """A screen, then tests given each extra (Phase 2's spouses): v1 = ``given``, or
+        I(t; V_j | fixed) for every j in ``variables`` (:meth:`cmi_many`); the mask
+        ``keep(v1)``; then for each x in ``extras``, I(t; V_j | {x} ∪ fixed) for the j the mask
+        keeps (:meth:`cmi_each_extra`; no extra is tested when it keeps none). Returns (v1,
+        mask, the values per x). An engine may count the screen and the extras together."""
+        v1 = (np.asarray(given) if given is not None
+              else self.cmi_many(target, variables, fixed))
+        pick = np.asarray(keep(v1), dtype=bool)
+        sel = np.asarray(variables, dtype=np.int64)[pick]
+        if not sel.size or not len(extras):
+            return v1, pick, []
+        return v1, pick, self.cmi_each_extra(target, sel, extras, fixed)
+
     def leave_one_out(self, target: int, members: Sequence[int], fixed: Sequence[int]
                       ) -> LeaveOneOutSession:
         return LeaveOneOut(self, target, members, fixed)
@@ -515,9 +555,10 @@ class LeaveOneOut:
     def remove(self, f: int) -> None:
         self.members.remove(int(f))
 
-    def walk(self, order: Sequence[int]):
+    def walk(self, order: Sequence[int], strata: bool = False):
         """Yield ``(f, value(f))`` for the members ``order`` in turn; the caller may
-        :meth:`remove` each f before taking the next one (backward elimination)."""
+        :meth:`remove` each f before taking the next one (backward elimination). ``strata`` is
+        a hint (see :class:`LeaveOneOutSession`) this session does not need."""
         for f in order:
             yield int(f), self.value(f)
 

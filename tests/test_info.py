@@ -284,7 +284,8 @@ def test_leave_one_out_strata_match_the_set(threshold, ask_every):
 @pytest.mark.parametrize("dense", [True, False])
 def test_counting_by_rows_matches_the_other_counting_paths(codes, dense, monkeypatch):
     """The product over the row-major indicators (one conditioning set, or every extra of
-    cmi_each_extra in one product; a dense 0/1 matrix for small data, a sparse one above)
+    cmi_each_extra in one product; a dense 0/1 matrix for few cells of small data, a sparse
+    one otherwise)
     gives bit for bit the values of the engine without indicators (bincount counting), and
     the reference's to 1e-12, with and without dead strata."""
     from camcf import fast_engine
@@ -307,6 +308,7 @@ def test_counting_by_rows_matches_the_other_counting_paths(codes, dense, monkeyp
     ref = ReferenceEngine(X, C)
     assert rows_eng._rows is not None and plain._rows is None
     monkeypatch.setattr(fast_engine, "_DENSE_ONEHOT_CELLS", 1 << 30 if dense else 0)
+    monkeypatch.setattr(fast_engine, "_GEMM_CELLS", 1 << 30 if dense else 0)
     sets_counted = []
     by_rows = FastEngine._counts_rows
     monkeypatch.setattr(FastEngine, "_counts_rows", lambda self, cols, cells, K: (
@@ -370,17 +372,138 @@ def test_single_column_joint_codes_are_the_sorted_distinct_values():
     assert eng.joint([0])[0].tolist() == [2, 0, 1, 2, 1]
 
 
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+@pytest.mark.parametrize("threshold", [0.0, 0.004, 0.02, 1.0])
+@pytest.mark.parametrize("n", [250, 12])
+def test_backward_walk_counts_strata_with_values(layout, threshold, n, m=40, k=30):
+    """walk(strata=True) counts each set's strata with the batch's values: the same values,
+    bit for bit, as walk() and every strata(f) equal to the distinct joint rows of
+    (members − f) ∪ fixed, whatever the caller removes (n = 12: most strata of one row)."""
+    import scipy.sparse as sp
+
+    from camcf.info import joint_codes
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 3, size=(n, m)) * (rng.random((n, m)) < 0.4)
+    C = np.column_stack([(X[:, 0] + X[:, 1]) % 2, rng.random(n) < 0.4]).astype(int)
+    Xe = sp.csc_matrix(X) if layout == "sparse" else X
+    members = [int(f) for f in rng.permutation(m)[:k]]
+    fixed = [m + 1]
+    pool = np.column_stack([X, C])
+    plain = FastEngine(Xe, C).leave_one_out(0, members, fixed)
+    counted = FastEngine(Xe, C).leave_one_out(0, members, fixed)
+    left = list(members)
+    steps = zip(plain.walk(list(members)), counted.walk(list(members), strata=True),
+                strict=True)
+    for (f, v), (g, w) in steps:
+        assert f == g and v == w
+        cond = [x for x in left if x != f] + fixed
+        assert counted.strata(f) == joint_codes(pool[:, cond])[1]
+        if v <= threshold:
+            for s in (plain, counted):
+                s.remove(f)
+            left.remove(f)
+
+
+def test_backward_walk_counts_strata_with_values_tall():
+    """The same from 2^15 rows up (strata by hash factorisation, one set at a time)."""
+    test_backward_walk_counts_strata_with_values("dense", 0.001, (1 << 15) + 10, m=8, k=6)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, bool])
+def test_pool_levels_of_small_unsigned_codes(dtype):
+    """Few small unsigned codes are compared value by value: the same levels as np.unique
+    (codes with gaps, a constant column, a single column, any layout)."""
+    rng = np.random.default_rng(4)
+    n = 60
+    top = 2 if dtype is bool else 9
+    X = rng.integers(0, top, size=(n, 7))
+    X[:, 2] = 3 % top  # constant
+    if dtype is not bool:
+        X[:, 4] = X[:, 4] % 3 * 4  # codes {0, 4, 8}
+    X = X.astype(dtype)
+    C = np.zeros((n, 0), dtype=np.uint8)
+    want = [np.unique(X[:, j]).size for j in range(X.shape[1])]
+    for A in (X, np.asfortranarray(X), X[:, :1]):
+        assert pool_levels(A, C).tolist() == want[:A.shape[1]]
+    assert pool_levels(X, C).tolist() == pool_levels(X.astype(np.int64), C).tolist()
+
+
+@pytest.mark.parametrize("case", ["some", "none", "dead-extra", "given"])
+def test_screen_then_extras_matches_separate_calls(case):
+    """FastEngine counts the spouse screen and the tests given each extra in one product: the
+    same values, bit for bit, and the same counters as cmi_many then cmi_each_extra, and the
+    reference's values (dense features counted by rows; a screen keeping some or none; an
+    extra in whose strata t is constant; a screen given from the table)."""
+    rng = np.random.default_rng(8)
+    n, m = 300, 24
+    X = rng.integers(0, 3, size=(n, m))
+    C = np.column_stack([X[:, 0] % 2, rng.random(n) < 0.3, rng.random(n) < 0.5]).astype(int)
+    X[:, 5] = C[:, 0]  # an extra that fixes t: no informative stratum given it
+    variables = np.arange(6, m)
+    fixed = [] if case == "given" else [m + 1, m + 2]
+    extras = [5, 1, 2] if case == "dead-extra" else [1, 2, 3]
+    limit = {"some": 0.01, "none": -1.0, "dead-extra": 0.01, "given": 0.01}[case]
+
+    def keep(v):
+        return np.round(v, 12) <= limit
+
+    merged, plain = (FastEngine(X, C, **FastEngine.shared(X, C)) for _ in range(2))
+    ref = ReferenceEngine(X, C)
+    given = plain.mi_table()[variables, 0] if case == "given" else None
+    v1, pick, v2 = merged.screen_then_extras(0, variables, fixed, extras, keep, given=given)
+    p1 = given if case == "given" else plain.cmi_many(0, variables, fixed)
+    assert np.array_equal(v1, p1) and np.array_equal(pick, keep(p1))
+    assert pick.any() == (case != "none")
+    want = plain.cmi_each_extra(0, variables[pick], extras, fixed) if pick.any() else []
+    assert len(v2) == len(want)
+    for a, b, x in zip(v2, want, extras[:len(want)], strict=True):
+        assert np.array_equal(a, b)
+        r = ref.cmi_many(0, variables[pick], [x] + fixed)
+        np.testing.assert_allclose(a, r, atol=1e-12)
+    if case == "dead-extra":
+        assert not v2[0].any()
+    assert merged.stats() == plain.stats()
+
+
+def test_sparse_entries_kept_between_calls():
+    """Sparse features: the stored entries of the last columns counted are kept for the next
+    call on the same columns (Phase 3 asks the same features given each member of R); every
+    value still equals the reference's, whichever columns and sets come in turn."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(12)
+    n, m = 200, 30
+    X = rng.integers(0, 3, size=(n, m)) * (rng.random((n, m)) < 0.3)
+    C = np.column_stack([rng.random(n) < 0.4, X[:, 0] > 0, rng.random(n) < 0.5]).astype(int)
+    fast, ref = FastEngine(sp.csc_matrix(X), C), ReferenceEngine(X, C)
+    a, b = np.arange(1, 20), np.arange(5, 30)
+    for cols, cond in ((a, [m + 1]), (a, [m + 2, 3]), (b, [m + 1]), (a, [m + 1]), (a, [])):
+        np.testing.assert_allclose(fast.cmi_many(0, cols, cond), ref.cmi_many(0, cols, cond),
+                                   atol=1e-12)
+
+
 @pytest.mark.parametrize("n", [1, 7, 1024, 1025, 5000])
-def test_compact_without_sort_numbers_values_by_first_appearance(n):
+def test_compact_without_sort_numbers_values_by_first_appearance(n, monkeypatch):
     """``_compact(sort=False)`` numbers distinct values in order of first appearance, as
-    ``pandas.factorize`` does, on both sides of the size where it stops sorting."""
+    ``pandas.factorize`` does, on both sides of the size where it stops sorting, with pandas
+    loaded (its hash table) or not (a sort, up to that size)."""
+    import sys
+
     import pandas as pd
 
-    from camcf.info import _compact
+    from camcf.info import _SORT_UP_TO, _compact
 
     rng = np.random.default_rng(n)
     codes = rng.integers(0, 2**40, 50)[rng.integers(0, 50, n)]
-    inv, k = _compact(codes, sort=False)
     want, uniq = pd.factorize(codes, sort=False)
+    if n <= _SORT_UP_TO:  # as in a process that has not loaded pandas: the sort
+        with monkeypatch.context() as mp:
+            mp.delitem(sys.modules, "pandas")
+            inv, k = _compact(codes, sort=False)
+            assert "pandas" not in sys.modules
+        assert k == len(uniq) and inv.dtype == np.int64
+        np.testing.assert_array_equal(inv, want)
+    inv, k = _compact(codes, sort=False)
     assert k == len(uniq) and inv.dtype == np.int64
     np.testing.assert_array_equal(inv, want)

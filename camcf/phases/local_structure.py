@@ -54,7 +54,7 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
         return np.concatenate([members, R_arr])
 
     loo = engine.leave_one_out(target, pc, R_pool)
-    for i, (f, v) in enumerate(loo.walk(kept)):
+    for i, (f, v) in enumerate(loo.walk(kept, strata=tb.keeps("backward", "removed"))):
         removed = rounded(v) <= delta1
         # S and its strata are materialised only if the trace keeps the row
         tb.add_one("backward", TARGET, f, lambda i=i: cond(i), v, delta1,
@@ -76,18 +76,17 @@ def spouses(engine, target: int, s: np.ndarray, pc: list[int], R: list[int], del
     in_pc = np.zeros(m, dtype=bool)
     in_pc[pc] = True
     non_pc = np.nonzero(~in_pc)[0]
-    if R_pool:
-        v1 = engine.cmi_many(target, non_pc, R_pool)
-    else:
-        v1 = s[non_pc]
-    screened_mask = rounded(v1) <= delta1
+    # v1 = I(t; X_z | R) (s_z when R is empty); the screened z are tested given each x
+    v1, screened_mask, v2s = engine.screen_then_extras(
+        target, non_pc, R_pool, pc, lambda v: rounded(v) <= delta1,
+        given=None if R_pool else s[non_pc])
     tb.add("spouse-screen", TARGET, non_pc, R_pool, v1, delta1,
            decide(screened_mask, "tested", "not-tested"))
     screened = non_pc[screened_mask]
     found: dict[int, list[int]] = {}
     if screened.size == 0:
         return found
-    for x, v2 in zip(pc, engine.cmi_each_extra(target, screened, pc, R_pool), strict=True):
+    for x, v2 in zip(pc, v2s, strict=True):
         cond = [x] + R_pool
         hit = rounded(v2) > delta1
         tb.add("spouse", TARGET, screened, cond, v2, delta1,

@@ -1,0 +1,296 @@
+"""Backward elimination on the fast engine: :class:`FastLeaveOneOut`, the leave-one-out session
+:meth:`camcf.fast_engine.FastEngine.leave_one_out` returns (speculative batches of steps, each
+batch's values and strata from one sort of its rows' hashes)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .info import (
+    _CELL_BUDGET,
+    _ELEM_BUDGET,
+    _JOINT_CACHE_BYTES,
+    LeaveOneOut,
+    _compact,
+    _n_distinct,
+    _n_distinct_rows,
+    cmi_from_counts,
+)
+
+_TALL = 1 << 15  # rows from which a batch's strata come from one hash factorisation per set
+_WALK_BATCH = 64  # most backward-elimination steps computed together (see FastLeaveOneOut)
+
+
+class FastLeaveOneOut(LeaveOneOut):
+    """Keeps the row hash of members ∪ fixed; "without f" is one subtraction, its strata one
+    hash factorisation, and the value one ``bincount`` (no conditioning set is materialised)."""
+
+    def __init__(self, engine, target, members, fixed) -> None:
+        super().__init__(engine, target, members, fixed)
+        k = len(self.members)
+        # the members' codes (k × n) and hash terms, read once, while they fit the budget:
+        # the batches of walk() and the single values take their rows from these
+        self._pos: dict[int, int] | None = None
+        if k and k * engine.n * 9 <= _JOINT_CACHE_BYTES:
+            mem = np.asarray(self.members, dtype=np.int64)
+            self._W = engine.rows_of(mem)
+            self._T = self._W.astype(np.uint64)
+            self._T *= engine._mult[mem][:, None]
+            self._pos = {f: i for i, f in enumerate(self.members)}
+            # Σ (mod 2^64) in any order: the same total as engine._hash(members + fixed)
+            self.total = self._T.sum(axis=0, dtype=np.uint64)
+            if self.fixed:
+                self.total += engine._hash(self.fixed)
+        else:
+            self.total = engine._hash(self.members + self.fixed)
+        self._in = set(self.members) | set(self.fixed)
+        # the members' columns as int64 and their hash terms, kept while they fit the budget
+        self._keep = k * engine.n * 16 <= _JOINT_CACHE_BYTES
+        self._cols: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._terms: dict[int, np.ndarray] = {}  # hash terms of the last batch of walk()
+        self._removed = 0  # removals so far: the members' state a known strata count is for
+        self._known: dict[int, tuple[int, int]] = {}  # f -> (state, strata of its set)
+        self._batch: tuple | None = None  # the last batch of walk(), see _chain
+        self._want_strata = False  # walk(strata=True): count the batch's strata with values
+
+    def _col(self, f: int) -> tuple[np.ndarray, np.ndarray]:
+        hit = self._cols.get(f)
+        if hit is None and self._pos is not None and f in self._pos:
+            i = self._pos[f]
+            return self._W[i].astype(np.int64), self._T[i]
+        if hit is None:
+            col = self.engine.column(f).astype(np.int64)
+            hit = (col, col.astype(np.uint64) * self.engine._mult[f])
+            if self._keep:
+                self._cols[f] = hit
+        return hit
+
+    def value(self, f: int) -> float:
+        v, from_table = self._single(int(f))
+        self.engine._counted(computed=not from_table, lookups=from_table)
+        return v
+
+    def _single(self, f: int) -> tuple[float, bool]:
+        """value(f) without counting it, and whether it was read from the tables."""
+        eng = self.engine
+        if len(self._in) - (f in self._in) == 0:  # nothing to condition on
+            return eng._table_value(f, self.target), True
+        col, term = self._col(f)
+        s, ns = _compact(self.total - term if f in self._in else self.total, sort=False)
+        self._known[f] = (self._removed, ns)
+        return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns), False
+
+    def strata(self, f: int) -> int:
+        """Strata of (members − f) ∪ fixed: from the value's own factorisation when it had
+        one, else the distinct values of the set's row hash (one pass over the rows)."""
+        f = int(f)
+        if len(self._in) - (f in self._in) == 0:
+            return 1
+        known = self._known.get(f)
+        if known is not None and known[0] == self._removed:
+            return known[1]
+        if self._batch is not None and f in self._batch[0]:
+            batch, start, terms, s_last, ns_last = self._batch
+            j = batch.index(f)
+            if self._removed == start + j:  # the members before f were removed as guessed
+                self._batch = None
+                # each set of the batch refines the last one, S_B: a stratum of one row there
+                # stays one stratum, so only the rows of S_B's larger strata are sorted
+                size = np.bincount(s_last, minlength=ns_last)
+                multi = np.flatnonzero(size[s_last] > 1)
+                single = int(np.count_nonzero(size == 1))
+                H = np.cumsum(terms[j:, multi], axis=0, dtype=np.uint64)
+                np.subtract(self.total[multi][None, :], H, out=H)
+                for i, k in enumerate(_n_distinct_rows(H).tolist()):
+                    self._known[batch[j + i]] = (start + j + i, k + single)
+                return self._known[f][1]
+        if f not in self._in:
+            return _n_distinct(self.total)
+        term = self._terms.get(f)
+        if term is None:
+            term = self._col(f)[1]
+        return _n_distinct(self.total - term)
+
+    def walk(self, order: Sequence[int], strata: bool = False):
+        """Backward elimination in speculative batches, with exact values.
+
+        The values of the next B members are computed together assuming that each is removed
+        in turn (the j-th conditions on S − {f_1, …, f_j}), which is what backward elimination
+        does while it prunes. When the caller keeps a member instead, the batch ends there (the
+        later values assumed its removal) and is taken again from the next member with the
+        true conditioning set. A batch doubles while the guess holds and shrinks to what was
+        used when it does not, so the waste is at most the work done. Every yielded value is
+        I(t; V_f | (members − f) ∪ fixed) for the members at the time it is taken.
+
+        With ``strata`` (the caller will ask :meth:`strata` of the values), each batch counts
+        the strata of its sets with its values, from the same sort of the rows.
+        """
+        self._want_strata = bool(strata)
+        order = [int(f) for f in order]
+        eng = self.engine
+        K = int(eng.card[order].max()) if order else 1
+        cap = max(1, min(_WALK_BATCH, _ELEM_BUDGET // max(eng.n, 1),
+                         _CELL_BUDGET // (2 * K * eng.n)))
+        i, size = 0, 1
+        while i < len(order):
+            batch = order[i:i + size]
+            values, from_table = self._chain(batch)
+            used = 0
+            for f, v, hit in zip(batch, values.tolist(), from_table.tolist(), strict=True):
+                used += 1
+                eng._counted(computed=not hit, lookups=hit)
+                yield f, v
+                if f in self._in:  # kept: the later values assumed its removal
+                    break
+            i += used
+            size = min(2 * size, cap) if used == len(batch) else used
+
+    def _chain(self, batch: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """I(t; V_j | S_j) for the columns ``batch`` with S_j = (members ∪ fixed) − {batch[:j+1]},
+        and which of them were read from the unconditional tables (S_j empty).
+
+        A stratum in which t is constant contributes exactly 0, and every stratum of S_j lies
+        inside one of the last, smallest set S_B: so only the rows of the strata of S_B where
+        both t = 0 and t = 1 occur are counted (one hash factorisation of n rows finds them;
+        often a few per cent of the rows), and a batch with none gives exactly 0. The strata of
+        each S_j among those rows come from its row hash (the running total minus the terms of
+        the members removed so far): one sort of the B × rows hash block for short data, one
+        hash factorisation per S_j for tall data. The counts of (stratum, code, t) come from one
+        ``bincount``; the sums keep the full n in the denominator.
+        """
+        eng = self.engine
+        n, B = eng.n, len(batch)
+        if B == 1:  # one step: the plain leave-one-out value (fewer calls than a batch)
+            v, from_table = self._single(batch[0])
+            return np.array([v]), np.array([from_table])
+        cols = np.asarray(batch, dtype=np.int64)
+        inset = np.array([f in self._in for f in batch])
+        if self._pos is not None and all(f in self._pos for f in batch):
+            at = [self._pos[f] for f in batch]
+            W, terms = self._W[at], self._T[at]  # B × n codes and their terms (copies)
+        else:
+            W = eng.rows_of(cols)  # B × n codes
+            terms = W.astype(np.uint64)
+            terms *= eng._mult[cols][:, None]
+        terms[~inset] = 0
+        self._terms = dict(zip(batch, terms, strict=True))  # for remove()
+        left = len(self._in) - np.cumsum(inset)  # |S_j|
+        t = eng._target(self.target)
+        s_last, ns_last = _compact(self.total - terms.sum(axis=0, dtype=np.uint64), sort=False)
+        if inset.all():  # the last set's strata, valid once the others were removed as guessed
+            self._known[batch[-1]] = (self._removed + B - 1, ns_last)
+        # for strata(): the sets of this batch over all rows, counted when first asked
+        self._batch = (batch, self._removed, terms, s_last, ns_last)
+        c_last = np.bincount(s_last * 2 + t, minlength=2 * ns_last)
+        live = ((c_last[0::2] > 0) & (c_last[1::2] > 0))[s_last]
+        lv = None  # which of the rows counted are live (None: all)
+        if self._want_strata:
+            # the rows of S_B's larger strata: their sort gives every S_j's strata (a stratum
+            # of one row in S_B stays one), the live ones among them the values
+            size = c_last[0::2] + c_last[1::2]
+            multi = size[s_last] > 1
+            rows = np.flatnonzero(multi)
+            lv = live[rows]
+            single = ns_last - int(np.count_nonzero(size > 1))
+        else:
+            rows = np.flatnonzero(live)
+        out = np.zeros(B)
+        nr = rows.size
+        if nr:
+            if nr < n:
+                W, terms, t, total = W[:, rows], terms[:, rows], t[rows], self.total[rows]
+            else:
+                total = self.total
+            out, ns = self._chain_counts(W, terms, t, total, int(eng.card[cols].max()), lv)
+            if lv is not None:
+                for j, k in enumerate(ns.tolist()):
+                    self._known[batch[j]] = (self._removed + j, k + single)
+        elif lv is not None:  # every stratum of S_B has one row: so has every S_j's
+            for j in range(B):
+                self._known[batch[j]] = (self._removed + j, single)
+        empty = left == 0
+        if empty.any():  # nothing to condition on: the unconditional table
+            for j in np.flatnonzero(empty).tolist():
+                out[j] = eng._table_value(batch[j], self.target)
+        return out, empty
+
+    def _chain_counts(self, W: np.ndarray, terms: np.ndarray, t: np.ndarray,
+                      total: np.ndarray, K: int, lv: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The batch values from the kept rows: codes ``W`` (B × r), hash terms of the removed
+        members (B × r, 0 where not a member), ``t`` and the running hash total of those rows.
+
+        With ``lv`` (which of the r rows lie in live strata of S_B), the distinct joint rows
+        of each S_j among all r rows are counted too (returned second, else None) and the
+        values come from the live rows alone, in the same strata order as without: the same
+        values, bit for bit."""
+        B, nr = W.shape
+        H = np.cumsum(terms, axis=0, dtype=np.uint64)  # Σ of removed terms (mod 2^64)
+        np.subtract(total[None, :], H, out=H)
+        distinct = None
+        if lv is not None:
+            nl = int(np.count_nonzero(lv))
+            if nr >= _TALL or nl == 0:  # count the strata here, the values below
+                distinct = np.array([_n_distinct(h) for h in H]) if nr >= _TALL \
+                    else _n_distinct_rows(H)
+                if nl == 0:
+                    return np.zeros(B), distinct
+                if nl < nr:
+                    W, H, t = W[:, lv], H[:, lv], t[lv]
+                    nr = nl
+                lv = None
+        if nr < _TALL:
+            order = np.argsort(H, axis=1)
+            order += (np.arange(B) * nr)[:, None]  # flat positions
+            Hs = H.ravel()[order]
+            if lv is not None:  # the strata over every row, then the live rows in that order
+                distinct = 1 + np.count_nonzero(Hs[:, 1:] != Hs[:, :-1], axis=1)
+                if nl < nr:
+                    keep = lv[order % nr]  # nl per row
+                    order = order[keep].reshape(B, nl)
+                    Hs = Hs[keep].reshape(B, nl)
+            codes = W.ravel()[order]
+            ts = t[order % nr]
+            nr = order.shape[1]
+            new = np.empty((B, nr), dtype=bool)
+            new[:, 0] = True
+            np.not_equal(Hs[:, 1:], Hs[:, :-1], out=new[:, 1:])
+            g = np.cumsum(new, axis=1, dtype=np.int64)
+            ns = g[:, -1].copy()
+            g -= 1
+        else:
+            g = np.empty((B, nr), dtype=np.int64)
+            ns = np.empty(B, dtype=np.int64)
+            for j in range(B):
+                g[j], ns[j] = _compact(H[j], sort=False)
+            codes, ts = W, t[None, :]
+        off = np.cumsum(ns) - ns
+        g += off[:, None]
+        NS = int(ns.sum())
+        # counts of (stratum, t) decide which strata are informative: one where t is constant
+        # contributes exactly 0 and is masked out of every sum below
+        key = g * (2 * K)
+        key += codes.astype(np.int64) * 2
+        key += ts
+        c = np.bincount(key.ravel(), minlength=NS * 2 * K).reshape(NS, K, 2)
+        c_ts = c.sum(axis=1)  # (NS, 2): counts of (stratum, t)
+        live = (c_ts[:, 0] > 0) & (c_ts[:, 1] > 0)
+        c *= live[:, None, None]
+        c_ts *= live[:, None]
+        return cmi_from_counts(c, self.engine.n, margins=(c.sum(axis=2), c_ts, c_ts.sum(axis=1)),
+                               starts=off, table=self.engine._tab), distinct
+
+    def remove(self, f: int) -> None:
+        super().remove(f)
+        f = int(f)
+        if f not in self.fixed:
+            self._in.discard(f)
+        term = self._terms.pop(f, None)
+        self.total = self.total - (self._col(f)[1] if term is None else term)
+        self._cols.pop(f, None)
+        self._removed += 1
+
+
+__all__ = ["FastLeaveOneOut"]
