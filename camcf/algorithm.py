@@ -211,8 +211,9 @@ def _check_features(X, discretize: str, names, pre: str) -> tuple[int, int]:
         raise InvalidDataError(f"{pre}X has no feature columns to select from")
     for block, where in blocks:
         if block.dtype.kind in "iub":
-            if discretize == "none" and block.size and int(np.abs(
-                    block.astype(np.int64, copy=False)).max()) > 2**53:
+            # only 64-bit integers can pass ±2**53
+            if discretize == "none" and block.dtype.itemsize == 8 and block.size and int(
+                    np.abs(block.astype(np.int64, copy=False)).max()) > 2**53:
                 raise InvalidDataError(f"{pre}X holds values beyond ±2**53; codes must be "
                                        f"small integers: recode them as 0..k-1")
             continue
@@ -370,26 +371,26 @@ def prepare_features(X, *, checked: bool = False):
         return np.zeros((n, m), dtype=np.uint8, order="F")
     block = max(1, (1 << 22) // max(n, 1))
     lo = hi = 0
-    for a in range(0, m, block):  # checks in column blocks: no full-size float temporaries
-        part = A[:, a:a + block]
-        if A.dtype.kind == "f" and not checked:
-            _check_codes(part, "X", a)
-        lo, hi = min(lo, part.min()), max(hi, part.max())
+    if A.dtype.kind in "iub":  # integer codes: min and max need no temporary
+        lo, hi = min(0, A.min()), max(0, A.max())
+    else:
+        for a in range(0, m, block):  # checks in column blocks: no full-size float temporaries
+            part = A[:, a:a + block]
+            if not checked:
+                _check_codes(part, "X", a)
+            lo, hi = min(lo, part.min()), max(hi, part.max())
     recode = lo < 0 or hi >= _MAX_DIRECT_CODE
     if recode:
         hi = max(np.unique(A[:, j]).size for j in range(m)) - 1
     dt = smallest_uint(int(hi))
     check_memory(n * m * dt.itemsize, f"the codes of X ({n} × {m})")
     out = np.empty((n, m), dtype=dt, order="F")
-    nnz = 0
-    for a in range(0, m, block):
-        part = A[:, a:a + block]
-        if recode:
-            for j in range(part.shape[1]):
-                out[:, a + j] = np.unique(part[:, j], return_inverse=True)[1].ravel()
-        else:
-            out[:, a:a + block] = part
-        nnz += int(np.count_nonzero(out[:, a:a + block]))
+    if recode:
+        for j in range(m):
+            out[:, j] = np.unique(A[:, j], return_inverse=True)[1].ravel()
+    else:
+        out[...] = A  # one casting copy (numpy buffers it: no full-size temporary)
+    nnz = int(np.count_nonzero(out))
     if nnz < _SPARSE_BELOW * n * m and n * m >= _SPARSE_FROM:
         import scipy.sparse as sp
 
