@@ -225,16 +225,14 @@ def test_auto_run_applies_slider_changes_at_once():
     assert "results are stale" not in texts(at)
 
 
-def test_an_automatic_run_interrupted_by_a_click_runs_on_the_next_script_run(monkeypatch):
-    """Landed: a click during the automatic run of newly loaded small data ends the script
-    run (Streamlit stops it at its next element); the run was marked as tried before it
-    started, so it never ran again and the results stayed stale. Here the run is interrupted
-    once, as Streamlit interrupts it."""
+def _interrupt_the_first_run(monkeypatch) -> list[int]:
+    """``camcf.run`` stops the first time it is called, as Streamlit stops a running script
+    when a new click arrives (StopException inside the script); later calls run. Returns the
+    list that gets one entry per call."""
     from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
     import camcf
 
-    at = new_app()
     real, calls = camcf.run, []
 
     def interrupted_once(*a, **kw):
@@ -244,6 +242,16 @@ def test_an_automatic_run_interrupted_by_a_click_runs_on_the_next_script_run(mon
         return real(*a, **kw)
 
     monkeypatch.setattr(camcf, "run", interrupted_once)
+    return calls
+
+
+def test_an_automatic_run_interrupted_by_a_click_runs_on_the_next_script_run(monkeypatch):
+    """Landed: a click during the automatic run of newly loaded small data ends the script
+    run (Streamlit stops it at its next element); the run was marked as tried before it
+    started, so it never ran again and the results stayed stale. Here the run is interrupted
+    once, as Streamlit interrupts it."""
+    at = new_app()
+    calls = _interrupt_the_first_run(monkeypatch)
     at.number_input(key="demo_seed").set_value(4711)  # a seed no other test runs (runs are cached)
     at.button(key="load_demo").click().run()
     assert calls == [1]
@@ -259,24 +267,12 @@ def test_a_pressed_run_interrupted_by_a_click_runs_on_the_next_script_run(monkey
     during the run Run had started (a page link, a widget) ended the script run and the press
     was lost: the page said "no results yet: press Run" although Run had been pressed (seen in
     tests/test_jobs_browser.py on a loaded machine). The press holds until its attempt ends."""
-    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
-
-    import camcf
-
     at = new_app()
     at.number_input(key="demo_n").set_value(17_000)  # 17,000 × 24 cells > app.SMALL
     at.number_input(key="demo_seed").set_value(4712)  # a seed no other test runs
     at.button(key="load_demo").click().run()
     assert "results are stale" in texts(at)  # large data wait for Run
-    real, calls = camcf.run, []
-
-    def interrupted_once(*a, **kw):
-        calls.append(1)
-        if len(calls) == 1:
-            raise StopException()  # what a new click raises inside the running script
-        return real(*a, **kw)
-
-    monkeypatch.setattr(camcf, "run", interrupted_once)
+    calls = _interrupt_the_first_run(monkeypatch)
     run_button(at).click().run()
     assert calls == [1]
     at.run()  # the next script run (the click's): the pressed run happens now
