@@ -1,7 +1,7 @@
 """Every trace level takes the same tests: the "decisions" record is the full record's rows that
 level keeps (same seq, values, sets and decisions) and every level counts the same tests per
-step. The phases take shortcuts at levels that keep fewer rows (Phase 3 compares a run of
-features in bulk when neither "lost" nor "skipped" rows are kept): these check them."""
+step, through Phase 3's recovery rows ("lost" and "skipped" ones are counted, not kept, at the
+lean levels)."""
 
 from __future__ import annotations
 

@@ -52,10 +52,6 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
     # the features outside CMB go by ascending index; the skipped ones between two eligible
     # features are recorded as one run of rows
     skip_from = 0
-    if not (tb.keeps("recovery", "lost") or tb.keeps("recovery-skip", "skipped")):
-        # a level that keeps no "lost" or "skipped" row: the comparisons go in bulk
-        return _recover_bulk(tb, outside, eligible, R, base_arr, m, vb, vb_cache, vf_cache, vf,
-                             recovery)
     for f in eligible.tolist():
         at = int(np.searchsorted(outside, f))
         skipped = outside[skip_from:at]
@@ -79,68 +75,3 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
     tb.add("recovery-skip", TARGET, skipped, (), s[skipped], delta1 / 2, "skipped")
     return recovered
 
-
-def _recover_bulk(tb: TraceBuilder, outside: np.ndarray, eligible: np.ndarray,
-                  R: list[int], base_arr: dict, m: int, vb, vb_cache: dict, vf_cache: dict, vf,
-                  recovery: str                  ) -> list[tuple[int, int]]:
-    """The loop of :func:`recover_blocked` for a record that keeps neither "lost" nor
-    "skipped" rows: the same tests, values, decisions and row numbers, the comparisons of a
-    run of features without a recovery taken as one array.
-
-    The blockers are measured (and their rows added) at the first eligible feature, in R's
-    order, as the loop does; from there on every active blocker's vf is known for every
-    eligible feature, so the first (feature, blocker) that wins is found at once, and the
-    tests before it are counted without rows."""
-    at_all = np.searchsorted(outside, eligible)
-    consumed: set[int] = set()
-    recovered: list[tuple[int, int]] = []
-    skip_from, pos = 0, 0
-    while pos < eligible.size:
-        active = [r for r in R if r not in consumed]
-        if any(r not in vb_cache for r in active):
-            # the first feature: measure the blockers (and their vf) in R's order, one by one
-            f = int(eligible[pos])
-            at = int(at_all[pos])
-            tb.add("recovery-skip", TARGET, [], (), [], np.nan, "skipped", at=[],
-                   n=at - skip_from)
-            skip_from = at + 1
-            for r in active:
-                b = vb(r)
-                v = vf(r, f)
-                if rounded(v) > rounded(b):
-                    tb.add_one("recovery", TARGET, f, base_arr[r], v, b, "recovered", r + m)
-                    recovered.append((f, r))
-                    consumed.add(r)
-                    break
-                tb.add_one("recovery", TARGET, f, base_arr[r], v, b, "lost", r + m)
-            pos += 1
-        else:
-            vals = np.stack([vf_cache[r][pos:] for r in active])  # blockers × features
-            limits = np.array([rounded(vb(r)) for r in active])
-            wins = rounded(vals) > limits[:, None]
-            hit = wins.any(axis=0)
-            j = int(np.argmax(hit)) if hit.any() else eligible.size - pos  # features before
-            lost = j * len(active)
-            if j < eligible.size - pos:
-                i = int(np.argmax(wins[:, j]))  # the first blocker that loses to the feature
-                lost += i
-            top = pos + j  # the eligible feature recovered (or the end)
-            skipped = (int(at_all[top]) if top < eligible.size else outside.size) - skip_from \
-                - j
-            tb.add("recovery-skip", TARGET, [], (), [], np.nan, "skipped", at=[],
-                   n=skipped)
-            tb.add("recovery", TARGET, [], [], [], np.nan, "lost", at=[], n=lost)
-            if top == eligible.size:
-                return recovered
-            f, r = int(eligible[top]), active[i]
-            tb.add_one("recovery", TARGET, f, base_arr[r], float(vals[i, j]), vb(r),
-                       "recovered", r + m)
-            recovered.append((f, r))
-            consumed.add(r)
-            skip_from = int(at_all[top]) + 1
-            pos = top + 1
-        if (recovered and recovery == "first") or len(consumed) == len(R):
-            return recovered
-    tb.add("recovery-skip", TARGET, [], (), [], np.nan, "skipped", at=[],
-           n=outside.size - skip_from)
-    return recovered
