@@ -440,13 +440,15 @@ class FastEngine(EngineBase):
         row's cell is ``ts_row`` = t·S + stratum, ``ts_counts`` counts the 2S cells, and
         ``live_rows`` are the rows in informative strata (None: every row; always None for
         sparse X, whose entries in dead strata go to the extra stratum)."""
-        ts0 = np.bincount(t * ns + s, minlength=2 * ns)
+        key = t * ns
+        key += s
+        ts0 = np.bincount(key, minlength=2 * ns)
         live = (ts0[ns:] > 0) & (ts0[:ns] > 0)  # both t = 0 and t = 1 occur in the stratum
-        n_live = int(live.sum())
+        n_live = int(np.count_nonzero(live))
         if n_live == 0:
             return None
         if n_live == ns:  # every stratum informative: no row is dropped
-            return ns, ns, ts0, t * ns + s, None
+            return ns, ns, ts0, key, None
         S = n_live + 1
         remap = np.where(live, np.cumsum(live) - 1, n_live)
         ts_row = t * S
@@ -460,12 +462,14 @@ class FastEngine(EngineBase):
         """I(t; V_j | S) from counts (k × K × 2S) of (code, t, stratum) in the layout of
         ``cells`` (:meth:`_cells`): the informative strata only, the full n as denominator."""
         n_live, S, ts_counts = cells[0], cells[1], cells[2]
-        ts_margin = np.stack([ts_counts[:S][:n_live], ts_counts[S:][:n_live]])[None]
-        s_margin = (ts_margin[0, 0] + ts_margin[0, 1])[None]
         k, K = counts.shape[:2]
-        c4 = counts.reshape(k, K, 2, S)[..., :n_live]  # (variable, code, t, stratum)
-        return cmi_from_counts(c4, self.n, margins=(c4[:, :, 0] + c4[:, :, 1], ts_margin,
-                                                    s_margin), batch=1, table=self._tab)
+        ts_margin = ts_counts.reshape(2, S)  # (t, stratum)
+        c4 = counts.reshape(k, K, 2, S)  # (variable, code, t, stratum)
+        if n_live < S:  # the extra stratum of the dead ones is not summed
+            ts_margin, c4 = ts_margin[:, :n_live], c4[..., :n_live]
+        return cmi_from_counts(c4, self.n, margins=(c4[:, :, 0] + c4[:, :, 1], ts_margin[None],
+                                                    (ts_margin[0] + ts_margin[1])[None]),
+                               batch=1, table=self._tab)
 
     def _by_rows(self, cols: np.ndarray, S: int) -> bool:
         """Whether :meth:`_counts_rows` counts ``cols`` (dense features, most of the columns,
@@ -699,33 +703,46 @@ class FastEngine(EngineBase):
         if not self.sparse and cols.size and self._by_rows(cols, 1):
             # every x's cells in one sparse product over the indicators (as many as fit)
             K = int(self.card[cols].max())
+            width = self._rows.shape[1]
+            kxs = [int(self.card[x]) for x in extras]
+            cell_of = [self._cells(t, r * kx + self.column(x), nr * kx)
+                       for x, kx in zip(extras, kxs, strict=True)]
+            # when neither the lead nor the first x drops a stratum, the lead's counts are
+            # sums of the first x's: cell (t, s) of S is the cells (t, s·kx + v) of {x} ∪ S
+            first = cell_of[0] if extras else None
+            derive = (lead is not None and first is not None and lead[0] == lead[1] == nr
+                      and first[0] == first[1] == nr * kxs[0]
+                      and self._by_rows(cols, first[1]))
             batch: list[tuple[int, tuple]] = []
             used = 0
-            if lead is not None:
+            if lead is not None and not derive:
                 batch.append((-1, lead))
-                used = 2 * lead[1] * self._rows.shape[1]
+                used = 2 * lead[1] * width
             for i, x in enumerate(extras + [None]):
                 cells = None
                 if x is not None:
-                    kx = int(self.card[x])
-                    cells = self._cells(t, r * kx + self.column(x), nr * kx)
+                    cells = cell_of[i]
                     if cells is None:  # no informative stratum: every value is 0
                         zero.append(i)
                         continue
                     if not self._by_rows(cols, cells[1]):
                         continue  # counted alone below
-                    need = 2 * cells[1] * self._rows.shape[1]
+                    need = 2 * cells[1] * width
                 if batch and (x is None or used + need > _CELL_BUDGET):
                     counts = self._counts_rows(cols, [c for _, c in batch], K)
                     for (j, c), cnt in zip(batch, counts, strict=True):
-                        if j < 0:
-                            v1 = self._values(cnt, c)
+                        if j < 0 or (derive and j == 0):
+                            lc = cnt if j < 0 else cnt.reshape(
+                                cols.size, K, 2, nr, kxs[0]).sum(axis=-1).reshape(
+                                cols.size, K, 2 * nr)
+                            v1 = self._values(lc, lead)
                             pick = np.asarray(keep(v1), dtype=bool)
                             if not pick.any():  # nothing screened: no extra is tested
                                 return v1, pick, []
                             sel = cols[pick]
-                        else:
-                            out[j] = self._values(cnt if pick is None else cnt[pick], c)
+                            if j < 0:
+                                continue
+                        out[j] = self._values(cnt if pick is None else cnt[pick], c)
                     batch, used = [], 0
                 if x is not None:
                     batch.append((i, cells))

@@ -69,11 +69,12 @@ def _xlogx(counts: np.ndarray) -> np.ndarray:
 def _sum_xlogx(x, batch: int, table: np.ndarray | None, starts) -> np.ndarray:
     """S(x) = Σ c·log2(c) over the cells of x: per leading index (the first ``batch`` axes),
     or with ``starts`` per run of rows of the first axis."""
-    x = np.asarray(x)
-    v = table[x] if table is not None else _xlogx(x)
+    v = table[x] if table is not None else _xlogx(np.asarray(x))
     if starts is not None:
         per = v.reshape(v.shape[0], -1).sum(axis=1) if v.ndim > 1 else v
         return np.add.reduceat(per, starts)
+    if v.ndim == batch + 1:  # one axis of cells already
+        return v.sum(axis=-1)
     return v.reshape(v.shape[:batch] + (-1,)).sum(axis=-1)
 
 
