@@ -33,6 +33,7 @@ from .info import (
     EngineBase,
     _compact,
     _n_distinct,
+    _sum_axes,
     cmi_from_counts,
 )
 
@@ -524,7 +525,7 @@ class FastEngine(EngineBase):
                 idx *= 2 * S
                 idx += ts_row[ent[0][a:b]]
                 counts = np.bincount(idx, minlength=k * per).reshape(k, K, 2 * S)
-                counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
+                counts[:, 0, :] = ts_counts[None, :] - _sum_axes(counts[:, 1:, :], 1)
             elif (K - 1) * 2 * S <= _BLAS_CELLS and (
                     (self._ind is not None and int(part.max()) < self.m)
                     or (self._cind is not None and int(part.min()) >= self.m)):
@@ -601,7 +602,7 @@ class FastEngine(EngineBase):
         for c, a, b in zip(cell_sets, off[:-1].tolist(), off[1:].tolist(), strict=True):
             counts = np.empty((cols.size, K, b - a), dtype=np.int64)
             counts[:, 1:, :] = prod[a:b].transpose(2, 1, 0)
-            counts[:, 0, :] = c[2][None, :] - counts[:, 1:, :].sum(axis=1)
+            counts[:, 0, :] = c[2][None, :] - _sum_axes(counts[:, 1:, :], 1)
             out.append(counts)
         return out
 
@@ -629,7 +630,7 @@ class FastEngine(EngineBase):
         else:
             for v in range(1, K):
                 counts[:, v, :] = blocks[v - 1][:, part].T @ onehot
-        counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
+        counts[:, 0, :] = ts_counts[None, :] - _sum_axes(counts[:, 1:, :], 1)
         return counts
 
     def _cmi_one(self, t: np.ndarray, v: np.ndarray, k: int, s: np.ndarray, ns: int) -> float:
@@ -640,7 +641,7 @@ class FastEngine(EngineBase):
         key += t
         c = np.bincount(key, minlength=ns * k * 2).reshape(ns, k, 2)
         tab = self._tab
-        ts = c.sum(axis=1)  # (ns, 2): counts of (S, t)
+        ts = _sum_axes(c, 1)  # (ns, 2): counts of (S, t)
         s_vts = tab[c].sum()
         s_vs = tab[c[:, :, 0] + c[:, :, 1]].sum()
         s_ts = tab[ts].sum()
@@ -715,10 +716,29 @@ class FastEngine(EngineBase):
                       and self._by_rows(cols, first[1]))
             batch: list[tuple[int, tuple]] = []
             used = 0
-            if lead is not None and not derive:
+            joint = self._joint_cells(t, cols, r, nr, extras, kxs, cell_of, lead)
+            if joint is not None:
+                # one product over the joint cells (t, S, x_1, …, x_p); every set's counts are
+                # sums of those (exact integers): fewer rows read than one set per x
+                extras_axes = tuple(range(4, 4 + len(extras)))
+                cj = self._counts_rows(cols, [joint], K)[0].reshape(
+                    cols.size, K, 2, nr, *kxs)
+                if lead is not None:
+                    v1 = self._values(_sum_axes(cj, *extras_axes).reshape(cols.size, K, 2 * nr),
+                                      lead)
+                    pick = np.asarray(keep(v1), dtype=bool)
+                    if not pick.any():  # nothing screened: no extra is tested
+                        return v1, pick, []
+                    sel = cols[pick]
+                    cj = cj[pick]
+                for i, kx in enumerate(kxs):
+                    other = extras_axes[:i] + extras_axes[i + 1:]
+                    ci = _sum_axes(cj, *other) if other else cj
+                    out[i] = self._values(ci.reshape(sel.size, K, 2 * nr * kx), cell_of[i])
+            elif lead is not None and not derive:
                 batch.append((-1, lead))
                 used = 2 * lead[1] * width
-            for i, x in enumerate(extras + [None]):
+            for i, x in enumerate(extras + [None] if joint is None else []):
                 cells = None
                 if x is not None:
                     cells = cell_of[i]
@@ -732,9 +752,8 @@ class FastEngine(EngineBase):
                     counts = self._counts_rows(cols, [c for _, c in batch], K)
                     for (j, c), cnt in zip(batch, counts, strict=True):
                         if j < 0 or (derive and j == 0):
-                            lc = cnt if j < 0 else cnt.reshape(
-                                cols.size, K, 2, nr, kxs[0]).sum(axis=-1).reshape(
-                                cols.size, K, 2 * nr)
+                            lc = cnt if j < 0 else _sum_axes(cnt.reshape(
+                                cols.size, K, 2, nr, kxs[0]), 4).reshape(cols.size, K, 2 * nr)
                             v1 = self._values(lc, lead)
                             pick = np.asarray(keep(v1), dtype=bool)
                             if not pick.any():  # nothing screened: no extra is tested
@@ -759,6 +778,31 @@ class FastEngine(EngineBase):
                 out[i] = self._cmi_given_codes(t, sel, r * kx + self.column(x), nr * kx,
                                                entries)
         return v1, pick, out
+
+    def _joint_cells(self, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
+                     extras: list[int], kxs: list[int], cell_of: list, lead: tuple | None
+                     ) -> tuple | None:
+        """The cells (t, S, x_1, …, x_p) of every row, in the layout of :meth:`_cells` (every
+        stratum kept, t·N + joint code), when :meth:`_extras` may count the lead and every
+        x from them: none of those sets drops a stratum (so each one's cells are sums of the
+        joint cells), there are two x or more, and the joint cells are few (at most four
+        times the separate sets' strata). Else None."""
+        if len(kxs) < 2 or (lead is not None and not lead[0] == lead[1] == nr):
+            return None
+        N = nr
+        for kx, c in zip(kxs, cell_of, strict=True):
+            if c is None or not c[0] == c[1] == nr * kx:
+                return None
+            N *= kx
+        if N > 4 * nr * sum(kxs) or not self._by_rows(cols, N):
+            return None
+        u = r.copy()
+        for x, kx in zip(extras, kxs, strict=True):
+            u *= kx
+            u += self.column(x)
+        key = t * N
+        key += u
+        return N, N, np.bincount(key, minlength=2 * N), key, None
 
     def leave_one_out(self, target, members, fixed):
         return FastLeaveOneOut(self, target, members, fixed)

@@ -16,6 +16,7 @@ from .info import (
     _compact,
     _n_distinct,
     _n_distinct_rows,
+    _sum_axes,
     cmi_from_counts,
 )
 
@@ -242,17 +243,18 @@ class FastLeaveOneOut(LeaveOneOut):
                     nr = nl
                 lv = None
         if nr < _TALL:
-            order = np.argsort(H, axis=1)
-            order += (np.arange(B) * nr)[:, None]  # flat positions
+            col = np.argsort(H, axis=1)  # the row positions in each set's hash order
+            order = col + (np.arange(B) * nr)[:, None]  # flat positions
             Hs = H.ravel()[order]
             if lv is not None:  # the strata over every row, then the live rows in that order
                 distinct = 1 + np.count_nonzero(Hs[:, 1:] != Hs[:, :-1], axis=1)
                 if nl < nr:
-                    keep = lv[order % nr]  # nl per row
+                    keep = lv[col]  # nl per row
                     order = order[keep].reshape(B, nl)
+                    col = col[keep].reshape(B, nl)
                     Hs = Hs[keep].reshape(B, nl)
             codes = W.ravel()[order]
-            ts = t[order % nr]
+            ts = t[col]
             nr = order.shape[1]
             new = np.empty((B, nr), dtype=bool)
             new[:, 0] = True
@@ -275,11 +277,12 @@ class FastLeaveOneOut(LeaveOneOut):
         key += codes.astype(np.int64) * 2
         key += ts
         c = np.bincount(key.ravel(), minlength=NS * 2 * K).reshape(NS, K, 2)
-        c_ts = c.sum(axis=1)  # (NS, 2): counts of (stratum, t)
+        c_ts = _sum_axes(c, 1)  # (NS, 2): counts of (stratum, t)
         live = (c_ts[:, 0] > 0) & (c_ts[:, 1] > 0)
         c *= live[:, None, None]
         c_ts *= live[:, None]
-        return cmi_from_counts(c, self.engine.n, margins=(c.sum(axis=2), c_ts, c_ts.sum(axis=1)),
+        return cmi_from_counts(c, self.engine.n, margins=(c[:, :, 0] + c[:, :, 1], c_ts,
+                                                          c_ts[:, 0] + c_ts[:, 1]),
                                starts=off, table=self.engine._tab), distinct
 
     def remove(self, f: int) -> None:

@@ -135,6 +135,21 @@ def cmi_from_counts(counts, n=None, *, margins=None, batch: int | None = None, s
     return float(out) if np.ndim(out) == 0 else out
 
 
+def _sum_axes(a: np.ndarray, *axes: int) -> np.ndarray:
+    """``a.sum(axis=axes)`` of an integer array by adding its slices along each short axis in
+    turn (numpy's reduction over a few elements of an inner axis is several times slower; an
+    integer sum is exact in any order)."""
+    for axis in sorted(axes, reverse=True):
+        parts = np.moveaxis(a, axis, 0)
+        if parts.shape[0] < 2:
+            a = parts[0].copy() if parts.shape[0] else np.zeros(parts.shape[1:], a.dtype)
+            continue
+        a = parts[0] + parts[1]
+        for p in parts[2:]:
+            a += p
+    return a
+
+
 def _n_distinct(values: np.ndarray) -> int:
     """How many distinct values a 1-D array holds (a sort for short arrays, a hash table for
     long ones)."""

@@ -466,6 +466,46 @@ def test_screen_then_extras_matches_separate_calls(case):
     assert merged.stats() == plain.stats()
 
 
+@pytest.mark.parametrize("fixed", [[], [25], [25, 26]])
+def test_joint_cells_give_the_separate_sets_values(fixed, monkeypatch):
+    """The spouse step's sets counted from one product over their joint cells (t, S, x_1, …)
+    give, bit for bit, the values and counters of counting each set on its own (the lead
+    given S, then S ∪ {x} for each x), with and without a lead."""
+    rng = np.random.default_rng(11)
+    n, m = 400, 24
+    X = rng.integers(0, 3, size=(n, m))
+    C = np.column_stack([X[:, 0] % 2, rng.random(n) < 0.4, rng.random(n) < 0.5]).astype(int)
+    variables, extras = np.arange(4, m), [1, 2]
+    fixed = [m + (f - 24) for f in fixed]
+
+    def keep(v):
+        return np.round(v, 12) <= 0.02
+
+    used = []
+    joint = FastEngine._joint_cells
+    monkeypatch.setattr(FastEngine, "_joint_cells", lambda self, *a: (
+        used.append(joint(self, *a)) or used[-1]))
+    merged = FastEngine(X, C, **FastEngine.shared(X, C))
+    got = merged.screen_then_extras(0, variables, fixed, extras, keep)
+    assert used and all(u is not None for u in used)
+    monkeypatch.setattr(FastEngine, "_joint_cells", lambda self, *a: None)
+    separate = FastEngine(X, C, **FastEngine.shared(X, C))
+    want = separate.screen_then_extras(0, variables, fixed, extras, keep)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    assert len(got[2]) == len(want[2]) == len(extras)
+    for a, b in zip(got[2], want[2], strict=True):
+        assert np.array_equal(a, b)
+    assert merged.stats() == separate.stats()
+
+
+def test_sum_axes_is_numpy_sum():
+    from camcf.info import _sum_axes
+
+    a = np.random.default_rng(0).integers(0, 9, size=(4, 3, 1, 2, 5))
+    for axes in ((1,), (2,), (3, 4), (1, 4), (0,)):
+        assert np.array_equal(_sum_axes(a, *axes), a.sum(axis=axes))
+
+
 def test_sparse_entries_kept_between_calls():
     """Sparse features: the stored entries of the last columns counted are kept for the next
     call on the same columns (Phase 3 asks the same features given each member of R); every
