@@ -140,13 +140,16 @@ def _sum_axes(a: np.ndarray, *axes: int) -> np.ndarray:
     turn (numpy's reduction over a few elements of an inner axis is several times slower; an
     integer sum is exact in any order)."""
     for axis in sorted(axes, reverse=True):
-        parts = np.moveaxis(a, axis, 0)
-        if parts.shape[0] < 2:
-            a = parts[0].copy() if parts.shape[0] else np.zeros(parts.shape[1:], a.dtype)
+        k = a.shape[axis]
+        before = (slice(None),) * axis
+        if k < 2:
+            a = a[before + (0,)].copy() if k else np.zeros(a.shape[:axis] + a.shape[axis + 1:],
+                                                          a.dtype)
             continue
-        a = parts[0] + parts[1]
-        for p in parts[2:]:
-            a += p
+        out = a[before + (0,)] + a[before + (1,)]
+        for i in range(2, k):
+            out += a[before + (i,)]
+        a = out
     return a
 
 
