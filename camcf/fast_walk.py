@@ -4,6 +4,7 @@ batch's values and strata from one sort of its rows' hashes)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -14,6 +15,7 @@ from .info import (
     _JOINT_CACHE_BYTES,
     LeaveOneOut,
     _compact,
+    _first_appearance,
     _n_distinct,
     _n_distinct_rows,
     _sum_axes,
@@ -21,6 +23,7 @@ from .info import (
 )
 
 _TALL = 1 << 15  # rows from which a batch's strata come from one hash factorisation per set
+_RADIX_STATES = 1 << 12  # joint states up to which single values number strata by a code
 _PACK_ROWS = 1 << 12  # rows up to which a batch sorts packed keys (see _chain_counts)
 _WALK_BATCH = 64  # most backward-elimination steps computed together (see FastLeaveOneOut)
 
@@ -48,6 +51,20 @@ class FastLeaveOneOut(LeaveOneOut):
         else:
             self.total = engine._hash(self.members + self.fixed)
         self._in = set(self.members) | set(self.fixed)
+        # few joint states (a short PC and R): the exact mixed-radix code of members ∪ fixed
+        # beside the hash, from which a single value numbers its strata without hashing
+        self._radix: tuple[np.ndarray, dict[int, int], int] | None = None
+        cards = [int(engine.card[c]) for c in self.members + self.fixed]
+        if self._pos is not None and math.prod(cards) <= _RADIX_STATES:
+            code = np.zeros(engine.n, dtype=np.int64)
+            step: dict[int, int] = {}  # each column's place value
+            place = 1
+            for c, k_c in zip(self.members + self.fixed, cards, strict=True):
+                step[c] = place
+                code += (self._W[self._pos[c]] if c in self._pos
+                         else engine.column(c)).astype(np.int64) * place
+                place *= k_c
+            self._radix = (code, step, place)
         # the members' columns as int64 and their hash terms, kept while they fit the budget
         self._keep = k * engine.n * 16 <= _JOINT_CACHE_BYTES
         self._cols: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -80,7 +97,11 @@ class FastLeaveOneOut(LeaveOneOut):
         if len(self._in) - (f in self._in) == 0:  # nothing to condition on
             return eng._table_value(f, self.target), True
         col, term = self._col(f)
-        s, ns = _compact(self.total - term if f in self._in else self.total, sort=False)
+        if self._radix is not None:  # the same numbering (first appearance) from exact codes
+            code, step, bound = self._radix
+            s, ns = _first_appearance(code - col * step[f] if f in self._in else code, bound)
+        else:
+            s, ns = _compact(self.total - term if f in self._in else self.total, sort=False)
         self._known[f] = (self._removed, ns)
         return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns), False
 
@@ -306,6 +327,9 @@ class FastLeaveOneOut(LeaveOneOut):
             self._in.discard(f)
         term = self._terms.pop(f, None)
         self.total = self.total - (self._col(f)[1] if term is None else term)
+        if self._radix is not None and f in self._radix[1]:
+            code, step, bound = self._radix
+            self._radix = (code - self._col(f)[0] * step[f], step, bound)
         self._cols.pop(f, None)
         self._removed += 1
 

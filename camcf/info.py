@@ -254,6 +254,19 @@ def _compact(codes: np.ndarray, *, sort: bool = True) -> tuple[np.ndarray, int]:
     return inv.astype(np.int64, copy=False).ravel(), int(len(uniq))
 
 
+def _first_appearance(codes: np.ndarray, bound: int) -> tuple[np.ndarray, int]:
+    """:func:`_compact` ``(codes, sort=False)`` of integer codes in 0..bound−1 with a small
+    bound: the distinct codes numbered in order of first appearance, from the first position
+    of each code (no hash table, no sort of the n rows)."""
+    n = codes.size
+    first = np.full(bound, n, dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(n))
+    present = np.flatnonzero(first < n)
+    label = np.empty(bound, dtype=np.int64)
+    label[present[np.argsort(first[present])]] = np.arange(present.size)
+    return label[codes], int(present.size)
+
+
 def smallest_uint(max_value: int) -> np.dtype:
     """The smallest unsigned integer type holding 0..max_value."""
     for dt in (np.uint8, np.uint16, np.uint32):

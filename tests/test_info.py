@@ -498,6 +498,41 @@ def test_joint_cells_give_the_separate_sets_values(fixed, monkeypatch):
     assert merged.stats() == separate.stats()
 
 
+def test_first_appearance_numbers_as_compact():
+    from camcf.info import _compact, _first_appearance
+
+    rng = np.random.default_rng(3)
+    for n, bound in ((1, 1), (50, 7), (3000, 40)):
+        codes = rng.integers(0, bound, size=n) * (rng.random(n) < 0.9)
+        got = _first_appearance(codes, bound)
+        want = _compact(codes, sort=False)
+        assert np.array_equal(got[0], want[0]) and got[1] == want[1]
+
+
+def test_leave_one_out_single_values_from_exact_codes(monkeypatch):
+    """A short PC and R: single values number their strata from the mixed-radix code of the
+    set instead of its hash: the same values and strata, bit for bit, as from the hash, also
+    after removals."""
+    from camcf import fast_walk
+
+    rng = np.random.default_rng(12)
+    n, m = 1500, 10
+    X = rng.integers(0, 3, size=(n, m))
+    C = np.column_stack([(X[:, 0] + X[:, 1]) % 2, rng.random(n) < 0.3]).astype(int)
+    members, fixed = [0, 1, 2], [m + 1]
+    out = []
+    for states in (fast_walk._RADIX_STATES, 0):
+        monkeypatch.setattr(fast_walk, "_RADIX_STATES", states)
+        eng = FastEngine(X, C, **FastEngine.shared(X, C))
+        loo = eng.leave_one_out(0, members, fixed)
+        assert (loo._radix is not None) == bool(states)
+        got = [(loo.value(f), loo.strata(f)) for f in members]
+        loo.remove(1)
+        got += [(loo.value(f), loo.strata(f)) for f in (0, 2, 1)]
+        out.append(got)
+    assert out[0] == out[1]
+
+
 def test_sum_axes_is_numpy_sum():
     from camcf.info import _sum_axes
 
