@@ -54,12 +54,13 @@ class FastLeaveOneOut(LeaveOneOut):
         # few joint states (a short PC and R): the exact mixed-radix code of members ∪ fixed
         # beside the hash, from which a single value numbers its strata without hashing
         self._radix: tuple[np.ndarray, dict[int, int], int] | None = None
-        cards = [int(engine.card[c]) for c in self.members + self.fixed]
-        if self._pos is not None and math.prod(cards) <= _RADIX_STATES:
+        cols = self.members + self.fixed
+        cards = engine.card[cols].tolist() if len(cols) <= _RADIX_STATES.bit_length() else []
+        if self._pos is not None and cards and math.prod(cards) <= _RADIX_STATES:
             code = np.zeros(engine.n, dtype=np.int64)
             step: dict[int, int] = {}  # each column's place value
             place = 1
-            for c, k_c in zip(self.members + self.fixed, cards, strict=True):
+            for c, k_c in zip(cols, cards, strict=True):
                 step[c] = place
                 code += (self._W[self._pos[c]] if c in self._pos
                          else engine.column(c)).astype(np.int64) * place
