@@ -430,13 +430,23 @@ class EngineBase(abc.ABC):
             self._cat_table = self._category_table()
         return self._cat_table
 
-    @abc.abstractmethod
-    def _feature_table(self) -> np.ndarray:
-        """I(X_f; C_c), m × C."""
+    def table_rows(self, which: str, start: int, stop: int) -> np.ndarray:
+        """Rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or of the
+        category table (``"categories"``): bit for bit those rows of :meth:`mi_table` or
+        :meth:`category_mi_table` (a parallel run computes the tables in row blocks)."""
+        if which == "features":
+            return self._feature_table((int(start), int(stop)))
+        if which == "categories":
+            return self._category_table((int(start), int(stop)))
+        raise ValueError(f"which must be 'features' or 'categories', got {which!r}")
 
     @abc.abstractmethod
-    def _category_table(self) -> np.ndarray:
-        """I(C_a; C_b), C × C."""
+    def _feature_table(self, rows: tuple[int, int] | None = None) -> np.ndarray:
+        """I(X_f; C_c), m × C (rows a..b − 1 for ``rows=(a, b)``)."""
+
+    @abc.abstractmethod
+    def _category_table(self, rows: tuple[int, int] | None = None) -> np.ndarray:
+        """I(C_a; C_b), C × C (rows a..b − 1 for ``rows=(a, b)``)."""
 
     def _table_value(self, j: int, target: int) -> float:
         """I(t; V_j) from the unconditional tables."""
@@ -503,20 +513,23 @@ class ReferenceEngine(EngineBase):
     def columns(self, cols: np.ndarray) -> np.ndarray:
         return self.pool[:, np.asarray(cols, dtype=np.int64)]
 
-    def _feature_table(self) -> np.ndarray:
-        out = np.empty((self.m, self.n_categories))
+    def _feature_table(self, rows: tuple[int, int] | None = None) -> np.ndarray:
+        lo, hi = (0, self.m) if rows is None else rows
+        out = np.empty((hi - lo, self.n_categories))
         for c in range(self.n_categories):
             t = self.pool[:, self.m + c]
-            for f in range(self.m):
-                out[f, c] = self._cmi(self.pool[:, f], t, None)
+            for f in range(lo, hi):
+                out[f - lo, c] = self._cmi(self.pool[:, f], t, None)
         return out
 
-    def _category_table(self) -> np.ndarray:
+    def _category_table(self, rows: tuple[int, int] | None = None) -> np.ndarray:
         C = self.n_categories
-        out = np.empty((C, C))
-        for a in range(C):
+        lo, hi = (0, C) if rows is None else rows
+        out = np.empty((hi - lo, C))
+        for a in range(lo, hi):
             for b in range(C):
-                out[a, b] = self._cmi(self.pool[:, self.m + a], self.pool[:, self.m + b], None)
+                out[a - lo, b] = self._cmi(self.pool[:, self.m + a], self.pool[:, self.m + b],
+                                           None)
         return out
 
     def _cmi(self, a, b, cond_cols) -> float:
