@@ -742,26 +742,43 @@ def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
     return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -totals[k]) if tasks[k]]
 
 
+def table_blocks(m: int, n_categories: int, workers: int) -> list[tuple[str, int, int]]:
+    """The two tables in row blocks for ``workers`` workers: each table in ``workers`` blocks
+    of even rows (the MI table's first: a row of it counts every code of a feature), so that
+    each worker takes about as much of each. Entries ``(which, start, stop)`` for
+    :meth:`camcf.info.EngineBase.table_rows`."""
+    out = []
+    for which, rows in (("features", m), ("categories", n_categories)):
+        k = max(1, min(int(workers), rows))
+        edges = np.linspace(0, rows, k + 1).round().astype(int).tolist()
+        out.extend((which, a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a)
+    return out
+
+
 def _parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list
                      ) -> tuple[np.ndarray, np.ndarray]:
-    """The MI table and the category table computed side by side, one task each (joblib,
-    processes preferred: the work holds the GIL in places). A local worker writes its table
-    into a file of ``store`` (:func:`camcf.parallel.write_shared`), a remote one returns it.
-    Each task's CPU seconds are appended to ``cpu``. The pool is asked for ``n_jobs`` workers,
-    as for the targets next, so that joblib keeps the same worker processes for both."""
-    from joblib import Parallel, delayed
+    """The MI table and the category table computed in row blocks (:func:`table_blocks`), one
+    joblib task each (processes preferred: the work holds the GIL in places). A local worker
+    writes its rows into a file of ``store`` (:func:`camcf.parallel.write_shared`), a remote
+    one returns them. Each task's CPU seconds are appended to ``cpu``. The pool is asked for
+    ``n_jobs`` workers, as for the targets next, so that joblib keeps the same worker processes
+    for both."""
+    from joblib import Parallel, delayed, effective_n_jobs
 
     X, C, spec, leaves = inputs
     m, Q = X.shape[1], C.shape[1]
-    outs = {"categories": store.empty((Q, Q), np.float64),
-            "features": store.empty((m, Q), np.float64)}
+    outs = {"features": store.empty((m, Q), np.float64),
+            "categories": store.empty((Q, Q), np.float64)}
+    paths = {k: store.path(v) for k, v in outs.items()}
+    blocks = table_blocks(m, Q, max(1, effective_n_jobs(n_jobs)))
     got = Parallel(n_jobs=n_jobs, prefer="processes", max_nbytes=None)(
-        delayed(_engine_table)(engine, X, C, which, store.path(out), spec, *leaves)
-        for which, out in outs.items())
-    cpu.extend(c for _, c in got)
-    cat, mi = (store.readonly(out) if r is None else r
-               for (r, _), out in zip(got, outs.values(), strict=True))
-    return mi, cat
+        delayed(_engine_table)(engine, X, C, which, a, b, paths[which], spec, *leaves)
+        for which, a, b in blocks)
+    for (which, a, b), (rows, seconds) in zip(blocks, got, strict=True):
+        cpu.append(seconds)
+        if rows is not None:  # a remote worker's rows
+            outs[which][a:b] = rows
+    return store.readonly(outs["features"]), store.readonly(outs["categories"])
 
 
 def _parallel_outcomes(inputs: tuple, tables, todo: list[Category], label_of: np.ndarray,
@@ -818,18 +835,18 @@ def _unflatten(spec: list, leaves) -> dict:
     return out
 
 
-def _engine_table(engine: str, X, C, which: str, path: str, spec, *leaves
-                  ) -> tuple[np.ndarray | None, float]:
-    """The MI table (``which="features"``) or the category table of a fresh engine, written
-    into the shared file ``path`` when this process can (then None) or returned (a parallel
+def _engine_table(engine: str, X, C, which: str, start: int, stop: int, path: str, spec,
+                  *leaves) -> tuple[np.ndarray | None, float]:
+    """Rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or of the category
+    table of a fresh engine (:meth:`camcf.info.EngineBase.table_rows`), written into those
+    rows of the shared file ``path`` when this process can (then None) or returned (a parallel
     task of :func:`run`); with the task's CPU seconds."""
     from .engines import ENGINES
     from .parallel import write_shared
 
     c0 = time.process_time()
     eng = ENGINES[engine](X, C, **_unflatten(spec, leaves))
-    out = write_shared(path, eng.mi_table() if which == "features"
-                       else eng.category_mi_table())
+    out = write_shared(path, eng.table_rows(which, start, stop), start)
     return out, time.process_time() - c0
 
 

@@ -206,14 +206,17 @@ def _address(a: np.ndarray) -> int:
     return int(a.__array_interface__["data"][0])
 
 
-def write_shared(path: str, value: np.ndarray) -> np.ndarray | None:
-    """Put a worker's result into the array file ``path`` of a :class:`SharedArrays` when this
-    process can open it (a local worker or thread) and return None; elsewhere (a remote Dask
-    worker, say) return ``value`` for the caller to receive as usual."""
+def write_shared(path: str, value: np.ndarray, start: int = 0) -> np.ndarray | None:
+    """Put a worker's result into rows ``start``.. of the array file ``path`` of a
+    :class:`SharedArrays` when this process can open it (a local worker or thread) and return
+    None; elsewhere (a remote Dask worker, say) return ``value`` for the caller to receive as
+    usual."""
     if os.path.isfile(path):
         out = np.lib.format.open_memmap(path, mode="r+")
-        if out.shape == value.shape and out.dtype == value.dtype:
-            out[...] = value
+        stop = start + (value.shape[0] if value.ndim else 0)
+        if value.ndim and out.shape[1:] == value.shape[1:] and out.dtype == value.dtype \
+                and 0 <= start and stop <= out.shape[0]:
+            out[start:stop] = value
             out.flush()
             return None
     return value

@@ -350,6 +350,7 @@ def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypa
         assert table.base is None and not isinstance(table, np.memmap)
     assert len(folders) == 1 and not os.path.exists(folders[0])
     assert set(par.stats["stages"]) == {"prepare", "tables", "targets"}
-    # CPU seconds: one per table task and per targets task (one task per worker here)
-    assert len(par.stats["cpu"]["tables"]) == 2 and len(par.stats["cpu"]["targets"]) == 2
+    # CPU seconds: one per table task (each table in two row blocks for two workers) and per
+    # targets task (one task per worker here)
+    assert len(par.stats["cpu"]["tables"]) == 4 and len(par.stats["cpu"]["targets"]) == 2
     assert len(serial.stats["cpu"]["tables"]) == len(serial.stats["cpu"]["targets"]) == 1
