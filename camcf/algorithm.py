@@ -298,9 +298,13 @@ def _prepare_labels(Y) -> np.ndarray:
     top = int(np.where(flip, 1, hi).max())
     out = np.empty((n, q), dtype=smallest_uint(max(top, 0)), order="F")
     block = max(1, _ELEM_BUDGET // max(n, 1))
+    direct = A.dtype.kind in "iub"  # integer codes ≥ 0 go in by one casting copy
     for a in range(0, q, block):
-        part = A[:, a:a + block].astype(np.int64)
         f = flip[a:a + block]
+        if direct and not f.any() and lo[a:a + block].min() >= 0:
+            out[:, a:a + block] = A[:, a:a + block]
+            continue
+        part = A[:, a:a + block].astype(np.int64)
         if f.any():
             part[:, f] = part[:, f] == 1
         out[:, a:a + block] = part
@@ -390,12 +394,25 @@ def prepare_features(X, *, checked: bool = False):
             out[:, j] = np.unique(A[:, j], return_inverse=True)[1].ravel()
     else:
         out[...] = A  # one casting copy (numpy buffers it: no full-size temporary)
-    nnz = int(np.count_nonzero(out))
+    flat = out.ravel(order="F")  # a view: out is column-major
+    nnz = int(np.count_nonzero(flat))
     if nnz < _SPARSE_BELOW * n * m and n * m >= _SPARSE_FROM:
-        import scipy.sparse as sp
-
-        return sp.csc_matrix(out)
+        return _csc_of(out, nnz)
     return out
+
+
+def _csc_of(A: np.ndarray, nnz: int):
+    """The column-major dense array ``A`` (with ``nnz`` non-zeros) as a CSC matrix of the same
+    dtype, indices sorted: what ``scipy.sparse.csc_matrix(A)`` gives, from one scan of the
+    column-major cells (no coordinate lists, no sort)."""
+    import scipy.sparse as sp
+
+    n, m = A.shape
+    idx = np.int32 if max(n, nnz) < 2**31 else np.int64
+    flat = A.ravel(order="F")
+    where = np.flatnonzero(flat)
+    indptr = np.searchsorted(where, np.arange(m + 1, dtype=np.int64) * n).astype(idx)
+    return sp.csc_matrix((flat[where], (where % n).astype(idx), indptr), shape=(n, m))
 
 
 def flatten_labels(Y: np.ndarray, label_names: list[str],
@@ -412,6 +429,9 @@ def flatten_labels(Y: np.ndarray, label_names: list[str],
     return cats
 
 
+_FEW_VALUES = 4  # label codes up to which categories are counted by comparisons, not bincount
+
+
 def _label_values(Y: np.ndarray):
     """Per label column: (distinct values ascending, their counts), as ``np.unique`` gives
     them; small non-negative integer codes are counted for a block of columns by one
@@ -425,6 +445,18 @@ def _label_values(Y: np.ndarray):
         return
     K = int(Y.max()) + 1
     block = max(1, min(_ELEM_BUDGET // max(n, 1), _ELEM_BUDGET // K))
+    if K <= _FEW_VALUES:  # one pass per code ≥ 1 over a block of columns (no int64 copy)
+        for a in range(0, q, block):
+            part = Y[:, a:a + block]
+            counts = np.empty((part.shape[1], K), dtype=np.int64)
+            for v in range(1, K):
+                counts[:, v] = (part.sum(axis=0, dtype=np.int64) if K == 2
+                                else np.count_nonzero(part == v, axis=0))
+            counts[:, 0] = n - counts[:, 1:].sum(axis=1)
+            for row in counts:
+                values = np.flatnonzero(row)
+                yield values.astype(Y.dtype), row[values]
+        return
     for a in range(0, q, block):
         part = Y[:, a:a + block].astype(np.int64)
         part += (np.arange(part.shape[1]) * K)[None, :]

@@ -354,3 +354,27 @@ def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypa
     # targets task (one task per worker here)
     assert len(par.stats["cpu"]["tables"]) == 4 and len(par.stats["cpu"]["targets"]) == 2
     assert len(serial.stats["cpu"]["tables"]) == len(serial.stats["cpu"]["targets"]) == 1
+
+
+def test_prepared_codes_and_label_counts_equal_the_plain_ones():
+    """The preparation's shortcuts give what the plain numpy/scipy calls give: mostly-zero
+    dense codes as scipy's CSC matrix, labels (0/1, −1/+1, multi-class, float) as their
+    codes in column-major order, and each label's values and counts as np.unique's."""
+    from camcf.algorithm import _label_values, _prepare_labels
+
+    rng = np.random.default_rng(5)
+    X = ((rng.random((2100, 500)) < 0.05) * rng.integers(1, 4, (2100, 500))).astype(np.uint8)
+    got = prepare_features(X, checked=True)
+    want = sp.csc_matrix(np.asfortranarray(X))
+    assert sp.issparse(got) and got.dtype == want.dtype and got.has_sorted_indices
+    assert all(np.array_equal(getattr(got, a), getattr(want, a))
+               for a in ("data", "indices", "indptr"))
+    Y = np.column_stack([rng.integers(0, 2, 300), rng.integers(0, 4, 300),
+                         np.where(rng.random(300) < 0.3, 1, -1), rng.integers(0, 9, 300)])
+    for A in (Y, Y.astype(float), Y[:, [0, 1]].astype(np.uint8), Y[:, [0, 2]]):  # K 9, 4, 2
+        P = _prepare_labels(A)
+        want = np.where(A == -1, 0, A).astype(np.int64)
+        assert P.flags.f_contiguous and np.array_equal(P, want)
+        for i, (values, counts) in enumerate(_label_values(P)):
+            u, k = np.unique(P[:, i], return_counts=True)
+            assert np.array_equal(values, u) and np.array_equal(counts, k)
