@@ -765,9 +765,20 @@ def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category],
     no decision depends on it)."""
     mi, cat = tables
     ids = np.array([c.id for c in todo], dtype=np.int64)
-    kept = np.ceil(params["k1"] * np.count_nonzero(mi[:, ids] > params["delta1"], axis=0))
-    sk = np.count_nonzero(cat[:, ids] > params["delta2"], axis=0) if cat.size else 0
+    # counted over whole rows (contiguous), then the targets' columns taken
+    kept = np.ceil(params["k1"] * _count_above(mi, params["delta1"])[ids])
+    sk = _count_above(cat, params["delta2"])[ids] if cat.size else 0
     return 1.0 + kept + sk / 8.0
+
+
+def _count_above(table: np.ndarray, threshold: float) -> np.ndarray:
+    """Per column of ``table``, how many values exceed ``threshold`` (a block of rows at a
+    time: no full-size boolean temporary)."""
+    out = np.zeros(table.shape[1], dtype=np.int64)
+    step = max(1, _ELEM_BUDGET // max(table.shape[1], 1))
+    for a in range(0, table.shape[0], step):
+        out += np.count_nonzero(table[a:a + step] > threshold, axis=0)
+    return out
 
 
 def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
@@ -890,7 +901,8 @@ def _engine_table(engine: str, X, C, which: str, start: int, stop: int, path: st
 
     c0 = time.process_time()
     eng = ENGINES[engine](X, C, **_unflatten(spec, leaves))
-    out = write_shared(path, eng.table_rows(which, start, stop), start)
+    with one_blas_thread():  # one worker, one core (a Dask worker sets no limit itself)
+        out = write_shared(path, eng.table_rows(which, start, stop), start)
     return out, time.process_time() - c0
 
 
@@ -902,9 +914,10 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, categories, params,
     c0 = time.process_time()
     shared = _unflatten(spec, leaves)
     tables = (mi_table, cat_table)
-    out = {c.id: target_work(X, C, tables, c, np.flatnonzero(label_of != c.label_index),
-                             params, trace, engine, shared)
-           for c in categories}
+    with one_blas_thread():  # one worker, one core (a Dask worker sets no limit itself)
+        out = {c.id: target_work(X, C, tables, c, np.flatnonzero(label_of != c.label_index),
+                                 params, trace, engine, shared)
+               for c in categories}
     return out, time.process_time() - c0
 
 
