@@ -826,7 +826,8 @@ def _parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: in
             "categories": store.empty((Q, Q), np.float64)}
     paths = {k: store.path(v) for k, v in outs.items()}
     blocks = table_blocks(m, Q, max(1, effective_n_jobs(n_jobs)))
-    got = Parallel(n_jobs=n_jobs, prefer="processes", max_nbytes=None)(
+    got = Parallel(n_jobs=n_jobs, prefer="processes", max_nbytes=None, batch_size=1,
+                   pre_dispatch="all")(
         delayed(_engine_table)(engine, X, C, which, a, b, paths[which], spec, *leaves)
         for which, a, b in blocks)
     for (which, a, b), (rows, seconds) in zip(blocks, got, strict=True):
@@ -854,7 +855,8 @@ def _parallel_outcomes(inputs: tuple, tables, todo: list[Category], label_of: np
     plan = plan_tasks(target_costs(tables, todo, params), _TASKS_PER_WORKER * workers)
     X, C, spec, leaves = inputs
     mi, cat, label_of = (store.share(a) for a in (*tables, label_of))
-    done = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes=None)(
+    done = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes=None,
+                    batch_size=1, pre_dispatch="all")(
         delayed(_targets_work)(X, C, mi, cat, label_of, spec, [todo[i] for i in task], params,
                                trace, engine, *leaves)
         for task in plan)
