@@ -526,9 +526,10 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         Target categories run in parallel through joblib: ``None`` or 1 runs them here, one
         after the other; −1 uses every core (or, inside ``joblib.parallel_backend("dask")``,
         every worker of the connected Dask cluster: the data is scattered to the workers once
-        per parallel step). In parallel the two unconditional tables are computed side by
-        side, then the targets go in about four tasks per worker, balanced by an estimate of
-        their cost (:func:`plan_tasks`); local workers map the shared arrays from files
+        per parallel step). In parallel the two unconditional tables are computed in row
+        blocks, one of each per worker (:func:`table_blocks`), then the targets go in about four
+        tasks per worker, balanced by an estimate of their cost (:func:`plan_tasks`); local
+        workers map the shared arrays from files
         (:class:`camcf.parallel.SharedArrays`). The result is byte-identical for every
         ``n_jobs``; ``Result.stats["stages"]`` gives the wall seconds of the preparation, the
         tables and the targets.
@@ -617,7 +618,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         eng = Engine(X, C, **shared)
         tables = (eng.mi_table(), eng.category_mi_table())
         cpu["tables"].append(time.process_time() - c_tables)
-    else:  # the two tables side by side, written by local workers into shared files
+    else:  # the two tables in row blocks, written by local workers into shared files
         spec, leaves = _flatten(shared)
         inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
         tables = _parallel_tables(engine, inputs, store, n_jobs, cpu["tables"])

@@ -1,11 +1,12 @@
 """Parallel runs: shared arrays for local workers, a Dask cluster through joblib's Dask backend.
 
-:func:`camcf.run` with ``n_jobs`` > 1 hands its work to joblib: the two unconditional tables as
-two tasks, then the target categories in about four tasks per worker sized by an estimate of
-their cost. The large read-only arrays (codes, category indicators, tables, the engine's shared
-inputs) are put once in files of a :class:`SharedArrays` folder: local process workers map them
-(joblib passes a memory-mapped array by file name), nothing is pickled per task, and the table
-tasks write their tables into such files (:func:`write_shared`). Inside :func:`dask_cluster`
+:func:`camcf.run` with ``n_jobs`` > 1 hands its work to joblib: the two unconditional tables in
+row blocks, one block of each per worker, then the target categories in about four tasks per
+worker sized by an estimate of their cost, heaviest first. The large read-only arrays (codes,
+category indicators, tables, the engine's shared inputs) are put once in files of a
+:class:`SharedArrays` folder: local process workers map them (joblib passes a memory-mapped array
+by file name), nothing is pickled per task, and the table tasks write their rows into such files
+(:func:`write_shared`). Inside :func:`dask_cluster`
 joblib sends the same work to the workers of an existing ``dask.distributed`` scheduler, and
 each shared array is scattered to the workers once per parallel step, not once per task. The
 workers need camcf installed (the same version as the client).

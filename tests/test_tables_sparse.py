@@ -53,6 +53,8 @@ def test_tables_in_row_blocks_are_the_whole_tables_bit_for_bit(monkeypatch):
             monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES_FROM", route)
         X, C = _data(sparse_x)
         shared = FastEngine.shared(X, C)
+        # the second category of each binary label is its first's complement
+        assert np.flatnonzero(shared["complements"]).tolist() == [1, 3]
         S = shared["categories"]
         assert (S is not None) == (route is not None)
         if S is not None:
