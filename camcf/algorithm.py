@@ -586,11 +586,12 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         C = store.empty((n, Q), np.uint8, order="F")
     else:
         C = np.empty((n, len(cats)), dtype=np.uint8, order="F")
-    for c in cats:
-        C[:, c.id] = Y[:, c.label_index] == c.value
+    for c in cats:  # (Y is column-major: each comparison reads and writes one column)
+        np.equal(Y[:, c.label_index], c.value, out=C[:, c.id].view(np.bool_))
     if parallel:
         C = store.readonly(C)
-    levels = pool_levels(X, C)
+    ones = np.array([c.size for c in cats], dtype=np.int64)  # the ones of each indicator
+    levels = pool_levels(X, C, ones)
     thresholds = None
     if "auto" in (params["delta1"], params["delta2"]):
         from .significance import thresholds_from_levels
@@ -603,7 +604,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
                 thresholds[name] = sug[name]
                 thresholds["df_" + name] = sug["df_" + name]
     Engine = ENGINES[engine]
-    shared = Engine.shared(X, C)
+    shared = Engine.shared(X, C, ones)
 
     n_values = np.bincount([c.label_index for c in cats], minlength=Y.shape[1])
     constant = np.flatnonzero(n_values < 2).tolist()

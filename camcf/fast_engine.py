@@ -147,14 +147,16 @@ class FastEngine(EngineBase):
         self._ent: tuple | None = None  # (key, _entries()) of the last columns counted
 
     @classmethod
-    def shared(cls, X, C: np.ndarray) -> dict:
+    def shared(cls, X, C: np.ndarray, ones: np.ndarray | None = None) -> dict:
         """The code bounds of the pool and the float32 indicators for BLAS counting
         (:func:`feature_indicators`, :func:`category_indicators`); for the two tables, the ones
         of each category, which categories are their predecessor's complement
         (:func:`complements`) and the sparse indicators of the others
-        (:func:`sparse_categories`): built once, whatever the number of table tasks."""
+        (:func:`sparse_categories`): built once, whatever the number of table tasks. ``ones``:
+        the ones of each column of C when known (else counted)."""
         card = pool_cardinality(X, C)
-        ones = np.asarray(C).sum(axis=0, dtype=np.int64)
+        ones = (np.asarray(C).sum(axis=0, dtype=np.int64) if ones is None
+                else np.asarray(ones, dtype=np.int64))
         comp = complements(C, ones)
         return {"card": card, "indicators": (feature_indicators(X, card),
                                              category_indicators(C)),

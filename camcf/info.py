@@ -153,9 +153,10 @@ def _n_distinct_rows(values: np.ndarray) -> np.ndarray:
     return 1 + np.count_nonzero(s[:, 1:] != s[:, :-1], axis=1)
 
 
-def pool_levels(X, C: np.ndarray) -> np.ndarray:
+def pool_levels(X, C: np.ndarray, ones: np.ndarray | None = None) -> np.ndarray:
     """How many distinct values occur in each pool column: the features of X (dense or sparse),
-    then the category indicators of C (2, or 1 when an indicator is constant)."""
+    then the category indicators of C (2, or 1 when an indicator is constant). ``ones``: the
+    ones of each column of C when known (else counted)."""
     n, m = X.shape
     out = np.empty(m + C.shape[1], dtype=np.int64)
     if n == 0:
@@ -197,7 +198,8 @@ def pool_levels(X, C: np.ndarray) -> np.ndarray:
                 out[a:a + part.shape[1]] = np.count_nonzero(seen.reshape(-1, K), axis=1)
         else:
             out[:m] = [np.unique(A[:, j]).size for j in range(m)]
-    ones = np.asarray(C).sum(axis=0, dtype=np.int64)
+    if ones is None:
+        ones = np.asarray(C).sum(axis=0, dtype=np.int64)
     out[m:] = 1 + ((ones > 0) & (ones < n))
     return out
 
@@ -406,9 +408,10 @@ class EngineBase(abc.ABC):
         self._mi_table, self._cat_table = tables if tables is not None else (None, None)
 
     @classmethod
-    def shared(cls, X, C: np.ndarray) -> dict:
+    def shared(cls, X, C: np.ndarray, ones: np.ndarray | None = None) -> dict:
         """Read-only inputs every per-target engine of a run shares (computed once by
-        :func:`camcf.run` and passed to each engine's constructor as keywords)."""
+        :func:`camcf.run` and passed to each engine's constructor as keywords). ``ones``: the
+        ones of each column of C when known."""
         return {}
 
     # -- counters ---------------------------------------------------------------------------
