@@ -98,7 +98,8 @@ def sparse_categories(C: np.ndarray, ones: np.ndarray, cols: np.ndarray
         b = min(k, a + block)
         part = Ct[cols[a:b]]  # (b − a) × n, C order
         part ^= flip[a:b, None].astype(part.dtype)
-        flat = np.flatnonzero(part)
+        # indicators are 0/1: numpy finds the non-zeros of a bool array 5-10× faster
+        flat = np.flatnonzero(part.view(np.bool_) if part.dtype == np.uint8 else part)
         rows[indptr[a]:indptr[b]] = flat % n
     return sp.csc_matrix((np.ones(rows.size, dtype=np.int64), rows, indptr), shape=(n, k))
 
