@@ -461,9 +461,10 @@ def _label_values(Y: np.ndarray):
         for a in range(0, q, block):
             part = Y[:, a:a + block]
             counts = np.empty((part.shape[1], K), dtype=np.int64)
-            for v in range(1, K):
-                counts[:, v] = (part.sum(axis=0, dtype=np.int64) if K == 2
-                                else np.count_nonzero(part == v, axis=0))
+            if K == 2:  # 0/1 codes: numpy counts a column's non-zero bytes fastest
+                counts[:, 1] = [np.count_nonzero(part[:, j]) for j in range(part.shape[1])]
+            for v in range(1, K if K > 2 else 1):
+                counts[:, v] = np.count_nonzero(part == v, axis=0)
             counts[:, 0] = n - counts[:, 1:].sum(axis=1)
             for row in counts:
                 values = np.flatnonzero(row)
