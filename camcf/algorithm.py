@@ -866,8 +866,8 @@ def _parallel_outcomes(inputs: tuple, tables, todo: list[Category], label_of: np
     ready: dict[int, tuple] = {}
     for c in todo:  # in flattening order, whatever order the tasks finish in
         while c.id not in ready:
-            outcomes, seconds = next(done)
-            ready.update(outcomes)
+            (outcomes, packed), seconds = next(done)
+            ready.update(_unpack_arrays(outcomes, packed))
             cpu.append(seconds)
         yield ready.pop(c.id)
 
@@ -923,7 +923,56 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, categories, params,
         out = {c.id: target_work(X, C, tables, c, np.flatnonzero(label_of != c.label_index),
                                  params, trace, engine, shared)
                for c in categories}
-    return out, time.process_time() - c0
+    packed = _pack_arrays(out)
+    return (out, packed), time.process_time() - c0
+
+
+_SET_FIELDS = ("values", "offsets", "strata")  # the arrays of a CondSetList
+
+
+def _pack_arrays(outcomes: dict) -> tuple[list, list]:
+    """Move the 1-D number arrays of a task's outcomes (each target's record columns and
+    conditioning sets) into one array per dtype, in place: (the arrays, where each array
+    went). A result then travels as a few arrays instead of about a dozen per target —
+    pickling and unpickling thousands of small arrays was most of the cost of receiving
+    them. :func:`_unpack_arrays` puts views of the packed arrays back."""
+    parts: dict[np.dtype, list] = {}
+    where: list[tuple] = []
+
+    def take(a, cid: int, kind: int, key: str):
+        if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype.kind not in "biuf":
+            return a
+        lst = parts.setdefault(a.dtype, [])
+        where.append((cid, kind, key, a.dtype.str, a.size))
+        lst.append(a)
+        return None
+
+    for cid, (res, sets, _) in outcomes.items():
+        if res.trace:
+            for key in list(res.trace):
+                if take(res.trace[key], cid, 0, key) is None:
+                    res.trace[key] = None
+        for key in _SET_FIELDS:
+            if take(getattr(sets, key), cid, 1, key) is None:
+                setattr(sets, key, None)
+    packed = {dt.str: np.concatenate(lst) for dt, lst in parts.items()}
+    return [packed], where
+
+
+def _unpack_arrays(outcomes: dict, packed: tuple[list, list]) -> dict:
+    """Undo :func:`_pack_arrays` on the received outcomes (views of the packed arrays)."""
+    (arrays,), where = packed
+    offsets = {dt: 0 for dt in arrays}
+    for cid, kind, key, dt, size in where:
+        start = offsets[dt]
+        offsets[dt] = start + size
+        view = arrays[dt][start:start + size]
+        res, sets, _ = outcomes[cid]
+        if kind == 0:
+            res.trace[key] = view
+        else:
+            setattr(sets, key, view)
+    return outcomes
 
 
 def target_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray], category: Category,

@@ -378,3 +378,32 @@ def test_prepared_codes_and_label_counts_equal_the_plain_ones():
         for i, (values, counts) in enumerate(_label_values(P)):
             u, k = np.unique(P[:, i], return_counts=True)
             assert np.array_equal(values, u) and np.array_equal(counts, k)
+
+
+def test_packed_outcomes_travel_as_a_few_arrays_and_come_back_equal():
+    """A targets task's outcomes leave with their record and set arrays packed (one array
+    per dtype) and come back, after pickling, with every array equal in values and dtype."""
+    import copy
+    import pickle
+
+    from camcf.algorithm import _pack_arrays, _unpack_arrays
+
+    X, Y = problem(3)
+    res = quiet_run(X, Y, **HEAVIER)
+    Xc = prepare_features(X)
+    C = np.column_stack([(Y[:, c.label_index] == c.value) for c in res.categories]).astype(
+        np.uint8)
+    tables = (res.mi_table, res.category_mi)
+    out = {c.id: target_work(Xc, C, tables, c, [d.id for d in res.categories
+                                                 if d.label_index != c.label_index],
+                             res.params)
+           for c in res.categories[:4]}
+    want = copy.deepcopy(out)
+    packed = _pack_arrays(out)
+    assert len(packed[0][0]) <= 4 < len(packed[1])  # a few dtypes, many arrays
+    back = _unpack_arrays(*pickle.loads(pickle.dumps((out, packed))))
+    for cid, (r, sets, counters) in want.items():
+        r2, sets2, counters2 = back[cid]
+        assert r2.trace.keys() == r.trace.keys() and sets2 == sets and counters2 == counters
+        for key, a in r.trace.items():
+            assert r2.trace[key].dtype == a.dtype and r2.trace[key].tobytes() == a.tobytes()
