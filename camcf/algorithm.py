@@ -298,13 +298,29 @@ def _prepare_labels(Y) -> np.ndarray:
     top = int(np.where(flip, 1, hi).max())
     out = np.empty((n, q), dtype=smallest_uint(max(top, 0)), order="F")
     block = max(1, _ELEM_BUDGET // max(n, 1))
+    if A.dtype.kind in "iub" and not flip.any() and lo.min() >= 0:
+        _copy_into(out, A)  # integer codes ≥ 0: one casting copy
+        return out
     for a in range(0, q, block):
-        part = A[:, a:a + block].astype(np.int64)
         f = flip[a:a + block]
+        part = A[:, a:a + block].astype(np.int64)
         if f.any():
             part[:, f] = part[:, f] == 1
         out[:, a:a + block] = part
     return out
+
+
+_ROW_BLOCK = 256  # rows per step of a row-major to column-major copy
+
+
+def _copy_into(out: np.ndarray, A: np.ndarray) -> None:
+    """``out[...] = A``; a row-major ``A`` into a column-major ``out`` a block of rows at a
+    time (the cache holds a block: 4× faster than one copy for 16,000 × 1,000 bytes)."""
+    if out.ndim == 2 and A.ndim == 2 and out.flags.f_contiguous and not A.flags.f_contiguous:
+        for a in range(0, A.shape[0], _ROW_BLOCK):
+            out[a:a + _ROW_BLOCK] = A[a:a + _ROW_BLOCK]
+    else:
+        out[...] = A
 
 
 _SPARSE_BELOW = 0.3  # share of non-zero codes under which the engine keeps X sparse
@@ -389,13 +405,26 @@ def prepare_features(X, *, checked: bool = False):
         for j in range(m):
             out[:, j] = np.unique(A[:, j], return_inverse=True)[1].ravel()
     else:
-        out[...] = A  # one casting copy (numpy buffers it: no full-size temporary)
-    nnz = int(np.count_nonzero(out))
+        _copy_into(out, A)  # one casting copy (numpy buffers it: no full-size temporary)
+    flat = out.ravel(order="F")  # a view: out is column-major
+    nnz = int(np.count_nonzero(flat))
     if nnz < _SPARSE_BELOW * n * m and n * m >= _SPARSE_FROM:
-        import scipy.sparse as sp
-
-        return sp.csc_matrix(out)
+        return _csc_of(out, nnz)
     return out
+
+
+def _csc_of(A: np.ndarray, nnz: int):
+    """The column-major dense array ``A`` (with ``nnz`` non-zeros) as a CSC matrix of the same
+    dtype, indices sorted: what ``scipy.sparse.csc_matrix(A)`` gives, from one scan of the
+    column-major cells (no coordinate lists, no sort)."""
+    import scipy.sparse as sp
+
+    n, m = A.shape
+    idx = np.int32 if max(n, nnz) < 2**31 else np.int64
+    flat = A.ravel(order="F")
+    where = np.flatnonzero(flat != 0)  # (the non-zeros of a bool array are found faster)
+    indptr = np.searchsorted(where, np.arange(m + 1, dtype=np.int64) * n).astype(idx)
+    return sp.csc_matrix((flat[where], (where % n).astype(idx), indptr), shape=(n, m))
 
 
 def flatten_labels(Y: np.ndarray, label_names: list[str],
@@ -412,6 +441,9 @@ def flatten_labels(Y: np.ndarray, label_names: list[str],
     return cats
 
 
+_FEW_VALUES = 4  # label codes up to which categories are counted by comparisons, not bincount
+
+
 def _label_values(Y: np.ndarray):
     """Per label column: (distinct values ascending, their counts), as ``np.unique`` gives
     them; small non-negative integer codes are counted for a block of columns by one
@@ -425,6 +457,19 @@ def _label_values(Y: np.ndarray):
         return
     K = int(Y.max()) + 1
     block = max(1, min(_ELEM_BUDGET // max(n, 1), _ELEM_BUDGET // K))
+    if K <= _FEW_VALUES:  # one pass per code ≥ 1 over a block of columns (no int64 copy)
+        for a in range(0, q, block):
+            part = Y[:, a:a + block]
+            counts = np.empty((part.shape[1], K), dtype=np.int64)
+            if K == 2:  # 0/1 codes: numpy counts a column's non-zero bytes fastest
+                counts[:, 1] = [np.count_nonzero(part[:, j]) for j in range(part.shape[1])]
+            for v in range(1, K if K > 2 else 1):
+                counts[:, v] = np.count_nonzero(part == v, axis=0)
+            counts[:, 0] = n - counts[:, 1:].sum(axis=1)
+            for row in counts:
+                values = np.flatnonzero(row)
+                yield values.astype(Y.dtype), row[values]
+        return
     for a in range(0, q, block):
         part = Y[:, a:a + block].astype(np.int64)
         part += (np.arange(part.shape[1]) * K)[None, :]
@@ -482,9 +527,10 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         Target categories run in parallel through joblib: ``None`` or 1 runs them here, one
         after the other; −1 uses every core (or, inside ``joblib.parallel_backend("dask")``,
         every worker of the connected Dask cluster: the data is scattered to the workers once
-        per parallel step). In parallel the two unconditional tables are computed side by
-        side, then the targets go in about four tasks per worker, balanced by an estimate of
-        their cost (:func:`plan_tasks`); local workers map the shared arrays from files
+        per parallel step). In parallel the two unconditional tables are computed in row
+        blocks, one of each per worker (:func:`table_blocks`), then the targets go in about four
+        tasks per worker, balanced by an estimate of their cost (:func:`plan_tasks`); local
+        workers map the shared arrays from files
         (:class:`camcf.parallel.SharedArrays`). The result is byte-identical for every
         ``n_jobs``; ``Result.stats["stages"]`` gives the wall seconds of the preparation, the
         tables and the targets.
@@ -541,11 +587,12 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         C = store.empty((n, Q), np.uint8, order="F")
     else:
         C = np.empty((n, len(cats)), dtype=np.uint8, order="F")
-    for c in cats:
-        C[:, c.id] = Y[:, c.label_index] == c.value
+    for c in cats:  # (Y is column-major: each comparison reads and writes one column)
+        np.equal(Y[:, c.label_index], c.value, out=C[:, c.id].view(np.bool_))
     if parallel:
         C = store.readonly(C)
-    levels = pool_levels(X, C)
+    ones = np.array([c.size for c in cats], dtype=np.int64)  # the ones of each indicator
+    levels = pool_levels(X, C, ones)
     thresholds = None
     if "auto" in (params["delta1"], params["delta2"]):
         from .significance import thresholds_from_levels
@@ -558,7 +605,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
                 thresholds[name] = sug[name]
                 thresholds["df_" + name] = sug["df_" + name]
     Engine = ENGINES[engine]
-    shared = Engine.shared(X, C)
+    shared = Engine.shared(X, C, ones)
 
     n_values = np.bincount([c.label_index for c in cats], minlength=Y.shape[1])
     constant = np.flatnonzero(n_values < 2).tolist()
@@ -573,7 +620,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         eng = Engine(X, C, **shared)
         tables = (eng.mi_table(), eng.category_mi_table())
         cpu["tables"].append(time.process_time() - c_tables)
-    else:  # the two tables side by side, written by local workers into shared files
+    else:  # the two tables in row blocks, written by local workers into shared files
         spec, leaves = _flatten(shared)
         inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
         tables = _parallel_tables(engine, inputs, store, n_jobs, cpu["tables"])
@@ -721,9 +768,20 @@ def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category],
     no decision depends on it)."""
     mi, cat = tables
     ids = np.array([c.id for c in todo], dtype=np.int64)
-    kept = np.ceil(params["k1"] * np.count_nonzero(mi[:, ids] > params["delta1"], axis=0))
-    sk = np.count_nonzero(cat[:, ids] > params["delta2"], axis=0) if cat.size else 0
+    # counted over whole rows (contiguous), then the targets' columns taken
+    kept = np.ceil(params["k1"] * _count_above(mi, params["delta1"])[ids])
+    sk = _count_above(cat, params["delta2"])[ids] if cat.size else 0
     return 1.0 + kept + sk / 8.0
+
+
+def _count_above(table: np.ndarray, threshold: float) -> np.ndarray:
+    """Per column of ``table``, how many values exceed ``threshold`` (a block of rows at a
+    time: no full-size boolean temporary)."""
+    out = np.zeros(table.shape[1], dtype=np.int64)
+    step = max(1, _ELEM_BUDGET // max(table.shape[1], 1))
+    for a in range(0, table.shape[0], step):
+        out += np.count_nonzero(table[a:a + step] > threshold, axis=0)
+    return out
 
 
 def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
@@ -742,26 +800,44 @@ def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
     return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -totals[k]) if tasks[k]]
 
 
+def table_blocks(m: int, n_categories: int, workers: int) -> list[tuple[str, int, int]]:
+    """The two tables in row blocks for ``workers`` workers: each table in ``workers`` blocks
+    of even rows (the MI table's first: a row of it counts every code of a feature), so that
+    each worker takes about as much of each. Entries ``(which, start, stop)`` for
+    :meth:`camcf.info.EngineBase.table_rows`."""
+    out = []
+    for which, rows in (("features", m), ("categories", n_categories)):
+        k = max(1, min(int(workers), rows))
+        edges = np.linspace(0, rows, k + 1).round().astype(int).tolist()
+        out.extend((which, a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a)
+    return out
+
+
 def _parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list
                      ) -> tuple[np.ndarray, np.ndarray]:
-    """The MI table and the category table computed side by side, one task each (joblib,
-    processes preferred: the work holds the GIL in places). A local worker writes its table
-    into a file of ``store`` (:func:`camcf.parallel.write_shared`), a remote one returns it.
-    Each task's CPU seconds are appended to ``cpu``. The pool is asked for ``n_jobs`` workers,
-    as for the targets next, so that joblib keeps the same worker processes for both."""
-    from joblib import Parallel, delayed
+    """The MI table and the category table computed in row blocks (:func:`table_blocks`), one
+    joblib task each (processes preferred: the work holds the GIL in places). A local worker
+    writes its rows into a file of ``store`` (:func:`camcf.parallel.write_shared`), a remote
+    one returns them. Each task's CPU seconds are appended to ``cpu``. The pool is asked for
+    ``n_jobs`` workers, as for the targets next, so that joblib keeps the same worker processes
+    for both."""
+    from joblib import Parallel, delayed, effective_n_jobs
 
     X, C, spec, leaves = inputs
     m, Q = X.shape[1], C.shape[1]
-    outs = {"categories": store.empty((Q, Q), np.float64),
-            "features": store.empty((m, Q), np.float64)}
-    got = Parallel(n_jobs=n_jobs, prefer="processes", max_nbytes=None)(
-        delayed(_engine_table)(engine, X, C, which, store.path(out), spec, *leaves)
-        for which, out in outs.items())
-    cpu.extend(c for _, c in got)
-    cat, mi = (store.readonly(out) if r is None else r
-               for (r, _), out in zip(got, outs.values(), strict=True))
-    return mi, cat
+    outs = {"features": store.empty((m, Q), np.float64),
+            "categories": store.empty((Q, Q), np.float64)}
+    paths = {k: store.path(v) for k, v in outs.items()}
+    blocks = table_blocks(m, Q, max(1, effective_n_jobs(n_jobs)))
+    got = Parallel(n_jobs=n_jobs, prefer="processes", max_nbytes=None, batch_size=1,
+                   pre_dispatch="all")(
+        delayed(_engine_table)(engine, X, C, which, a, b, paths[which], spec, *leaves)
+        for which, a, b in blocks)
+    for (which, a, b), (rows, seconds) in zip(blocks, got, strict=True):
+        cpu.append(seconds)
+        if rows is not None:  # a remote worker's rows
+            outs[which][a:b] = rows
+    return store.readonly(outs["features"]), store.readonly(outs["categories"])
 
 
 def _parallel_outcomes(inputs: tuple, tables, todo: list[Category], label_of: np.ndarray,
@@ -782,15 +858,16 @@ def _parallel_outcomes(inputs: tuple, tables, todo: list[Category], label_of: np
     plan = plan_tasks(target_costs(tables, todo, params), _TASKS_PER_WORKER * workers)
     X, C, spec, leaves = inputs
     mi, cat, label_of = (store.share(a) for a in (*tables, label_of))
-    done = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes=None)(
+    done = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes=None,
+                    batch_size=1, pre_dispatch="all")(
         delayed(_targets_work)(X, C, mi, cat, label_of, spec, [todo[i] for i in task], params,
                                trace, engine, *leaves)
         for task in plan)
     ready: dict[int, tuple] = {}
     for c in todo:  # in flattening order, whatever order the tasks finish in
         while c.id not in ready:
-            outcomes, seconds = next(done)
-            ready.update(outcomes)
+            (outcomes, packed), seconds = next(done)
+            ready.update(_unpack_arrays(outcomes, packed))
             cpu.append(seconds)
         yield ready.pop(c.id)
 
@@ -818,18 +895,19 @@ def _unflatten(spec: list, leaves) -> dict:
     return out
 
 
-def _engine_table(engine: str, X, C, which: str, path: str, spec, *leaves
-                  ) -> tuple[np.ndarray | None, float]:
-    """The MI table (``which="features"``) or the category table of a fresh engine, written
-    into the shared file ``path`` when this process can (then None) or returned (a parallel
+def _engine_table(engine: str, X, C, which: str, start: int, stop: int, path: str, spec,
+                  *leaves) -> tuple[np.ndarray | None, float]:
+    """Rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or of the category
+    table of a fresh engine (:meth:`camcf.info.EngineBase.table_rows`), written into those
+    rows of the shared file ``path`` when this process can (then None) or returned (a parallel
     task of :func:`run`); with the task's CPU seconds."""
     from .engines import ENGINES
     from .parallel import write_shared
 
     c0 = time.process_time()
     eng = ENGINES[engine](X, C, **_unflatten(spec, leaves))
-    out = write_shared(path, eng.mi_table() if which == "features"
-                       else eng.category_mi_table())
+    with one_blas_thread():  # one worker, one core (a Dask worker sets no limit itself)
+        out = write_shared(path, eng.table_rows(which, start, stop), start)
     return out, time.process_time() - c0
 
 
@@ -841,10 +919,60 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, categories, params,
     c0 = time.process_time()
     shared = _unflatten(spec, leaves)
     tables = (mi_table, cat_table)
-    out = {c.id: target_work(X, C, tables, c, np.flatnonzero(label_of != c.label_index),
-                             params, trace, engine, shared)
-           for c in categories}
-    return out, time.process_time() - c0
+    with one_blas_thread():  # one worker, one core (a Dask worker sets no limit itself)
+        out = {c.id: target_work(X, C, tables, c, np.flatnonzero(label_of != c.label_index),
+                                 params, trace, engine, shared)
+               for c in categories}
+    packed = _pack_arrays(out)
+    return (out, packed), time.process_time() - c0
+
+
+_SET_FIELDS = ("values", "offsets", "strata")  # the arrays of a CondSetList
+
+
+def _pack_arrays(outcomes: dict) -> tuple[list, list]:
+    """Move the 1-D number arrays of a task's outcomes (each target's record columns and
+    conditioning sets) into one array per dtype, in place: (the arrays, where each array
+    went). A result then travels as a few arrays instead of about a dozen per target —
+    pickling and unpickling thousands of small arrays was most of the cost of receiving
+    them. :func:`_unpack_arrays` puts views of the packed arrays back."""
+    parts: dict[np.dtype, list] = {}
+    where: list[tuple] = []
+
+    def take(a, cid: int, kind: int, key: str):
+        if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype.kind not in "biuf":
+            return a
+        lst = parts.setdefault(a.dtype, [])
+        where.append((cid, kind, key, a.dtype.str, a.size))
+        lst.append(a)
+        return None
+
+    for cid, (res, sets, _) in outcomes.items():
+        if res.trace:
+            for key in list(res.trace):
+                if take(res.trace[key], cid, 0, key) is None:
+                    res.trace[key] = None
+        for key in _SET_FIELDS:
+            if take(getattr(sets, key), cid, 1, key) is None:
+                setattr(sets, key, None)
+    packed = {dt.str: np.concatenate(lst) for dt, lst in parts.items()}
+    return [packed], where
+
+
+def _unpack_arrays(outcomes: dict, packed: tuple[list, list]) -> dict:
+    """Undo :func:`_pack_arrays` on the received outcomes (views of the packed arrays)."""
+    (arrays,), where = packed
+    offsets = {dt: 0 for dt in arrays}
+    for cid, kind, key, dt, size in where:
+        start = offsets[dt]
+        offsets[dt] = start + size
+        view = arrays[dt][start:start + size]
+        res, sets, _ = outcomes[cid]
+        if kind == 0:
+            res.trace[key] = view
+        else:
+            setattr(sets, key, view)
+    return outcomes
 
 
 def target_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray], category: Category,
