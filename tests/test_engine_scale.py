@@ -308,7 +308,7 @@ def test_sparse_x_through_the_estimator_and_the_evaluation():
 def test_parallel_tasks_cover_every_target_once_heaviest_first():
     """plan_tasks puts each target in one task, the heaviest first, and evens the totals out
     (longest-processing-time first: no task exceeds the mean by more than the largest cost)."""
-    from camcf.algorithm import plan_tasks
+    from camcf.tasks import plan_tasks
 
     costs = np.random.default_rng(0).pareto(1.5, size=200) + 1
     tasks = plan_tasks(costs, 8)
@@ -325,10 +325,10 @@ def test_parallel_tasks_cover_every_target_once_heaviest_first():
 def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypatch):
     """With one task per worker (several targets each, finishing in any order) the result is
     the serial one, byte for byte."""
-    import camcf.algorithm as algorithm
     import camcf.parallel
+    import camcf.tasks
 
-    monkeypatch.setattr(algorithm, "_TASKS_PER_WORKER", 1)
+    monkeypatch.setattr(camcf.tasks, "_TASKS_PER_WORKER", 1)
     folders = []
 
     class Recorded(camcf.parallel.SharedArrays):
@@ -386,7 +386,7 @@ def test_packed_outcomes_travel_as_a_few_arrays_and_come_back_equal():
     import copy
     import pickle
 
-    from camcf.algorithm import _pack_arrays, _unpack_arrays
+    from camcf.tasks import pack_arrays, unpack_arrays
 
     X, Y = problem(3)
     res = quiet_run(X, Y, **HEAVIER)
@@ -399,9 +399,9 @@ def test_packed_outcomes_travel_as_a_few_arrays_and_come_back_equal():
                              res.params)
            for c in res.categories[:4]}
     want = copy.deepcopy(out)
-    packed = _pack_arrays(out)
+    packed = pack_arrays(out)
     assert len(packed[0][0]) <= 4 < len(packed[1])  # a few dtypes, many arrays
-    back = _unpack_arrays(*pickle.loads(pickle.dumps((out, packed))))
+    back = unpack_arrays(*pickle.loads(pickle.dumps((out, packed))))
     for cid, (r, sets, counters) in want.items():
         r2, sets2, counters2 = back[cid]
         assert r2.trace.keys() == r.trace.keys() and sets2 == sets and counters2 == counters

@@ -45,8 +45,8 @@ def test_tables_in_row_blocks_are_the_whole_tables_bit_for_bit(monkeypatch):
     """table_rows over the blocks of table_blocks, stacked, gives each table exactly, for
     the fast engine (sparse and dense counting routes, sparse and dense X) and the reference
     engine; the sparse indicators hold the non-complement categories only."""
-    from camcf.algorithm import table_blocks
     from camcf.info import ReferenceEngine
+    from camcf.tasks import table_blocks
 
     for sparse_x, route in ((True, 0), (False, 0), (True, None), (False, None)):
         if route is not None:  # the sparse route whatever the size
