@@ -7,8 +7,8 @@ nothing is selected is uploaded and every page is checked again. Screenshots go 
 ``artifacts/screenshots-wide/`` (``$CAMCF_SHOTS`` to change it).
 
 The data: :func:`camcf.datasets.make_wide` (150 binary labels = 300 label categories, 3,000
-features, 60 samples in the training pair); δ1 is raised to 0.2 before loading so that the run
-itself takes a few seconds.
+features, 60 samples in the training pair); δ1 is raised to 0.2 (by the link the session opens)
+before loading so that the run itself takes a few seconds.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from _readable import (
     noise_arff,
     settle,
 )
-from support import graph_node_ids, open_page, set_number, wait_idle
+from support import graph_node_ids, number_value, open_page, wait_idle
 
 from camcf.datasets import make_wide
 
@@ -54,12 +54,6 @@ def write_wide_mat(path: Path, n: int = N, m: int = M, q: int = Q) -> Path:
     scipy.io.savemat(path, {"train_data": ds.X[:n], "train_target": ds.Y[:n].T,
                             "test_data": ds.X[n:], "test_target": ds.Y[n:]})
     return path
-
-
-def set_delta1(page, value: float) -> None:
-    """Type δ1 into the sidebar's δ1 input."""
-    set_number(page, "δ1", value)
-    wait_idle(page)
 
 
 def readability(page, n_graphs: int = 0) -> dict:
@@ -138,10 +132,11 @@ def wide_page(tmp_path_factory, chromium, server):
     ctx = chromium.new_context(viewport={"width": 1440, "height": 1600})
     try:
         page = ctx.new_page()
-        page.goto(url)
+        page.goto(f"{url}/?delta1=0.2")  # a link with δ1 raised (no second run to set it)
         wait_idle(page)
-        set_delta1(page, 0.2)
+        assert float(number_value(page, "δ1")) == 0.2
         upload_mat(page, path, "train_data / train_target")
+        assert float(number_value(page, "δ1")) == 0.2  # the upload keeps it
         yield page, url
     finally:
         ctx.close()
@@ -180,9 +175,8 @@ def test_every_page_draws_on_wide_data(wide_page):
         if n_graphs:
             ids = graph_node_ids(page)
             assert 0 < len(ids) <= 120, (path, len(ids))
-        page.wait_for_timeout(500)
+        problems[path] = readability(page, n_graphs)  # (waits until its charts are drawn)
         page.screenshot(path=str(SHOTS / f"wide-{path}.png"), full_page=True)
-        problems[path] = readability(page, n_graphs)
     assert not {k: v for k, v in problems.items() if v}, problems
 
 
@@ -197,10 +191,25 @@ def test_skeleton_neighbourhood_and_search(wide_page):
     page.keyboard.type("y42=1")
     page.get_by_role("option").filter(has_text="y42=1").first.click()
     wait_idle(page)
-    page.wait_for_timeout(500)
-    ids = graph_node_ids(page)
+    ids = _until_ids(page, lambda ids: "y42=1" in ids)  # the graph drawn again, around y42=1
     assert "y42=1" in ids
     page.screenshot(path=str(SHOTS / "wide-skeleton-L042.png"), full_page=True)
+
+
+def _until_ids(page, pred, timeout: float = 30.0) -> list[str]:
+    """The node ids of the page's first graph once ``pred(ids)`` holds (the frame is drawn
+    again after a choice), or the last ids seen after ``timeout`` seconds."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            ids = graph_node_ids(page)
+        except PlaywrightError:  # the frame was replaced while it was read
+            ids = []
+        if pred(ids) or time.monotonic() > deadline:
+            return ids
+        page.wait_for_timeout(100)
 
 
 def test_every_page_is_readable_when_nothing_is_selected(wide_page, tmp_path):
@@ -217,7 +226,6 @@ def test_every_page_is_readable_when_nothing_is_selected(wide_page, tmp_path):
     for title, path, n_graphs in NAV + STUDIES:
         open_page(page, title)
         assert page.locator('[data-testid="stException"]').count() == 0, path
-        page.wait_for_timeout(500)
+        problems[path] = readability(page, n_graphs)  # (waits until its charts are drawn)
         page.screenshot(path=str(SHOTS / f"nothing-{path}.png"), full_page=True)
-        problems[path] = readability(page, n_graphs)
     assert not {k: v for k, v in problems.items() if v}, problems
