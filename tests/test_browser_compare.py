@@ -10,7 +10,7 @@ import json
 
 import pytest
 from conftest import DATA_DIR
-from support import settle, shot, wait_idle
+from support import charts_drawn, settle, shot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -70,7 +70,7 @@ def test_compare_two_methods(server, new_page):
     main.locator('[data-testid="stProgress"]').first.wait_for(timeout=60_000)
     main.get_by_text("Metric for ranks and CD diagrams").wait_for(timeout=240_000)
     settle(page)
-    page.wait_for_timeout(600)
+    charts_drawn(page)
     text = main.inner_text()
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "Mean ± sample SD over splits" in text

@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 import pytest
-from support import number_value, open_page, settle, shot, slider_value, wait_idle
+from support import charts_drawn, number_value, open_page, settle, shot, slider_value, wait_idle
 from test_browser_wide import upload
 
 import camcf
@@ -76,7 +76,7 @@ def test_suggest_then_tune_on_a_generated_wide_data_set(server, new_page, tmp_pa
     assert m, text
     chart = main.locator('[data-testid="stPlotlyChart"]').filter(has_text="best (least score)")
     chart.first.wait_for(timeout=30_000)
-    page.wait_for_timeout(600)
+    charts_drawn(page)
     shot(page, "tune-best")
     main.get_by_role("button", name="Apply the best point to the sliders").click()
     settle(page)
