@@ -70,7 +70,8 @@ def test_compare_two_methods(server, new_page):
     main.locator('[data-testid="stProgress"]').first.wait_for(timeout=60_000)
     main.get_by_text("Metric for ranks and CD diagrams").wait_for(timeout=240_000)
     settle(page)
-    charts_drawn(page)
+    main.locator(".js-plotly-plot").nth(2).wait_for(timeout=30_000)  # the three charts …
+    charts_drawn(page)  # … drawn
     text = main.inner_text()
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "Mean ± sample SD over splits" in text
