@@ -221,17 +221,22 @@ def test_import_camcf_and_help_load_no_heavy_module():
         camcf.nope  # noqa: B018
 
 
-def test_a_small_dense_file_is_selected_without_scipy_pandas_or_joblib(tmp_path):
-    """The whole ``camcf select`` of a small dense ARFF file loads none of the heavy modules:
-    scipy.sparse is imported only for sparse data or large tables, joblib for workers, pandas
-    for CSV files and records."""
+@pytest.mark.parametrize("suffix", [".arff", ".csv"])
+def test_a_small_dense_file_is_selected_without_scipy_pandas_or_joblib(tmp_path, suffix):
+    """The whole ``camcf select`` of a small dense ARFF file, or a CSV file of plain numbers,
+    loads none of the heavy modules: scipy.sparse is imported only for sparse data or large
+    tables, joblib for workers, pandas for CSV files with words, empty cells or exponents, and
+    for records."""
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, (60, 5))
     Y = np.column_stack([X[:, 0], X[:, 1] & X[:, 2]])  # something to select (no warning)
-    lines = ["@relation t", *[f"@attribute f{j} {{0,1}}" for j in range(5)],
-             *[f"@attribute y{j} {{0,1}}" for j in range(2)], "@data",
-             *[",".join(map(str, r)) for r in np.column_stack([X, Y])]]
-    data = tmp_path / "small.arff"
+    rows = [",".join(map(str, r)) for r in np.column_stack([X, Y])]
+    if suffix == ".arff":
+        lines = ["@relation t", *[f"@attribute f{j} {{0,1}}" for j in range(5)],
+                 *[f"@attribute y{j} {{0,1}}" for j in range(2)], "@data", *rows]
+    else:
+        lines = [",".join([f"f{j}" for j in range(5)] + ["y0", "y1"]), *rows]
+    data = tmp_path / f"small{suffix}"
     data.write_text("\n".join(lines) + "\n")
     out = tmp_path / "o.json"
     code = ("import camcf.cli\n"

@@ -489,3 +489,93 @@ def test_train_test_column_mismatch(tmp_path):
     b = write(tmp_path, "b.csv", "f,h,y\n1,2,1\n")
     with pytest.raises(DataFormatError, match="'g' vs 'h'"):
         load_train_test(a, b, labels="last:1")
+
+
+# ------------------------------------------------ CSV of plain numbers: read without pandas
+
+
+def _both_ways(path: Path, monkeypatch, **kw) -> tuple[Dataset, Dataset]:
+    """The file read as the reader does (plain numbers: numpy alone) and with the plain
+    reading switched off (pandas reads every table)."""
+    import camcf.io.csv as csv_reader
+
+    plain = load_csv(path, **kw)
+    with monkeypatch.context() as m:
+        m.setattr(csv_reader, "plain_numbers", lambda *a: None)
+        other = load_csv(path, **kw)
+    return plain, other
+
+
+def _same(a: Dataset, b: Dataset) -> None:
+    np.testing.assert_array_equal(a.X, b.X)
+    assert a.X.dtype == b.X.dtype and a.X.flags.c_contiguous == b.X.flags.c_contiguous
+    np.testing.assert_array_equal(a.Y, b.Y)
+    assert a.Y.dtype == b.Y.dtype
+    assert (a.feature_names, a.label_names, a.source, a.category_names, a.meta) == (
+        b.feature_names, b.label_names, b.source, b.category_names, b.meta)
+
+
+def _decimal_tokens(rng, n: int) -> list[str]:
+    """Decimal numbers of 1 to 15 characters: integers, signs, leading and trailing points."""
+    out = []
+    for _ in range(n):
+        digits = "".join(rng.choice(list("0123456789"), size=int(rng.integers(1, 14))))
+        point = int(rng.integers(0, len(digits) + 1))
+        tok = digits[:point] + "." + digits[point:] if rng.random() < 0.7 else digits
+        out.append(("-" if rng.random() < 0.3 else "") + tok)
+    return out
+
+
+@pytest.mark.parametrize("sep", [",", "\t", ";"])
+def test_a_table_of_plain_numbers_reads_as_pandas_reads_it(tmp_path, monkeypatch, sep):
+    """Integers, decimals of up to 15 characters (every double equal to pandas' parse, bit for
+    bit), −1/+1 and 0/1/2 labels, "-0": the same Dataset with and without pandas."""
+    rng = np.random.default_rng(7)
+    n = 300
+    cols = {"bin": [str(v) for v in rng.integers(0, 2, n)],
+            "neg": [str(v) for v in rng.integers(-40, 40, n)],
+            "dec": _decimal_tokens(rng, n), "dec2": _decimal_tokens(rng, n),
+            "zero": ["-0" if i % 2 else "0" for i in range(n)],
+            "y1": [str(v) for v in rng.choice([-1, 1], n)],
+            "y2": [str(v) for v in rng.integers(0, 3, n)]}
+    text = sep.join(cols) + "\n" + "\n".join(sep.join(c[i] for c in cols.values())
+                                             for i in range(n)) + "\n"
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    plain, other = _both_ways(path, monkeypatch, labels="y1,y2")
+    _same(plain, other)
+    assert plain.meta["notes"]  # −1/+1 read as 0/1: the note is kept on the plain path
+    import camcf.io.csv as csv_reader
+
+    table, *_ = csv_reader.read_table(text, "t.csv")
+    assert isinstance(table, np.ndarray)  # the plain path was taken
+    monkeypatch.setattr(csv_reader, "_PLAIN_CELLS", n * len(cols) - 1)
+    table, *_ = csv_reader.read_table(text, "t.csv")
+    assert not isinstance(table, np.ndarray)  # a larger table goes to pandas
+
+
+@pytest.mark.parametrize("cell", ["", "NaN", "1e3", "12345678901234567", "a", " 1", "1.2.3",
+                                  '"1"', "inf"])
+def test_other_cells_are_read_by_pandas_as_before(tmp_path, monkeypatch, cell):
+    """One cell that is not a short plain number (empty, a word, an exponent, 17 digits, a
+    space, quotes): the table goes to pandas, and the result is the one pandas gives."""
+    import camcf.io.csv as csv_reader
+
+    rows = [f"{i % 2},{(i // 2) % 2},{i % 3 == 0:d}" for i in range(40)]
+    rows[5] = f"{cell},1,0"
+    text = "a,b,y\n" + "\n".join(rows) + "\n"
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    table, *_ = csv_reader.read_table(text, "t.csv")
+    assert not isinstance(table, np.ndarray)
+    plain, other = _both_ways(path, monkeypatch, labels="y")
+    _same(plain, other)
+
+
+def test_a_ragged_plain_table_is_refused_by_the_same_message(tmp_path, monkeypatch):
+    """A row with one value more than the header: the plain path does not read it, pandas
+    refuses it and names the line."""
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,y\n1,0,1\n0,1,0,1\n1,1,1\n")
+    with pytest.raises(DataFormatError, match="could not be parsed .*line 3, saw 4"):
+        load_csv(path, labels="y")
