@@ -9,9 +9,9 @@ and warmed by two runs before timing), each the best of ``--repeats``, with the 
 before it, the CPU seconds of this process and of each worker, the run's stages
 (``Result.stats["stages"]``: preparation, tables, targets) and its CPU seconds
 (``Result.stats["cpu"]``: preparation, each table task, each targets task), from which it
-estimates the run on two free cores (the critical path: preparation + slowest table task + the
-target tasks and this process's own work meanwhile spread over two cores; transfers waited for
-are left out). Every parallel output is checked byte-identical (the JSON with its record) to the
+estimates the run on two free cores (the critical path: preparation + the table tasks, then the
+target tasks, each placed in order on the first free core, with this process's own work
+meanwhile spread over the two cores; transfers waited for are left out). Every parallel output is checked byte-identical (the JSON with its record) to the
 serial one. The wall speed-up needs two free cores: read it beside the load. With ``--old DIR``
 it also times the engine of another checkout (serial) on every shared data set at both
 settings, side by side with this one, each in a fresh subprocess, old and new interleaved
@@ -122,19 +122,24 @@ def _measure(label, fn, repeats, worker_cpu=None):
 def _critical_path(cpu: dict, cores: int = 2) -> float:
     """Seconds of a run on ``cores`` free cores from its CPU seconds (``Result.stats["cpu"]``).
 
-    Serial: all of it. Parallel: the preparation, then the slowest table task, then the
-    targets: the longer of the target tasks placed in their order on the first free core and
-    all the work of that stage spread over the cores — the tasks plus what this process does
-    meanwhile (receiving and assembling the results). Transfers waited for are left out."""
+    Serial: all of it. Parallel: the preparation, then the table tasks placed in their order
+    on the first free core (the longest core's sum), then the targets: the longer of the
+    target tasks so placed and all the work of that stage spread over the cores — the tasks
+    plus what this process does meanwhile (receiving and assembling the results). Transfers
+    waited for are left out."""
     if len(cpu["tables"]) <= 1 and len(cpu["targets"]) <= 1:
         return cpu["here"]
-    free = [0.0] * cores
-    for c in cpu["targets"]:
-        k = free.index(min(free))
-        free[k] += c
+
+    def placed(tasks):  # the busiest core's seconds, each task on the first free core
+        free = [0.0] * cores
+        for c in tasks:
+            k = free.index(min(free))
+            free[k] += c
+        return max(free)
+
     here = cpu["here"] - cpu["prepare"]
-    return (cpu["prepare"] + max(cpu["tables"], default=0.0)
-            + max(max(free), (sum(cpu["targets"]) + here) / cores))
+    return (cpu["prepare"] + placed(cpu["tables"])
+            + max(placed(cpu["targets"]), (sum(cpu["targets"]) + here) / cores))
 
 
 def parallel(name: str, setting: str, repeats: int) -> None:

@@ -29,11 +29,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import heapq
 import time
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,12 +42,9 @@ from .info import _ELEM_BUDGET, pool_levels
 from .parallel import one_blas_thread
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
-from .phases import run_target
 from .result import Category, Result, TargetResult
+from .tasks import flatten_shared, parallel_outcomes, parallel_tables, target_work
 from .trace import TRACE_LEVELS, CondSetList, CondSets
-
-if TYPE_CHECKING:
-    from .parallel import SharedArrays
 
 #: Ca-MCF's defaults, from the one declaration in :mod:`camcf.algorithm_params`.
 DEFAULTS = _param_defaults(ALGORITHM_PARAMS)
@@ -298,13 +293,29 @@ def _prepare_labels(Y) -> np.ndarray:
     top = int(np.where(flip, 1, hi).max())
     out = np.empty((n, q), dtype=smallest_uint(max(top, 0)), order="F")
     block = max(1, _ELEM_BUDGET // max(n, 1))
+    if A.dtype.kind in "iub" and not flip.any() and lo.min() >= 0:
+        _copy_into(out, A)  # integer codes ≥ 0: one casting copy
+        return out
     for a in range(0, q, block):
-        part = A[:, a:a + block].astype(np.int64)
         f = flip[a:a + block]
+        part = A[:, a:a + block].astype(np.int64)
         if f.any():
             part[:, f] = part[:, f] == 1
         out[:, a:a + block] = part
     return out
+
+
+_ROW_BLOCK = 256  # rows per step of a row-major to column-major copy
+
+
+def _copy_into(out: np.ndarray, A: np.ndarray) -> None:
+    """``out[...] = A``; a row-major ``A`` into a column-major ``out`` a block of rows at a
+    time (the cache holds a block: 4× faster than one copy for 16,000 × 1,000 bytes)."""
+    if out.ndim == 2 and A.ndim == 2 and out.flags.f_contiguous and not A.flags.f_contiguous:
+        for a in range(0, A.shape[0], _ROW_BLOCK):
+            out[a:a + _ROW_BLOCK] = A[a:a + _ROW_BLOCK]
+    else:
+        out[...] = A
 
 
 _SPARSE_BELOW = 0.3  # share of non-zero codes under which the engine keeps X sparse
@@ -389,13 +400,26 @@ def prepare_features(X, *, checked: bool = False):
         for j in range(m):
             out[:, j] = np.unique(A[:, j], return_inverse=True)[1].ravel()
     else:
-        out[...] = A  # one casting copy (numpy buffers it: no full-size temporary)
-    nnz = int(np.count_nonzero(out))
+        _copy_into(out, A)  # one casting copy (numpy buffers it: no full-size temporary)
+    flat = out.ravel(order="F")  # a view: out is column-major
+    nnz = int(np.count_nonzero(flat))
     if nnz < _SPARSE_BELOW * n * m and n * m >= _SPARSE_FROM:
-        import scipy.sparse as sp
-
-        return sp.csc_matrix(out)
+        return _csc_of(out, nnz)
     return out
+
+
+def _csc_of(A: np.ndarray, nnz: int):
+    """The column-major dense array ``A`` (with ``nnz`` non-zeros) as a CSC matrix of the same
+    dtype, indices sorted: what ``scipy.sparse.csc_matrix(A)`` gives, from one scan of the
+    column-major cells (no coordinate lists, no sort)."""
+    import scipy.sparse as sp
+
+    n, m = A.shape
+    idx = np.int32 if max(n, nnz) < 2**31 else np.int64
+    flat = A.ravel(order="F")
+    where = np.flatnonzero(flat != 0)  # (the non-zeros of a bool array are found faster)
+    indptr = np.searchsorted(where, np.arange(m + 1, dtype=np.int64) * n).astype(idx)
+    return sp.csc_matrix((flat[where], (where % n).astype(idx), indptr), shape=(n, m))
 
 
 def flatten_labels(Y: np.ndarray, label_names: list[str],
@@ -412,6 +436,9 @@ def flatten_labels(Y: np.ndarray, label_names: list[str],
     return cats
 
 
+_FEW_VALUES = 4  # label codes up to which categories are counted by comparisons, not bincount
+
+
 def _label_values(Y: np.ndarray):
     """Per label column: (distinct values ascending, their counts), as ``np.unique`` gives
     them; small non-negative integer codes are counted for a block of columns by one
@@ -425,6 +452,19 @@ def _label_values(Y: np.ndarray):
         return
     K = int(Y.max()) + 1
     block = max(1, min(_ELEM_BUDGET // max(n, 1), _ELEM_BUDGET // K))
+    if K <= _FEW_VALUES:  # one pass per code ≥ 1 over a block of columns (no int64 copy)
+        for a in range(0, q, block):
+            part = Y[:, a:a + block]
+            counts = np.empty((part.shape[1], K), dtype=np.int64)
+            if K == 2:  # 0/1 codes: numpy counts a column's non-zero bytes fastest
+                counts[:, 1] = [np.count_nonzero(part[:, j]) for j in range(part.shape[1])]
+            for v in range(1, K if K > 2 else 1):
+                counts[:, v] = np.count_nonzero(part == v, axis=0)
+            counts[:, 0] = n - counts[:, 1:].sum(axis=1)
+            for row in counts:
+                values = np.flatnonzero(row)
+                yield values.astype(Y.dtype), row[values]
+        return
     for a in range(0, q, block):
         part = Y[:, a:a + block].astype(np.int64)
         part += (np.arange(part.shape[1]) * K)[None, :]
@@ -482,9 +522,10 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         Target categories run in parallel through joblib: ``None`` or 1 runs them here, one
         after the other; −1 uses every core (or, inside ``joblib.parallel_backend("dask")``,
         every worker of the connected Dask cluster: the data is scattered to the workers once
-        per parallel step). In parallel the two unconditional tables are computed side by
-        side, then the targets go in about four tasks per worker, balanced by an estimate of
-        their cost (:func:`plan_tasks`); local workers map the shared arrays from files
+        per parallel step). In parallel the two unconditional tables are computed in row
+        blocks, one of each per worker (:func:`table_blocks`), then the targets go in about four
+        tasks per worker, balanced by an estimate of their cost (:func:`plan_tasks`); local
+        workers map the shared arrays from files
         (:class:`camcf.parallel.SharedArrays`). The result is byte-identical for every
         ``n_jobs``; ``Result.stats["stages"]`` gives the wall seconds of the preparation, the
         tables and the targets.
@@ -541,11 +582,12 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         C = store.empty((n, Q), np.uint8, order="F")
     else:
         C = np.empty((n, len(cats)), dtype=np.uint8, order="F")
-    for c in cats:
-        C[:, c.id] = Y[:, c.label_index] == c.value
+    for c in cats:  # (Y is column-major: each comparison reads and writes one column)
+        np.equal(Y[:, c.label_index], c.value, out=C[:, c.id].view(np.bool_))
     if parallel:
         C = store.readonly(C)
-    levels = pool_levels(X, C)
+    ones = np.array([c.size for c in cats], dtype=np.int64)  # the ones of each indicator
+    levels = pool_levels(X, C, ones)
     thresholds = None
     if "auto" in (params["delta1"], params["delta2"]):
         from .significance import thresholds_from_levels
@@ -558,7 +600,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
                 thresholds[name] = sug[name]
                 thresholds["df_" + name] = sug["df_" + name]
     Engine = ENGINES[engine]
-    shared = Engine.shared(X, C)
+    shared = Engine.shared(X, C, ones)
 
     n_values = np.bincount([c.label_index for c in cats], minlength=Y.shape[1])
     constant = np.flatnonzero(n_values < 2).tolist()
@@ -573,10 +615,10 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         eng = Engine(X, C, **shared)
         tables = (eng.mi_table(), eng.category_mi_table())
         cpu["tables"].append(time.process_time() - c_tables)
-    else:  # the two tables side by side, written by local workers into shared files
-        spec, leaves = _flatten(shared)
+    else:  # the two tables in row blocks, written by local workers into shared files
+        spec, leaves = flatten_shared(shared)
         inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
-        tables = _parallel_tables(engine, inputs, store, n_jobs, cpu["tables"])
+        tables = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"])
     t_targets, c_targets = time.perf_counter(), time.process_time()
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
@@ -590,7 +632,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         outcomes = (target_work(X, C, tables, c, others(c), params, trace, engine, shared)
                     for c in todo)
     else:
-        outcomes = _parallel_outcomes(inputs, tables, todo, label_of, params, trace, engine,
+        outcomes = parallel_outcomes(inputs, tables, todo, label_of, params, trace, engine,
                                       n_jobs, store, cpu["targets"])
 
     targets: list[TargetResult | None] = [None] * len(cats)
@@ -707,163 +749,3 @@ def _reintern(res: TargetResult, local_sets: CondSetList, cond_sets: CondSets
     trace = dict(res.trace)
     trace["cond"] = ids[trace["cond"]]
     return dataclasses.replace(res, trace=trace)
-
-
-_TASKS_PER_WORKER = 4  # tasks per worker: enough to even out the load, few enough to batch
-
-
-def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category],
-                 params: dict) -> np.ndarray:
-    """A relative cost of each target's run, known before it runs: 1 + the Phase 2 candidates
-    it keeps (each a backward-elimination step and a possible spouse scan over the features)
-    + its Phase 1 candidates / 8 (one column each). Used to order and size parallel tasks
-    only: the counts are of unrounded values and include the target's own label (an estimate;
-    no decision depends on it)."""
-    mi, cat = tables
-    ids = np.array([c.id for c in todo], dtype=np.int64)
-    kept = np.ceil(params["k1"] * np.count_nonzero(mi[:, ids] > params["delta1"], axis=0))
-    sk = np.count_nonzero(cat[:, ids] > params["delta2"], axis=0) if cat.size else 0
-    return 1.0 + kept + sk / 8.0
-
-
-def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
-    """Targets (positions in ``costs``) in at most ``n_tasks`` tasks of even total cost: the
-    heaviest target first into the lightest task (longest-processing-time first); the tasks
-    heaviest first, each listing its targets heaviest first."""
-    order = np.argsort(-costs, kind="stable").tolist()
-    n_tasks = max(1, min(int(n_tasks), len(order)))
-    load = [(0.0, k) for k in range(n_tasks)]  # a heap of (load, task)
-    tasks: list[list[int]] = [[] for _ in range(n_tasks)]
-    for i in order:
-        w, k = heapq.heappop(load)
-        tasks[k].append(i)
-        heapq.heappush(load, (w + float(costs[i]), k))
-    totals = [sum(float(costs[i]) for i in t) for t in tasks]
-    return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -totals[k]) if tasks[k]]
-
-
-def _parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """The MI table and the category table computed side by side, one task each (joblib,
-    processes preferred: the work holds the GIL in places). A local worker writes its table
-    into a file of ``store`` (:func:`camcf.parallel.write_shared`), a remote one returns it.
-    Each task's CPU seconds are appended to ``cpu``. The pool is asked for ``n_jobs`` workers,
-    as for the targets next, so that joblib keeps the same worker processes for both."""
-    from joblib import Parallel, delayed
-
-    X, C, spec, leaves = inputs
-    m, Q = X.shape[1], C.shape[1]
-    outs = {"categories": store.empty((Q, Q), np.float64),
-            "features": store.empty((m, Q), np.float64)}
-    got = Parallel(n_jobs=n_jobs, prefer="processes", max_nbytes=None)(
-        delayed(_engine_table)(engine, X, C, which, store.path(out), spec, *leaves)
-        for which, out in outs.items())
-    cpu.extend(c for _, c in got)
-    cat, mi = (store.readonly(out) if r is None else r
-               for (r, _), out in zip(got, outs.values(), strict=True))
-    return mi, cat
-
-
-def _parallel_outcomes(inputs: tuple, tables, todo: list[Category], label_of: np.ndarray,
-                       params: dict, trace: str, engine: str, n_jobs: int,
-                       store: SharedArrays, cpu: list):
-    """The outcomes of :func:`target_work` for ``todo`` in that order, computed by joblib in
-    tasks of several targets (:func:`plan_tasks` on :func:`target_costs`, about four tasks per
-    worker) that return as they finish.
-
-    Every large array (codes, indicators, tables, the engine's shared inputs) is in a file of
-    ``store`` (:class:`camcf.parallel.SharedArrays`): local process workers map it, nothing is
-    copied per task. Each is a separate argument, so that joblib's Dask backend scatters it once
-    per run (an array inside a tuple or dict would travel with every task). Each task's CPU
-    seconds are appended to ``cpu``."""
-    from joblib import Parallel, delayed, effective_n_jobs
-
-    workers = max(1, effective_n_jobs(n_jobs))
-    plan = plan_tasks(target_costs(tables, todo, params), _TASKS_PER_WORKER * workers)
-    X, C, spec, leaves = inputs
-    mi, cat, label_of = (store.share(a) for a in (*tables, label_of))
-    done = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes=None)(
-        delayed(_targets_work)(X, C, mi, cat, label_of, spec, [todo[i] for i in task], params,
-                               trace, engine, *leaves)
-        for task in plan)
-    ready: dict[int, tuple] = {}
-    for c in todo:  # in flattening order, whatever order the tasks finish in
-        while c.id not in ready:
-            outcomes, seconds = next(done)
-            ready.update(outcomes)
-            cpu.append(seconds)
-        yield ready.pop(c.id)
-
-
-def _flatten(shared: dict) -> tuple[list, list]:
-    """The engine's shared inputs as (spec, leaves): a tuple value becomes its items."""
-    spec, leaves = [], []
-    for k, v in shared.items():
-        if isinstance(v, tuple):
-            spec.append((k, len(v)))
-            leaves.extend(v)
-        else:
-            spec.append((k, None))
-            leaves.append(v)
-    return spec, leaves
-
-
-def _unflatten(spec: list, leaves) -> dict:
-    out, i = {}, 0
-    for k, size in spec:
-        if size is None:
-            out[k], i = leaves[i], i + 1
-        else:
-            out[k], i = tuple(leaves[i:i + size]), i + size
-    return out
-
-
-def _engine_table(engine: str, X, C, which: str, path: str, spec, *leaves
-                  ) -> tuple[np.ndarray | None, float]:
-    """The MI table (``which="features"``) or the category table of a fresh engine, written
-    into the shared file ``path`` when this process can (then None) or returned (a parallel
-    task of :func:`run`); with the task's CPU seconds."""
-    from .engines import ENGINES
-    from .parallel import write_shared
-
-    c0 = time.process_time()
-    eng = ENGINES[engine](X, C, **_unflatten(spec, leaves))
-    out = write_shared(path, eng.mi_table() if which == "features"
-                       else eng.category_mi_table())
-    return out, time.process_time() - c0
-
-
-def _targets_work(X, C, mi_table, cat_table, label_of, spec, categories, params, trace,
-                  engine, *leaves) -> tuple[dict[int, tuple], float]:
-    """:func:`target_work` for several targets (one parallel task): ({category id: outcome},
-    the task's CPU seconds). ``label_of`` holds the label of every category (a target's others
-    are the categories of the other labels)."""
-    c0 = time.process_time()
-    shared = _unflatten(spec, leaves)
-    tables = (mi_table, cat_table)
-    out = {c.id: target_work(X, C, tables, c, np.flatnonzero(label_of != c.label_index),
-                             params, trace, engine, shared)
-           for c in categories}
-    return out, time.process_time() - c0
-
-
-def target_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray], category: Category,
-                others, params: dict, trace: str = "full", engine: str = "fast",
-                shared: dict | None = None) -> tuple[TargetResult, CondSetList, dict]:
-    """One target category's whole run, as a pure function of read-only inputs.
-
-    ``X`` (codes, n × m, dense or sparse), ``C`` (indicators, n × C), ``tables`` (the MI table
-    m × C and the category table C × C) and ``shared`` (the engine's shared inputs,
-    :meth:`camcf.info.EngineBase.shared`) are shared and never written. Returns the target's
-    result (its trace's conditioning-set ids refer to the returned sets, a
-    :class:`camcf.trace.CondSetList` of int32 arrays that travels cheaply from a worker), the
-    sets, and the engine's counters (:meth:`camcf.info.Engine.stats`). This is what
-    :func:`run` hands to joblib workers.
-    """
-    from .engines import ENGINES
-
-    eng = ENGINES[engine](X, C, tables=tables, **(shared or {}))
-    cond_sets = CondSets()
-    res = run_target(eng, category, others, params, cond_sets=cond_sets, trace=trace,
-                     scores=tables[0][:, category.id])
-    return res, cond_sets.freeze(), eng.stats()

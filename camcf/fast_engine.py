@@ -47,6 +47,63 @@ _DENSE_ONEHOT_CELLS = 1 << 18  # cells × rows up to which counting by rows may 
 _GEMM_CELLS = 8  # ... and cells up to which it does (a multiply-add per cell and row)
 _SPARSE_CATEGORIES_FROM = 1 << 20  # n × categories from which that pays (and scipy.sparse loads)
 _TALL = 1 << 15  # rows from which counting goes one column at a time
+_LAZY = object()  # an input of the tables not given to the engine: computed when needed
+
+
+def complements(C: np.ndarray, ones: np.ndarray) -> np.ndarray:
+    """Which categories are the complement of the category just before them (the second
+    category of a binary label, in flattened order; in a run a, ¬a, a only the middle one):
+    their counts follow from their predecessor's, n(¬a, ·) = n(·) − n(a, ·). ``ones``: the
+    ones of each column of ``C``; only columns whose ones add up to n with their
+    predecessor's are compared."""
+    n, Q = C.shape
+    comp = np.zeros(Q, dtype=bool)
+    if Q < 2:
+        return comp
+    cand = np.flatnonzero(ones[1:] + ones[:-1] == n) + 1
+    step = max(1, _ELEM_BUDGET // max(n, 1))
+    for a in range(0, cand.size, step):
+        idx = cand[a:a + step]
+        comp[idx] = (C[:, idx] != C[:, idx - 1]).all(axis=0)
+    for i in np.flatnonzero(comp[1:] & comp[:-1]).tolist():
+        if comp[i]:
+            comp[i + 1] = False
+    return comp
+
+
+def sparse_categories(C: np.ndarray, ones: np.ndarray, cols: np.ndarray
+                      ) -> sp.csc_matrix | None:
+    """The category indicators of columns ``cols``, each replaced by its complement where
+    that has fewer ones, as a sparse int64 n × len(cols) matrix (indices sorted); None when
+    they are not sparse or too small for that to pay (then counting goes through dense
+    indicators). Counts from these are exact integers, whatever n. ``ones``: the ones of each
+    column of ``C``."""
+    n = C.shape[0]
+    cols = np.asarray(cols, dtype=np.int64)
+    k = cols.size
+    if not k or not n or n * C.shape[1] < _SPARSE_CATEGORIES_FROM:
+        return None
+    nb = np.asarray(ones)[cols]
+    flip = 2 * nb > n
+    stored = np.where(flip, n - nb, nb)
+    if stored.sum() > _SPARSE_CATEGORIES * n * k:
+        return None
+    import scipy.sparse as sp
+
+    rows = np.empty(int(stored.sum()), dtype=np.int32 if n < 2**31 else np.int64)
+    indptr = np.zeros(k + 1, dtype=np.int64)
+    np.cumsum(stored, out=indptr[1:])
+    Ct = np.asarray(C).T  # columns as rows: contiguous for column-major C
+    block = max(1, _ELEM_BUDGET // n)
+    for a in range(0, k, block):
+        b = min(k, a + block)
+        part = Ct[cols[a:b]]  # (b − a) × n, C order
+        part ^= flip[a:b, None].astype(part.dtype)
+        # indicators are 0/1: numpy finds the non-zeros of a bool array 5-10× faster
+        flat = np.flatnonzero(part.view(np.bool_) if part.dtype == np.uint8 else part)
+        rows[indptr[a]:indptr[b]] = flat % n
+    return sp.csc_matrix((np.ones(rows.size, dtype=np.int64), rows, indptr), shape=(n, k))
+
 
 
 class FastEngine(EngineBase):
@@ -60,7 +117,9 @@ class FastEngine(EngineBase):
 
     def __init__(self, X, C: np.ndarray, *, card: np.ndarray | None = None,
                  tables: tuple[np.ndarray, np.ndarray] | None = None,
-                 indicators: tuple | None = None, seed: int = HASH_SEED) -> None:
+                 indicators: tuple | None = None, ones: np.ndarray | None = None,
+                 complements: np.ndarray | None = None, categories=_LAZY,
+                 seed: int = HASH_SEED) -> None:
         super().__init__(X.shape[0], X.shape[1], C.shape[1], tables)
         self.sparse = bool(issparse(X))
         if self.sparse and X.format != "csc":
@@ -75,8 +134,10 @@ class FastEngine(EngineBase):
         # rows collide with probability about 2^-63. Removing one column is a subtraction.
         self._mult = hash_multipliers(self.m + self.n_categories, seed)
         self._tab = xlogx_table(self.n)
-        self._spcat: tuple | None = None  # (_sparse_categories(),) once computed
-        self._comp: np.ndarray | None = None  # _complements() once computed
+        # the tables' inputs (FastEngine.shared), computed when first needed if not given
+        self._ones = None if ones is None else np.asarray(ones)  # ones of each category
+        self._comp = complements  # _complements()
+        self._spcat = categories  # _sparse_categories()
         # (feature_indicators(X, card), category_indicators(C)); None in either: count those
         # columns with bincount
         self._ind, self._cind = indicators if indicators is not None else (None, None)
@@ -88,12 +149,21 @@ class FastEngine(EngineBase):
         self._ent: tuple | None = None  # (key, _entries()) of the last columns counted
 
     @classmethod
-    def shared(cls, X, C: np.ndarray) -> dict:
+    def shared(cls, X, C: np.ndarray, ones: np.ndarray | None = None) -> dict:
         """The code bounds of the pool and the float32 indicators for BLAS counting
-        (:func:`feature_indicators`, :func:`category_indicators`)."""
+        (:func:`feature_indicators`, :func:`category_indicators`); for the two tables, the ones
+        of each category, which categories are their predecessor's complement
+        (:func:`complements`) and the sparse indicators of the others
+        (:func:`sparse_categories`): built once, whatever the number of table tasks. ``ones``:
+        the ones of each column of C when known (else counted)."""
         card = pool_cardinality(X, C)
+        ones = (np.asarray(C).sum(axis=0, dtype=np.int64) if ones is None
+                else np.asarray(ones, dtype=np.int64))
+        comp = complements(C, ones)
         return {"card": card, "indicators": (feature_indicators(X, card),
-                                             category_indicators(C))}
+                                             category_indicators(C)),
+                "ones": ones, "complements": comp,
+                "categories": sparse_categories(C, ones, np.flatnonzero(~comp))}
 
     # -- columns -------------------------------------------------------------------------------
     def column(self, j: int) -> np.ndarray:
@@ -206,33 +276,19 @@ class FastEngine(EngineBase):
         return k
 
     # -- unconditional tables --------------------------------------------------------------
+    def _category_ones(self) -> np.ndarray:
+        """The number of ones of each category."""
+        if self._ones is None:
+            self._ones = self.C.sum(axis=0, dtype=np.int64)
+        return self._ones
+
     def _sparse_categories(self) -> sp.csc_matrix | None:
-        """The category indicators, each column replaced by its complement where that has fewer
-        ones, as a sparse int64 matrix; None when they are not sparse or too small for that to
-        pay (then counting goes through :meth:`_indicators`). Counts from these are exact
-        integers, whatever n."""
-        if self._spcat is None:
-            self._spcat = (self._count_sparse_categories(),)
-        return self._spcat[0]
-
-    def _count_sparse_categories(self) -> sp.csc_matrix | None:
-        n, Q = self.n, self.n_categories
-        if not Q or not n or n * Q < _SPARSE_CATEGORIES_FROM:
-            return None
-        ones = self.C.sum(axis=0, dtype=np.int64)
-        stored = np.minimum(ones, n - ones)
-        if stored.sum() > _SPARSE_CATEGORIES * n * Q:
-            return None
-        import scipy.sparse as sp
-
-        flip = 2 * ones > n
-        parts = []
-        block = max(1, _ELEM_BUDGET // n)
-        for a in range(0, Q, block):
-            sub = self.C[:, a:a + block]
-            parts.append(sp.csc_matrix(sub ^ flip[a:a + block].astype(sub.dtype)[None, :],
-                                       dtype=np.int64))
-        return sp.hstack(parts, format="csc") if len(parts) > 1 else parts[0]
+        """:func:`sparse_categories` of the categories that are not their predecessor's
+        complement (:meth:`_complements`)."""
+        if self._spcat is _LAZY:
+            self._spcat = sparse_categories(self.C, self._category_ones(),
+                                            np.flatnonzero(~self._complements()))
+        return self._spcat
 
     def _indicators(self, cols: np.ndarray | None = None) -> np.ndarray:
         """The category indicators (columns ``cols``, default all) as floats for BLAS
@@ -241,20 +297,9 @@ class FastEngine(EngineBase):
         return C.astype(np.float32 if self.n < 2**24 else np.float64)
 
     def _complements(self) -> np.ndarray:
-        """Which categories are the complement of the category just before them (the second
-        category of a binary label, in flattened order; in a run a, ¬a, a only the middle
-        one): their counts follow from their predecessor's, n(¬a, ·) = n(·) − n(a, ·)."""
+        """:func:`complements` of the categories."""
         if self._comp is None:
-            n, Q = self.n, self.n_categories
-            comp = np.zeros(Q, dtype=bool)
-            step = max(1, _ELEM_BUDGET // max(n, 1))
-            for a in range(1, Q, step):
-                b = min(Q, a + step)
-                comp[a:b] = (self.C[:, a:b] != self.C[:, a - 1:b - 1]).all(axis=0)
-            for i in np.flatnonzero(comp[1:] & comp[:-1]).tolist():
-                if comp[i]:
-                    comp[i + 1] = False
-            self._comp = comp
+            self._comp = complements(self.C, self._category_ones())
         return self._comp
 
     def _mi_blocks(self, n1: np.ndarray, marg: np.ndarray, t_counts: np.ndarray) -> np.ndarray:
@@ -267,23 +312,24 @@ class FastEngine(EngineBase):
                                                   np.full((1, 1), n)),
                                batch=2, table=self._tab)
 
-    def _feature_table(self) -> np.ndarray:
+    def _feature_table(self, rows: tuple[int, int] | None = None) -> np.ndarray:
         n, m, Q = self.n, self.m, self.n_categories
-        out = np.empty((m, Q))
-        if m == 0 or Q == 0:
+        lo, hi = (0, m) if rows is None else rows
+        out = np.empty((hi - lo, Q))
+        if hi <= lo or Q == 0:
             return out
-        t_counts = self.C.sum(axis=0, dtype=np.int64)
-        S = self._sparse_categories() if self.sparse else None
-        # BLAS counts over the categories that are not their predecessor's complement; a
+        t_counts = self._category_ones()
+        # counts over the categories that are not their predecessor's complement; a
         # complement's column follows: count(X_f = v, ¬C) = count(X_f = v) − count(X_f = v, C)
-        comp = self._complements() if S is None else np.zeros(Q, dtype=bool)
+        comp = self._complements()
         basis, drop = np.flatnonzero(~comp), np.flatnonzero(comp)
+        S = self._sparse_categories() if self.sparse else None
         Cf = self._indicators(basis) if S is None else None
-        flip = 2 * t_counts > n
-        K = int(self.card[:m].max())
+        flip = (2 * t_counts > n)[basis]
+        K = int(self.card[lo:hi].max())
         block = max(1, min(_ELEM_BUDGET // max(n, 1), _CELL_BUDGET // (2 * K * Q)))
-        for a in range(0, m, block):
-            b = min(m, a + block)
+        for a in range(lo, hi, block):
+            b = min(hi, a + block)
             n1 = np.zeros((b - a, K, Q), dtype=np.int64)
             marg = np.zeros((b - a, K), dtype=np.int64)
             if self.sparse:
@@ -304,7 +350,7 @@ class FastEngine(EngineBase):
                     mv = sp.csc_matrix((hit.astype(np.int64), sub.indices, sub.indptr),
                                        shape=sub.shape)
                     part = np.asarray((mv.T @ S).toarray(), dtype=np.int64)
-                    n1[:, v, :] = np.where(flip[None, :], marg[:, v][:, None] - part, part)
+                    n1[:, v, basis] = np.where(flip[None, :], marg[:, v][:, None] - part, part)
             else:
                 sub = self.X[:, a:b]
                 for v in range(1, K):
@@ -315,44 +361,22 @@ class FastEngine(EngineBase):
                 n1[:, 1:, drop] = marg[:, 1:, None] - n1[:, 1:, drop - 1]
             n1[:, 0, :] = t_counts[None, :] - n1[:, 1:, :].sum(axis=1)
             marg[:, 0] = n - marg[:, 1:].sum(axis=1)
-            out[a:b] = self._mi_blocks(n1, marg, t_counts)
+            out[a - lo:b - lo] = self._mi_blocks(n1, marg, t_counts)
         return out
 
-    def _category_table(self) -> np.ndarray:
+    def _category_table(self, rows: tuple[int, int] | None = None) -> np.ndarray:
         n, Q = self.n, self.n_categories
-        if Q == 0:
-            return np.empty((0, 0))
-        na = self.C.sum(axis=0, dtype=np.int64)
-        S = self._sparse_categories()
-        if S is not None:  # count(C_a = 1, C_b = 1) from the sparser of each and its complement
-            # C_a = f_a + σ_a·S_a (f_a = 1 where the complement is stored, σ_a = 1 − 2·f_a):
-            # n11 = σσᵀ∘SᵀS + f·(σ∘ns)ᵀ + (σ∘ns)·fᵀ + n·f·fᵀ, in place, column blocks of SᵀS
-            flip = 2 * na > n
-            sign = np.where(flip, -1, 1).astype(np.int64)
-            ns = np.where(flip, n - na, na)  # ones of the stored columns
-            n11 = np.empty((Q, Q), dtype=np.int64)
-            St = S.T.tocsr()
-            step = max(1, _ELEM_BUDGET // max(Q, 1))
-            for a in range(0, Q, step):
-                n11[:, a:a + step] = (St @ S[:, a:a + step]).toarray()
-            n11 *= sign[:, None]
-            n11 *= sign[None, :]
-            sn = sign * ns
-            rows = np.flatnonzero(flip)
-            n11[rows] += sn[None, :]
-            n11[:, rows] += sn[:, None]
-            n11[np.ix_(rows, rows)] += n
-
-            def pair_rows(a: int, b: int) -> np.ndarray:
-                return n11[a:b]
-        else:
-            pair_rows = self._dense_pair_rows(na)
-        out = np.empty((Q, Q))
+        lo, hi = (0, Q) if rows is None else rows
+        out = np.empty((hi - lo, Q))
+        if hi <= lo:
+            return out
+        na = self._category_ones()
+        pair_rows = self._pair_rows(na)
         tab = self._tab
         s_b = tab[n - na] + tab[na]  # S of C_b's margin, per column
         block = max(1, _CELL_BUDGET // (4 * Q))  # rows a of the table at a time
-        for a in range(0, Q, block):
-            b = min(Q, a + block)
+        for a in range(lo, hi, block):
+            b = min(hi, a + block)
             # the four cells of (C_a, C_b), summed in the order of cmi_from_counts's table
             # (C_a = 0, C_b = 0), (0, 1), (1, 0), (1, 1): the same values, bit for bit, as
             # _mi_blocks gives (no k × C × 2 × 2 array is built)
@@ -368,30 +392,52 @@ class FastEngine(EngineBase):
             s_j -= s_b[None, :]
             s_j -= s_b[a:b, None]
             s_j /= n
-            out[a:b] = s_j
+            out[a - lo:b - lo] = s_j
         return out
 
-    def _dense_pair_rows(self, na: np.ndarray):
+    def _pair_rows(self, na: np.ndarray):
         """count(C_a = 1, C_b = 1) for rows a..b−1 of the pairs of categories, as a function
-        ``(a, b) -> (b − a) × Q int64``, from one BLAS product over the categories that are
-        not the complement of the one before them (the second category of a binary label, in
+        ``(a, b) -> (b − a) × Q int64``, from products over the categories that are not the
+        complement of the one before them (the second category of a binary label, in
         flattened order): the rows and columns of such a category follow exactly,
-        n(¬a, y) = n(y) − n(a, y). A quarter of the product for binary labels, and no Q × Q
-        count matrix."""
-        Q = self.n_categories
+        n(¬a, y) = n(y) − n(a, y). A quarter of the products for binary labels, and no Q × Q
+        count matrix. The products: of the sparse indicators (:meth:`_sparse_categories`)
+        when there are, else a BLAS product of float indicators (exact integers)."""
+        n, Q = self.n, self.n_categories
         comp = self._complements()
         basis = np.flatnonzero(~comp)
-        Cb = self._indicators(basis)
-        pair = np.rint(Cb.T @ Cb).astype(np.int64)  # over the basis (exact integers)
-        del Cb
+        na_basis = na[basis]
+        S = self._sparse_categories()
+        if S is None:
+            Cb = self._indicators(basis)
+
+            def basis_rows(a: int, b: int) -> np.ndarray:
+                return np.rint(Cb[:, a:b].T @ Cb).astype(np.int64)
+        else:  # C_a = f_a + σ_a·S_a (f_a = 1 where the complement is stored, σ_a = 1 − 2·f_a):
+            # n11 = σσᵀ∘SᵀS + f·(σ∘ns)ᵀ + (σ∘ns)·fᵀ + n·f·fᵀ, in place
+            flip = 2 * na_basis > n
+            sign = np.where(flip, -1, 1).astype(np.int64)
+            sn = sign * np.where(flip, n - na_basis, na_basis)  # σ ∘ ones of the stored columns
+            St = S.T.tocsr()
+
+            def basis_rows(a: int, b: int) -> np.ndarray:
+                n11 = np.asarray((St[a:b] @ S).toarray(), dtype=np.int64)
+                n11 *= sign[a:b, None]
+                n11 *= sign[None, :]
+                rows = np.flatnonzero(flip[a:b])
+                n11[rows] += sn[None, :]
+                n11[:, flip] += sn[a:b, None]
+                n11[np.ix_(rows, np.flatnonzero(flip))] += n
+                return n11
+
         if basis.size == Q:
-            return lambda a, b: pair[a:b]
+            return basis_rows
         pos = np.cumsum(~comp) - 1  # each category's basis column (a complement: the one before)
         drop = np.flatnonzero(comp)
-        na_basis = na[basis]
 
         def pair_rows(a: int, b: int) -> np.ndarray:
-            rows = pair[pos[a:b]]  # (b − a) × basis
+            first = int(pos[a])
+            rows = basis_rows(first, int(pos[b - 1]) + 1)[pos[a:b] - first]  # (b − a) × basis
             flip = comp[a:b]
             rows[flip] = na_basis[None, :] - rows[flip]
             out = rows[:, pos]  # (b − a) × Q
@@ -808,5 +854,5 @@ class FastEngine(EngineBase):
         return FastLeaveOneOut(self, target, members, fixed)
 
 
-__all__ = ["FastEngine", "category_indicators", "feature_indicators", "indicator_rows",
-           "pool_cardinality"]
+__all__ = ["FastEngine", "category_indicators", "complements", "feature_indicators",
+           "indicator_rows", "pool_cardinality", "sparse_categories"]

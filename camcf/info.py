@@ -172,9 +172,10 @@ def _n_distinct_rows(values: np.ndarray) -> np.ndarray:
     return 1 + np.count_nonzero(s[:, 1:] != s[:, :-1], axis=1)
 
 
-def pool_levels(X, C: np.ndarray) -> np.ndarray:
+def pool_levels(X, C: np.ndarray, ones: np.ndarray | None = None) -> np.ndarray:
     """How many distinct values occur in each pool column: the features of X (dense or sparse),
-    then the category indicators of C (2, or 1 when an indicator is constant)."""
+    then the category indicators of C (2, or 1 when an indicator is constant). ``ones``: the
+    ones of each column of C when known (else counted)."""
     n, m = X.shape
     out = np.empty(m + C.shape[1], dtype=np.int64)
     if n == 0:
@@ -216,7 +217,8 @@ def pool_levels(X, C: np.ndarray) -> np.ndarray:
                 out[a:a + part.shape[1]] = np.count_nonzero(seen.reshape(-1, K), axis=1)
         else:
             out[:m] = [np.unique(A[:, j]).size for j in range(m)]
-    ones = np.asarray(C).sum(axis=0, dtype=np.int64)
+    if ones is None:
+        ones = np.asarray(C).sum(axis=0, dtype=np.int64)
     out[m:] = 1 + ((ones > 0) & (ones < n))
     return out
 
@@ -438,9 +440,10 @@ class EngineBase(abc.ABC):
         self._mi_table, self._cat_table = tables if tables is not None else (None, None)
 
     @classmethod
-    def shared(cls, X, C: np.ndarray) -> dict:
+    def shared(cls, X, C: np.ndarray, ones: np.ndarray | None = None) -> dict:
         """Read-only inputs every per-target engine of a run shares (computed once by
-        :func:`camcf.run` and passed to each engine's constructor as keywords)."""
+        :func:`camcf.run` and passed to each engine's constructor as keywords). ``ones``: the
+        ones of each column of C when known."""
         return {}
 
     # -- counters ---------------------------------------------------------------------------
@@ -462,13 +465,23 @@ class EngineBase(abc.ABC):
             self._cat_table = self._category_table()
         return self._cat_table
 
-    @abc.abstractmethod
-    def _feature_table(self) -> np.ndarray:
-        """I(X_f; C_c), m × C."""
+    def table_rows(self, which: str, start: int, stop: int) -> np.ndarray:
+        """Rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or of the
+        category table (``"categories"``): bit for bit those rows of :meth:`mi_table` or
+        :meth:`category_mi_table` (a parallel run computes the tables in row blocks)."""
+        if which == "features":
+            return self._feature_table((int(start), int(stop)))
+        if which == "categories":
+            return self._category_table((int(start), int(stop)))
+        raise ValueError(f"which must be 'features' or 'categories', got {which!r}")
 
     @abc.abstractmethod
-    def _category_table(self) -> np.ndarray:
-        """I(C_a; C_b), C × C."""
+    def _feature_table(self, rows: tuple[int, int] | None = None) -> np.ndarray:
+        """I(X_f; C_c), m × C (rows a..b − 1 for ``rows=(a, b)``)."""
+
+    @abc.abstractmethod
+    def _category_table(self, rows: tuple[int, int] | None = None) -> np.ndarray:
+        """I(C_a; C_b), C × C (rows a..b − 1 for ``rows=(a, b)``)."""
 
     def _table_value(self, j: int, target: int) -> float:
         """I(t; V_j) from the unconditional tables."""
@@ -535,20 +548,23 @@ class ReferenceEngine(EngineBase):
     def columns(self, cols: np.ndarray) -> np.ndarray:
         return self.pool[:, np.asarray(cols, dtype=np.int64)]
 
-    def _feature_table(self) -> np.ndarray:
-        out = np.empty((self.m, self.n_categories))
+    def _feature_table(self, rows: tuple[int, int] | None = None) -> np.ndarray:
+        lo, hi = (0, self.m) if rows is None else rows
+        out = np.empty((hi - lo, self.n_categories))
         for c in range(self.n_categories):
             t = self.pool[:, self.m + c]
-            for f in range(self.m):
-                out[f, c] = self._cmi(self.pool[:, f], t, None)
+            for f in range(lo, hi):
+                out[f - lo, c] = self._cmi(self.pool[:, f], t, None)
         return out
 
-    def _category_table(self) -> np.ndarray:
+    def _category_table(self, rows: tuple[int, int] | None = None) -> np.ndarray:
         C = self.n_categories
-        out = np.empty((C, C))
-        for a in range(C):
+        lo, hi = (0, C) if rows is None else rows
+        out = np.empty((hi - lo, C))
+        for a in range(lo, hi):
             for b in range(C):
-                out[a, b] = self._cmi(self.pool[:, self.m + a], self.pool[:, self.m + b], None)
+                out[a - lo, b] = self._cmi(self.pool[:, self.m + a], self.pool[:, self.m + b],
+                                           None)
         return out
 
     def _cmi(self, a, b, cond_cols) -> float:

@@ -1,11 +1,12 @@
 """Parallel runs: shared arrays for local workers, a Dask cluster through joblib's Dask backend.
 
-:func:`camcf.run` with ``n_jobs`` > 1 hands its work to joblib: the two unconditional tables as
-two tasks, then the target categories in about four tasks per worker sized by an estimate of
-their cost. The large read-only arrays (codes, category indicators, tables, the engine's shared
-inputs) are put once in files of a :class:`SharedArrays` folder: local process workers map them
-(joblib passes a memory-mapped array by file name), nothing is pickled per task, and the table
-tasks write their tables into such files (:func:`write_shared`). Inside :func:`dask_cluster`
+:func:`camcf.run` with ``n_jobs`` > 1 hands its work to joblib: the two unconditional tables in
+row blocks, one block of each per worker, then the target categories in about four tasks per
+worker sized by an estimate of their cost, heaviest first. The large read-only arrays (codes,
+category indicators, tables, the engine's shared inputs) are put once in files of a
+:class:`SharedArrays` folder: local process workers map them (joblib passes a memory-mapped array
+by file name), nothing is pickled per task, and the table tasks write their rows into such files
+(:func:`write_shared`). Inside :func:`dask_cluster`
 joblib sends the same work to the workers of an existing ``dask.distributed`` scheduler, and
 each shared array is scattered to the workers once per parallel step, not once per task. The
 workers need camcf installed (the same version as the client).
@@ -206,14 +207,17 @@ def _address(a: np.ndarray) -> int:
     return int(a.__array_interface__["data"][0])
 
 
-def write_shared(path: str, value: np.ndarray) -> np.ndarray | None:
-    """Put a worker's result into the array file ``path`` of a :class:`SharedArrays` when this
-    process can open it (a local worker or thread) and return None; elsewhere (a remote Dask
-    worker, say) return ``value`` for the caller to receive as usual."""
+def write_shared(path: str, value: np.ndarray, start: int = 0) -> np.ndarray | None:
+    """Put a worker's result into rows ``start``.. of the array file ``path`` of a
+    :class:`SharedArrays` when this process can open it (a local worker or thread) and return
+    None; elsewhere (a remote Dask worker, say) return ``value`` for the caller to receive as
+    usual."""
     if os.path.isfile(path):
         out = np.lib.format.open_memmap(path, mode="r+")
-        if out.shape == value.shape and out.dtype == value.dtype:
-            out[...] = value
+        stop = start + (value.shape[0] if value.ndim else 0)
+        if value.ndim and out.shape[1:] == value.shape[1:] and out.dtype == value.dtype \
+                and 0 <= start and stop <= out.shape[0]:
+            out[start:stop] = value
             out.flush()
             return None
     return value

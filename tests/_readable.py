@@ -180,11 +180,21 @@ def draw_figures(page, figures: dict, *, width: int = 640,
 
     ``automargin=False`` draws each figure as its first draw shows it: plotly's automatic
     margins (which lay a chart out again after its first draw, late on a busy machine) are
-    turned off, so a figure passes only when its own margins hold its labels."""
+    turned off, so a figure passes only when its own margins hold its labels.
+
+    The figures drawn before in ``page`` are removed first; plotly.js is loaded only when the
+    page does not have it yet (compiling its 3.5 MB costs Chromium seconds: a module draws
+    all its figures in one page)."""
     import json
 
-    page.set_content("<html><body style='margin:0;font-family:sans-serif'></body></html>")
-    page.add_script_tag(path=str(plotly_js()))
+    if page.evaluate("() => typeof Plotly !== 'undefined' && !!document.body"):
+        page.evaluate("""() => {
+            document.querySelectorAll('.js-plotly-plot').forEach(g => Plotly.purge(g));
+            document.body.replaceChildren();
+          }""")
+    else:
+        page.set_content("<html><body style='margin:0;font-family:sans-serif'></body></html>")
+        page.add_script_tag(path=str(plotly_js()))
     out = {}
     for name, spec in figures.items():
         fig, w = spec if isinstance(spec, tuple) else (spec, width)

@@ -3,8 +3,8 @@
 * The app through Streamlit's AppTest: :func:`app_test`, :func:`new_app`, :func:`goto`, :func:`texts`,
   :func:`run_button`, :func:`upload`.
 * The app in a real browser (Chromium driven by Playwright): :func:`start_app`,
-  :func:`stop_app`, :func:`wait_idle`, :func:`settle`, :func:`graph_node_ids`,
-  :func:`open_page`, :func:`shot`, :func:`move_slider` / :func:`slider_value` (k1, k2),
+  :func:`stop_app`, :func:`wait_idle`, :func:`settle`, :func:`charts_drawn`,
+  :func:`graph_node_ids`, :func:`open_page`, :func:`shot`, :func:`move_slider` / :func:`slider_value` (k1, k2),
   :func:`set_number` / :func:`number_value` (δ1, δ2 and the other number inputs).
 
 Tests import them with ``from support import …`` (pytest puts ``tests/`` on ``sys.path``).
@@ -154,6 +154,16 @@ def settle(page, timeout: float = 90_000) -> None:
     wait_idle(page, timeout)
     page.wait_for_timeout(400)
     wait_idle(page, timeout)
+
+
+def charts_drawn(page, timeout: float = 30_000) -> None:
+    """Wait until every plotly chart of the page is drawn (its plot and SVG exist): before a
+    screenshot, instead of a fixed pause."""
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(c => {
+             const gd = c.querySelector('.js-plotly-plot');
+             return gd && gd._fullLayout && gd.querySelector('svg.main-svg'); })""",
+        polling=100, timeout=timeout)
 
 
 def graph_node_ids(page, index: int = 0, timeout: float = 15_000) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 import pytest
-from support import SHOTS, graph_node_ids, open_page, set_number, wait_idle
+from support import SHOTS, charts_drawn, graph_node_ids, open_page, set_number, wait_idle
 
 PAGES = [  # url path, navigation title, a text the page shows, graphs expected
     ("", "Overview", "Ca-MCF explorer", 0),
@@ -66,7 +66,7 @@ def test_every_page_draws(browser_app):
             assert any("=" in i for i in ids)  # members and the target: a category node
             assert any(i.startswith("f") for i in ids)  # features
         else:
-            page.wait_for_timeout(400)  # let plotly finish drawing before the screenshot
+            charts_drawn(page)  # plotly has drawn before the screenshot
         if path == "step_through":
             _decision_table_is_whole(page)
         page.screenshot(path=str(SHOTS / f"{path or 'overview'}.png"), full_page=True)
@@ -161,7 +161,8 @@ def test_evaluation_page_classifies_on_demand(browser_app):
     page.get_by_role("button", name="Evaluate", exact=True).click()
     page.get_by_text("All features vs the selection").wait_for(timeout=120_000)
     wait_idle(page, timeout=120_000)
-    page.wait_for_timeout(400)
+    page.locator('[data-testid="stPlotlyChart"]').nth(1).wait_for(timeout=30_000)
+    charts_drawn(page)
     text = main.inner_text()
     assert "Hamming loss" in text and "Ablation by phase" in text
     assert page.locator('[data-testid="stPlotlyChart"]').count() >= 2  # radar + ablation

@@ -10,20 +10,20 @@ import json
 
 import pytest
 from conftest import DATA_DIR
-from support import settle, shot, wait_idle
+from support import charts_drawn, settle, shot, wait_idle
 
 pytestmark = pytest.mark.browser
 
 
 def _choose(page, box, names: list[str]) -> None:
-    """Leave exactly ``names`` chosen in the multiselect ``box``: clear it, then type each."""
+    """Leave exactly ``names`` chosen in the multiselect ``box``: clear it (its "Clear all"
+    button: one script run, not one a chosen method), then type each."""
     tags = box.locator("[data-tag]")
     tags.first.wait_for()  # the default choice is drawn
+    box.get_by_role("button", name="Clear all").click()
+    wait_idle(page)
+    tags.first.wait_for(state="detached")
     box.locator("input").click()
-    while tags.count():
-        page.keyboard.press("Backspace")  # removes the last chosen method
-        wait_idle(page)
-        box.locator("input").click()
     for name in names:
         page.keyboard.type(name)
         page.get_by_role("option").filter(has_text=name).first.click()
@@ -70,7 +70,8 @@ def test_compare_two_methods(server, new_page):
     main.locator('[data-testid="stProgress"]').first.wait_for(timeout=60_000)
     main.get_by_text("Metric for ranks and CD diagrams").wait_for(timeout=240_000)
     settle(page)
-    page.wait_for_timeout(600)
+    main.locator(".js-plotly-plot").nth(2).wait_for(timeout=30_000)  # the three charts …
+    charts_drawn(page)  # … drawn
     text = main.inner_text()
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "Mean ± sample SD over splits" in text

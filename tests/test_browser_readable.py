@@ -68,6 +68,15 @@ def nothing():
                          label_names=[f"y{i}" for i in range(Y.shape[1])])
 
 
+@pytest.fixture(scope="module")
+def figure_page(browser):
+    """One blank page for the module's plotly figures (``draw_figures`` clears it and loads
+    plotly.js into it once)."""
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    yield page
+    page.close()
+
+
 def _assert_readable(drawn: dict) -> None:
     bad = {k: v for k, v in drawn.items()
            if v["overlaps"] or v["empty"] or v["clipped"] or v["on_points"]}
@@ -81,7 +90,7 @@ def _shoot(page, names, prefix):
         page.locator(f"[id='box-{k}']").screenshot(path=str(SHOTS / f"{prefix}-{k}.png"))
 
 
-def test_explorer_figures_are_readable_on_wide_shapes(browser, cal, arts, nothing):
+def test_explorer_figures_are_readable_on_wide_shapes(figure_page, cal, arts, nothing):
     from camcf.datasets import make_causal_multilabel
     from camcf.diff import diff_results
     from camcf.landscape import landscape
@@ -117,10 +126,9 @@ def test_explorer_figures_are_readable_on_wide_shapes(browser, cal, arts, nothin
                                                                   "delta2": 0.1}), 700),
         "what-changed-none": (diff_bars(diff_results(nothing, nothing)), 1100),
     }
-    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page = figure_page
     drawn = draw_figures(page, figs)
     _shoot(page, figs, "figure")
-    page.close()
     _assert_readable(drawn)
     # points at s = 0 are drawn whole: the axes start below 0
     fig = figs["pruning-cal500"][0]
@@ -128,7 +136,7 @@ def test_explorer_figures_are_readable_on_wide_shapes(browser, cal, arts, nothin
     assert min(min(t.x) for t in fig.data if t.mode and "markers" in t.mode) >= 0
 
 
-def test_label_space_and_landscape_fit_their_labels_on_the_first_draw(browser, arts):
+def test_label_space_and_landscape_fit_their_labels_on_the_first_draw(figure_page, arts):
     """Landed: the arts heatmap's long label names and the landscape's y tick labels were cut
     off at the chart's edge until plotly's automatic margins ran (late, or not before the
     screenshot, on a busy machine). Their own margins must hold their labels."""
@@ -142,14 +150,13 @@ def test_label_space_and_landscape_fit_their_labels_on_the_first_draw(browser, a
     figs = {"heatmap-arts-first": (figures.skeleton_heatmap(arts, highlight=0), 520),
             "landscape-first": (landscape_heatmap(grid, "n_selected", {"delta1": 0.05,
                                                                        "delta2": 0.05}), 700)}
-    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page = figure_page
     drawn = draw_figures(page, figs, automargin=False)
     _shoot(page, figs, "figure")
-    page.close()
     _assert_readable(drawn)
 
 
-def test_sankey_keeps_small_flows_visible_and_says_when_nothing_flows(browser, nothing):
+def test_sankey_keeps_small_flows_visible_and_says_when_nothing_flows(figure_page, nothing):
     """Delicious (983 labels): recovered and spouse flows of a few pairs next to ~10^5
     candidates were 1–2 px. Nothing selected: the Sankey was an empty white box."""
     from camcf.viz import figures
@@ -168,16 +175,15 @@ def test_sankey_keeps_small_flows_visible_and_says_when_nothing_flows(browser, n
                                      c["PC"], c["PC"], c["spouses"], c["recovered"],
                                      c["symmetry"], c["redundancy"], c["blanket"]]
     assert "small flows drawn thicker" in fig.layout.title.text
-    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page = figure_page
     drawn = draw_figures(page, {"sankey-delicious": (fig, 1100)})
     thick = page.evaluate(SANKEY_LINK_PX_JS)
     _shoot(page, ["sankey-delicious"], "figure")
-    page.close()
     _assert_readable(drawn)
     assert len(thick) == 10 and min(thick) >= 5, thick  # no 1–2 px link (landed: 0.004 px)
 
 
-def test_compare_and_evaluation_figures_are_readable(browser):
+def test_compare_and_evaluation_figures_are_readable(figure_page):
     """Landed: a ~20 px colour bar with one split, overlapping radar ticks, a radar axis
     starting at 0.84."""
     from camcf.evaluation.metrics import METRICS
@@ -208,13 +214,12 @@ def test_compare_and_evaluation_figures_are_readable(browser):
                     control="Ca-MCF", title="Hamming loss")
     figs = {"radar-compare": (radar, 700), "ranks-one-split": (heat, 620),
             "radar-evaluation": (ev, 700), "cd-diagram": (cd, 1100)}
-    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page = figure_page
     drawn = draw_figures(page, figs)
     bar = page.evaluate("""() => { const c = document.querySelector(
         "[id='box-ranks-one-split'] .colorbar .cbfills"); return c ?
         c.getBoundingClientRect().height : 0; }""")
     _shoot(page, figs, "figure")
-    page.close()
     _assert_readable(drawn)
     assert bar >= 150, bar  # the colour bar is readable (it was ~20 px)
 

@@ -11,6 +11,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from support import (
+    charts_drawn,
     move_slider,
     number_value,
     open_page,
@@ -59,7 +60,7 @@ def test_what_changed_after_pin_move_and_run(tuning_page):
     assert "Before:" in text and "Now:" in text
     assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1
     assert page.locator('[data-testid="stException"]').count() == 0
-    page.wait_for_timeout(500)
+    charts_drawn(page)
     shot(page, "what-changed")
 
 

@@ -308,7 +308,7 @@ def test_sparse_x_through_the_estimator_and_the_evaluation():
 def test_parallel_tasks_cover_every_target_once_heaviest_first():
     """plan_tasks puts each target in one task, the heaviest first, and evens the totals out
     (longest-processing-time first: no task exceeds the mean by more than the largest cost)."""
-    from camcf.algorithm import plan_tasks
+    from camcf.tasks import plan_tasks
 
     costs = np.random.default_rng(0).pareto(1.5, size=200) + 1
     tasks = plan_tasks(costs, 8)
@@ -325,10 +325,10 @@ def test_parallel_tasks_cover_every_target_once_heaviest_first():
 def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypatch):
     """With one task per worker (several targets each, finishing in any order) the result is
     the serial one, byte for byte."""
-    import camcf.algorithm as algorithm
     import camcf.parallel
+    import camcf.tasks
 
-    monkeypatch.setattr(algorithm, "_TASKS_PER_WORKER", 1)
+    monkeypatch.setattr(camcf.tasks, "_TASKS_PER_WORKER", 1)
     folders = []
 
     class Recorded(camcf.parallel.SharedArrays):
@@ -350,6 +350,60 @@ def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypa
         assert table.base is None and not isinstance(table, np.memmap)
     assert len(folders) == 1 and not os.path.exists(folders[0])
     assert set(par.stats["stages"]) == {"prepare", "tables", "targets"}
-    # CPU seconds: one per table task and per targets task (one task per worker here)
-    assert len(par.stats["cpu"]["tables"]) == 2 and len(par.stats["cpu"]["targets"]) == 2
+    # CPU seconds: one per table task (each table in two row blocks for two workers) and per
+    # targets task (one task per worker here)
+    assert len(par.stats["cpu"]["tables"]) == 4 and len(par.stats["cpu"]["targets"]) == 2
     assert len(serial.stats["cpu"]["tables"]) == len(serial.stats["cpu"]["targets"]) == 1
+
+
+def test_prepared_codes_and_label_counts_equal_the_plain_ones():
+    """The preparation's shortcuts give what the plain numpy/scipy calls give: mostly-zero
+    dense codes as scipy's CSC matrix, labels (0/1, −1/+1, multi-class, float) as their
+    codes in column-major order, and each label's values and counts as np.unique's."""
+    from camcf.algorithm import _label_values, _prepare_labels
+
+    rng = np.random.default_rng(5)
+    X = ((rng.random((2100, 500)) < 0.05) * rng.integers(1, 4, (2100, 500))).astype(np.uint8)
+    got = prepare_features(X, checked=True)
+    want = sp.csc_matrix(np.asfortranarray(X))
+    assert sp.issparse(got) and got.dtype == want.dtype and got.has_sorted_indices
+    assert all(np.array_equal(getattr(got, a), getattr(want, a))
+               for a in ("data", "indices", "indptr"))
+    Y = np.column_stack([rng.integers(0, 2, 300), rng.integers(0, 4, 300),
+                         np.where(rng.random(300) < 0.3, 1, -1), rng.integers(0, 9, 300)])
+    for A in (Y, Y.astype(float), Y[:, [0, 1]].astype(np.uint8), Y[:, [0, 2]]):  # K 9, 4, 2
+        P = _prepare_labels(A)
+        want = np.where(A == -1, 0, A).astype(np.int64)
+        assert P.flags.f_contiguous and np.array_equal(P, want)
+        for i, (values, counts) in enumerate(_label_values(P)):
+            u, k = np.unique(P[:, i], return_counts=True)
+            assert np.array_equal(values, u) and np.array_equal(counts, k)
+
+
+def test_packed_outcomes_travel_as_a_few_arrays_and_come_back_equal():
+    """A targets task's outcomes leave with their record and set arrays packed (one array
+    per dtype) and come back, after pickling, with every array equal in values and dtype."""
+    import copy
+    import pickle
+
+    from camcf.tasks import pack_arrays, unpack_arrays
+
+    X, Y = problem(3)
+    res = quiet_run(X, Y, **HEAVIER)
+    Xc = prepare_features(X)
+    C = np.column_stack([(Y[:, c.label_index] == c.value) for c in res.categories]).astype(
+        np.uint8)
+    tables = (res.mi_table, res.category_mi)
+    out = {c.id: target_work(Xc, C, tables, c, [d.id for d in res.categories
+                                                 if d.label_index != c.label_index],
+                             res.params)
+           for c in res.categories[:4]}
+    want = copy.deepcopy(out)
+    packed = pack_arrays(out)
+    assert len(packed[0][0]) <= 4 < len(packed[1])  # a few dtypes, many arrays
+    back = unpack_arrays(*pickle.loads(pickle.dumps((out, packed))))
+    for cid, (r, sets, counters) in want.items():
+        r2, sets2, counters2 = back[cid]
+        assert r2.trace.keys() == r.trace.keys() and sets2 == sets and counters2 == counters
+        for key, a in r.trace.items():
+            assert r2.trace[key].dtype == a.dtype and r2.trace[key].tobytes() == a.tobytes()

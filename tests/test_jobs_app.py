@@ -55,16 +55,35 @@ def _job(at: AppTest, slot: str) -> jobs.Job:
     return jobs_ui.runner().get(at.session_state[S.JOBS.name][slot])
 
 
+def _jobs_seen(at: AppTest) -> tuple:
+    """What the page can show of the session's jobs: each one's state, progress, queue place
+    and worker."""
+    try:
+        ids = list(at.session_state[S.JOBS.name].values())
+    except KeyError:  # no job yet
+        return ()
+    seen = []
+    for job_id in ids:
+        job = jobs_ui.runner().get(job_id)
+        if job is not None:
+            s = job.status()
+            seen.append((job_id, s.state, s.done, s.queue_position, job.pid))
+    return tuple(seen)
+
+
 def _rerun_until(at: AppTest, pred, timeout: float = PATIENCE) -> AppTest:
-    """Rerun the app (as the page's polling fragment does, every ``POLL`` = 1 s) until ``pred``:
-    each rerun is a whole script run, so not faster than the app polls."""
+    """Rerun the app until ``pred``, as the page's polling fragment does every ``POLL`` = 1 s,
+    but at once when one of the session's jobs has changed (its state, progress, queue place
+    or worker: what a rerun would show); each rerun is a whole script run."""
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
         at.run()
         assert not at.exception, [e.value for e in at.exception]
         if pred(at):
             return at
-        time.sleep(jobs_ui.POLL)
+        seen, since = _jobs_seen(at), time.monotonic()
+        while time.monotonic() - since < jobs_ui.POLL and _jobs_seen(at) == seen:
+            time.sleep(0.05)
     raise AssertionError("the page never showed what was expected")
 
 

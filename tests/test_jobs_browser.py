@@ -77,7 +77,8 @@ def server_of_its_own(chromium):
 
 @pytest.fixture(scope="module")
 def app(server_of_its_own):
-    """A session on the demo at N rows, run: (page, server process, context, url)."""
+    """A session on the demo at N rows, run: (page, server process, context, url). The last
+    test closes its tab (a page load costs Chromium seconds: the tests share one)."""
     proc, ctx, url = server_of_its_own
     return _session(ctx, url), proc, ctx, url
 
@@ -199,9 +200,9 @@ def test_leaving_the_page_stops_its_study(app):
 
 def test_closing_the_tab_stops_its_study(app):
     """The session ends with its tab: nothing draws the job any more, and after the heartbeat
-    (10 s for this server; 120 s by default) the job stops and its worker is gone."""
-    _, proc, ctx, url = app
-    page = _session(ctx, url)
+    (10 s for this server; 120 s by default) the job stops and its worker is gone. (The
+    module's tab, after the tests above: the last test of the module.)"""
+    page, proc, _, _ = app
     _open_evaluation(page)
     worker = _start(page, proc)
     page.close()

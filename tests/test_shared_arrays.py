@@ -81,3 +81,20 @@ def test_process_workers_map_the_files_and_write_results_in_place():
         v = np.ones((2, 2))
         assert write_shared(os.path.join(store.folder, "missing.npy"), v) is v
         assert len(pickle.dumps(a)) > a.nbytes  # plain pickle still copies (no file tricks)
+
+
+def test_write_shared_puts_rows_at_their_offset_and_returns_what_does_not_fit():
+    """A table task writes its block of rows into the rows it covers; a block that does not
+    fit the file (other width or type, beyond its rows) comes back to the caller."""
+    with SharedArrays() as store:
+        out = store.empty((6, 3), np.float64)
+        out[:] = -1.0
+        path = SharedArrays.path(out)
+        assert write_shared(path, np.full((2, 3), 7.0), 2) is None
+        assert write_shared(path, np.full((2, 3), 9.0), 4) is None
+        got = np.array(store.readonly(out))
+        assert (got[:2] == -1).all() and (got[2:4] == 7).all() and (got[4:] == 9).all()
+        for bad, start in ((np.ones((2, 4)), 0), (np.ones((2, 3), np.float32), 0),
+                           (np.ones((2, 3)), 5)):
+            assert write_shared(path, bad, start) is bad
+        assert (np.array(store.readonly(out))[4:] == 9).all()  # nothing was written

@@ -39,3 +39,35 @@ def test_sparse_category_counts_equal_dense_ones(monkeypatch):
         assert not used0
         assert np.array_equal(feat, feat0) and np.array_equal(cat, cat0)
         assert cat.shape == (C.shape[1], C.shape[1]) and np.allclose(cat, cat.T)
+
+
+def test_tables_in_row_blocks_are_the_whole_tables_bit_for_bit(monkeypatch):
+    """table_rows over the blocks of table_blocks, stacked, gives each table exactly, for
+    the fast engine (sparse and dense counting routes, sparse and dense X) and the reference
+    engine; the sparse indicators hold the non-complement categories only."""
+    from camcf.info import ReferenceEngine
+    from camcf.tasks import table_blocks
+
+    for sparse_x, route in ((True, 0), (False, 0), (True, None), (False, None)):
+        if route is not None:  # the sparse route whatever the size
+            monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES_FROM", route)
+        X, C = _data(sparse_x)
+        shared = FastEngine.shared(X, C)
+        # the second category of each binary label is its first's complement
+        assert np.flatnonzero(shared["complements"]).tolist() == [1, 3]
+        S = shared["categories"]
+        assert (S is not None) == (route is not None)
+        if S is not None:
+            assert S.shape == (C.shape[0], int((~shared["complements"]).sum()))
+        whole = FastEngine(X, C, **shared)
+        blocks = table_blocks(X.shape[1], C.shape[1], 3)
+        assert len(blocks) == 6
+        for which, table in (("features", whole.mi_table()),
+                             ("categories", whole.category_mi_table())):
+            eng = FastEngine(X, C, **shared)  # a fresh engine per block, as a worker's
+            parts = [eng.table_rows(w, a, b) for w, a, b in blocks if w == which]
+            assert np.array_equal(np.vstack(parts), table)
+        monkeypatch.undo()
+    ref = ReferenceEngine(X[:60], C[:60])
+    assert np.array_equal(ref.table_rows("features", 3, 7), ref.mi_table()[3:7])
+    assert np.array_equal(ref.table_rows("categories", 2, 5), ref.category_mi_table()[2:5])
