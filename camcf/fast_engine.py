@@ -33,6 +33,7 @@ from .info import (
     EngineBase,
     _compact,
     _n_distinct,
+    _sum_axes,
     cmi_from_counts,
 )
 
@@ -486,13 +487,15 @@ class FastEngine(EngineBase):
         row's cell is ``ts_row`` = t·S + stratum, ``ts_counts`` counts the 2S cells, and
         ``live_rows`` are the rows in informative strata (None: every row; always None for
         sparse X, whose entries in dead strata go to the extra stratum)."""
-        ts0 = np.bincount(t * ns + s, minlength=2 * ns)
+        key = t * ns
+        key += s
+        ts0 = np.bincount(key, minlength=2 * ns)
         live = (ts0[ns:] > 0) & (ts0[:ns] > 0)  # both t = 0 and t = 1 occur in the stratum
-        n_live = int(live.sum())
+        n_live = int(np.count_nonzero(live))
         if n_live == 0:
             return None
         if n_live == ns:  # every stratum informative: no row is dropped
-            return ns, ns, ts0, t * ns + s, None
+            return ns, ns, ts0, key, None
         S = n_live + 1
         remap = np.where(live, np.cumsum(live) - 1, n_live)
         ts_row = t * S
@@ -506,12 +509,14 @@ class FastEngine(EngineBase):
         """I(t; V_j | S) from counts (k × K × 2S) of (code, t, stratum) in the layout of
         ``cells`` (:meth:`_cells`): the informative strata only, the full n as denominator."""
         n_live, S, ts_counts = cells[0], cells[1], cells[2]
-        ts_margin = np.stack([ts_counts[:S][:n_live], ts_counts[S:][:n_live]])[None]
-        s_margin = (ts_margin[0, 0] + ts_margin[0, 1])[None]
         k, K = counts.shape[:2]
-        c4 = counts.reshape(k, K, 2, S)[..., :n_live]  # (variable, code, t, stratum)
-        return cmi_from_counts(c4, self.n, margins=(c4[:, :, 0] + c4[:, :, 1], ts_margin,
-                                                    s_margin), batch=1, table=self._tab)
+        ts_margin = ts_counts.reshape(2, S)  # (t, stratum)
+        c4 = counts.reshape(k, K, 2, S)  # (variable, code, t, stratum)
+        if n_live < S:  # the extra stratum of the dead ones is not summed
+            ts_margin, c4 = ts_margin[:, :n_live], c4[..., :n_live]
+        return cmi_from_counts(c4, self.n, margins=(c4[:, :, 0] + c4[:, :, 1], ts_margin[None],
+                                                    (ts_margin[0] + ts_margin[1])[None]),
+                               batch=1, table=self._tab)
 
     def _by_rows(self, cols: np.ndarray, S: int) -> bool:
         """Whether :meth:`_counts_rows` counts ``cols`` (dense features, most of the columns,
@@ -566,7 +571,7 @@ class FastEngine(EngineBase):
                 idx *= 2 * S
                 idx += ts_row[ent[0][a:b]]
                 counts = np.bincount(idx, minlength=k * per).reshape(k, K, 2 * S)
-                counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
+                counts[:, 0, :] = ts_counts[None, :] - _sum_axes(counts[:, 1:, :], 1)
             elif (K - 1) * 2 * S <= _BLAS_CELLS and (
                     (self._ind is not None and int(part.max()) < self.m)
                     or (self._cind is not None and int(part.min()) >= self.m)):
@@ -643,7 +648,7 @@ class FastEngine(EngineBase):
         for c, a, b in zip(cell_sets, off[:-1].tolist(), off[1:].tolist(), strict=True):
             counts = np.empty((cols.size, K, b - a), dtype=np.int64)
             counts[:, 1:, :] = prod[a:b].transpose(2, 1, 0)
-            counts[:, 0, :] = c[2][None, :] - counts[:, 1:, :].sum(axis=1)
+            counts[:, 0, :] = c[2][None, :] - _sum_axes(counts[:, 1:, :], 1)
             out.append(counts)
         return out
 
@@ -671,7 +676,7 @@ class FastEngine(EngineBase):
         else:
             for v in range(1, K):
                 counts[:, v, :] = blocks[v - 1][:, part].T @ onehot
-        counts[:, 0, :] = ts_counts[None, :] - counts[:, 1:, :].sum(axis=1)
+        counts[:, 0, :] = ts_counts[None, :] - _sum_axes(counts[:, 1:, :], 1)
         return counts
 
     def _cmi_one(self, t: np.ndarray, v: np.ndarray, k: int, s: np.ndarray, ns: int) -> float:
@@ -682,7 +687,7 @@ class FastEngine(EngineBase):
         key += t
         c = np.bincount(key, minlength=ns * k * 2).reshape(ns, k, 2)
         tab = self._tab
-        ts = c.sum(axis=1)  # (ns, 2): counts of (S, t)
+        ts = _sum_axes(c, 1)  # (ns, 2): counts of (S, t)
         s_vts = tab[c].sum()
         s_vs = tab[c[:, :, 0] + c[:, :, 1]].sum()
         s_ts = tab[ts].sum()
@@ -745,33 +750,64 @@ class FastEngine(EngineBase):
         if not self.sparse and cols.size and self._by_rows(cols, 1):
             # every x's cells in one sparse product over the indicators (as many as fit)
             K = int(self.card[cols].max())
+            width = self._rows.shape[1]
+            kxs = [int(self.card[x]) for x in extras]
+            cell_of = [self._cells(t, r * kx + self.column(x), nr * kx)
+                       for x, kx in zip(extras, kxs, strict=True)]
+            # when neither the lead nor the first x drops a stratum, the lead's counts are
+            # sums of the first x's: cell (t, s) of S is the cells (t, s·kx + v) of {x} ∪ S
+            first = cell_of[0] if extras else None
+            derive = (lead is not None and first is not None and lead[0] == lead[1] == nr
+                      and first[0] == first[1] == nr * kxs[0]
+                      and self._by_rows(cols, first[1]))
             batch: list[tuple[int, tuple]] = []
             used = 0
-            if lead is not None:
+            joint = self._joint_cells(t, cols, r, nr, extras, kxs, cell_of, lead)
+            if joint is not None:
+                # one product over the joint cells (t, S, x_1, …, x_p); every set's counts are
+                # sums of those (exact integers): fewer rows read than one set per x
+                extras_axes = tuple(range(4, 4 + len(extras)))
+                cj = self._counts_rows(cols, [joint], K)[0].reshape(
+                    cols.size, K, 2, nr, *kxs)
+                if lead is not None:
+                    v1 = self._values(_sum_axes(cj, *extras_axes).reshape(cols.size, K, 2 * nr),
+                                      lead)
+                    pick = np.asarray(keep(v1), dtype=bool)
+                    if not pick.any():  # nothing screened: no extra is tested
+                        return v1, pick, []
+                    sel = cols[pick]
+                    cj = cj[pick]
+                for i, kx in enumerate(kxs):
+                    other = extras_axes[:i] + extras_axes[i + 1:]
+                    ci = _sum_axes(cj, *other) if other else cj
+                    out[i] = self._values(ci.reshape(sel.size, K, 2 * nr * kx), cell_of[i])
+            elif lead is not None and not derive:
                 batch.append((-1, lead))
-                used = 2 * lead[1] * self._rows.shape[1]
-            for i, x in enumerate(extras + [None]):
+                used = 2 * lead[1] * width
+            for i, x in enumerate(extras + [None] if joint is None else []):
                 cells = None
                 if x is not None:
-                    kx = int(self.card[x])
-                    cells = self._cells(t, r * kx + self.column(x), nr * kx)
+                    cells = cell_of[i]
                     if cells is None:  # no informative stratum: every value is 0
                         zero.append(i)
                         continue
                     if not self._by_rows(cols, cells[1]):
                         continue  # counted alone below
-                    need = 2 * cells[1] * self._rows.shape[1]
+                    need = 2 * cells[1] * width
                 if batch and (x is None or used + need > _CELL_BUDGET):
                     counts = self._counts_rows(cols, [c for _, c in batch], K)
                     for (j, c), cnt in zip(batch, counts, strict=True):
-                        if j < 0:
-                            v1 = self._values(cnt, c)
+                        if j < 0 or (derive and j == 0):
+                            lc = cnt if j < 0 else _sum_axes(cnt.reshape(
+                                cols.size, K, 2, nr, kxs[0]), 4).reshape(cols.size, K, 2 * nr)
+                            v1 = self._values(lc, lead)
                             pick = np.asarray(keep(v1), dtype=bool)
                             if not pick.any():  # nothing screened: no extra is tested
                                 return v1, pick, []
                             sel = cols[pick]
-                        else:
-                            out[j] = self._values(cnt if pick is None else cnt[pick], c)
+                            if j < 0:
+                                continue
+                        out[j] = self._values(cnt if pick is None else cnt[pick], c)
                     batch, used = [], 0
                 if x is not None:
                     batch.append((i, cells))
@@ -788,6 +824,31 @@ class FastEngine(EngineBase):
                 out[i] = self._cmi_given_codes(t, sel, r * kx + self.column(x), nr * kx,
                                                entries)
         return v1, pick, out
+
+    def _joint_cells(self, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
+                     extras: list[int], kxs: list[int], cell_of: list, lead: tuple | None
+                     ) -> tuple | None:
+        """The cells (t, S, x_1, …, x_p) of every row, in the layout of :meth:`_cells` (every
+        stratum kept, t·N + joint code), when :meth:`_extras` may count the lead and every
+        x from them: none of those sets drops a stratum (so each one's cells are sums of the
+        joint cells), there are two x or more, and the joint cells are few (at most four
+        times the separate sets' strata). Else None."""
+        if len(kxs) < 2 or (lead is not None and not lead[0] == lead[1] == nr):
+            return None
+        N = nr
+        for kx, c in zip(kxs, cell_of, strict=True):
+            if c is None or not c[0] == c[1] == nr * kx:
+                return None
+            N *= kx
+        if N > 4 * nr * sum(kxs) or not self._by_rows(cols, N):
+            return None
+        u = r.copy()
+        for x, kx in zip(extras, kxs, strict=True):
+            u *= kx
+            u += self.column(x)
+        key = t * N
+        key += u
+        return N, N, np.bincount(key, minlength=2 * N), key, None
 
     def leave_one_out(self, target, members, fixed):
         return FastLeaveOneOut(self, target, members, fixed)

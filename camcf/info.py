@@ -69,11 +69,12 @@ def _xlogx(counts: np.ndarray) -> np.ndarray:
 def _sum_xlogx(x, batch: int, table: np.ndarray | None, starts) -> np.ndarray:
     """S(x) = Σ c·log2(c) over the cells of x: per leading index (the first ``batch`` axes),
     or with ``starts`` per run of rows of the first axis."""
-    x = np.asarray(x)
-    v = table[x] if table is not None else _xlogx(x)
+    v = table[x] if table is not None else _xlogx(np.asarray(x))
     if starts is not None:
         per = v.reshape(v.shape[0], -1).sum(axis=1) if v.ndim > 1 else v
         return np.add.reduceat(per, starts)
+    if v.ndim == batch + 1:  # one axis of cells already
+        return v.sum(axis=-1)
     return v.reshape(v.shape[:batch] + (-1,)).sum(axis=-1)
 
 
@@ -132,6 +133,24 @@ def cmi_from_counts(counts, n=None, *, margins=None, batch: int | None = None, s
     out = (_sum_xlogx(c, batch, table, starts) + _sum_xlogx(z, batch, table, starts)
            - _sum_xlogx(bz, batch, table, starts) - _sum_xlogx(az, batch, table, starts)) / n
     return float(out) if np.ndim(out) == 0 else out
+
+
+def _sum_axes(a: np.ndarray, *axes: int) -> np.ndarray:
+    """``a.sum(axis=axes)`` of an integer array by adding its slices along each short axis in
+    turn (numpy's reduction over a few elements of an inner axis is several times slower; an
+    integer sum is exact in any order)."""
+    for axis in sorted(axes, reverse=True):
+        k = a.shape[axis]
+        before = (slice(None),) * axis
+        if k < 2:
+            a = a[before + (0,)].copy() if k else np.zeros(a.shape[:axis] + a.shape[axis + 1:],
+                                                          a.dtype)
+            continue
+        out = a[before + (0,)] + a[before + (1,)]
+        for i in range(2, k):
+            out += a[before + (i,)]
+        a = out
+    return a
 
 
 def _n_distinct(values: np.ndarray) -> int:
@@ -235,6 +254,19 @@ def _compact(codes: np.ndarray, *, sort: bool = True) -> tuple[np.ndarray, int]:
 
         inv, uniq = pd.factorize(codes, sort=False)
     return inv.astype(np.int64, copy=False).ravel(), int(len(uniq))
+
+
+def _first_appearance(codes: np.ndarray, bound: int) -> tuple[np.ndarray, int]:
+    """:func:`_compact` ``(codes, sort=False)`` of integer codes in 0..bound−1 with a small
+    bound: the distinct codes numbered in order of first appearance, from the first position
+    of each code (no hash table, no sort of the n rows)."""
+    n = codes.size
+    first = np.full(bound, n, dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(n))
+    present = np.flatnonzero(first < n)
+    label = np.empty(bound, dtype=np.int64)
+    label[present[np.argsort(first[present])]] = np.arange(present.size)
+    return label[codes], int(present.size)
 
 
 def smallest_uint(max_value: int) -> np.dtype:

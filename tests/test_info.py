@@ -466,6 +466,81 @@ def test_screen_then_extras_matches_separate_calls(case):
     assert merged.stats() == plain.stats()
 
 
+@pytest.mark.parametrize("fixed", [[], [25], [25, 26]])
+def test_joint_cells_give_the_separate_sets_values(fixed, monkeypatch):
+    """The spouse step's sets counted from one product over their joint cells (t, S, x_1, …)
+    give, bit for bit, the values and counters of counting each set on its own (the lead
+    given S, then S ∪ {x} for each x), with and without a lead."""
+    rng = np.random.default_rng(11)
+    n, m = 400, 24
+    X = rng.integers(0, 3, size=(n, m))
+    C = np.column_stack([X[:, 0] % 2, rng.random(n) < 0.4, rng.random(n) < 0.5]).astype(int)
+    variables, extras = np.arange(4, m), [1, 2]
+    fixed = [m + (f - 24) for f in fixed]
+
+    def keep(v):
+        return np.round(v, 12) <= 0.02
+
+    used = []
+    joint = FastEngine._joint_cells
+    monkeypatch.setattr(FastEngine, "_joint_cells", lambda self, *a: (
+        used.append(joint(self, *a)) or used[-1]))
+    merged = FastEngine(X, C, **FastEngine.shared(X, C))
+    got = merged.screen_then_extras(0, variables, fixed, extras, keep)
+    assert used and all(u is not None for u in used)
+    monkeypatch.setattr(FastEngine, "_joint_cells", lambda self, *a: None)
+    separate = FastEngine(X, C, **FastEngine.shared(X, C))
+    want = separate.screen_then_extras(0, variables, fixed, extras, keep)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    assert len(got[2]) == len(want[2]) == len(extras)
+    for a, b in zip(got[2], want[2], strict=True):
+        assert np.array_equal(a, b)
+    assert merged.stats() == separate.stats()
+
+
+def test_first_appearance_numbers_as_compact():
+    from camcf.info import _compact, _first_appearance
+
+    rng = np.random.default_rng(3)
+    for n, bound in ((1, 1), (50, 7), (3000, 40)):
+        codes = rng.integers(0, bound, size=n) * (rng.random(n) < 0.9)
+        got = _first_appearance(codes, bound)
+        want = _compact(codes, sort=False)
+        assert np.array_equal(got[0], want[0]) and got[1] == want[1]
+
+
+def test_leave_one_out_single_values_from_exact_codes(monkeypatch):
+    """A short PC and R: single values number their strata from the mixed-radix code of the
+    set instead of its hash: the same values and strata, bit for bit, as from the hash, also
+    after removals."""
+    from camcf import fast_walk
+
+    rng = np.random.default_rng(12)
+    n, m = 1500, 10
+    X = rng.integers(0, 3, size=(n, m))
+    C = np.column_stack([(X[:, 0] + X[:, 1]) % 2, rng.random(n) < 0.3]).astype(int)
+    members, fixed = [0, 1, 2], [m + 1]
+    out = []
+    for states in (fast_walk._RADIX_STATES, 0):
+        monkeypatch.setattr(fast_walk, "_RADIX_STATES", states)
+        eng = FastEngine(X, C, **FastEngine.shared(X, C))
+        loo = eng.leave_one_out(0, members, fixed)
+        assert (loo._radix is not None) == bool(states)
+        got = [(loo.value(f), loo.strata(f)) for f in members]
+        loo.remove(1)
+        got += [(loo.value(f), loo.strata(f)) for f in (0, 2, 1)]
+        out.append(got)
+    assert out[0] == out[1]
+
+
+def test_sum_axes_is_numpy_sum():
+    from camcf.info import _sum_axes
+
+    a = np.random.default_rng(0).integers(0, 9, size=(4, 3, 1, 2, 5))
+    for axes in ((1,), (2,), (3, 4), (1, 4), (0,)):
+        assert np.array_equal(_sum_axes(a, *axes), a.sum(axis=axes))
+
+
 def test_sparse_entries_kept_between_calls():
     """Sparse features: the stored entries of the last columns counted are kept for the next
     call on the same columns (Phase 3 asks the same features given each member of R); every

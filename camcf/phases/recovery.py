@@ -32,19 +32,21 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
     eligible = outside[~(rs[outside] < delta1 / 2)]
     base = {r: list(pc) + [q + m for q in R if q != r] for r in R}
     base_arr = {r: np.asarray(b, dtype=np.int32) for r, b in base.items()}  # as recorded
-    vf_cache: dict[int, np.ndarray] = {}
-    vb_cache: dict[int, float] = {}
-    pos = dict(zip(eligible.tolist(), range(eligible.size), strict=True))
+    vf_cache: dict[int, tuple[list[float], list[float]]] = {}
+    vb_cache: dict[int, tuple[float, float]] = {}
 
-    def vf(r: int, f: int) -> float:
+    def vf(r: int) -> tuple[list[float], list[float]]:
+        """I(t; X_f | S_base) of every eligible f, and rounded, for this r."""
         if r not in vf_cache:  # one batched pass: every eligible feature against this S_base
-            vf_cache[r] = engine.cmi_many(target, eligible, base[r])
-        return float(vf_cache[r][pos[f]])
+            vals = engine.cmi_many(target, eligible, base[r])
+            vf_cache[r] = (vals.tolist(), rounded(vals).tolist())
+        return vf_cache[r]
 
-    def vb(r: int) -> float:
+    def vb(r: int) -> tuple[float, float]:
         if r not in vb_cache:
-            vb_cache[r] = float(engine.cmi_many(target, [r + m], base[r])[0])
-            tb.add_one("blocker", TARGET, r + m, base_arr[r], vb_cache[r], np.nan, "measured")
+            b = float(engine.cmi_many(target, [r + m], base[r])[0])
+            vb_cache[r] = (b, rounded(b))
+            tb.add_one("blocker", TARGET, r + m, base_arr[r], b, np.nan, "measured")
         return vb_cache[r]
 
     consumed: set[int] = set()
@@ -52,17 +54,20 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
     # the features outside CMB go by ascending index; the skipped ones between two eligible
     # features are recorded as one run of rows
     skip_from = 0
-    for f in eligible.tolist():
-        at = int(np.searchsorted(outside, f))
-        skipped = outside[skip_from:at]
-        tb.add("recovery-skip", TARGET, skipped, (), s[skipped], delta1 / 2, "skipped")
+    at_all = np.searchsorted(outside, eligible).tolist()
+    for i, f in enumerate(eligible.tolist()):
+        at = at_all[i]
+        if at > skip_from:
+            skipped = outside[skip_from:at]
+            tb.add("recovery-skip", TARGET, skipped, (), s[skipped], delta1 / 2, "skipped")
         skip_from = at + 1
         for r in R:
             if r in consumed:
                 continue
-            b = vb(r)
-            v = vf(r, f)
-            won = rounded(v) > rounded(b)
+            b, rb = vb(r)
+            vals, rvals = vf(r)
+            v = vals[i]
+            won = rvals[i] > rb
             tb.add_one("recovery", TARGET, f, base_arr[r], v, b,
                        "recovered" if won else "lost", r + m)
             if won:
