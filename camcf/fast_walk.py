@@ -265,10 +265,14 @@ class FastLeaveOneOut(LeaveOneOut):
                     W, H, t = W[:, lv], H[:, lv], t[lv]
                     nr = nl
                 lv = None
+        Hs = None
         if nr <= _PACK_ROWS:
             # one sort of keys (hash with its low bits replaced by the row position): a plain
-            # sort is several times faster than an argsort. Strata keep the order of their
-            # hashes; two distinct rows now collide with probability 2^-52 (2^-64 before)
+            # sort is several times faster than an argsort. The keys order the rows by their
+            # hash's high bits; where two different hashes share them (about 2^-52 a pair),
+            # the rows of the two strata could interleave, so the whole hashes are compared
+            # and such a batch is sorted by the argsort below (the strata stay those of the
+            # 64-bit hashes, and in their order)
             bits = np.uint64(max(1, (nr - 1).bit_length()))
             keys = H >> bits
             keys <<= bits
@@ -276,8 +280,11 @@ class FastLeaveOneOut(LeaveOneOut):
             keys.sort(axis=1)
             col = (keys & np.uint64((1 << int(bits)) - 1)).astype(np.intp)
             order = col + (np.arange(B) * nr)[:, None]  # flat positions
-            Hs = keys >> bits
-        elif nr < _TALL:
+            Hs = H.ravel()[order]
+            keys >>= bits
+            if np.any((keys[:, 1:] == keys[:, :-1]) & (Hs[:, 1:] != Hs[:, :-1])):
+                Hs = None  # high bits shared by two hashes
+        if Hs is None and nr < _TALL:
             col = np.argsort(H, axis=1)  # the row positions in each set's hash order
             order = col + (np.arange(B) * nr)[:, None]  # flat positions
             Hs = H.ravel()[order]
