@@ -40,8 +40,11 @@ run: $(APP_STAMP)
 # The suite on TEST_WORKERS processes (pytest-xdist): each browser test module whole in one of
 # them (tests/conftest.py groups them), everything else spread test by test.
 # `make test TEST_WORKERS=0` runs it in this process alone.
+# Bytecode caches are written even where the environment says not to (PYTHONDONTWRITEBYTECODE):
+# otherwise every process the suite starts (servers, workers, CLI runs, each xdist worker's
+# collection) compiles camcf and rewrites the tests' asserts again from source.
 TEST_WORKERS ?= 2
-PYTEST := $(BIN)/python -m pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
 
 test: $(STAMP)
 	$(PYTEST)
