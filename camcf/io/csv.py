@@ -3,8 +3,7 @@
 A table of up to 2**22 cells that are all short plain decimal numbers (the common shape:
 binary or continuous features and 0/1 labels) is read with numpy alone, without importing
 pandas (about half a second of a small file's whole command); every other table is read by
-pandas. Both give
-the same :class:`Dataset` (tested on both sides of the boundary).
+pandas. Both give the same :class:`Dataset` (tested on both sides of the boundary).
 
 Guards where the text enters: the header row is read here (Python's csv module) before pandas
 sees it, so duplicate column names are refused by name (pandas would rename ``f1`` to ``f1.1``);
