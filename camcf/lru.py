@@ -30,6 +30,11 @@ class BoundedLRU:
     def __len__(self) -> int:
         return len(self._d)
 
+    def __iter__(self):
+        """The keys, from the least to the most recently used (a snapshot)."""
+        with self._lock:
+            return iter(list(self._d))
+
     def get(self, key: Hashable) -> Any:
         """The value stored under ``key`` (now the most recently used), or None."""
         with self._lock:

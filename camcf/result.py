@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import ParameterError
+from .lru import BoundedLRU
 from .trace import TARGET, CondSetList, Test, iter_tests
 
 PHASE_SETS = ("phase2", "phase3", "phase4")
 _TESTS_KEPT = 8  # targets whose tests Result.tests keeps, the most recently asked
-_TESTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Result -> {target: tests}
+_TESTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Result -> BoundedLRU
 _TESTS_LOCK = threading.Lock()
 
 
@@ -202,15 +203,14 @@ class Result:
         # the last few targets' tests are kept (beside the result, not pickled with it):
         # explaining a target's features one by one asks for them again and again
         with _TESTS_LOCK:
-            kept = _TESTS.setdefault(self, {})
-            hit = kept.pop(t.id, None)
+            kept = _TESTS.get(self)
+            if kept is None:
+                kept = _TESTS[self] = BoundedLRU(_TESTS_KEPT)
+        hit = kept.get(t.id)
         if hit is None or hit[0] is not t.trace:
             hit = (t.trace, tuple(iter_tests(t.trace, t.id, self.cond_sets,
                                              significance(self, t))))
-        with _TESTS_LOCK:
-            kept[t.id] = hit  # the newest
-            while len(kept) > _TESTS_KEPT:
-                del kept[next(iter(kept))]
+            kept.put(t.id, hit)
         return list(hit[1])
 
     @property
