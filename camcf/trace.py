@@ -27,7 +27,7 @@ offsets): no Python tuple per set.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -293,6 +293,58 @@ class TraceBuilder:
             value if sel is None else value[sel],
             column(threshold, np.float64),
             np.full(n_out, dcode, dtype=np.int8) if dec is None else column(dec, np.int8),
+            column(aux, np.int32),
+        ))
+
+    def add_block(self, step, a, b, conds: Sequence, which, value, threshold, decision,
+                  aux=-1, *, strata: Sequence | None = None) -> None:
+        """Add rows of several steps and conditioning sets at once, in the order given: the
+        same rows as one :meth:`add_one` each, at a fraction of the cost.
+
+        ``step`` and ``decision`` are arrays of step and decision codes (:data:`STEP_CODE`,
+        :data:`DECISION_CODE`) or one name each; ``conds`` lists the sets the rows condition
+        on (sequences, or zero-argument callables made into one only if a row on them is
+        kept) and ``which`` (an integer array) each row's position in ``conds``; ``strata``,
+        one entry per set of ``conds``, gives a set's number of strata as :meth:`add_one`'s
+        ``strata`` does (None: the builder's). The other arguments are scalars or arrays of
+        one value per row. The sets are interned in the order of the first kept row on each,
+        as row-by-row calls would intern them.
+        """
+        which = np.asarray(which, dtype=np.int64)
+        k = which.size
+        if k == 0:
+            return
+        codes = (np.full(k, STEP_CODE[step], dtype=np.int8) if isinstance(step, str)
+                 else np.asarray(step, dtype=np.int8))
+        dec = (np.full(k, DECISION_CODE[decision], dtype=np.int8) if isinstance(decision, str)
+               else np.asarray(decision, dtype=np.int8))
+        seq0 = self.n
+        self.n += k
+        for c, cnt in enumerate(np.bincount(codes, minlength=len(STEP_NAMES)).tolist()):
+            self._counts[c] += cnt
+        if self.level == "counters":
+            return
+        sel = None if self.level == "full" else np.flatnonzero(_KEEP[codes, dec])
+        if sel is not None and sel.size == 0:
+            return
+        rows = which if sel is None else which[sel]
+        # intern each set at its first kept row, in row order
+        uniq, first = np.unique(rows, return_index=True)
+        ids = np.zeros(len(conds), dtype=np.int32)
+        for ci in uniq[np.argsort(first)].tolist():
+            ids[ci] = self._cond_id(conds[ci], None if strata is None else strata[ci])
+
+        def column(x, dtype):
+            arr = np.asarray(x)
+            if arr.ndim == 0:
+                return np.full(k if sel is None else sel.size, arr, dtype=dtype)
+            return (arr if sel is None else arr[sel]).astype(dtype, copy=False)
+
+        self._flush()
+        self._chunks.append((
+            column(np.arange(seq0, seq0 + k), np.int32), column(codes, np.int8),
+            column(a, np.int32), column(b, np.int32), ids[rows],
+            column(value, np.float64), column(threshold, np.float64), column(dec, np.int8),
             column(aux, np.int32),
         ))
 
