@@ -138,7 +138,8 @@ class FastLeaveOneOut(LeaveOneOut):
         return _n_distinct(self.total - term)
 
     def walk(self, order: Sequence[int], strata: bool = False):
-        """Backward elimination in speculative batches, with exact values.
+        """Backward elimination in speculative batches, with exact values: :meth:`runs` one
+        value at a time (the caller removes each f it prunes before taking the next).
 
         The values of the next B members are computed together assuming that each is removed
         in turn (the j-th conditions on S − {f_1, …, f_j}), which is what backward elimination
@@ -151,6 +152,19 @@ class FastLeaveOneOut(LeaveOneOut):
         With ``strata`` (the caller will ask :meth:`strata` of the values), each batch counts
         the strata of its sets with its values, from the same sort of the rows.
         """
+        for batch, values, _ in self.runs(order, strata):
+            for f, v in zip(batch, values.tolist(), strict=True):
+                yield f, v
+                if f in self._in:  # kept: the later values assumed its removal
+                    break
+
+    def runs(self, order: Sequence[int], strata: bool = False):
+        """The batches of :meth:`walk` as they are computed: yields ``(fs, values, strata_of)``
+        where ``values[j]`` is I(t; V_fs[j] | S_j), S_j = (members − fs[:j + 1]) ∪ fixed for
+        the members at the time of the yield, and ``strata_of(j)`` the number of strata of S_j
+        (to be asked before the caller removes anything). The caller then removes a prefix of
+        ``fs`` (:meth:`remove_many`): the values up to the first member it keeps are those of
+        backward elimination, and the next run starts after that member."""
         self._want_strata = bool(strata)
         order = [int(f) for f in order]
         eng = self.engine
@@ -161,15 +175,33 @@ class FastLeaveOneOut(LeaveOneOut):
         while i < len(order):
             batch = order[i:i + size]
             values, from_table = self._chain(batch)
+            start = self._removed
+            yield batch, values, (lambda j, b=batch, e=from_table, s=start:
+                                  self._run_strata(b, e, s, j))
             used = 0
-            for f, v, hit in zip(batch, values.tolist(), from_table.tolist(), strict=True):
+            for f, hit in zip(batch, from_table.tolist(), strict=True):
                 used += 1
                 eng._counted(computed=not hit, lookups=hit)
-                yield f, v
                 if f in self._in:  # kept: the later values assumed its removal
                     break
             i += used
             size = min(2 * size, cap) if used == len(batch) else used
+
+    def _run_strata(self, batch: list[int], empty: np.ndarray, start: int, j: int) -> int:
+        """Strata of S_j of a run (see :meth:`runs`), before any of its members is removed:
+        counted with the batch's values when it counted strata, else from the row hash."""
+        if empty[j]:
+            return 1
+        f = batch[j]
+        known = self._known.get(f)
+        if known is not None and known[0] == start + j:
+            return known[1]
+        h = self.total
+        for g in batch[:j + 1]:
+            if g in self._in:
+                term = self._terms.get(g)
+                h = h - (self._col(g)[1] if term is None else term)
+        return _n_distinct(h)
 
     def _chain(self, batch: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """I(t; V_j | S_j) for the columns ``batch`` with S_j = (members ∪ fixed) − {batch[:j+1]},
@@ -329,17 +361,32 @@ class FastLeaveOneOut(LeaveOneOut):
                                starts=off, table=self.engine._tab), distinct
 
     def remove(self, f: int) -> None:
-        super().remove(f)
-        f = int(f)
-        if f not in self.fixed:
-            self._in.discard(f)
-        term = self._terms.pop(f, None)
-        self.total = self.total - (self._col(f)[1] if term is None else term)
-        if self._radix is not None and f in self._radix[1]:
-            code, step, bound = self._radix
-            self._radix = (code - self._col(f)[0] * step[f], step, bound)
-        self._cols.pop(f, None)
-        self._removed += 1
+        self.remove_many([f])
+
+    def remove_many(self, fs: Sequence[int]) -> None:
+        """Remove the members ``fs`` (in that order): one update of the row hash for all."""
+        fs = [int(f) for f in fs]
+        if not fs:
+            return
+        gone = set(fs)
+        self.members = [g for g in self.members if g not in gone]
+        radix = self._radix
+        for i, f in enumerate(fs):
+            if f not in self.fixed:
+                self._in.discard(f)
+            term = self._terms.pop(f, None)
+            if term is None:
+                term = self._col(f)[1]
+            if i == 0:  # a new array (others may hold the old one), then updated in place
+                self.total = self.total - term
+            else:
+                self.total -= term
+            if radix is not None and f in radix[1]:
+                code, step, bound = radix
+                radix = (code - self._col(f)[0] * step[f], step, bound)
+            self._cols.pop(f, None)
+        self._radix = radix
+        self._removed += len(fs)
 
 
 __all__ = ["FastLeaveOneOut"]

@@ -338,7 +338,11 @@ class LeaveOneOutSession(Protocol):
     before taking the next (``strata=True`` tells the session that ``strata(f)`` will be asked
     of the values it yields, so that it may count them with the values); ``strata(f)`` is the
     number of strata of (members − f) ∪ fixed, the set ``value(f)`` conditions on (asked right
-    after the value, before any removal).
+    after the value, before any removal). ``runs(order)`` is the walk in runs
+    ``(fs, values, strata_of)``: ``values[j]`` conditions on (members − fs[:j + 1]) ∪ fixed
+    (the members before it assumed removed), ``strata_of(j)`` counts that set's strata; the
+    caller removes a prefix of ``fs`` (``remove_many``), and the next run starts after the
+    first member it keeps (or after ``fs``).
     """
 
     members: list[int]
@@ -347,7 +351,11 @@ class LeaveOneOutSession(Protocol):
 
     def remove(self, f: int) -> None: ...
 
+    def remove_many(self, fs: Sequence[int]) -> None: ...
+
     def walk(self, order: Sequence[int], strata: bool = False): ...
+
+    def runs(self, order: Sequence[int], strata: bool = False): ...
 
     def strata(self, f: int) -> int: ...
 
@@ -602,6 +610,19 @@ class LeaveOneOut:
 
     def remove(self, f: int) -> None:
         self.members.remove(int(f))
+
+    def remove_many(self, fs: Sequence[int]) -> None:
+        """:meth:`remove` each of ``fs`` in turn."""
+        for f in fs:
+            self.remove(f)
+
+    def runs(self, order: Sequence[int], strata: bool = False):
+        """:meth:`walk` as runs of one: yields ``([f], [value(f)], strata_of)`` with
+        ``strata_of(0)`` the strata of the set value(f) conditions on (see
+        :class:`LeaveOneOutSession`); the caller removes f or not before the next."""
+        for f in order:
+            f = int(f)
+            yield [f], np.array([self.value(f)]), (lambda j, f=f: self.strata(f))
 
     def walk(self, order: Sequence[int], strata: bool = False):
         """Yield ``(f, value(f))`` for the members ``order`` in turn; the caller may

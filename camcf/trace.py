@@ -27,6 +27,7 @@ offsets): no Python tuple per set.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -296,8 +297,8 @@ class TraceBuilder:
             column(aux, np.int32),
         ))
 
-    def add_block(self, step, a, b, conds: Sequence, which, value, threshold, decision,
-                  aux=-1, *, strata: Sequence | None = None) -> None:
+    def add_block(self, step, a, b, conds: Sequence | Callable, which, value, threshold,
+                  decision, aux=-1, *, strata: Sequence | Callable | None = None) -> None:
         """Add rows of several steps and conditioning sets at once, in the order given: the
         same rows as one :meth:`add_one` each, at a fraction of the cost.
 
@@ -306,9 +307,11 @@ class TraceBuilder:
         on (sequences, or zero-argument callables made into one only if a row on them is
         kept) and ``which`` (an integer array) each row's position in ``conds``; ``strata``,
         one entry per set of ``conds``, gives a set's number of strata as :meth:`add_one`'s
-        ``strata`` does (None: the builder's). The other arguments are scalars or arrays of
-        one value per row. The sets are interned in the order of the first kept row on each,
-        as row-by-row calls would intern them.
+        ``strata`` does (None: the builder's). ``conds`` and ``strata`` may also be functions
+        of the position, called only for a set that a kept row uses (``strata`` only when
+        that set is new). The other arguments are scalars or arrays of one value per row. The
+        sets are interned in the order of the first kept row on each, as row-by-row calls
+        would intern them.
         """
         which = np.asarray(which, dtype=np.int64)
         k = which.size
@@ -330,9 +333,13 @@ class TraceBuilder:
         rows = which if sel is None else which[sel]
         # intern each set at its first kept row, in row order
         uniq, first = np.unique(rows, return_index=True)
-        ids = np.zeros(len(conds), dtype=np.int32)
+        ids = np.zeros(int(uniq[-1]) + 1, dtype=np.int32)
         for ci in uniq[np.argsort(first)].tolist():
-            ids[ci] = self._cond_id(conds[ci], None if strata is None else strata[ci])
+            cond = conds(ci) if callable(conds) else conds[ci]
+            if callable(strata):  # asked only if the set is new
+                ids[ci] = self._cond_id(cond, functools.partial(strata, ci))
+            else:
+                ids[ci] = self._cond_id(cond, None if strata is None else strata[ci])
 
         def column(x, dtype):
             arr = np.asarray(x)
