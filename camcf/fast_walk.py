@@ -225,7 +225,13 @@ class FastLeaveOneOut(LeaveOneOut):
         inset = np.array([f in self._in for f in batch])
         if self._pos is not None and all(f in self._pos for f in batch):
             at = [self._pos[f] for f in batch]
-            W, terms = self._W[at], self._T[at]  # B × n codes and their terms (copies)
+            if at[-1] - at[0] == B - 1 and at == list(range(at[0], at[0] + B)):
+                # consecutive members (the walk's order): views, no copy of B × n
+                W, terms = self._W[at[0]:at[0] + B], self._T[at[0]:at[0] + B]
+                if not inset.all():
+                    terms = terms.copy()
+            else:
+                W, terms = self._W[at], self._T[at]  # B × n codes and their terms (copies)
         else:
             W = eng.rows_of(cols)  # B × n codes
             terms = W.astype(np.uint64)
@@ -240,32 +246,33 @@ class FastLeaveOneOut(LeaveOneOut):
         # for strata(): the sets of this batch over all rows, counted when first asked
         self._batch = (batch, self._removed, terms, s_last, ns_last)
         c_last = np.bincount(s_last * 2 + t, minlength=2 * ns_last)
-        live = ((c_last[0::2] > 0) & (c_last[1::2] > 0))[s_last]
-        lv = None  # which of the rows counted are live (None: all)
-        if self._want_strata:
-            # the rows of S_B's larger strata: their sort gives every S_j's strata (a stratum
-            # of one row in S_B stays one), the live ones among them the values
-            size = c_last[0::2] + c_last[1::2]
-            multi = size[s_last] > 1
-            rows = np.flatnonzero(multi)
-            lv = live[rows]
-            single = ns_last - int(np.count_nonzero(size > 1))
-        else:
-            rows = np.flatnonzero(live)
+        live_s = (c_last[0::2] > 0) & (c_last[1::2] > 0)  # per stratum of S_B
+        rows = np.flatnonzero(live_s[s_last])
+        K = int(eng.card[cols].max())
         out = np.zeros(B)
+        ns = np.zeros(B, dtype=np.int64)  # strata of each S_j among the live rows
         nr = rows.size
         if nr:
             if nr < n:
-                W, terms, t, total = W[:, rows], terms[:, rows], t[rows], self.total[rows]
+                Wr, Tr, tr, total = W[:, rows], terms[:, rows], t[rows], self.total[rows]
             else:
-                total = self.total
-            out, ns = self._chain_counts(W, terms, t, total, int(eng.card[cols].max()), lv)
-            if lv is not None:
-                for j, k in enumerate(ns.tolist()):
-                    self._known[batch[j]] = (self._removed + j, k + single)
-        elif lv is not None:  # every stratum of S_B has one row: so has every S_j's
-            for j in range(B):
-                self._known[batch[j]] = (self._removed + j, single)
+                Wr, Tr, tr, total = W, terms, t, self.total
+            out, ns = self._chain_counts(Wr, Tr, tr, total, K)
+        if self._want_strata:
+            # every S_j's strata: those among the live rows, plus those of the rows of S_B's
+            # other strata of two rows or more (a stratum of one row in S_B stays one; a
+            # stratum of S_j lies in one of S_B)
+            size = c_last[0::2] + c_last[1::2]
+            multi = size > 1
+            single = ns_last - int(np.count_nonzero(multi))
+            dead = np.flatnonzero((multi & ~live_s)[s_last])
+            if dead.size:
+                H = np.cumsum(terms[:, dead], axis=0, dtype=np.uint64)
+                np.subtract(self.total[dead][None, :], H, out=H)
+                ns = ns + (np.array([_n_distinct(h) for h in H]) if dead.size >= _TALL
+                           else _n_distinct_rows(H))
+            for j, k in enumerate(ns.tolist()):
+                self._known[batch[j]] = (self._removed + j, k + single)
         empty = left == 0
         if empty.any():  # nothing to condition on: the unconditional table
             for j in np.flatnonzero(empty).tolist():
@@ -273,30 +280,13 @@ class FastLeaveOneOut(LeaveOneOut):
         return out, empty
 
     def _chain_counts(self, W: np.ndarray, terms: np.ndarray, t: np.ndarray,
-                      total: np.ndarray, K: int, lv: np.ndarray | None = None
-                      ) -> tuple[np.ndarray, np.ndarray | None]:
-        """The batch values from the kept rows: codes ``W`` (B × r), hash terms of the removed
-        members (B × r, 0 where not a member), ``t`` and the running hash total of those rows.
-
-        With ``lv`` (which of the r rows lie in live strata of S_B), the distinct joint rows
-        of each S_j among all r rows are counted too (returned second, else None) and the
-        values come from the live rows alone, in the same strata order as without: the same
-        values, bit for bit."""
+                      total: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
+        """The batch values from the live rows: codes ``W`` (B × r), hash terms of the removed
+        members (B × r, 0 where not a member), ``t`` and the running hash total of those rows;
+        and each S_j's number of strata among those rows."""
         B, nr = W.shape
         H = np.cumsum(terms, axis=0, dtype=np.uint64)  # Σ of removed terms (mod 2^64)
         np.subtract(total[None, :], H, out=H)
-        distinct = None
-        if lv is not None:
-            nl = int(np.count_nonzero(lv))
-            if nr >= _TALL or nl == 0:  # count the strata here, the values below
-                distinct = np.array([_n_distinct(h) for h in H]) if nr >= _TALL \
-                    else _n_distinct_rows(H)
-                if nl == 0:
-                    return np.zeros(B), distinct
-                if nl < nr:
-                    W, H, t = W[:, lv], H[:, lv], t[lv]
-                    nr = nl
-                lv = None
         Hs = None
         if nr <= _PACK_ROWS:
             # one sort of keys (hash with its low bits replaced by the row position): a plain
@@ -321,13 +311,6 @@ class FastLeaveOneOut(LeaveOneOut):
             order = col + (np.arange(B) * nr)[:, None]  # flat positions
             Hs = H.ravel()[order]
         if nr < _TALL:
-            if lv is not None:  # the strata over every row, then the live rows in that order
-                distinct = 1 + np.count_nonzero(Hs[:, 1:] != Hs[:, :-1], axis=1)
-                if nl < nr:
-                    keep = lv[col]  # nl per row
-                    order = order[keep].reshape(B, nl)
-                    col = col[keep].reshape(B, nl)
-                    Hs = Hs[keep].reshape(B, nl)
             codes = W.ravel()[order]
             ts = t[col]
             nr = order.shape[1]
@@ -358,7 +341,7 @@ class FastLeaveOneOut(LeaveOneOut):
         c_ts *= live[:, None]
         return cmi_from_counts(c, self.engine.n, margins=(c[:, :, 0] + c[:, :, 1], c_ts,
                                                           c_ts[:, 0] + c_ts[:, 1]),
-                               starts=off, table=self.engine._tab), distinct
+                               starts=off, table=self.engine._tab), ns
 
     def remove(self, f: int) -> None:
         self.remove_many([f])
