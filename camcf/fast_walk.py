@@ -28,6 +28,54 @@ _PACK_ROWS = 1 << 12  # rows up to which a batch sorts packed keys (see _chain_c
 _WALK_BATCH = 64  # most backward-elimination steps computed together (see FastLeaveOneOut)
 
 
+_WORD_BITS = 52  # bits of codes packed into one sort key (exact in a float64's mantissa)
+
+
+def _suffix_distinct(s: np.ndarray, W: np.ndarray, K: int) -> np.ndarray:
+    """For j = 0..B−1, the number of distinct rows (s, W[j + 1], …, W[B − 1]) among the r
+    rows (``s``: a stratum code per row, ``W``: B × r codes below ``K``): the strata of every
+    S_j of a backward batch, S_j being S_B (the strata ``s``) with the members after j.
+
+    The rows are sorted by s, then by the codes from the last member down (packed into keys
+    of at most 52 bits, with s in the bits above when they fit in 64): rows that agree on
+    (s, W[j + 1:]) are then adjacent for every j, so each count is 1 plus the adjacent pairs
+    that differ there (where two neighbours first differ is read from the highest bit of
+    their keys' XOR)."""
+    B, r = W.shape
+    bpc = max(1, (K - 1).bit_length())  # bits per code
+    per = max(1, _WORD_BITS // bpc)  # codes per key
+    Wf = W.astype(np.float64)
+    place = np.ldexp(1.0, bpc * np.arange(min(per, B)))  # code i of a key at bit bpc·i
+    s_bits = max(1, int(s.max()).bit_length()) if r else 1
+    if B <= per and s_bits <= 64 - _WORD_BITS:  # one key: s above the codes, one plain sort
+        key = (place @ Wf).astype(np.uint64)  # Σ code·2^(bpc·i) < 2^52: exact in float64
+        key |= s.astype(np.uint64) << np.uint64(_WORD_BITS)
+        key.sort()
+        # the highest differing bit of neighbours (bit length e, exact below 2^53): in s
+        # (e > 52) for every j, else at member (e − 1) // bpc; e = 0: the same row
+        e = np.frexp((key[1:] ^ key[:-1]).astype(np.float64))[1]
+        first = np.minimum((e - 1) // bpc, B)
+    else:
+        keys = []  # the most significant first: the last members
+        for hi in range(B, 0, -per):
+            lo = max(0, hi - per)
+            keys.append(((place[:hi - lo] @ Wf[lo:hi]).astype(np.uint64), lo))
+        order = np.lexsort([k for k, _ in reversed(keys)] + [s])
+        first = np.full(r - 1, -1, dtype=np.int64)  # per pair: the highest differing i
+        ss = s[order]
+        first[ss[1:] != ss[:-1]] = B  # another stratum of S_B: differs for every j
+        for key, lo in keys:
+            ks = key[order]
+            x = ks[1:] ^ ks[:-1]
+            here = (x != 0) & (first < 0)
+            if here.any():
+                first[here] = lo + (np.frexp(x[here].astype(np.float64))[1] - 1) // bpc
+    # a pair differs on (s, W[j + 1:]) when its highest differing member is after j
+    hist = np.bincount(first + 1, minlength=B + 2)  # first = −1: the same row
+    after = np.cumsum(hist[::-1])[::-1]  # after[i + 1]: pairs differing at i or later
+    return 1 + after[2:B + 2]
+
+
 class FastLeaveOneOut(LeaveOneOut):
     """Keeps the row hash of members ∪ fixed; "without f" is one subtraction, its strata one
     hash factorisation, and the value one ``bincount`` (no conditioning set is materialised)."""
@@ -267,10 +315,7 @@ class FastLeaveOneOut(LeaveOneOut):
             single = ns_last - int(np.count_nonzero(multi))
             dead = np.flatnonzero((multi & ~live_s)[s_last])
             if dead.size:
-                H = np.cumsum(terms[:, dead], axis=0, dtype=np.uint64)
-                np.subtract(self.total[dead][None, :], H, out=H)
-                ns = ns + (np.array([_n_distinct(h) for h in H]) if dead.size >= _TALL
-                           else _n_distinct_rows(H))
+                ns = ns + _suffix_distinct(s_last[dead], W[:, dead], K)
             for j, k in enumerate(ns.tolist()):
                 self._known[batch[j]] = (self._removed + j, k + single)
         empty = left == 0
