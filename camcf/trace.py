@@ -304,12 +304,12 @@ class TraceBuilder:
 
         ``step`` and ``decision`` are arrays of step and decision codes (:data:`STEP_CODE`,
         :data:`DECISION_CODE`) or one name each; ``conds`` lists the sets the rows condition
-        on (sequences, or zero-argument callables made into one only if a row on them is
-        kept) and ``which`` (an integer array) each row's position in ``conds``; ``strata``,
-        one entry per set of ``conds``, gives a set's number of strata as :meth:`add_one`'s
-        ``strata`` does (None: the builder's). ``conds`` and ``strata`` may also be functions
-        of the position, called only for a set that a kept row uses (``strata`` only when
-        that set is new). The other arguments are scalars or arrays of one value per row. The
+        on (as :meth:`CondSets.id` takes them, or zero-argument callables giving one, called
+        only if a row on the set is kept) and ``which`` (an integer array) each row's
+        position in ``conds``; ``strata``, one entry per set of ``conds``, gives a set's
+        number of strata as :meth:`add_one`'s ``strata`` does (None: the builder's).
+        ``conds`` and ``strata`` may also be functions of the position, called only for a
+        set that a kept row uses (``strata`` only when that set is new). The other arguments are scalars or arrays of one value per row. The
         sets are interned in the order of the first kept row on each, as row-by-row calls
         would intern them.
         """
@@ -457,32 +457,42 @@ class CondSets:
         return len(self._arrays)
 
     def id(self, cond, strata=None) -> int:
-        """The id of ``cond`` (a sequence or array of pool indices), added if new.
+        """The id of ``cond`` (a sequence or array of pool indices, or the bytes of its int32
+        values), added if new.
 
         ``strata`` is the set's number of strata: an int or a callable taking the set (an int32
         array), asked only when the set is new and not empty (the empty set has 1); None
         records −1 (not known)."""
-        if type(cond) is np.ndarray and cond.dtype == np.int32:
-            arr = cond
-        elif len(cond) == 0:
-            arr = _EMPTY
+        if type(cond) is bytes:
+            key = cond
+            i = self._ids.get(key)
+            if i is not None:
+                return i
+            arr = np.frombuffer(key, dtype=np.int32)  # read-only, owns nothing new
         else:
-            arr = np.asarray(cond, dtype=np.int32)
-        key = arr.tobytes()
-        i = self._ids.get(key)
-        if i is None:
-            i = len(self._arrays)
-            self._ids[key] = i
-            self._arrays.append(arr.ravel().copy())
-            if arr.size == 0:
-                k = 1
-            elif strata is None:
-                k = -1
-            elif callable(strata):
-                k = strata(arr)
+            if type(cond) is np.ndarray and cond.dtype == np.int32:
+                arr = cond
+            elif len(cond) == 0:
+                arr = _EMPTY
             else:
-                k = strata
-            self._strata.append(int(k))
+                arr = np.asarray(cond, dtype=np.int32)
+            key = arr.tobytes()
+            i = self._ids.get(key)
+            if i is not None:
+                return i
+            arr = arr.ravel().copy()
+        i = len(self._arrays)
+        self._ids[key] = i
+        self._arrays.append(arr)
+        if arr.size == 0:
+            k = 1
+        elif strata is None:
+            k = -1
+        elif callable(strata):
+            k = strata(arr)
+        else:
+            k = strata
+        self._strata.append(int(k))
         return i
 
     def freeze(self) -> CondSetList:

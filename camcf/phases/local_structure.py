@@ -42,6 +42,7 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
     tb.add("feature-mi", TARGET, below, [], s[below], delta1, "below-delta1")
 
     R_arr = np.asarray([q + engine.m for q in R], dtype=np.int32)
+    R_bytes = R_arr.tobytes()
     loo = engine.leave_one_out(target, kept, R_arr.tolist())
     in_pc = np.ones(len(kept), dtype=bool)  # which of the kept candidates are still in PC
     kept_arr = np.asarray(kept, dtype=np.int32)
@@ -52,11 +53,12 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
         # first that stays
         removed = rounded(vals[:len(fs)]) <= delta1
         used = len(fs) if removed.all() else int(np.argmin(removed)) + 1
-        members = kept_arr[in_pc]  # PC now; the run's members are consecutive in it
-        p0 = int(np.count_nonzero(in_pc[:i]))
+        # PC now, as int32 bytes: the run's members are consecutive in it, from p0
+        members = kept_arr[in_pc].tobytes()
+        p0 = 4 * int(np.count_nonzero(in_pc[:i]))
 
-        def cond(j: int, members=members, p0=p0) -> np.ndarray:  # S = (PC − f) ∪ R at row j
-            return np.concatenate([members[:p0], members[p0 + j + 1:], R_arr])
+        def cond(j: int, members=members, p0=p0) -> bytes:  # S = (PC − f) ∪ R at row j
+            return members[:p0] + members[p0 + 4 * (j + 1):] + R_bytes
 
         # S and its strata are materialised only if the trace keeps the row
         tb.add_block("backward", TARGET, kept_arr[i:i + used], cond, np.arange(used),
