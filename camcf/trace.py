@@ -317,29 +317,50 @@ class TraceBuilder:
         k = which.size
         if k == 0:
             return
-        codes = (np.full(k, STEP_CODE[step], dtype=np.int8) if isinstance(step, str)
-                 else np.asarray(step, dtype=np.int8))
-        dec = (np.full(k, DECISION_CODE[decision], dtype=np.int8) if isinstance(decision, str)
-               else np.asarray(decision, dtype=np.int8))
         seq0 = self.n
         self.n += k
-        for c, cnt in enumerate(np.bincount(codes, minlength=len(STEP_NAMES)).tolist()):
-            self._counts[c] += cnt
-        if self.level == "counters":
+        one_step = isinstance(step, str)
+        if one_step:
+            code = STEP_CODE[step]
+            self._counts[code] += k
+        else:
+            codes = np.asarray(step, dtype=np.int8)
+            for c, cnt in enumerate(np.bincount(codes, minlength=len(STEP_NAMES)).tolist()):
+                self._counts[c] += cnt
+        level = self.level
+        if level == "counters" or (level == "decisions" and one_step and not _KEEP_ANY[code]):
             return
-        sel = None if self.level == "full" else np.flatnonzero(_KEEP[codes, dec])
+        if isinstance(decision, str):
+            dcode = DECISION_CODE[decision]
+            if level == "decisions" and one_step and not _KEEP[code, dcode]:
+                return
+            dec = np.full(k, dcode, dtype=np.int8)
+        else:
+            dec = np.asarray(decision, dtype=np.int8)
+        if level == "full":
+            sel = None
+        elif one_step:
+            sel = (np.flatnonzero(dec == _KEEP_ONE[code]) if _KEEP_ONE[code] is not None
+                   else np.flatnonzero(_KEEP[code][dec]))
+        else:
+            sel = np.flatnonzero(_KEEP[codes, dec])
         if sel is not None and sel.size == 0:
             return
         rows = which if sel is None else which[sel]
         # intern each set at its first kept row, in row order
-        uniq, first = np.unique(rows, return_index=True)
-        ids = np.zeros(int(uniq[-1]) + 1, dtype=np.int32)
-        for ci in uniq[np.argsort(first)].tolist():
+        ids: dict[int, int] = {}
+        for ci in rows.tolist():
+            if ci in ids:
+                continue
             cond = conds(ci) if callable(conds) else conds[ci]
             if callable(strata):  # asked only if the set is new
                 ids[ci] = self._cond_id(cond, functools.partial(strata, ci))
             else:
                 ids[ci] = self._cond_id(cond, None if strata is None else strata[ci])
+        id_of = np.zeros(max(ids) + 1, dtype=np.int32)
+        id_of[list(ids)] = list(ids.values())
+        if one_step:
+            codes = np.int8(code)
 
         def column(x, dtype):
             arr = np.asarray(x)
@@ -350,7 +371,7 @@ class TraceBuilder:
         self._flush()
         self._chunks.append((
             column(np.arange(seq0, seq0 + k), np.int32), column(codes, np.int8),
-            column(a, np.int32), column(b, np.int32), ids[rows],
+            column(a, np.int32), column(b, np.int32), id_of[rows],
             column(value, np.float64), column(threshold, np.float64), column(dec, np.int8),
             column(aux, np.int32),
         ))

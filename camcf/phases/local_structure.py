@@ -51,13 +51,14 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
     for fs, vals, strata_of in loo.runs(kept, strata=keep_rows):
         # each value assumed the run's members before it removed: they are used up to the
         # first that stays
-        removed = rounded(vals[:len(fs)]) <= delta1
+        removed = rounded(vals) <= delta1
         used = len(fs) if removed.all() else int(np.argmin(removed)) + 1
-        # PC now, as int32 bytes: the run's members are consecutive in it, from p0
-        members = kept_arr[in_pc].tobytes()
-        p0 = 4 * int(np.count_nonzero(in_pc[:i]))
+        pc_now: list = []  # PC as int32 bytes and where the run starts in it
 
-        def cond(j: int, members=members, p0=p0) -> bytes:  # S = (PC − f) ∪ R at row j
+        def cond(j: int, i: int = i, pc_now: list = pc_now) -> bytes:  # (PC − f) ∪ R at row j
+            if not pc_now:  # PC as int32 bytes (before the run's removals), once per run
+                pc_now += [kept_arr[in_pc].tobytes(), 4 * int(np.count_nonzero(in_pc[:i]))]
+            members, p0 = pc_now  # the run's members are consecutive in PC, from p0
             return members[:p0] + members[p0 + 4 * (j + 1):] + R_bytes
 
         # S and its strata are materialised only if the trace keeps the row
