@@ -314,8 +314,12 @@ class FastLeaveOneOut(LeaveOneOut):
             multi = size > 1
             single = ns_last - int(np.count_nonzero(multi))
             dead = np.flatnonzero((multi & ~live_s)[s_last])
-            if dead.size:
+            if dead.size * B > _PACK_ROWS:  # one sort of the rows (see _suffix_distinct)
                 ns = ns + _suffix_distinct(s_last[dead], W[:, dead], K)
+            elif dead.size:  # few: one sort of the B × rows hashes (fewer calls)
+                H = np.cumsum(terms[:, dead], axis=0, dtype=np.uint64)
+                np.subtract(self.total[dead][None, :], H, out=H)
+                ns = ns + _n_distinct_rows(H)
             for j, k in enumerate(ns.tolist()):
                 self._known[batch[j]] = (self._removed + j, k + single)
         empty = left == 0

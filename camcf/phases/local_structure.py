@@ -47,22 +47,33 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
     in_pc = np.ones(len(kept), dtype=bool)  # which of the kept candidates are still in PC
     kept_arr = np.asarray(kept, dtype=np.int32)
     keep_rows = tb.keeps("backward", "removed")
+
+    def cond_of(i: int, j: int, pc_now: list) -> bytes:
+        """S = (PC − f) ∪ R for the j-th value of the run from kept position i."""
+        if not pc_now:  # PC before the run's removals as int32 bytes, once per run
+            pc_now += [kept_arr[in_pc].tobytes(), 4 * int(np.count_nonzero(in_pc[:i]))]
+        members, p0 = pc_now  # the run's members are consecutive in PC, from p0
+        return members[:p0] + members[p0 + 4 * (j + 1):] + R_bytes
+
     i = 0  # the kept candidates before position i have been walked
     for fs, vals, strata_of in loo.runs(kept, strata=keep_rows):
+        # S and its strata are materialised only if the trace keeps the row
+        if len(fs) == 1:  # one value: plain floats (the same rounding, fewer calls)
+            gone = int(rounded(float(vals[0])) <= delta1)
+            tb.add_one("backward", TARGET, fs[0], lambda i=i: cond_of(i, 0, []),
+                       float(vals[0]), delta1, "removed" if gone else "stays",
+                       strata=lambda s=strata_of: s(0))
+            if gone:
+                loo.remove_many(fs)
+                in_pc[i] = False
+            i += 1
+            continue
         # each value assumed the run's members before it removed: they are used up to the
         # first that stays
         removed = rounded(vals) <= delta1
         used = len(fs) if removed.all() else int(np.argmin(removed)) + 1
-        pc_now: list = []  # PC as int32 bytes and where the run starts in it
-
-        def cond(j: int, i: int = i, pc_now: list = pc_now) -> bytes:  # (PC − f) ∪ R at row j
-            if not pc_now:  # PC as int32 bytes (before the run's removals), once per run
-                pc_now += [kept_arr[in_pc].tobytes(), 4 * int(np.count_nonzero(in_pc[:i]))]
-            members, p0 = pc_now  # the run's members are consecutive in PC, from p0
-            return members[:p0] + members[p0 + 4 * (j + 1):] + R_bytes
-
-        # S and its strata are materialised only if the trace keeps the row
-        tb.add_block("backward", TARGET, kept_arr[i:i + used], cond, np.arange(used),
+        tb.add_block("backward", TARGET, kept_arr[i:i + used],
+                     lambda j, i=i, pc_now=[]: cond_of(i, j, pc_now), np.arange(used),
                      vals[:used], delta1, decide(removed[:used], "removed", "stays"),
                      strata=strata_of)
         gone = used if removed[used - 1] else used - 1
