@@ -59,7 +59,7 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
     i, n_elig = 0, eligible.size
     while i < n_elig:
         active = [r for r in R if r not in consumed]
-        if all(r in vb_cache for r in active):
+        if (n_elig - i) * len(active) >= _BLOCK_FROM and all(r in vb_cache for r in active):
             # every blocker left is measured: the features from i on, together
             i, won = _block(tb, s, outside, eligible, at_all, i, skip_from, active,
                             [vb_cache[r] for r in active], [vf_cache[r] for r in active],
@@ -69,7 +69,7 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
                 break
             recovered.append((int(eligible[i - 1]), won))
             consumed.add(won)
-        else:  # the first tries: blockers measured (and recorded) as they are reached
+        else:  # one feature: blockers measured (and recorded) as they are first reached
             f, at = int(eligible[i]), int(at_all[i])
             if at > skip_from:
                 skipped = outside[skip_from:at]
@@ -93,6 +93,7 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
     return recovered
 
 
+_BLOCK_FROM = 48  # tries left from which they are decided as one block (fewer calls)
 _SKIP, _RECOVERY = STEP_CODE["recovery-skip"], STEP_CODE["recovery"]
 _SKIPPED, _LOST, _RECOVERED = (DECISION_CODE[d] for d in ("skipped", "lost", "recovered"))
 
