@@ -154,6 +154,28 @@ class FastLeaveOneOut(LeaveOneOut):
         self._known[f] = (self._removed, ns)
         return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns), False
 
+    def values_given(self, cols, f: int) -> np.ndarray:
+        """I(t; V_j | (members − f) ∪ fixed) for the pool columns ``cols``: what
+        :meth:`~camcf.info.Engine.cmi_many` gives for that set (the same joint code: the
+        distinct row hashes in their order, here the running hash minus f's term rather than
+        the set hashed again), counted the same way; the set's strata are kept for
+        :meth:`strata`."""
+        eng, f = self.engine, int(f)
+        cols = np.asarray(cols, dtype=np.int64)
+        size = len(self._in) - (f in self._in)
+        if size <= 1:  # empty or one column: the engine's own joint code
+            cond = self.cond(f)
+            if size == 1:
+                self._known[f] = (self._removed, eng.joint(cond)[1])
+            return eng.cmi_many(self.target, cols, cond)
+        term = self._terms.get(f)
+        if term is None:
+            term = self._col(f)[1]
+        s, ns = _compact(self.total - term if f in self._in else self.total)
+        self._known[f] = (self._removed, ns)
+        eng._counted(computed=len(cols))
+        return eng._cmi_given_codes(eng._target(self.target), cols, s, ns)
+
     def strata(self, f: int) -> int:
         """Strata of (members − f) ∪ fixed: from the value's own factorisation when it had
         one, else the distinct values of the set's row hash (one pass over the rows)."""

@@ -348,7 +348,8 @@ def mutual_information(a, b) -> float:
 class LeaveOneOutSession(Protocol):
     """Backward elimination over ``members`` given ``fixed`` (see :meth:`Engine.leave_one_out`).
 
-    ``value(f)`` is I(t; V_f | (members − f) ∪ fixed) for the members at the time of the call;
+    ``value(f)`` is I(t; V_f | (members − f) ∪ fixed) for the members at the time of the call,
+    ``values_given(cols, f)`` the same for the columns ``cols`` (as ``cmi_many`` gives them);
     ``remove(f)`` drops f from the members for later calls; ``walk(order)`` yields
     ``(f, value(f))`` for the members ``order`` in turn, the caller removing each f it prunes
     before taking the next (``strata=True`` tells the session that ``strata(f)`` will be asked
@@ -364,6 +365,8 @@ class LeaveOneOutSession(Protocol):
     members: list[int]
 
     def value(self, f: int) -> float: ...
+
+    def values_given(self, cols: Sequence[int], f: int) -> np.ndarray: ...
 
     def remove(self, f: int) -> None: ...
 
@@ -620,6 +623,11 @@ class LeaveOneOut:
 
     def value(self, f: int) -> float:
         return float(self.engine.cmi_many(self.target, [f], self.cond(f))[0])
+
+    def values_given(self, cols: Sequence[int], f: int) -> np.ndarray:
+        """I(t; V_j | (members − f) ∪ fixed) for the pool columns ``cols`` (the engine's
+        :meth:`~Engine.cmi_many`)."""
+        return self.engine.cmi_many(self.target, cols, self.cond(int(f)))
 
     def strata(self, f: int) -> int:
         return self.engine.strata(self.cond(int(f)))

@@ -35,19 +35,25 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
     base_arr = {r: np.asarray(b, dtype=np.int32) for r, b in base.items()}  # as recorded
     vf_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     vb_cache: dict[int, tuple[float, float]] = {}
+    # S_base = PC ∪ (R − r): R's members left out in turn, PC fixed
+    loo = engine.leave_one_out(target, [q + m for q in R], list(pc))
+
+    def strata(r: int) -> int:  # of S_base for r, counted with its values
+        return loo.strata(r + m)
 
     def vf(r: int) -> tuple[np.ndarray, np.ndarray]:
         """I(t; X_f | S_base) of every eligible f, and rounded, for this r."""
         if r not in vf_cache:  # one batched pass: every eligible feature against this S_base
-            vals = engine.cmi_many(target, eligible, base[r])
+            vals = loo.values_given(eligible, r + m)
             vf_cache[r] = (vals, rounded(vals))
         return vf_cache[r]
 
     def vb(r: int) -> tuple[float, float]:
         if r not in vb_cache:
-            b = float(engine.cmi_many(target, [r + m], base[r])[0])
+            b = float(loo.values_given([r + m], r + m)[0])
             vb_cache[r] = (b, rounded(b))
-            tb.add_one("blocker", TARGET, r + m, base_arr[r], b, np.nan, "measured")
+            tb.add_one("blocker", TARGET, r + m, base_arr[r], b, np.nan, "measured",
+                       strata=lambda r=r: strata(r))
         return vb_cache[r]
 
     consumed: set[int] = set()
@@ -63,7 +69,7 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
             # every blocker left is measured: the features from i on, together
             i, won = _block(tb, s, outside, eligible, at_all, i, skip_from, active,
                             [vb_cache[r] for r in active], [vf_cache[r] for r in active],
-                            [base_arr[r] for r in active], delta1, m)
+                            [base_arr[r] for r in active], delta1, m, strata)
             skip_from = int(at_all[i - 1]) + 1
             if won is None:
                 break
@@ -80,7 +86,7 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
                 vals, rvals = vf(r)
                 won_r = bool(rvals[i] > rb)
                 tb.add_one("recovery", TARGET, f, base_arr[r], float(vals[i]), b,
-                           "recovered" if won_r else "lost", r + m)
+                           "recovered" if won_r else "lost", r + m, strata=lambda r=r: strata(r))
                 if won_r:
                     recovered.append((f, r))
                     consumed.add(r)
@@ -100,7 +106,7 @@ _SKIPPED, _LOST, _RECOVERED = (DECISION_CODE[d] for d in ("skipped", "lost", "re
 
 def _block(tb: TraceBuilder, s: np.ndarray, outside: np.ndarray, eligible: np.ndarray,
            at_all: np.ndarray, i: int, skip_from: int, active: list[int], vbs: list, vfs: list,
-           conds: list, delta1: float, m: int) -> tuple[int, int | None]:
+           conds: list, delta1: float, m: int, strata) -> tuple[int, int | None]:
     """The eligible features from the i-th on, each tried against every blocker of
     ``active`` in order (all measured: ``vbs``, ``vfs``), up to the first recovery: its rows
     and the skipped features' before them recorded as one block, in the order the loop takes
@@ -140,5 +146,6 @@ def _block(tb: TraceBuilder, s: np.ndarray, outside: np.ndarray, eligible: np.nd
         decision[-1] = _RECOVERED
     aux = np.where(rec, np.asarray(active, dtype=np.int64)[r_idx] + m, -1)
     which = np.where(rec, r_idx + 1, 0)
-    tb.add_block(step, TARGET, feat, [(), *conds], which, value, threshold, decision, aux)
+    tb.add_block(step, TARGET, feat, [(), *conds], which, value, threshold, decision, aux,
+                 strata=[1, *(lambda r=r: strata(r) for r in active)])
     return end, won
