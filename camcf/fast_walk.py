@@ -122,6 +122,7 @@ class FastLeaveOneOut(LeaveOneOut):
         self._known: dict[int, tuple[int, int]] = {}  # f -> (state, strata of its set)
         self._batch: tuple | None = None  # the last batch of walk(), see _chain
         self._want_strata = False  # walk(strata=True): count the batch's strata with values
+        self._given: tuple | None = None  # (f, state, codes, states) of values_given's last set
 
     def _col(self, f: int) -> tuple[np.ndarray, np.ndarray]:
         hit = self._cols.get(f)
@@ -168,10 +169,14 @@ class FastLeaveOneOut(LeaveOneOut):
             if size == 1:
                 self._known[f] = (self._removed, eng.joint(cond)[1])
             return eng.cmi_many(self.target, cols, cond)
-        term = self._terms.get(f)
-        if term is None:
-            term = self._col(f)[1]
-        s, ns = _compact(self.total - term if f in self._in else self.total)
+        hit = self._given
+        if hit is None or hit[:2] != (f, self._removed):  # the last set's code is kept
+            term = self._terms.get(f)
+            if term is None:
+                term = self._col(f)[1]
+            hit = self._given = (f, self._removed,
+                                 *_compact(self.total - term if f in self._in else self.total))
+        s, ns = hit[2], hit[3]
         self._known[f] = (self._removed, ns)
         eng._counted(computed=len(cols))
         return eng._cmi_given_codes(eng._target(self.target), cols, s, ns)
