@@ -531,20 +531,21 @@ class CondSets:
     def merge(self, sets: CondSetList) -> np.ndarray:
         """The ids of another interner's frozen ``sets`` in this one (new ones added in their
         order, with their strata)."""
-        out = np.empty(len(sets), dtype=np.int32)
+        out = [0] * len(sets)
         ids = self._ids
-        values, off, strata = sets.values, sets.offsets.tolist(), sets.strata.tolist()
+        buf = np.ascontiguousarray(sets.values, dtype=np.int32).tobytes()  # keys are slices
+        off = (4 * sets.offsets).tolist()
+        strata = sets.strata.tolist()
         for j in range(len(sets)):
-            arr = values[off[j]:off[j + 1]]
-            key = arr.tobytes()
+            key = buf[off[j]:off[j + 1]]
             i = ids.get(key)
             if i is None:
                 i = len(self._arrays)
                 ids[key] = i
-                self._arrays.append(arr)
+                self._arrays.append(np.frombuffer(key, dtype=np.int32))
                 self._strata.append(strata[j])
             out[j] = i
-        return out
+        return np.array(out, dtype=np.int32)
 
 
 def iter_tests(cols: dict[str, np.ndarray], target: int, cond_sets,
