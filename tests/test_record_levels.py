@@ -80,16 +80,17 @@ def test_levels_agree_on_random_data(seed):
 
 @pytest.mark.parametrize("recovery", ["first", "all"])
 def test_recovery_block_records_what_the_loop_records(recovery, monkeypatch):
-    """Phase 3 decides the tries left as one block (recovery._block) or feature by feature:
-    the same record at level full (rows, sets, strata) and the same decisions."""
+    """Phase 3 decides the tries left as one block (recovery._block) or feature by feature,
+    and measures S_base in the engine's leave-one-out session or the plain one: the same
+    record at level full (rows, values, sets, strata) and the same decisions."""
     import camcf.phases.recovery as rec
 
     X, Y = two_blockers(12, seed=4)
     out = {}
-    for block_from in (0, 10**9):
+    for block_from, session_from in ((0, 0), (10**9, 10**9)):
         monkeypatch.setattr(rec, "_BLOCK_FROM", block_from)
-        res = camcf.run(X, Y, **AUTHORS, recovery=recovery, trace="full")
-        out[block_from] = res
+        monkeypatch.setattr(rec, "_SESSION_FROM", session_from)
+        out[block_from] = camcf.run(X, Y, **AUTHORS, recovery=recovery, trace="full")
     a, b = out[0], out[10**9]
     assert a.to_json() == b.to_json()
     assert a.cond_sets == b.cond_sets

@@ -22,6 +22,8 @@ import numpy as np
 from ..info import rounded
 from ..trace import TARGET, TraceBuilder, decide
 
+_BLOCK_ROWS = 8  # backward values from which a run's rows are recorded as one block
+
 
 def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: float,
                      k1: float, tb: TraceBuilder) -> tuple[list[int], list[int], list[int]]:
@@ -57,26 +59,28 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
 
     i = 0  # the kept candidates before position i have been walked
     for fs, vals, strata_of in loo.runs(kept, strata=keep_rows):
-        # S and its strata are materialised only if the trace keeps the row
-        if len(fs) == 1:  # one value: plain floats (the same rounding, fewer calls)
-            gone = int(rounded(float(vals[0])) <= delta1)
-            tb.add_one("backward", TARGET, fs[0], lambda i=i: cond_of(i, 0, []),
-                       float(vals[0]), delta1, "removed" if gone else "stays",
-                       strata=lambda s=strata_of: s(0))
-            if gone:
-                loo.remove_many(fs)
-                in_pc[i] = False
-            i += 1
-            continue
         # each value assumed the run's members before it removed: they are used up to the
-        # first that stays
-        removed = rounded(vals) <= delta1
-        used = len(fs) if removed.all() else int(np.argmin(removed)) + 1
-        tb.add_block("backward", TARGET, kept_arr[i:i + used],
-                     lambda j, i=i, pc_now=[]: cond_of(i, j, pc_now), np.arange(used),
-                     vals[:used], delta1, decide(removed[:used], "removed", "stays"),
-                     strata=strata_of)
-        gone = used if removed[used - 1] else used - 1
+        # first that stays. S and its strata are materialised only if the trace keeps the row
+        pc_now: list = []
+        if len(fs) < _BLOCK_ROWS:  # a few values: plain floats (the same rounding), a row each
+            gone = 0
+            for j, v in enumerate(vals.tolist()):
+                out = rounded(v) <= delta1
+                tb.add_one("backward", TARGET, fs[j], lambda j=j, i=i, c=pc_now: cond_of(i, j, c),
+                           v, delta1, "removed" if out else "stays",
+                           strata=lambda j=j, s=strata_of: s(j))
+                gone += out
+                if not out:
+                    break
+            used = j + 1
+        else:
+            removed = rounded(vals) <= delta1
+            used = len(fs) if removed.all() else int(np.argmin(removed)) + 1
+            tb.add_block("backward", TARGET, kept_arr[i:i + used],
+                         lambda j, i=i, c=pc_now: cond_of(i, j, c), np.arange(used),
+                         vals[:used], delta1, decide(removed[:used], "removed", "stays"),
+                         strata=strata_of)
+            gone = used if removed[used - 1] else used - 1
         if gone:
             loo.remove_many(kept[i:i + gone])
             in_pc[i:i + gone] = False

@@ -12,9 +12,11 @@ feature; ``recovery="all"`` (the paper's Algorithm 4) goes on with the next feat
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
-from ..info import rounded
+from ..info import LeaveOneOut, rounded
 from ..trace import DECISION_CODE, STEP_CODE, TARGET, TraceBuilder
 
 
@@ -35,8 +37,10 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
     base_arr = {r: np.asarray(b, dtype=np.int32) for r, b in base.items()}  # as recorded
     vf_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     vb_cache: dict[int, tuple[float, float]] = {}
-    # S_base = PC ∪ (R − r): R's members left out in turn, PC fixed
-    loo = engine.leave_one_out(target, [q + m for q in R], list(pc))
+    # S_base = PC ∪ (R − r): R's members left out in turn, PC fixed (the engine's session
+    # pays from a few members of R on: it hashes PC ∪ R once)
+    session = engine.leave_one_out if len(R) >= _SESSION_FROM else partial(LeaveOneOut, engine)
+    loo = session(target, [q + m for q in R], list(pc))
 
     def strata(r: int) -> int:  # of S_base for r, counted with its values
         return loo.strata(r + m)
@@ -99,6 +103,7 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
     return recovered
 
 
+_SESSION_FROM = 3  # members of R from which S_base comes from the engine's session
 _BLOCK_FROM = 48  # tries left from which they are decided as one block (fewer calls)
 _SKIP, _RECOVERY = STEP_CODE["recovery-skip"], STEP_CODE["recovery"]
 _SKIPPED, _LOST, _RECOVERED = (DECISION_CODE[d] for d in ("skipped", "lost", "recovered"))
