@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._sparse import issparse
+from .extras_batch import ExtrasPlan, joint_extras, screen_then_extras_many
 from .fast_counts import (
     HASH_SEED,
     category_indicators,
@@ -719,6 +720,14 @@ class FastEngine(EngineBase):
         return self._extras(self._target(target), cols, r, nr, [int(x) for x in extras])[2]
 
     def screen_then_extras(self, target, variables, fixed, extras, keep, given=None):
+        return screen_then_extras_many([(self, target, variables, fixed, extras, keep,
+                                         given)])[0]
+
+    def _screen_plan(self, target, variables, fixed, extras, keep, given
+                     ) -> ExtrasPlan | tuple:
+        """:meth:`screen_then_extras` up to its counting: the plan of its tests given each
+        extra (:meth:`_extras_plan`; with ``given``, the screen's values and mask in
+        ``plan.given``), or the finished result when nothing is left to count."""
         cols = np.asarray(variables, dtype=np.int64)
         if given is None and len(fixed) and not self.sparse and cols.size and extras \
                 and self._by_rows(cols, 1):
@@ -729,10 +738,18 @@ class FastEngine(EngineBase):
                 # the screen's cells and every x's in one product (the product reads every
                 # column whatever the screen keeps)
                 self._counted(computed=len(cols))
-                v1, pick, v2 = self._extras(t, cols, r, nr, [int(x) for x in extras],
-                                            lead=lead, keep=keep)
-                return v1, pick, v2
-        return super().screen_then_extras(target, variables, fixed, extras, keep, given)
+                return self._extras_plan(t, cols, r, nr, [int(x) for x in extras], lead, keep)
+        if given is None:
+            return super().screen_then_extras(target, variables, fixed, extras, keep)
+        v1 = np.asarray(given)  # the base's steps: the mask, then cmi_each_extra
+        pick = np.asarray(keep(v1), dtype=bool)
+        sel = cols[pick]
+        if not sel.size or not len(extras):
+            return v1, pick, []
+        r, nr = self.joint(fixed)
+        plan = self._extras_plan(self._target(target), sel, r, nr, [int(x) for x in extras])
+        plan.given = (v1, pick)
+        return plan
 
     def _extras(self, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
                 extras: list[int], lead: tuple | None = None, keep=None
@@ -743,17 +760,42 @@ class FastEngine(EngineBase):
         same product as the first extras, and the extras' values are for the columns
         ``keep(v1)`` only: returns (v1, that mask, values per x; none when the mask is empty).
         Without: (None, None, values per x)."""
-        out: list[np.ndarray | None] = [None] * len(extras)
-        zero: list[int] = []  # extras with no informative stratum: every value is 0
-        v1 = pick = None
-        sel = cols
+        plan = self._extras_plan(t, cols, r, nr, extras, lead, keep)
+        if plan.joint is not None:
+            joint_extras([plan])
+        return self._extras_finish(plan)
+
+    def _extras_plan(self, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
+                     extras: list[int], lead: tuple | None = None, keep=None) -> ExtrasPlan:
+        """:meth:`_extras` up to its counting: the cells of each x and, when the sets go
+        through joint cells (:meth:`_joint_cells`), those (counted by
+        :func:`camcf.extras_batch.joint_extras`, for many targets at once)."""
+        plan = ExtrasPlan(self, t, cols, r, nr, extras, lead, keep)
         if not self.sparse and cols.size and self._by_rows(cols, 1):
             # every x's cells in one sparse product over the indicators (as many as fit)
-            K = int(self.card[cols].max())
+            plan.rows = True
+            plan.K = int(self.card[cols].max())
+            plan.kxs = [int(self.card[x]) for x in extras]
+            plan.cell_of = [self._cells(t, r * kx + self.column(x), nr * kx)
+                            for x, kx in zip(extras, plan.kxs, strict=True)]
+            plan.joint = self._joint_cells(t, cols, r, nr, extras, plan.kxs, plan.cell_of,
+                                           lead)
+        return plan
+
+    def _extras_finish(self, plan: ExtrasPlan
+                       ) -> tuple[np.ndarray | None, np.ndarray | None, list[np.ndarray]]:
+        """The rest of :meth:`_extras` after :meth:`_extras_plan` (and, for joint cells,
+        :func:`camcf.extras_batch.joint_extras`): the sets not counted yet, the counters."""
+        if plan.done:  # nothing screened: no extra is tested
+            return plan.v1, plan.pick, []
+        t, cols, r, nr, extras, lead = (plan.t, plan.cols, plan.r, plan.nr, plan.extras,
+                                        plan.lead)
+        out, keep = plan.out, plan.keep
+        zero: list[int] = []  # extras with no informative stratum: every value is 0
+        v1, pick, sel = plan.v1, plan.pick, plan.sel
+        if plan.rows and plan.joint is None:
+            K, kxs, cell_of = plan.K, plan.kxs, plan.cell_of
             width = self._rows.shape[1]
-            kxs = [int(self.card[x]) for x in extras]
-            cell_of = [self._cells(t, r * kx + self.column(x), nr * kx)
-                       for x, kx in zip(extras, kxs, strict=True)]
             # when neither the lead nor the first x drops a stratum, the lead's counts are
             # sums of the first x's: cell (t, s) of S is the cells (t, s·kx + v) of {x} ∪ S
             first = cell_of[0] if extras else None
@@ -762,29 +804,10 @@ class FastEngine(EngineBase):
                       and self._by_rows(cols, first[1]))
             batch: list[tuple[int, tuple]] = []
             used = 0
-            joint = self._joint_cells(t, cols, r, nr, extras, kxs, cell_of, lead)
-            if joint is not None:
-                # one product over the joint cells (t, S, x_1, …, x_p); every set's counts are
-                # sums of those (exact integers): fewer rows read than one set per x
-                extras_axes = tuple(range(4, 4 + len(extras)))
-                cj = self._counts_rows(cols, [joint], K)[0].reshape(
-                    cols.size, K, 2, nr, *kxs)
-                if lead is not None:
-                    v1 = self._values(_sum_axes(cj, *extras_axes).reshape(cols.size, K, 2 * nr),
-                                      lead)
-                    pick = np.asarray(keep(v1), dtype=bool)
-                    if not pick.any():  # nothing screened: no extra is tested
-                        return v1, pick, []
-                    sel = cols[pick]
-                    cj = cj[pick]
-                for i, kx in enumerate(kxs):
-                    other = extras_axes[:i] + extras_axes[i + 1:]
-                    ci = _sum_axes(cj, *other) if other else cj
-                    out[i] = self._values(ci.reshape(sel.size, K, 2 * nr * kx), cell_of[i])
-            elif lead is not None and not derive:
+            if lead is not None and not derive:
                 batch.append((-1, lead))
                 used = 2 * lead[1] * width
-            for i, x in enumerate(extras + [None] if joint is None else []):
+            for i, x in enumerate(extras + [None]):
                 cells = None
                 if x is not None:
                     cells = cell_of[i]

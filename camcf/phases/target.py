@@ -25,10 +25,13 @@ from ..trace import (
     CondSets,
     TraceBuilder,
 )
-from .local_structure import parents_children, spouses
+from .local_structure import parents_children, spouses_many
 from .pruning import symmetry_and_redundancy
 from .recovery import recover_blocked
 from .skeleton import label_skeleton
+
+_BATCH = 32  # targets whose spouse steps are counted together, at most
+_BATCH_BYTES = 64 << 20  # ... and joint codes their engines may hold meanwhile
 
 
 def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, params: dict,
@@ -58,32 +61,74 @@ def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, p
     -------
     TargetResult
     """
-    cond_sets = CondSets() if cond_sets is None else cond_sets
-    tb = TraceBuilder(cond_sets, trace, strata=engine.strata)
-    c = category
-    s = engine.mi_table()[:, c.id] if scores is None else scores
+    return run_targets([engine], [category], [others], params,
+                       cond_sets=[CondSets() if cond_sets is None else cond_sets],
+                       trace=trace, scores=[scores])[0]
+
+
+def run_targets(engines: Sequence, categories: Sequence[Category], others: Sequence,
+                params: dict, *, cond_sets: Sequence[CondSets] | None = None,
+                trace: str = "full", scores: Sequence | None = None) -> list[TargetResult]:
+    """:func:`run_target` for several targets, each on its own engine (``engines[i]`` for
+    ``categories[i]``, with ``others[i]``, ``cond_sets[i]`` and ``scores[i]`` as
+    :func:`run_target` takes them): the results, each identical to :func:`run_target`'s
+    alone (its record included: every target has its own record and conditioning sets).
+
+    The phases run target by target, except the spouse step, which runs for up to 32 targets
+    at once (:func:`camcf.phases.local_structure.spouses_many`: their counts come from one
+    product), between their Phase 2 backward walks and their Phases 3–4. Fewer when the
+    engines of the waiting targets hold 64 MB of joint codes."""
+    k = len(categories)
+    cond_sets = [CondSets() for _ in range(k)] if cond_sets is None else cond_sets
+    scores = [None] * k if scores is None else scores
     d1, d2 = params["delta1"], params["delta2"]
-    R, sk_cands = label_skeleton(engine, c.id, others, d2, tb)
-    cands_all, kept, pc = parents_children(engine, c.id, s, R, d1, params["k1"], tb)
-    sp_ = spouses(engine, c.id, s, pc, R, d1, tb)
-    cmb = sorted(set(pc) | set(sp_))
-    rec = recover_blocked(engine, c.id, s, pc, cmb, R, d1, params["recovery"], tb)
-    cmb_full = cmb + [f for f, _ in rec]
-    p4 = symmetry_and_redundancy(engine.mi_table(), c.id, s, cmb_full, others, d1,
-                                 params["k2"], params["gamma"], tb)
-    return TargetResult(
-        category=c,
-        skeleton=tuple(R),
-        skeleton_candidates=tuple(sk_cands),
-        candidates_all=tuple(cands_all),
-        candidates=tuple(kept),
-        pc=tuple(pc),
-        spouses={z: tuple(xs) for z, xs in sp_.items()},
-        recovered=tuple(rec),
-        trace=tb.freeze(),
-        test_counts=tb.counts,
-        **_phase4_fields(p4),
-    )
+    out: list[TargetResult] = []
+    waiting: list[tuple] = []
+    held = 0
+    for engine, c, oth, sets, sc in zip(engines, categories, others, cond_sets, scores,
+                                        strict=True):
+        tb = TraceBuilder(sets, trace, strata=engine.strata)
+        s = engine.mi_table()[:, c.id] if sc is None else sc
+        R, sk_cands = label_skeleton(engine, c.id, oth, d2, tb)
+        cands_all, kept, pc = parents_children(engine, c.id, s, R, d1, params["k1"], tb)
+        waiting.append((engine, c, oth, tb, s, R, sk_cands, cands_all, kept, pc))
+        held += getattr(engine, "_joint_bytes", 0)
+        if len(waiting) >= _BATCH or held > _BATCH_BYTES:
+            out.extend(_finish(waiting, params))
+            waiting, held = [], 0
+    out.extend(_finish(waiting, params))
+    return out
+
+
+def _finish(waiting: list[tuple], params: dict) -> list[TargetResult]:
+    """The spouse steps of the ``waiting`` targets together, then each one's Phases 3–4."""
+    if not waiting:
+        return []
+    d1 = params["delta1"]
+    found = spouses_many([(engine, c.id, s, pc, R, d1, tb)
+                          for engine, c, _, tb, s, R, _, _, _, pc in waiting])
+    out = []
+    for (engine, c, others, tb, s, R, sk_cands, cands_all, kept, pc), sp_ in zip(
+            waiting, found, strict=True):
+        cmb = sorted(set(pc) | set(sp_))
+        rec = recover_blocked(engine, c.id, s, pc, cmb, R, d1, params["recovery"], tb)
+        cmb_full = cmb + [f for f, _ in rec]
+        p4 = symmetry_and_redundancy(engine.mi_table(), c.id, s, cmb_full, others, d1,
+                                     params["k2"], params["gamma"], tb)
+        out.append(TargetResult(
+            category=c,
+            skeleton=tuple(R),
+            skeleton_candidates=tuple(sk_cands),
+            candidates_all=tuple(cands_all),
+            candidates=tuple(kept),
+            pc=tuple(pc),
+            spouses={z: tuple(xs) for z, xs in sp_.items()},
+            recovered=tuple(rec),
+            trace=tb.freeze(),
+            test_counts=tb.counts,
+            **_phase4_fields(p4),
+        ))
+    return out
 
 
 def _phase4_fields(p4: dict) -> dict:
@@ -204,4 +249,4 @@ def with_k2(result: Result, k2: float, *, trace: str | None = None) -> Result:
         stats={**result.stats, "phase4_rerun_for_k2": k2})
 
 
-__all__ = ["rerun_phase4", "run_target", "with_k2"]
+__all__ = ["rerun_phase4", "run_target", "run_targets", "with_k2"]

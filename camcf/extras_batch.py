@@ -1,0 +1,188 @@
+"""The spouse step's counting for many targets at once (Phase 2, :func:`camcf.phases.spouses`).
+
+For one target, :class:`camcf.fast_engine.FastEngine` counts the spouse screen I(t; X_z | R)
+and the tests given each PC member x, I(t; X_z | {x} ∪ R), from one sparse product over the
+joint cells (t, R, x_1, …, x_p) of every row (when no set drops a stratum and the joint cells
+are few, :meth:`~camcf.fast_engine.FastEngine._joint_cells`). A target costs little work but
+some 150 small numpy calls, so with many small targets the calls are the cost.
+:func:`screen_then_extras_many` takes the spouse steps of many targets (each with its own
+engine) and :func:`joint_extras` counts all their joint cells in one product, then turns the
+counts of every target of the same shape into values in one call of
+:func:`camcf.info.cmi_from_counts`.
+
+Every value is bit for bit what the target alone gives: the counts are exact integers whatever
+the product, and each value is the same sum over the same contiguous cells (one row of the
+batched table per variable, as alone), in the same order of operations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .info import _CELL_BUDGET, _sum_axes, cmi_from_counts
+
+_GROUP_ELEMS = 1 << 21  # count cells of one batch of same-shaped targets (16 MB of int64)
+
+
+class ExtrasPlan:
+    """One target's tests given each extra x (:meth:`FastEngine._extras`), prepared up to its
+    counting. ``joint``: the joint cells (:meth:`FastEngine._joint_cells`) when the counting
+    goes through :func:`joint_extras`, else None; after it, ``v1``/``pick`` hold the lead's
+    values and mask (lead only), ``sel`` the columns tested given each x, ``out`` the values
+    per x and ``done`` whether nothing is left (no column screened)."""
+
+    __slots__ = ("engine", "t", "cols", "r", "nr", "extras", "lead", "keep", "rows", "K",
+                 "kxs", "cell_of", "joint", "v1", "pick", "sel", "out", "done", "given")
+
+    def __init__(self, engine, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
+                 extras: list[int], lead: tuple | None, keep) -> None:
+        self.engine, self.t, self.cols, self.r, self.nr = engine, t, cols, r, nr
+        self.extras, self.lead, self.keep = extras, lead, keep
+        self.rows = False  # whether the columns are counted by rows (FastEngine._by_rows)
+        self.K = 0
+        self.kxs: list[int] = []
+        self.cell_of: list = []
+        self.joint: tuple | None = None
+        self.v1 = self.pick = None
+        self.sel = cols
+        self.out: list[np.ndarray | None] = [None] * len(extras)
+        self.done = False
+        self.given: tuple | None = None  # (v1, mask) of a screen given by the caller
+
+
+def screen_then_extras_many(requests: list[tuple]) -> list[tuple]:
+    """:meth:`camcf.info.Engine.screen_then_extras` for many requests ``(engine, target,
+    variables, fixed, extras, keep, given)``, each on its own engine: the results, in order,
+    bit for bit (and the engines' counters) as each request alone. Requests on a
+    :class:`camcf.fast_engine.FastEngine` whose sets go through joint cells are counted
+    together (:func:`joint_extras`); any other is answered by its engine."""
+    results: list = [None] * len(requests)
+    plans: list[tuple[int, ExtrasPlan]] = []
+    for i, (eng, target, variables, fixed, extras, keep, given) in enumerate(requests):
+        plan = (eng._screen_plan(target, variables, fixed, extras, keep, given)
+                if hasattr(eng, "_screen_plan")
+                else eng.screen_then_extras(target, variables, fixed, extras, keep, given))
+        if isinstance(plan, ExtrasPlan):
+            plans.append((i, plan))
+        else:
+            results[i] = plan
+    joint_extras([p for _, p in plans if p.joint is not None])
+    for i, p in plans:
+        v1, pick, out = p.engine._extras_finish(p)
+        results[i] = (v1, pick, out) if p.given is None else (*p.given, out)
+    return results
+
+
+def joint_extras(plans: list[ExtrasPlan]) -> None:
+    """Count the joint cells of ``plans`` (each with ``joint`` set, on engines that share their
+    indicator rows) and fill in their values, as :meth:`FastEngine._extras` does one plan at a
+    time: the lead's values and the mask ``keep`` gives, then I(t; V_j | {x} ∪ S) for the
+    kept columns and every x. One sparse product per chunk of plans within the cell budget."""
+    by_rows: dict[int, list[ExtrasPlan]] = {}
+    for p in plans:  # engines of one run share their indicators (the rows are views of them)
+        by_rows.setdefault(id(p.engine._ind), []).append(p)
+    for group in by_rows.values():
+        width = group[0].engine._rows.shape[1]
+        chunk: list[ExtrasPlan] = []
+        cells = 0
+        for p in group:
+            c = 2 * p.joint[1]
+            if chunk and (cells + c) * width > _CELL_BUDGET:
+                _count_chunk(chunk)
+                chunk, cells = [], 0
+            chunk.append(p)
+            cells += c
+        if chunk:
+            _count_chunk(chunk)
+
+
+def _count_chunk(chunk: list[ExtrasPlan]) -> None:
+    """One product over the joint cells of every plan of ``chunk`` (stacked: plan b's cells
+    follow plan b − 1's), then the values of the plans by shape."""
+    rows = chunk[0].engine._rows  # n × (K − 1)·m float32 indicators, row by row
+    n, width = rows.shape
+    m = chunk[0].engine.m
+    sizes = [2 * p.joint[1] for p in chunk]
+    off = np.zeros(len(chunk) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=off[1:])
+    total, B = int(off[-1]), len(chunk)
+    idx = np.int32 if total < 2**31 and n * B < 2**31 else np.int64
+    # the 0/1 matrix (cells × n) in CSC form: column i (row i of the data) has one entry per
+    # plan, plans in order (so no sort is needed)
+    cell = np.empty((n, B), dtype=idx)
+    for b, p in enumerate(chunk):
+        np.add(p.joint[3], off[b], out=cell[:, b], casting="unsafe")
+    import scipy.sparse as sp
+
+    onehot = sp.csc_matrix((np.ones(n * B, dtype=np.float32), cell.ravel(),
+                            np.arange(0, n * B + 1, B, dtype=idx)), shape=(total, n))
+    # float32 sums of ones: exact integers below 2^24 rows (the indicators exist only then)
+    prod = (onehot @ rows).reshape(total, width // m, m)
+    shapes: dict[tuple, list[int]] = {}
+    for b, p in enumerate(chunk):
+        key = (p.cols.size, p.K, p.nr, tuple(p.kxs), p.lead is not None)
+        shapes.setdefault(key, []).append(b)
+    for (k, K, nr, kxs, _), members in shapes.items():
+        per = max(1, _GROUP_ELEMS // max(1, k * K * sizes[members[0]]))
+        for a in range(0, len(members), per):
+            part = members[a:a + per]
+            _values_of([chunk[b] for b in part], prod, off[part], k, K, nr, kxs)
+
+
+def _values_of(plans: list[ExtrasPlan], prod: np.ndarray, starts: np.ndarray, k: int, K: int,
+               nr: int, kxs: tuple) -> None:
+    """The values of same-shaped ``plans`` from their rows of the product ``prod`` (cells ×
+    L × m; plan g's cells start at ``starts[g]``): as :meth:`FastEngine._counts_rows` then
+    :meth:`FastEngine._values` give them for each plan alone."""
+    G = len(plans)
+    N2 = 2 * plans[0].joint[1]
+    cells = starts[:, None] + np.arange(N2)[None, :]  # (G, 2N)
+    cols = np.stack([p.cols for p in plans])  # (G, k)
+    got = prod[cells[:, :, None, None], np.arange(K - 1)[None, None, :, None],
+               cols[:, None, None, :]]  # (G, 2N, K − 1, k)
+    counts = np.empty((G, k, K, N2), dtype=np.int64)
+    counts[:, :, 1:, :] = got.transpose(0, 3, 2, 1)
+    ts = np.stack([p.joint[2] for p in plans])  # (G, 2N): counts of the cells
+    counts[:, :, 0, :] = ts[:, None, :] - _sum_axes(counts[:, :, 1:, :], 2)
+    cj = counts.reshape(G, k, K, 2, nr, *kxs)
+    eng = plans[0].engine
+    extras_axes = tuple(range(5, 5 + len(kxs)))
+    lead = plans[0].lead is not None
+    if lead:
+        lc = _sum_axes(cj, *extras_axes).reshape(G, k, K, 2 * nr)
+        v1 = _values_many(lc, np.stack([p.lead[2] for p in plans]), nr, eng)
+        live = []
+        for g, p in enumerate(plans):
+            p.v1 = v1[g]
+            p.pick = np.asarray(p.keep(p.v1), dtype=bool)
+            if not p.pick.any():  # nothing screened: no extra is tested
+                p.done = True
+                continue
+            p.sel = p.cols[p.pick]
+            live.append(g)
+        if not live:
+            return
+        if len(live) < G:
+            cj, plans = cj[live], [plans[g] for g in live]
+    for i, kx in enumerate(kxs):
+        other = extras_axes[:i] + extras_axes[i + 1:]
+        ci = _sum_axes(cj, *other) if other else cj
+        vals = _values_many(ci.reshape(len(plans), k, K, 2 * nr * kx),
+                            np.stack([p.cell_of[i][2] for p in plans]), nr * kx, eng)
+        for g, p in enumerate(plans):
+            p.out[i] = vals[g] if p.pick is None else vals[g][p.pick]
+
+
+def _values_many(counts: np.ndarray, ts_counts: np.ndarray, S: int, eng) -> np.ndarray:
+    """:meth:`FastEngine._values` of G tables at once, every stratum informative: counts
+    (G × k × K × 2S) of (variable, code, t, stratum), ``ts_counts`` (G × 2S) of (t,
+    stratum); G × k values, each bit for bit its table's value alone."""
+    G, k, K = counts.shape[:3]
+    c5 = counts.reshape(G, k, K, 2, S)
+    tsm = ts_counts.reshape(G, 2, S)
+    return cmi_from_counts(c5, eng.n, margins=(c5[:, :, :, 0] + c5[:, :, :, 1], tsm[:, None],
+                                               (tsm[:, 0] + tsm[:, 1])[:, None]),
+                           batch=2, table=eng._tab)
+
+
+__all__ = ["ExtrasPlan", "joint_extras", "screen_then_extras_many"]
