@@ -133,27 +133,25 @@ def _values_of(plans: list[ExtrasPlan], prod: np.ndarray, starts: np.ndarray, k:
                nr: int, kxs: tuple) -> None:
     """The values of same-shaped ``plans`` from their rows of the product ``prod`` (cells ×
     L × m; plan g's cells start at ``starts[g]``): as :meth:`FastEngine._counts_rows` then
-    :meth:`FastEngine._values` give them for each plan alone."""
+    :meth:`FastEngine._values` give them for each plan alone. Each set's cells are sums of
+    the joint cells (t, S, x_1, …), taken in float32 (exact: integers below 2^24), and every
+    feature is valued: a plan takes its columns' values (each value depends on its column's
+    counts only)."""
     G = len(plans)
+    L, m = prod.shape[1:]
     N2 = 2 * plans[0].joint[1]
-    cells = starts[:, None] + np.arange(N2)[None, :]  # (G, 2N)
-    cols = np.stack([p.cols for p in plans])  # (G, k)
-    got = prod[cells[:, :, None, None], np.arange(K - 1)[None, None, :, None],
-               cols[:, None, None, :]]  # (G, 2N, K − 1, k)
-    counts = np.empty((G, k, K, N2), dtype=np.int64)
-    counts[:, :, 1:, :] = got.transpose(0, 3, 2, 1)
-    ts = np.stack([p.joint[2] for p in plans])  # (G, 2N): counts of the cells
-    counts[:, :, 0, :] = ts[:, None, :] - _sum_axes(counts[:, :, 1:, :], 2)
-    cj = counts.reshape(G, k, K, 2, nr, *kxs)
+    rows = (starts[:, None] + np.arange(N2)[None, :]).ravel()
+    joint = prod[rows].reshape(G, 2 * nr, *kxs, L, m)  # cells (t, S, x_1, …, x_p)
+    if K - 1 < L:
+        joint = joint[..., :K - 1, :]
     eng = plans[0].engine
-    extras_axes = tuple(range(5, 5 + len(kxs)))
-    lead = plans[0].lead is not None
-    if lead:
-        lc = _sum_axes(cj, *extras_axes).reshape(G, k, K, 2 * nr)
-        v1 = _values_many(lc, np.stack([p.lead[2] for p in plans]), nr, eng)
+    x_axes = tuple(range(2, 2 + len(kxs)))
+    if plans[0].lead is not None:
+        lead = _counts(_sum_axes(joint, *x_axes), np.stack([p.lead[2] for p in plans]))
+        v1 = _values_many(lead, np.stack([p.lead[2] for p in plans]), nr, eng)
         live = []
         for g, p in enumerate(plans):
-            p.v1 = v1[g]
+            p.v1 = v1[g][p.cols]
             p.pick = np.asarray(p.keep(p.v1), dtype=bool)
             if not p.pick.any():  # nothing screened: no extra is tested
                 p.done = True
@@ -163,14 +161,27 @@ def _values_of(plans: list[ExtrasPlan], prod: np.ndarray, starts: np.ndarray, k:
         if not live:
             return
         if len(live) < G:
-            cj, plans = cj[live], [plans[g] for g in live]
+            joint, plans = joint[live], [plans[g] for g in live]
     for i, kx in enumerate(kxs):
-        other = extras_axes[:i] + extras_axes[i + 1:]
-        ci = _sum_axes(cj, *other) if other else cj
-        vals = _values_many(ci.reshape(len(plans), k, K, 2 * nr * kx),
-                            np.stack([p.cell_of[i][2] for p in plans]), nr * kx, eng)
+        other = x_axes[:i] + x_axes[i + 1:]
+        ts = np.stack([p.cell_of[i][2] for p in plans])
+        ci = _counts(_sum_axes(joint, *other) if other else joint, ts)
+        vals = _values_many(ci, ts, nr * kx, eng)
         for g, p in enumerate(plans):
-            p.out[i] = vals[g] if p.pick is None else vals[g][p.pick]
+            p.out[i] = vals[g][p.sel]
+
+
+def _counts(cells: np.ndarray, ts_counts: np.ndarray) -> np.ndarray:
+    """Counts (G × m × K × 2S, int64) of (feature, code, t, stratum) from float32 counts
+    ``cells`` (G × (t, stratum …) × (K − 1) × m) of the codes ≥ 1; code 0 is the remainder of
+    each cell (``ts_counts``: G × 2S)."""
+    G, m = cells.shape[0], cells.shape[-1]
+    K1 = cells.shape[-2]
+    c = cells.reshape(G, -1, K1, m)
+    out = np.empty((G, m, K1 + 1, c.shape[1]), dtype=np.int64)
+    out[:, :, 1:, :] = c.transpose(0, 3, 2, 1)
+    out[:, :, 0, :] = ts_counts[:, None, :] - _sum_axes(out[:, :, 1:, :], 2)
+    return out
 
 
 def _values_many(counts: np.ndarray, ts_counts: np.ndarray, S: int, eng) -> np.ndarray:
