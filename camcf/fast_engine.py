@@ -776,10 +776,12 @@ class FastEngine(EngineBase):
             plan.rows = True
             plan.K = int(self.card[cols].max())
             plan.kxs = [int(self.card[x]) for x in extras]
-            plan.cell_of = [self._cells(t, r * kx + self.column(x), nr * kx)
-                            for x, kx in zip(extras, plan.kxs, strict=True)]
-            plan.joint = self._joint_cells(t, cols, r, nr, extras, plan.kxs, plan.cell_of,
-                                           lead)
+            got = self._joint_cells(t, cols, r, nr, extras, plan.kxs, lead)
+            if got is not None:
+                plan.joint, plan.cell_of = got
+            else:
+                plan.cell_of = [self._cells(t, r * kx + self.column(x), nr * kx)
+                                for x, kx in zip(extras, plan.kxs, strict=True)]
         return plan
 
     def _extras_finish(self, plan: ExtrasPlan
@@ -849,20 +851,17 @@ class FastEngine(EngineBase):
         return v1, pick, out
 
     def _joint_cells(self, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
-                     extras: list[int], kxs: list[int], cell_of: list, lead: tuple | None
-                     ) -> tuple | None:
+                     extras: list[int], kxs: list[int], lead: tuple | None
+                     ) -> tuple[tuple, list[tuple]] | None:
         """The cells (t, S, x_1, …, x_p) of every row, in the layout of :meth:`_cells` (every
-        stratum kept, t·N + joint code), when :meth:`_extras` may count the lead and every
-        x from them: none of those sets drops a stratum (so each one's cells are sums of the
-        joint cells), there are two x or more, and the joint cells are few (at most four
-        times the separate sets' strata). Else None."""
+        stratum kept, t·N + joint code), and each {x} ∪ S's :meth:`_cells` summed from them,
+        when :meth:`_extras` may count the lead and every x from them: none of those sets
+        drops a stratum (so each one's cells are sums of the joint cells), there are two x or
+        more, and the joint cells are few (at most four times the separate sets' strata).
+        Else None."""
         if len(kxs) < 2 or (lead is not None and not lead[0] == lead[1] == nr):
             return None
-        N = nr
-        for kx, c in zip(kxs, cell_of, strict=True):
-            if c is None or not c[0] == c[1] == nr * kx:
-                return None
-            N *= kx
+        N = nr * int(np.prod(kxs))
         if N > 4 * nr * sum(kxs) or not self._by_rows(cols, N):
             return None
         u = r.copy()
@@ -871,7 +870,16 @@ class FastEngine(EngineBase):
             u += self.column(x)
         key = t * N
         key += u
-        return N, N, np.bincount(key, minlength=2 * N), key, None
+        ts = np.bincount(key, minlength=2 * N)
+        cells = ts.reshape(2, nr, *kxs)
+        cell_of = []
+        for i, kx in enumerate(kxs):
+            ns = nr * kx
+            c = _sum_axes(cells, *(a + 2 for a in range(len(kxs)) if a != i)).reshape(2 * ns)
+            if not ((c[:ns] > 0) & (c[ns:] > 0)).all():  # {x} ∪ S drops a stratum
+                return None
+            cell_of.append((ns, ns, c, None, None))
+        return (N, N, ts, key, None), cell_of
 
     def leave_one_out(self, target, members, fixed):
         return FastLeaveOneOut(self, target, members, fixed)
