@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._sparse import issparse
-from .extras_batch import ExtrasPlan, joint_extras, screen_then_extras_many
+from .batch_counts import (
+    _BLAS_CELLS,
+    ExtrasPlan,
+    extras_plan,
+    joint_extras,
+    screen_then_extras_many,
+)
 from .fast_counts import (
     HASH_SEED,
     category_indicators,
@@ -42,7 +48,6 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
 
 _ROWS_CODES = 4  # most codes ≥ 1 per feature for counting by rows (FastEngine._counts_rows)
-_BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
 _SPARSE_CATEGORIES = 0.1  # share of ones under which the tables count categories sparsely
 _DENSE_ONEHOT_CELLS = 1 << 18  # cells × rows up to which counting by rows may multiply dense
 _GEMM_CELLS = 8  # ... and cells up to which it does (a multiply-add per cell and row)
@@ -723,34 +728,6 @@ class FastEngine(EngineBase):
         return screen_then_extras_many([(self, target, variables, fixed, extras, keep,
                                          given)])[0]
 
-    def _screen_plan(self, target, variables, fixed, extras, keep, given
-                     ) -> ExtrasPlan | tuple:
-        """:meth:`screen_then_extras` up to its counting: the plan of its tests given each
-        extra (:meth:`_extras_plan`; with ``given``, the screen's values and mask in
-        ``plan.given``), or the finished result when nothing is left to count."""
-        cols = np.asarray(variables, dtype=np.int64)
-        if given is None and len(fixed) and not self.sparse and cols.size and extras \
-                and self._by_rows(cols, 1):
-            r, nr = self.joint(fixed)
-            t = self._target(target)
-            lead = self._cells(t, r, nr)
-            if lead is not None and self._by_rows(cols, lead[1]):
-                # the screen's cells and every x's in one product (the product reads every
-                # column whatever the screen keeps)
-                self._counted(computed=len(cols))
-                return self._extras_plan(t, cols, r, nr, [int(x) for x in extras], lead, keep)
-        if given is None:
-            return super().screen_then_extras(target, variables, fixed, extras, keep)
-        v1 = np.asarray(given)  # the base's steps: the mask, then cmi_each_extra
-        pick = np.asarray(keep(v1), dtype=bool)
-        sel = cols[pick]
-        if not sel.size or not len(extras):
-            return v1, pick, []
-        r, nr = self.joint(fixed)
-        plan = self._extras_plan(self._target(target), sel, r, nr, [int(x) for x in extras])
-        plan.given = (v1, pick)
-        return plan
-
     def _extras(self, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
                 extras: list[int], lead: tuple | None = None, keep=None
                 ) -> tuple[np.ndarray | None, np.ndarray | None, list[np.ndarray]]:
@@ -760,34 +737,16 @@ class FastEngine(EngineBase):
         same product as the first extras, and the extras' values are for the columns
         ``keep(v1)`` only: returns (v1, that mask, values per x; none when the mask is empty).
         Without: (None, None, values per x)."""
-        plan = self._extras_plan(t, cols, r, nr, extras, lead, keep)
+        plan = extras_plan(self, t, cols, r, nr, extras, lead, keep)
         if plan.joint is not None:
             joint_extras([plan])
         return self._extras_finish(plan)
 
-    def _extras_plan(self, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
-                     extras: list[int], lead: tuple | None = None, keep=None) -> ExtrasPlan:
-        """:meth:`_extras` up to its counting: the cells of each x and, when the sets go
-        through joint cells (:meth:`_joint_cells`), those (counted by
-        :func:`camcf.extras_batch.joint_extras`, for many targets at once)."""
-        plan = ExtrasPlan(self, t, cols, r, nr, extras, lead, keep)
-        if not self.sparse and cols.size and self._by_rows(cols, 1):
-            # every x's cells in one sparse product over the indicators (as many as fit)
-            plan.rows = True
-            plan.K = int(self.card[cols].max())
-            plan.kxs = [int(self.card[x]) for x in extras]
-            got = self._joint_cells(t, cols, r, nr, extras, plan.kxs, lead)
-            if got is not None:
-                plan.joint, plan.cell_of = got
-            else:
-                plan.cell_of = [self._cells(t, r * kx + self.column(x), nr * kx)
-                                for x, kx in zip(extras, plan.kxs, strict=True)]
-        return plan
-
     def _extras_finish(self, plan: ExtrasPlan
                        ) -> tuple[np.ndarray | None, np.ndarray | None, list[np.ndarray]]:
-        """The rest of :meth:`_extras` after :meth:`_extras_plan` (and, for joint cells,
-        :func:`camcf.extras_batch.joint_extras`): the sets not counted yet, the counters."""
+        """The rest of :meth:`_extras` after :func:`camcf.batch_counts.extras_plan` (and, for
+        joint cells, :func:`camcf.batch_counts.joint_extras`): the sets not counted yet, the
+        counters."""
         if plan.done:  # nothing screened: no extra is tested
             return plan.v1, plan.pick, []
         t, cols, r, nr, extras, lead = (plan.t, plan.cols, plan.r, plan.nr, plan.extras,
@@ -849,37 +808,6 @@ class FastEngine(EngineBase):
                 out[i] = self._cmi_given_codes(t, sel, r * kx + self.column(x), nr * kx,
                                                entries)
         return v1, pick, out
-
-    def _joint_cells(self, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
-                     extras: list[int], kxs: list[int], lead: tuple | None
-                     ) -> tuple[tuple, list[tuple]] | None:
-        """The cells (t, S, x_1, …, x_p) of every row, in the layout of :meth:`_cells` (every
-        stratum kept, t·N + joint code), and each {x} ∪ S's :meth:`_cells` summed from them,
-        when :meth:`_extras` may count the lead and every x from them: none of those sets
-        drops a stratum (so each one's cells are sums of the joint cells), there are two x or
-        more, and the joint cells are few (at most four times the separate sets' strata).
-        Else None."""
-        if len(kxs) < 2 or (lead is not None and not lead[0] == lead[1] == nr):
-            return None
-        N = nr * int(np.prod(kxs))
-        if N > 4 * nr * sum(kxs) or not self._by_rows(cols, N):
-            return None
-        u = r.copy()
-        for x, kx in zip(extras, kxs, strict=True):
-            u *= kx
-            u += self.column(x)
-        key = t * N
-        key += u
-        ts = np.bincount(key, minlength=2 * N)
-        cells = ts.reshape(2, nr, *kxs)
-        cell_of = []
-        for i, kx in enumerate(kxs):
-            ns = nr * kx
-            c = _sum_axes(cells, *(a + 2 for a in range(len(kxs)) if a != i)).reshape(2 * ns)
-            if not ((c[:ns] > 0) & (c[ns:] > 0)).all():  # {x} ∪ S drops a stratum
-                return None
-            cell_of.append((ns, ns, c, None, None))
-        return (N, N, ts, key, None), cell_of
 
     def leave_one_out(self, target, members, fixed):
         return FastLeaveOneOut(self, target, members, fixed)

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from ..extras_batch import screen_then_extras_many
+from ..batch_counts import screen_then_extras_many
 from ..info import rounded
 from ..trace import TARGET, TraceBuilder, decide
 
@@ -76,7 +76,7 @@ def spouses(engine, target: int, s: np.ndarray, pc: list[int], R: list[int], del
 def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
     """:func:`spouses` of several targets, each job ``(engine, target, s, pc, R, delta1,
     tb)``: their screens and tests are counted together
-    (:func:`camcf.extras_batch.screen_then_extras_many`); each target's result and record are
+    (:func:`camcf.batch_counts.screen_then_extras_many`); each target's result and record are
     those of :func:`spouses` alone."""
     results: list[dict[int, list[int]]] = [{} for _ in jobs]
     requests, asked = [], []

@@ -3,7 +3,7 @@
 For one target, :class:`camcf.fast_engine.FastEngine` counts the spouse screen I(t; X_z | R)
 and the tests given each PC member x, I(t; X_z | {x} ∪ R), from one sparse product over the
 joint cells (t, R, x_1, …, x_p) of every row (when no set drops a stratum and the joint cells
-are few, :meth:`~camcf.fast_engine.FastEngine._joint_cells`). A target costs little work but
+are few, :func:`joint_cells`). A target costs little work but
 some 150 small numpy calls, so with many small targets the calls are the cost.
 :func:`screen_then_extras_many` takes the spouse steps of many targets (each with its own
 engine) and :func:`joint_extras` counts all their joint cells in one product, then turns the
@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .info import _CELL_BUDGET, _sum_axes, cmi_from_counts
+from .info import _CELL_BUDGET, EngineBase, _sum_axes, cmi_from_counts
 
+_BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
 _GROUP_ELEMS = 1 << 21  # count cells of one batch of same-shaped targets (16 MB of int64)
 
 
 class ExtrasPlan:
     """One target's tests given each extra x (:meth:`FastEngine._extras`), prepared up to its
-    counting. ``joint``: the joint cells (:meth:`FastEngine._joint_cells`) when the counting
+    counting. ``joint``: the joint cells (:func:`joint_cells`) when the counting
     goes through :func:`joint_extras`, else None; after it, ``v1``/``pick`` hold the lead's
     values and mask (lead only), ``sel`` the columns tested given each x, ``out`` the values
     per x and ``done`` whether nothing is left (no column screened)."""
@@ -59,8 +60,8 @@ def screen_then_extras_many(requests: list[tuple]) -> list[tuple]:
     results: list = [None] * len(requests)
     plans: list[tuple[int, ExtrasPlan]] = []
     for i, (eng, target, variables, fixed, extras, keep, given) in enumerate(requests):
-        plan = (eng._screen_plan(target, variables, fixed, extras, keep, given)
-                if hasattr(eng, "_screen_plan")
+        plan = (screen_plan(eng, target, variables, fixed, extras, keep, given)
+                if hasattr(eng, "_extras_finish")  # a FastEngine
                 else eng.screen_then_extras(target, variables, fixed, extras, keep, given))
         if isinstance(plan, ExtrasPlan):
             plans.append((i, plan))
@@ -71,6 +72,88 @@ def screen_then_extras_many(requests: list[tuple]) -> list[tuple]:
         v1, pick, out = p.engine._extras_finish(p)
         results[i] = (v1, pick, out) if p.given is None else (*p.given, out)
     return results
+
+
+def screen_plan(eng, target: int, variables, fixed, extras, keep, given) -> ExtrasPlan | tuple:
+    """``eng.screen_then_extras`` (a :class:`~camcf.fast_engine.FastEngine`) up to its
+    counting: the plan of its tests given each extra (:func:`extras_plan`; with ``given``, the
+    screen's values and mask in ``plan.given``), or the finished result when nothing is left
+    to count or it goes the base's way."""
+    cols = np.asarray(variables, dtype=np.int64)
+    if given is None and len(fixed) and not eng.sparse and cols.size and extras \
+            and eng._by_rows(cols, 1):
+        r, nr = eng.joint(fixed)
+        t = eng._target(target)
+        lead = eng._cells(t, r, nr)
+        if lead is not None and eng._by_rows(cols, lead[1]):
+            # the screen's cells and every x's in one product (the product reads every
+            # column whatever the screen keeps)
+            eng._counted(computed=len(cols))
+            return extras_plan(eng, t, cols, r, nr, [int(x) for x in extras], lead, keep)
+    if given is None:
+        return EngineBase.screen_then_extras(eng, target, variables, fixed, extras, keep)
+    v1 = np.asarray(given)  # the base's steps: the mask, then cmi_each_extra
+    pick = np.asarray(keep(v1), dtype=bool)
+    sel = cols[pick]
+    if not sel.size or not len(extras):
+        return v1, pick, []
+    r, nr = eng.joint(fixed)
+    plan = extras_plan(eng, eng._target(target), sel, r, nr, [int(x) for x in extras])
+    plan.given = (v1, pick)
+    return plan
+
+
+def extras_plan(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
+                extras: list[int], lead: tuple | None = None, keep=None) -> ExtrasPlan:
+    """``eng._extras`` (:meth:`camcf.fast_engine.FastEngine._extras`) up to its counting:
+    the cells of each x and, when the sets go through joint cells (:func:`joint_cells`),
+    those (then counted by :func:`joint_extras`, for many targets at once)."""
+    plan = ExtrasPlan(eng, t, cols, r, nr, extras, lead, keep)
+    if not eng.sparse and cols.size and eng._by_rows(cols, 1):
+        # every x's cells in one sparse product over the indicators (as many as fit)
+        plan.rows = True
+        plan.K = int(eng.card[cols].max())
+        plan.kxs = [int(eng.card[x]) for x in extras]
+        got = joint_cells(eng, t, cols, r, nr, extras, plan.kxs, lead)
+        if got is not None:
+            plan.joint, plan.cell_of = got
+        else:
+            plan.cell_of = [eng._cells(t, r * kx + eng.column(x), nr * kx)
+                            for x, kx in zip(extras, plan.kxs, strict=True)]
+    return plan
+
+
+def joint_cells(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
+                extras: list[int], kxs: list[int], lead: tuple | None
+                ) -> tuple[tuple, list[tuple]] | None:
+    """The cells (t, S, x_1, …, x_p) of every row, in the layout of ``eng._cells`` (every
+    stratum kept, t·N + joint code), and each {x} ∪ S's ``_cells`` summed from them, when
+    ``eng._extras`` may count the lead and every x from them: none of those sets
+    drops a stratum (so each one's cells are sums of the joint cells), there are two x or
+    more, and the joint cells are few (at most four times the separate sets' strata).
+    Else None."""
+    if len(kxs) < 2 or (lead is not None and not lead[0] == lead[1] == nr):
+        return None
+    N = nr * int(np.prod(kxs))
+    if N > 4 * nr * sum(kxs) or not eng._by_rows(cols, N):
+        return None
+    u = r.copy()
+    for x, kx in zip(extras, kxs, strict=True):
+        u *= kx
+        u += eng.column(x)
+    key = t * N
+    key += u
+    ts = np.bincount(key, minlength=2 * N)
+    cells = ts.reshape(2, nr, *kxs)
+    cell_of = []
+    for i, kx in enumerate(kxs):
+        ns = nr * kx
+        c = _sum_axes(cells, *(a + 2 for a in range(len(kxs)) if a != i)).reshape(2 * ns)
+        if not ((c[:ns] > 0) & (c[ns:] > 0)).all():  # {x} ∪ S drops a stratum
+            return None
+        cell_of.append((ns, ns, c, None, None))
+    return (N, N, ts, key, None), cell_of
+
 
 
 def joint_extras(plans: list[ExtrasPlan]) -> None:
@@ -196,4 +279,5 @@ def _values_many(counts: np.ndarray, ts_counts: np.ndarray, S: int, eng) -> np.n
                            batch=2, table=eng._tab)
 
 
-__all__ = ["ExtrasPlan", "joint_extras", "screen_then_extras_many"]
+__all__ = ["ExtrasPlan", "extras_plan", "joint_cells", "joint_extras", "screen_plan",
+           "screen_then_extras_many"]
