@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .info import _CELL_BUDGET, EngineBase, _sum_axes, cmi_from_counts
+from .info import _CELL_BUDGET, _ELEM_BUDGET, EngineBase, _sum_axes, cmi_from_counts
 
 _BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
 _GROUP_ELEMS = 1 << 21  # count cells of one batch of same-shaped targets (16 MB of int64)
@@ -49,6 +49,77 @@ class ExtrasPlan:
         self.out: list[np.ndarray | None] = [None] * len(extras)
         self.done = False
         self.given: tuple | None = None  # (v1, mask) of a screen given by the caller
+
+
+def cmi_many_batch(requests: list[tuple]) -> list[np.ndarray]:
+    """``engine.cmi_many(target, variables, cond)`` for many requests ``(engine, target,
+    variables, cond)``, each on its own engine: the values, in order, bit for bit (and the
+    engines' counters) as each request alone. Categories given a non-empty set, on a
+    :class:`~camcf.fast_engine.FastEngine` that counts them by a BLAS product (Phase 1's tests
+    given R), are counted together: one stacked product for many requests. Any other request
+    is answered by its engine."""
+    results: list = [None] * len(requests)
+    plans = []
+    for i, (eng, target, variables, cond) in enumerate(requests):
+        cols = np.asarray(variables, dtype=np.int64)
+        if not (hasattr(eng, "_extras_finish") and getattr(eng, "_cind", None) is not None
+                and len(cond) and cols.size and int(cols.min()) >= eng.m
+                and cols.size * eng.n <= _ELEM_BUDGET):
+            results[i] = eng.cmi_many(target, cols, cond)
+            continue
+        # cmi_many's steps: the joint code of cond, the counter, the cells
+        s, ns = eng.joint(cond)
+        eng._counted(computed=len(cols))
+        t = eng._target(target)
+        cells = eng._cells(t, s, ns)
+        if cells is None:  # no informative stratum: every value is 0
+            results[i] = np.zeros(len(cols))
+        elif int(eng.card[cols].max()) != 2 or 2 * cells[1] > _BLAS_CELLS:
+            results[i] = eng._cmi_given_codes(t, cols, s, ns)
+        else:
+            plans.append((i, eng, cols, cells))
+    group: list[tuple] = []
+    for p in plans:  # groups of plans on the same indicators, within the element budget
+        if group and (id(p[1]._cind) != id(group[0][1]._cind)
+                      or (len(group) + 1) * max(p[2].size, *(q[2].size for q in group))
+                      * p[1].n > _ELEM_BUDGET):
+            _category_counts(group, results)
+            group = []
+        group.append(p)
+    if group:
+        _category_counts(group, results)
+    return results
+
+
+def _category_counts(group: list[tuple], results: list) -> None:
+    """I(t; C_d | S) for each plan ``(request, engine, category pool columns, cells of S)``
+    of ``group``: the counts of (C_d = 1, t, stratum) of every plan from one stacked product
+    of the float32 indicators (exact: fewer than 2^24 rows) with each plan's 0/1 matrix of
+    its rows' cells, as ``FastEngine._counts_blas`` counts them alone (rows in dead strata
+    are left out)."""
+    eng = group[0][1]
+    n, m = eng.n, eng.m
+    G = len(group)
+    k_max = max(p[2].size for p in group)
+    s_max = max(2 * p[3][1] for p in group)
+    onehot = np.zeros((G, n, s_max), dtype=np.float32)
+    every = np.arange(n)
+    pick = np.zeros((G, k_max), dtype=np.int64)  # each plan's columns (padded with its first)
+    for g, (_, _, cols, cells) in enumerate(group):
+        ts_row, live = cells[3], cells[4]
+        if live is None:
+            onehot[g, every, ts_row] = 1.0
+        else:
+            onehot[g, live, ts_row[live]] = 1.0
+        pick[g] = cols[0] - m
+        pick[g, :cols.size] = cols - m
+    prod = np.matmul(eng._cind.T[pick], onehot)  # (G, k_max, s_max): counts of C_d = 1
+    for g, (i, e, cols, cells) in enumerate(group):
+        k, S2 = cols.size, 2 * cells[1]
+        counts = np.empty((k, 2, S2), dtype=np.int64)
+        counts[:, 1, :] = prod[g, :k, :S2]
+        counts[:, 0, :] = cells[2][None, :] - counts[:, 1, :]
+        results[i] = e._values(counts, cells)
 
 
 def screen_then_extras_many(requests: list[tuple]) -> list[tuple]:
@@ -279,5 +350,5 @@ def _values_many(counts: np.ndarray, ts_counts: np.ndarray, S: int, eng) -> np.n
                            batch=2, table=eng._tab)
 
 
-__all__ = ["ExtrasPlan", "extras_plan", "joint_cells", "joint_extras", "screen_plan",
+__all__ = ["ExtrasPlan", "cmi_many_batch", "extras_plan", "joint_cells", "joint_extras", "screen_plan",
            "screen_then_extras_many"]

@@ -6,11 +6,12 @@ wiring: :func:`run_target` (one target's whole run on any :class:`camcf.info.Eng
 from .local_structure import parents_children, spouses, spouses_many
 from .pruning import symmetry_and_redundancy
 from .recovery import recover_blocked
-from .skeleton import label_skeleton
+from .skeleton import label_skeleton, label_skeletons
 from .target import rerun_phase4, run_target, run_targets, with_k2
 
 __all__ = [
     "label_skeleton",
+    "label_skeletons",
     "parents_children",
     "recover_blocked",
     "rerun_phase4",

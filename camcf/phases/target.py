@@ -28,9 +28,9 @@ from ..trace import (
 from .local_structure import parents_children, spouses_many
 from .pruning import symmetry_and_redundancy
 from .recovery import recover_blocked
-from .skeleton import label_skeleton
+from .skeleton import label_skeletons
 
-_BATCH = 32  # targets whose spouse steps are counted together, at most
+_BATCH = 32  # targets whose Phase 1 rounds and spouse steps are counted together, at most
 _BATCH_BYTES = 64 << 20  # ... and joint codes their engines may hold meanwhile
 
 
@@ -74,29 +74,34 @@ def run_targets(engines: Sequence, categories: Sequence[Category], others: Seque
     :func:`run_target` takes them): the results, each identical to :func:`run_target`'s
     alone (its record included: every target has its own record and conditioning sets).
 
-    The phases run target by target, except the spouse step, which runs for up to 32 targets
-    at once (:func:`camcf.phases.local_structure.spouses_many`: their counts come from one
-    product), between their Phase 2 backward walks and their Phases 3–4. Fewer when the
-    engines of the waiting targets hold 64 MB of joint codes."""
+    The targets go in groups of up to 32: Phase 1 of the group advances together (each
+    round's tests given R in one product, :func:`camcf.phases.skeleton.label_skeletons`), then
+    each target's Phase 2 backward walk, then their spouse steps together
+    (:func:`camcf.phases.local_structure.spouses_many`: their counts come from one product),
+    then each one's Phases 3–4. The spouse steps go earlier when the engines of the waiting
+    targets hold 64 MB of joint codes."""
     k = len(categories)
     cond_sets = [CondSets() for _ in range(k)] if cond_sets is None else cond_sets
     scores = [None] * k if scores is None else scores
     d1, d2 = params["delta1"], params["delta2"]
     out: list[TargetResult] = []
-    waiting: list[tuple] = []
-    held = 0
-    for engine, c, oth, sets, sc in zip(engines, categories, others, cond_sets, scores,
-                                        strict=True):
-        tb = TraceBuilder(sets, trace, strata=engine.strata)
-        s = engine.mi_table()[:, c.id] if sc is None else sc
-        R, sk_cands = label_skeleton(engine, c.id, oth, d2, tb)
-        cands_all, kept, pc = parents_children(engine, c.id, s, R, d1, params["k1"], tb)
-        waiting.append((engine, c, oth, tb, s, R, sk_cands, cands_all, kept, pc))
-        held += getattr(engine, "_joint_bytes", 0)
-        if len(waiting) >= _BATCH or held > _BATCH_BYTES:
-            out.extend(_finish(waiting, params))
-            waiting, held = [], 0
-    out.extend(_finish(waiting, params))
+    for a in range(0, k, _BATCH):
+        group = range(a, min(k, a + _BATCH))
+        tbs = [TraceBuilder(cond_sets[i], trace, strata=engines[i].strata) for i in group]
+        skeletons = label_skeletons([(engines[i], categories[i].id, others[i], d2, tb)
+                                     for i, tb in zip(group, tbs, strict=True)])
+        waiting: list[tuple] = []
+        held = 0
+        for i, tb, (R, sk_cands) in zip(group, tbs, skeletons, strict=True):
+            engine, c = engines[i], categories[i]
+            s = engine.mi_table()[:, c.id] if scores[i] is None else scores[i]
+            cands_all, kept, pc = parents_children(engine, c.id, s, R, d1, params["k1"], tb)
+            waiting.append((engine, c, others[i], tb, s, R, sk_cands, cands_all, kept, pc))
+            held += getattr(engine, "_joint_bytes", 0)
+            if held > _BATCH_BYTES:
+                out.extend(_finish(waiting, params))
+                waiting, held = [], 0
+        out.extend(_finish(waiting, params))
     return out
 
 
