@@ -17,6 +17,8 @@ batched table per variable, as alone), in the same order of operations.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .info import _CELL_BUDGET, _ELEM_BUDGET, EngineBase, _sum_axes, cmi_from_counts
@@ -205,7 +207,7 @@ def joint_cells(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
     Else None."""
     if len(kxs) < 2 or (lead is not None and not lead[0] == lead[1] == nr):
         return None
-    N = nr * int(np.prod(kxs))
+    N = nr * math.prod(kxs)
     if N > 4 * nr * sum(kxs) or not eng._by_rows(cols, N):
         return None
     u = r.copy()
@@ -219,8 +221,9 @@ def joint_cells(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
     cell_of = []
     for i, kx in enumerate(kxs):
         ns = nr * kx
-        c = _sum_axes(cells, *(a + 2 for a in range(len(kxs)) if a != i)).reshape(2 * ns)
-        if not ((c[:ns] > 0) & (c[ns:] > 0)).all():  # {x} ∪ S drops a stratum
+        # (a few cells: numpy's integer sum, exact)
+        c = cells.sum(axis=tuple(a + 2 for a in range(len(kxs)) if a != i)).reshape(2 * ns)
+        if np.count_nonzero(c) < 2 * ns:  # {x} ∪ S drops a stratum (t = 0 or 1 absent)
             return None
         cell_of.append((ns, ns, c, None, None))
     return (N, N, ts, key, None), cell_of
