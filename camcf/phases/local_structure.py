@@ -96,8 +96,10 @@ def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
     for (i, non_pc, R_pool), (v1, screened_mask, v2s) in zip(
             asked, screen_then_extras_many(requests), strict=True):
         pc, delta1, tb = jobs[i][3], jobs[i][5], jobs[i][6]
+        # (the decisions are built only for a level that keeps these rows: the full record)
+        kept = tb.keeps("spouse-screen", "tested") or tb.keeps("spouse-screen", "not-tested")
         tb.add("spouse-screen", TARGET, non_pc, R_pool, v1, delta1,
-               decide(screened_mask, "tested", "not-tested"))
+               decide(screened_mask, "tested", "not-tested") if kept else "tested")
         screened = non_pc[screened_mask]
         if screened.size == 0:
             continue

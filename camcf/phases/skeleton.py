@@ -75,7 +75,10 @@ def _skeleton_steps(engine, target: int, others, delta2: float, tb: TraceBuilder
     mi = engine.cmi_many(target, pool, [])
     r = rounded(mi)
     is_cand = r > delta2
-    tb.add("label-mi", TARGET, pool, [], mi, delta2, decide(is_cand, "candidate", "not-candidate"))
+    # (the decisions are built only for a level that keeps these rows: the full record)
+    kept = tb.keeps("label-mi", "candidate") or tb.keeps("label-mi", "not-candidate")
+    tb.add("label-mi", TARGET, pool, [], mi, delta2,
+           decide(is_cand, "candidate", "not-candidate") if kept else "candidate")
     cand = np.flatnonzero(is_cand)
     if cand.size == 0:
         return [], []
