@@ -158,11 +158,12 @@ def screen_plan(eng, target: int, variables, fixed, extras, keep, given) -> Extr
         r, nr = eng.joint(fixed)
         t = eng._target(target)
         lead = eng._cells(t, r, nr)
-        if lead is not None and eng._by_rows(cols, lead[1]):
+        if lead is not None and _fits(eng, lead[1]):  # eng._by_rows(cols, lead[1])
             # the screen's cells and every x's in one product (the product reads every
             # column whatever the screen keeps)
             eng._counted(computed=len(cols))
-            return extras_plan(eng, t, cols, r, nr, [int(x) for x in extras], lead, keep)
+            return extras_plan(eng, t, cols, r, nr, [int(x) for x in extras], lead, keep,
+                               by_rows=True)
     if given is None:
         return EngineBase.screen_then_extras(eng, target, variables, fixed, extras, keep)
     v1 = np.asarray(given)  # the base's steps: the mask, then cmi_each_extra
@@ -177,12 +178,16 @@ def screen_plan(eng, target: int, variables, fixed, extras, keep, given) -> Extr
 
 
 def extras_plan(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
-                extras: list[int], lead: tuple | None = None, keep=None) -> ExtrasPlan:
+                extras: list[int], lead: tuple | None = None, keep=None,
+                by_rows: bool | None = None) -> ExtrasPlan:
     """``eng._extras`` (:meth:`camcf.fast_engine.FastEngine._extras`) up to its counting:
     the cells of each x and, when the sets go through joint cells (:func:`joint_cells`),
-    those (then counted by :func:`joint_extras`, for many targets at once)."""
+    those (then counted by :func:`joint_extras`, for many targets at once). ``by_rows``:
+    ``eng._by_rows(cols, 1)`` when the caller knows it."""
     plan = ExtrasPlan(eng, t, cols, r, nr, extras, lead, keep)
-    if not eng.sparse and cols.size and eng._by_rows(cols, 1):
+    if by_rows is None:
+        by_rows = bool(cols.size) and eng._by_rows(cols, 1)
+    if not eng.sparse and cols.size and by_rows:
         # every x's cells in one sparse product over the indicators (as many as fit)
         plan.rows = True
         plan.K = int(eng.card[cols].max())
@@ -208,7 +213,7 @@ def joint_cells(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
     if len(kxs) < 2 or (lead is not None and not lead[0] == lead[1] == nr):
         return None
     N = nr * math.prod(kxs)
-    if N > 4 * nr * sum(kxs) or not eng._by_rows(cols, N):
+    if N > 4 * nr * sum(kxs) or not _fits(eng, N):  # (the columns are counted by rows)
         return None
     u = r.copy()
     for x, kx in zip(extras, kxs, strict=True):
@@ -228,6 +233,12 @@ def joint_cells(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
         cell_of.append((ns, ns, c, None, None))
     return (N, N, ts, key, None), cell_of
 
+
+
+def _fits(eng, S: int) -> bool:
+    """``eng._by_rows(cols, S)`` for columns with ``eng._by_rows(cols, 1)``: the product
+    output of S strata within the cell budget."""
+    return 2 * S * eng._rows.shape[1] <= _CELL_BUDGET
 
 
 def joint_extras(plans: list[ExtrasPlan]) -> None:
