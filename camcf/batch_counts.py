@@ -24,7 +24,11 @@ import numpy as np
 from .info import _CELL_BUDGET, _ELEM_BUDGET, EngineBase, _sum_axes, cmi_from_counts
 
 _BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
-_GROUP_ELEMS = 1 << 21  # count cells of one batch of same-shaped targets (16 MB of int64)
+# the arrays one batched step holds (a few of each size at a time): with many rows, fewer
+# targets go together (each one's calls then matter less)
+_GROUP_ELEMS = 1 << 19  # count cells of same-shaped spouse steps (4 MB of int64)
+_PRODUCT_CELLS = 1 << 20  # float32 outputs of one spouse product (4 MB)
+_STACK_ELEMS = 1 << 20  # float32 rows × (columns + cells) of one Phase 1 product (4 MB)
 
 
 class ExtrasPlan:
@@ -83,8 +87,9 @@ def cmi_many_batch(requests: list[tuple]) -> list[np.ndarray]:
     group: list[tuple] = []
     for p in plans:  # groups of plans on the same indicators, within the element budget
         if group and (id(p[1]._cind) != id(group[0][1]._cind)
-                      or (len(group) + 1) * max(p[2].size, *(q[2].size for q in group))
-                      * p[1].n > _ELEM_BUDGET):
+                      or (len(group) + 1) * p[1].n
+                      * (max(p[2].size, *(q[2].size for q in group))
+                         + max(2 * p[3][1], *(2 * q[3][1] for q in group))) > _STACK_ELEMS):
             _category_counts(group, results)
             group = []
         group.append(p)
@@ -255,7 +260,7 @@ def joint_extras(plans: list[ExtrasPlan]) -> None:
         cells = 0
         for p in group:
             c = 2 * p.joint[1]
-            if chunk and (cells + c) * width > _CELL_BUDGET:
+            if chunk and (cells + c) * width > _PRODUCT_CELLS:
                 _count_chunk(chunk)
                 chunk, cells = [], 0
             chunk.append(p)
