@@ -269,14 +269,19 @@ def targets_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray],
     its own engine, run together by :func:`camcf.phases.run_targets` (their spouse steps
     counted at once): the outcomes in order, each identical to :func:`target_work`'s."""
     from .engines import ENGINES
-    from .phases import run_targets
+    from .phases import batch_size, run_targets
 
-    engines = [ENGINES[engine](X, C, tables=tables, **(shared or {})) for _ in categories]
-    sets = [CondSets() for _ in categories]
-    results = run_targets(engines, categories, others, params, cond_sets=sets, trace=trace,
-                          scores=[tables[0][:, c.id] for c in categories])
-    return [(res, s.freeze(), eng.stats())
-            for res, s, eng in zip(results, sets, engines, strict=True)]
+    out = []
+    size = batch_size(X.shape[0])
+    for a in range(0, len(categories), size):  # engines live for one group of targets
+        group = categories[a:a + size]
+        engines = [ENGINES[engine](X, C, tables=tables, **(shared or {})) for _ in group]
+        sets = [CondSets() for _ in group]
+        results = run_targets(engines, group, others[a:a + size], params, cond_sets=sets,
+                              trace=trace, scores=[tables[0][:, c.id] for c in group])
+        out.extend((res, s.freeze(), eng.stats())
+                   for res, s, eng in zip(results, sets, engines, strict=True))
+    return out
 
 
 def serial_outcomes(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray],

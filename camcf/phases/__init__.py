@@ -7,9 +7,10 @@ from .local_structure import parents_children, spouses, spouses_many
 from .pruning import symmetry_and_redundancy
 from .recovery import recover_blocked
 from .skeleton import label_skeleton, label_skeletons
-from .target import rerun_phase4, run_target, run_targets, with_k2
+from .target import batch_size, rerun_phase4, run_target, run_targets, with_k2
 
 __all__ = [
+    "batch_size",
     "label_skeleton",
     "label_skeletons",
     "parents_children",

@@ -31,7 +31,8 @@ from .recovery import recover_blocked
 from .skeleton import label_skeletons
 
 _BATCH = 32  # targets whose Phase 1 rounds and spouse steps are counted together, at most
-_BATCH_BYTES = 64 << 20  # ... and joint codes their engines may hold meanwhile
+_BATCH_ROWS = 1 << 17  # ... and targets × rows (the engines of waiting targets hold a few
+_BATCH_BYTES = 16 << 20  # arrays of n each) and joint codes their engines may hold meanwhile
 
 
 def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, params: dict,
@@ -66,6 +67,13 @@ def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, p
                        trace=trace, scores=[scores])[0]
 
 
+def batch_size(n: int) -> int:
+    """How many targets :func:`run_targets` runs together on data of ``n`` rows: 32, fewer
+    with many rows (targets × rows ≤ 2^17: the engine of each waiting target holds a few
+    arrays of n values)."""
+    return max(1, min(_BATCH, _BATCH_ROWS // max(1, int(n))))
+
+
 def run_targets(engines: Sequence, categories: Sequence[Category], others: Sequence,
                 params: dict, *, cond_sets: Sequence[CondSets] | None = None,
                 trace: str = "full", scores: Sequence | None = None) -> list[TargetResult]:
@@ -74,19 +82,20 @@ def run_targets(engines: Sequence, categories: Sequence[Category], others: Seque
     :func:`run_target` takes them): the results, each identical to :func:`run_target`'s
     alone (its record included: every target has its own record and conditioning sets).
 
-    The targets go in groups of up to 32: Phase 1 of the group advances together (each
+    The targets go in groups (:func:`batch_size`): Phase 1 of the group advances together (each
     round's tests given R in one product, :func:`camcf.phases.skeleton.label_skeletons`), then
     each target's Phase 2 backward walk, then their spouse steps together
     (:func:`camcf.phases.local_structure.spouses_many`: their counts come from one product),
     then each one's Phases 3–4. The spouse steps go earlier when the engines of the waiting
-    targets hold 64 MB of joint codes."""
+    targets hold 16 MB of joint codes."""
     k = len(categories)
     cond_sets = [CondSets() for _ in range(k)] if cond_sets is None else cond_sets
     scores = [None] * k if scores is None else scores
     d1, d2 = params["delta1"], params["delta2"]
     out: list[TargetResult] = []
-    for a in range(0, k, _BATCH):
-        group = range(a, min(k, a + _BATCH))
+    size = batch_size(engines[0].n) if k else 1
+    for a in range(0, k, size):
+        group = range(a, min(k, a + size))
         tbs = [TraceBuilder(cond_sets[i], trace, strata=engines[i].strata) for i in group]
         skeletons = label_skeletons([(engines[i], categories[i].id, others[i], d2, tb)
                                      for i, tb in zip(group, tbs, strict=True)])
@@ -254,4 +263,4 @@ def with_k2(result: Result, k2: float, *, trace: str | None = None) -> Result:
         stats={**result.stats, "phase4_rerun_for_k2": k2})
 
 
-__all__ = ["rerun_phase4", "run_target", "run_targets", "with_k2"]
+__all__ = ["batch_size", "rerun_phase4", "run_target", "run_targets", "with_k2"]
