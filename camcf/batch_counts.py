@@ -121,12 +121,17 @@ def _category_counts(group: list[tuple], results: list) -> None:
         pick[g] = cols[0] - m
         pick[g, :cols.size] = cols - m
     prod = np.matmul(eng._cind.T[pick], onehot)  # (G, k_max, s_max): counts of C_d = 1
-    for g, (i, e, cols, cells) in enumerate(group):
-        k, S2 = cols.size, 2 * cells[1]
-        counts = np.empty((k, 2, S2), dtype=np.int64)
-        counts[:, 1, :] = prod[g, :k, :S2]
-        counts[:, 0, :] = cells[2][None, :] - counts[:, 1, :]
-        results[i] = e._values(counts, cells)
+    shapes: dict[tuple, list[int]] = {}  # plans of one shape: their values in one call
+    for g, (_, _, cols, cells) in enumerate(group):
+        shapes.setdefault((cols.size, cells[0], cells[1]), []).append(g)
+    for (k, n_live, S), members in shapes.items():
+        counts = np.empty((len(members), k, 2, 2 * S), dtype=np.int64)
+        counts[:, :, 1, :] = prod[members, :k, :2 * S]
+        ts = np.stack([group[g][3][2] for g in members])  # (G', 2S): counts of (t, stratum)
+        counts[:, :, 0, :] = ts[:, None, :] - counts[:, :, 1, :]
+        vals = _values_many(counts, ts, S, eng, n_live)
+        for row, g in enumerate(members):
+            results[group[g][0]] = vals[row]
 
 
 def screen_then_extras_many(requests: list[tuple]) -> list[tuple]:
@@ -357,17 +362,21 @@ def _counts(cells: np.ndarray, ts_counts: np.ndarray) -> np.ndarray:
     return out
 
 
-def _values_many(counts: np.ndarray, ts_counts: np.ndarray, S: int, eng) -> np.ndarray:
-    """:meth:`FastEngine._values` of G tables at once, every stratum informative: counts
-    (G × k × K × 2S) of (variable, code, t, stratum), ``ts_counts`` (G × 2S) of (t,
-    stratum); G × k values, each bit for bit its table's value alone."""
+def _values_many(counts: np.ndarray, ts_counts: np.ndarray, S: int, eng,
+                 n_live: int | None = None) -> np.ndarray:
+    """:meth:`FastEngine._values` of G tables at once: counts (G × k × K × 2S) of
+    (variable, code, t, stratum), ``ts_counts`` (G × 2S) of (t, stratum), the strata from
+    ``n_live`` on (default none) left out, as ``_values`` leaves out the extra stratum of the
+    dead ones; G × k values, each bit for bit its table's value alone."""
     G, k, K = counts.shape[:3]
     c5 = counts.reshape(G, k, K, 2, S)
     tsm = ts_counts.reshape(G, 2, S)
+    if n_live is not None and n_live < S:
+        c5, tsm = c5[..., :n_live], tsm[..., :n_live]
     return cmi_from_counts(c5, eng.n, margins=(c5[:, :, :, 0] + c5[:, :, :, 1], tsm[:, None],
                                                (tsm[:, 0] + tsm[:, 1])[:, None]),
                            batch=2, table=eng._tab)
 
 
-__all__ = ["ExtrasPlan", "cmi_many_batch", "extras_plan", "joint_cells", "joint_extras", "screen_plan",
-           "screen_then_extras_many"]
+__all__ = ["ExtrasPlan", "cmi_many_batch", "extras_plan", "joint_cells", "joint_extras",
+           "screen_plan", "screen_then_extras_many"]

@@ -147,3 +147,23 @@ def test_targets_run_together_give_each_target_alone(trace):
         for f in dataclasses.fields(res):
             if f.name != "trace":
                 assert getattr(res, f.name) == getattr(r1, f.name), f.name
+
+
+@pytest.mark.parametrize("n_live", [3, 4])
+def test_values_of_same_shaped_tables_at_once_are_each_alone(n_live):
+    """_values_many (the values of same-shaped tables in one call, the dead strata's extra
+    stratum left out) gives each table's values bit for bit as FastEngine._values alone."""
+    rng = np.random.default_rng(3)
+    G, k, S = 5, 4, 4  # K = 3 codes
+    ts = rng.integers(0, 40, size=(G, 2 * S))
+    counts = np.stack([
+        np.stack([np.stack([rng.multinomial(c, [0.5, 0.3, 0.2]) for c in ts[g]], axis=1)
+                  for _ in range(k)]) for g in range(G)])  # (G, k, K, 2S), codes sum to ts
+    assert (counts.sum(axis=2) == ts[:, None, :]).all()
+    n = int(ts.sum(axis=1).max())
+    eng = FastEngine(np.zeros((n, 1), dtype=np.uint8), np.zeros((n, 1), dtype=np.uint8))
+    got = batch_counts._values_many(counts, ts, S, eng, n_live)
+    for g in range(G):
+        want = eng._values(counts[g], (n_live, S, ts[g]))
+        assert np.array_equal(got[g], want)
+    assert got.shape == (G, k)
