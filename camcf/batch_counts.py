@@ -1,18 +1,23 @@
-"""The spouse step's counting for many targets at once (Phase 2, :func:`camcf.phases.spouses`).
+"""Counting for many targets at once: Phase 1's tests given R and Phase 2's spouse step.
 
-For one target, :class:`camcf.fast_engine.FastEngine` counts the spouse screen I(t; X_z | R)
-and the tests given each PC member x, I(t; X_z | {x} ∪ R), from one sparse product over the
-joint cells (t, R, x_1, …, x_p) of every row (when no set drops a stratum and the joint cells
-are few, :func:`joint_cells`). A target costs little work but
-some 150 small numpy calls, so with many small targets the calls are the cost.
-:func:`screen_then_extras_many` takes the spouse steps of many targets (each with its own
-engine) and :func:`joint_extras` counts all their joint cells in one product, then turns the
-counts of every target of the same shape into values in one call of
-:func:`camcf.info.cmi_from_counts`.
+:func:`camcf.phases.run_targets` runs targets in groups, each on its own engine. A target
+costs little work but some 150 small numpy calls, so with many small targets (many label
+categories) the calls are the cost; here two steps of a whole group are counted together.
 
-Every value is bit for bit what the target alone gives: the counts are exact integers whatever
-the product, and each value is the same sum over the same contiguous cells (one row of the
-batched table per variable, as alone), in the same order of operations.
+* **Phase 1** (:func:`cmi_many_batch`): each round's I(t; C_d | R) of every target of the
+  group, for categories that :class:`~camcf.fast_engine.FastEngine` counts by a BLAS product:
+  one stacked product of the float32 indicators with each target's 0/1 matrix of its rows'
+  (t, stratum) cells, then the values of the targets of one shape in one call.
+* **The spouse step** (:func:`screen_then_extras_many`): for one target, the engine counts the
+  screen I(t; X_z | R) and the tests given each PC member x, I(t; X_z | {x} ∪ R), from one
+  sparse product over the joint cells (t, R, x_1, …, x_p) of every row (when no set drops a
+  stratum and the joint cells are few, :func:`joint_cells`); :func:`joint_extras` counts the
+  joint cells of all the group's targets in one product and turns the counts of every target
+  of one shape into values in one call of :func:`camcf.info.cmi_from_counts`.
+
+Every value and counter is bit for bit what the target alone gives: the counts are exact
+integers whatever the product, and each value is the same sum over the same contiguous cells
+(one row of the batched table per variable, as alone), in the same order of operations.
 """
 
 from __future__ import annotations
