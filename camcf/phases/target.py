@@ -93,7 +93,7 @@ def run_targets(engines: Sequence, categories: Sequence[Category], others: Seque
     scores = [None] * k if scores is None else scores
     d1, d2 = params["delta1"], params["delta2"]
     out: list[TargetResult] = []
-    size = batch_size(engines[0].n) if k else 1
+    size = batch_size(getattr(engines[0], "n", 0)) if k else 1
     for a in range(0, k, size):
         group = range(a, min(k, a + size))
         tbs = [TraceBuilder(cond_sets[i], trace, strata=engines[i].strata) for i in group]
