@@ -146,93 +146,20 @@ def screen_then_extras_many(requests: list[tuple]) -> list[tuple]:
     :class:`camcf.fast_engine.FastEngine` whose sets go through joint cells are counted
     together (:func:`joint_extras`); any other is answered by its engine."""
     results: list = [None] * len(requests)
-    plans = _joint_plans(requests)  # the common case, planned together
+    plans: list[tuple[int, ExtrasPlan]] = []
     for i, (eng, target, variables, fixed, extras, keep, given) in enumerate(requests):
-        if i in plans:
-            continue
         plan = (screen_plan(eng, target, variables, fixed, extras, keep, given)
                 if hasattr(eng, "_extras_finish")  # a FastEngine
                 else eng.screen_then_extras(target, variables, fixed, extras, keep, given))
         if isinstance(plan, ExtrasPlan):
-            plans[i] = plan
+            plans.append((i, plan))
         else:
             results[i] = plan
-    plans = sorted(plans.items())
     joint_extras([p for _, p in plans if p.joint is not None])
     for i, p in plans:
         v1, pick, out = p.engine._extras_finish(p)
         results[i] = (v1, pick, out) if p.given is None else (*p.given, out)
     return results
-
-
-def _joint_counts(members: list[tuple], nr: int, kxs: tuple) -> tuple:
-    """The joint cells (t, S, x_1, …, x_p) of every row of several targets ``members``
-    (``(engine, t, joint code of S, extras)``, S with ``nr`` states, extras with code bounds
-    ``kxs``), in the layout of ``FastEngine._cells``: (cells t·N + u of each row, G × n; their
-    counts, G × 2N; the counts of (t, S), G × 2·nr; of each (t, {x} ∪ S); whether every
-    stratum of S holds both values of t; whether every stratum of each {x} ∪ S does)."""
-    G, N = len(members), nr * math.prod(kxs)
-    key = np.stack([r for _, _, r, _ in members])  # u = (…(r·k_1 + x_1)·k_2 + …) + x_p
-    for a, kx in enumerate(kxs):
-        key *= kx
-        key += np.stack([eng.column(extras[a]) for eng, _, _, extras in members])
-    t = np.stack([t for _, t, _, _ in members])
-    t *= N
-    key += t
-    ts = np.bincount((key + (np.arange(G) * 2 * N)[:, None]).ravel(),
-                     minlength=G * 2 * N).reshape(G, 2 * N)
-    cells = ts.reshape(G, 2, nr, *kxs)  # (a few cells: numpy's integer sums, exact)
-    axes = tuple(range(3, 3 + len(kxs)))
-    lead = cells.sum(axis=axes).reshape(G, 2 * nr)
-    each = [cells.sum(axis=tuple(a for a in axes if a != 3 + i)).reshape(G, 2 * nr * kx)
-            for i, kx in enumerate(kxs)]
-    each_full = np.ones(G, dtype=bool)
-    for c in each:  # a stratum without t = 0 or t = 1 is dropped: no joint cells then
-        each_full &= np.count_nonzero(c, axis=1) == c.shape[1]
-    return key, ts, lead, each, np.count_nonzero(lead, axis=1) == 2 * nr, each_full
-
-
-def _joint_plans(requests: list[tuple]) -> dict[int, ExtrasPlan]:
-    """The plans :func:`screen_plan` makes for the requests whose screen and extras all go
-    through joint cells with every stratum informative (its most common outcome), their
-    joint cells counted for many requests at once: {request: plan}. The checks are
-    :func:`screen_plan`'s and :func:`joint_cells`'s; a request that fails one is left out (it
-    is planned alone, from the start)."""
-    groups: dict[tuple, list] = {}
-    for i, (eng, _, variables, fixed, extras, _, given) in enumerate(requests):
-        if not (hasattr(eng, "_extras_finish") and given is None and len(fixed)
-                and not eng.sparse and len(extras) >= 2):
-            continue
-        cols = np.asarray(variables, dtype=np.int64)
-        if not (cols.size and eng._by_rows(cols, 1)):
-            continue
-        r, nr = eng.joint(fixed)
-        kxs = tuple(int(eng.card[x]) for x in extras)
-        N = nr * math.prod(kxs)
-        if N > 4 * nr * sum(kxs) or not _fits(eng, N):
-            continue
-        groups.setdefault((eng.n, nr, kxs), []).append((i, eng, cols, r))
-    plans: dict[int, ExtrasPlan] = {}
-    for (_, nr, kxs), members in groups.items():
-        N = nr * math.prod(kxs)
-        key, ts, lead, each, lead_full, each_full = _joint_counts(
-            [(eng, eng._target(requests[i][1]), r, requests[i][4]) for i, eng, _, r in members],
-            nr, kxs)
-        full = lead_full & each_full
-        for g in np.flatnonzero(full).tolist():
-            i, eng, cols, r = members[g]
-            _, target, _, _, extras, keep, _ = requests[i]
-            eng._counted(computed=len(cols))
-            plan = ExtrasPlan(eng, eng._target(target), cols, r, nr, [int(x) for x in extras],
-                              (nr, nr, lead[g], None, None), keep)
-            plan.rows = True
-            plan.K = int(eng.card[cols].max())
-            plan.kxs = list(kxs)
-            plan.joint = (N, N, ts[g], key[g], None)
-            plan.cell_of = [(nr * kx, nr * kx, each[a][g], None, None)
-                            for a, kx in enumerate(kxs)]
-            plans[i] = plan
-    return plans
 
 
 def screen_plan(eng, target: int, variables, fixed, extras, keep, given) -> ExtrasPlan | tuple:
@@ -303,11 +230,24 @@ def joint_cells(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
     N = nr * math.prod(kxs)
     if N > 4 * nr * sum(kxs) or not _fits(eng, N):  # (the columns are counted by rows)
         return None
-    key, ts, _, each, _, each_full = _joint_counts([(eng, t, r, extras)], nr, tuple(kxs))
-    if not each_full[0]:  # some {x} ∪ S drops a stratum
-        return None
-    cell_of = [(nr * kx, nr * kx, each[i][0], None, None) for i, kx in enumerate(kxs)]
-    return (N, N, ts[0], key[0], None), cell_of
+    u = r.copy()
+    for x, kx in zip(extras, kxs, strict=True):
+        u *= kx
+        u += eng.column(x)
+    key = t * N
+    key += u
+    ts = np.bincount(key, minlength=2 * N)
+    cells = ts.reshape(2, nr, *kxs)
+    cell_of = []
+    for i, kx in enumerate(kxs):
+        ns = nr * kx
+        # (a few cells: numpy's integer sum, exact)
+        c = cells.sum(axis=tuple(a + 2 for a in range(len(kxs)) if a != i)).reshape(2 * ns)
+        if np.count_nonzero(c) < 2 * ns:  # {x} ∪ S drops a stratum (t = 0 or 1 absent)
+            return None
+        cell_of.append((ns, ns, c, None, None))
+    return (N, N, ts, key, None), cell_of
+
 
 
 def _fits(eng, S: int) -> bool:

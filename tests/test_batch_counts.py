@@ -66,7 +66,6 @@ def test_spouse_steps_of_many_targets_match_each_counted_alone(monkeypatch):
     assert len(chunks) == 1 and chunks[0] >= 4  # several targets in one product
 
     monkeypatch.setattr(batch_counts, "joint_cells", lambda eng, *a: None)
-    monkeypatch.setattr(batch_counts, "_joint_plans", lambda requests: {})
     for (eng, t, variables, fixed, extras, keep, given), (v1, pick, v2) in zip(
             requests, got, strict=True):
         alone = _fresh(X, C)
