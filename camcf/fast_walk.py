@@ -430,16 +430,22 @@ class FastLeaveOneOut(LeaveOneOut):
         gone = set(fs)
         self.members = [g for g in self.members if g not in gone]
         radix = self._radix
+        pos = self._pos
+        at = [pos.get(f, -1) for f in fs] if pos is not None and len(fs) > 2 else []
+        bulk = (bool(at) and at == list(range(at[0], at[0] + len(fs))) and at[0] >= 0
+                and gone <= self._in)
+        if bulk:  # consecutive members (a walk's run): their terms summed at once (mod 2^64)
+            self.total = self.total - self._T[at[0]:at[-1] + 1].sum(axis=0, dtype=np.uint64)
         for i, f in enumerate(fs):
             if f not in self.fixed:
                 self._in.discard(f)
             term = self._terms.pop(f, None)
-            if term is None:
-                term = self._col(f)[1]
-            if i == 0:  # a new array (others may hold the old one), then updated in place
-                self.total = self.total - term
+            if bulk:
+                pass
+            elif i == 0:  # a new array (others may hold the old one), then updated in place
+                self.total = self.total - (self._col(f)[1] if term is None else term)
             else:
-                self.total -= term
+                self.total -= self._col(f)[1] if term is None else term
             if radix is not None and f in radix[1]:
                 code, step, bound = radix
                 radix = (code - self._col(f)[0] * step[f], step, bound)
