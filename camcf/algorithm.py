@@ -618,7 +618,8 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     else:  # the two tables in row blocks, written by local workers into shared files
         spec, leaves = flatten_shared(shared)
         inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
-        tables = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"])
+        tables, columns, counts = parallel_tables(engine, inputs, store, n_jobs,
+                                                  cpu["tables"], params)
     t_targets, c_targets = time.perf_counter(), time.process_time()
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
@@ -632,8 +633,8 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         outcomes = (target_work(X, C, tables, c, others(c), params, trace, engine, shared)
                     for c in todo)
     else:
-        outcomes = parallel_outcomes(inputs, tables, todo, label_of, params, trace, engine,
-                                      n_jobs, store, cpu["targets"])
+        outcomes = parallel_outcomes(inputs, columns, counts, todo, label_of, params, trace,
+                                     engine, n_jobs, store, cpu["targets"])
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()

@@ -18,9 +18,11 @@ workers need camcf installed (the same version as the client).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import mmap
 import os
 import shutil
+import sys
 import tempfile
 import weakref
 from collections.abc import Iterator
@@ -30,11 +32,20 @@ import numpy as np
 from ._sparse import issparse
 from .errors import CamcfError
 
+_CLIENT: contextvars.ContextVar = contextvars.ContextVar("camcf_dask_client", default=None)
+
 
 @contextlib.contextmanager
-def dask_cluster(address: str, *, timeout: float = 20.0) -> Iterator[object]:
-    """Connect a ``dask.distributed.Client`` to the scheduler at ``address`` (e.g.
-    ``tcp://HOST:8786``) and make joblib's Dask backend the active one; yields the client.
+def dask_cluster(address, *, timeout: float = 20.0) -> Iterator[object]:
+    """Run camcf's parallel work on a Dask cluster inside this context; yields the
+    ``dask.distributed.Client``.
+
+    ``address``: the scheduler's address (e.g. ``tcp://HOST:8786``; a client is connected and
+    closed at the end), a cluster object (``distributed.LocalCluster``, say; likewise) or a
+    ``Client`` already connected (used as it is, not closed). Inside, joblib's Dask backend
+    is the active one (the evaluation's tasks use it) and :func:`camcf.run` with ``n_jobs``
+    ≠ 1 submits its tasks to the client directly (:func:`dask_map`): the shared arrays reach
+    each worker once per run, and tasks go to whichever worker is free.
 
     Raises :class:`CamcfError` when dask.distributed is missing or the scheduler cannot be
     reached within ``timeout`` seconds.
@@ -45,16 +56,56 @@ def dask_cluster(address: str, *, timeout: float = 20.0) -> Iterator[object]:
     except ImportError:  # pragma: no cover - a declared dependency
         raise CamcfError("running on a Dask cluster needs dask[distributed]: "
                          "pip install 'dask[distributed]'") from None
+    own = not isinstance(address, Client)
+    if own:
+        try:
+            client = Client(address, timeout=timeout)
+        except (OSError, TimeoutError, ValueError) as e:
+            raise CamcfError(f"cannot connect to the Dask scheduler at {address}: {e}; check "
+                             f"the address (tcp://HOST:PORT) and that the scheduler is "
+                             f"running") from None
+    else:
+        client = address
+    token = _CLIENT.set(client)
     try:
-        client = Client(address, timeout=timeout)
-    except (OSError, TimeoutError, ValueError) as e:
-        raise CamcfError(f"cannot connect to the Dask scheduler at {address}: {e}; check the "
-                         f"address (tcp://HOST:PORT) and that the scheduler is running") from None
-    try:
-        with joblib.parallel_backend("dask"):
+        with joblib.parallel_backend("dask", client=client):
             yield client
     finally:
-        client.close()
+        _CLIENT.reset(token)
+        if own:
+            client.close()
+
+
+def active_client():
+    """The ``distributed.Client`` of the enclosing :func:`dask_cluster`, or None."""
+    return _CLIENT.get()
+
+
+def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays
+             ) -> Iterator[object]:
+    """``fn(*common, *task)`` for each of ``tasks`` on the Dask ``client``'s workers, the
+    results yielded as they finish (in any order); the tasks are given in the order to start
+    them (heaviest first).
+
+    ``common`` (the arguments every task shares) reach each worker once: when every worker
+    sees ``store``'s folder (a cluster on this machine), as references to its files
+    (:meth:`SharedArrays.refs`; each task maps them, nothing is copied); otherwise scattered
+    to every worker at once (``client.scatter(..., broadcast=True)``), so that no worker
+    waits for another to pass it the data and the scheduler may start a task on any."""
+    from distributed import as_completed
+
+    seen = client.run(os.path.isdir, store.folder)
+    if seen and all(seen.values()):
+        args = [store.refs(a) for a in common]
+    else:
+        args = client.scatter(list(common), broadcast=True, hash=False)
+    futures = [client.submit(fn, *args, *task, pure=False, priority=len(tasks) - i)
+               for i, task in enumerate(tasks)]
+    try:
+        for _, result in as_completed(futures, with_results=True):
+            yield result
+    finally:
+        client.cancel(futures)
 
 
 _BLAS = None  # one threadpoolctl controller per process (finding the libraries takes ms)
@@ -162,6 +213,19 @@ class SharedArrays:
         out.flush()
         return np.lib.format.open_memmap(out.filename, mode="r")
 
+    def refs(self, a):
+        """``a`` (as :meth:`share` takes it) with every array in a file of this folder
+        replaced by a :class:`FileRef` (for workers that see the folder but are not joblib's:
+        a Dask cluster on this machine); :func:`resolve` undoes it."""
+        if isinstance(a, tuple):
+            return tuple(self.refs(x) for x in a)
+        if issparse(a) and a.format in ("csc", "csr"):
+            parts = tuple(_ref(self, x) for x in (a.data, a.indices, a.indptr))
+            if any(isinstance(x, FileRef) for x in parts):
+                return _SparseRef(type(a), parts, a.shape)
+            return a
+        return _ref(self, a)
+
     def share(self, a):
         """``a`` with every large array in a file of this folder: an ndarray (same values,
         shape, dtype and strides, read-only), a ``scipy.sparse`` CSC/CSR matrix (its three
@@ -192,6 +256,92 @@ class SharedArrays:
         if not (a.flags.c_contiguous or a.flags.f_contiguous):
             a = np.ascontiguousarray(a)
         return np.asarray(self._write(a))
+
+
+class _SparseRef:
+    """A CSC/CSR matrix whose arrays are :class:`FileRef` (:meth:`SharedArrays.refs`)."""
+
+    def __init__(self, kind, parts: tuple, shape: tuple) -> None:
+        self.kind, self.parts, self.shape = kind, parts, shape
+
+    def open(self):
+        return self.kind(tuple(resolve(x) for x in self.parts), shape=self.shape, copy=False)
+
+
+class FileRef:
+    """An array of a :class:`SharedArrays` file by reference (file, offset, shape, strides,
+    dtype): a few bytes to send; :func:`resolve` maps the file and gives the same array."""
+
+    __slots__ = ("path", "offset", "shape", "strides", "dtype")
+
+    def __init__(self, path: str, offset: int, shape: tuple, strides: tuple, dtype) -> None:
+        self.path, self.offset, self.shape = path, int(offset), tuple(shape)
+        self.strides, self.dtype = tuple(strides), np.dtype(dtype)
+
+    def __getstate__(self):
+        return (self.path, self.offset, self.shape, self.strides, self.dtype.str)
+
+    def __setstate__(self, state) -> None:
+        self.__init__(*state)
+
+    def open(self) -> np.ndarray:
+        """The array, mapped read-only from the file (a plain ndarray over the mapping)."""
+        m = np.lib.format.open_memmap(self.path, mode="r")
+        return np.ndarray(shape=self.shape, dtype=self.dtype, buffer=m, offset=self.offset,
+                          strides=self.strides)
+
+
+def _ref(store: SharedArrays, a):
+    m = _backing_memmap(a) if isinstance(a, np.ndarray) else None
+    if m is None or m.filename is None or os.path.dirname(m.filename) != store.folder:
+        return a
+    return FileRef(m.filename, _address(a) - _address(m), a.shape, a.strides, a.dtype)
+
+
+def resolve(a):
+    """What a worker task does with its shared arguments: a :class:`FileRef` mapped, an
+    ``np.memmap`` (joblib's process workers receive those) seen as a plain ndarray over the
+    same mapping (the subclass adds a Python call to every slice), the same inside a tuple or
+    a scipy.sparse matrix; anything else as it is."""
+    if isinstance(a, (FileRef, _SparseRef)):
+        return a.open()
+    if isinstance(a, np.memmap):
+        return np.asarray(a)
+    if isinstance(a, tuple):
+        return tuple(resolve(x) for x in a)
+    if issparse(a) and a.format in ("csc", "csr"):
+        parts = (a.data, a.indices, a.indptr)
+        if any(isinstance(x, np.memmap) for x in parts):
+            return type(a)(tuple(np.asarray(x) for x in parts), shape=a.shape, copy=False)
+    return a
+
+
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (glibc's malloc.h)
+_KEPT = []  # set once this process keeps its freed memory (keep_freed_memory)
+
+
+def keep_freed_memory() -> None:
+    """In a worker process on glibc: keep freed memory for the next task instead of giving it
+    back to the system at once (``mallopt``: blocks up to 32 MB from the heap, the heap
+    trimmed above 256 MB free). A worker's tasks allocate the same tens of MB of temporaries
+    again and again; given back, each allocation faulted its pages in anew, which cost the
+    table tasks a quarter of their time in system CPU. Does nothing in the main process, on
+    other C libraries or the second time."""
+    if _KEPT or not sys.platform.startswith("linux"):
+        return
+    _KEPT.append(True)
+    import multiprocessing
+
+    if multiprocessing.parent_process() is None:
+        return
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+    mallopt(_M_TRIM_THRESHOLD, 256 << 20)
 
 
 def _backing_memmap(a) -> np.memmap | None:

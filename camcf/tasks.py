@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .info import _ELEM_BUDGET
-from .parallel import one_blas_thread
+from .parallel import (
+    active_client,
+    dask_map,
+    keep_freed_memory,
+    one_blas_thread,
+    resolve,
+    write_shared,
+)
 from .phases import run_target
 from .result import Category, TargetResult
 from .trace import CondSetList, CondSets
@@ -28,18 +35,27 @@ _TASKS_PER_WORKER = 4  # tasks per worker: enough to even out the load, few enou
 
 
 def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category],
-                 params: dict) -> np.ndarray:
+                 params: dict, counts: tuple | None = None) -> np.ndarray:
     """A relative cost of each target's run, known before it runs: 1 + the Phase 2 candidates
     it keeps (each a backward-elimination step and a possible spouse scan over the features)
     + its Phase 1 candidates / 8 (one column each). Used to order and size parallel tasks
     only: the counts are of unrounded values and include the target's own label (an estimate;
-    no decision depends on it)."""
-    mi, cat = tables
+    no decision depends on it). ``counts``: :func:`table_counts` of the tables when known (the
+    parallel table tasks count their rows), else counted here."""
+    above1, above2 = counts if counts is not None else table_counts(tables, params)
     ids = np.array([c.id for c in todo], dtype=np.int64)
-    # counted over whole rows (contiguous), then the targets' columns taken
-    kept = np.ceil(params["k1"] * _count_above(mi, params["delta1"])[ids])
-    sk = _count_above(cat, params["delta2"])[ids] if cat.size else 0
+    kept = np.ceil(params["k1"] * above1[ids])
+    sk = above2[ids] if np.size(above2) else 0
     return 1.0 + kept + sk / 8.0
+
+
+def table_counts(tables: tuple[np.ndarray, np.ndarray], params: dict
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per category (column), how many values of the MI table exceed δ1 and of the category
+    table exceed δ2 (:func:`target_costs`'s inputs). Counts of row blocks add up to these."""
+    mi, cat = tables
+    return (_count_above(mi, params["delta1"]),
+            _count_above(cat, params["delta2"]) if cat.size else np.zeros(0, np.int64))
 
 
 def _count_above(table: np.ndarray, threshold: float) -> np.ndarray:
@@ -81,56 +97,89 @@ def table_blocks(m: int, n_categories: int, workers: int) -> list[tuple[str, int
     return out
 
 
-def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """The MI table and the category table computed in row blocks (:func:`table_blocks`), one
-    joblib task each (processes preferred: the work holds the GIL in places). A local worker
-    writes its rows into a file of ``store`` (:func:`camcf.parallel.write_shared`), a remote
-    one returns them. Each task's CPU seconds are appended to ``cpu``. The pool is asked for
-    ``n_jobs`` workers, as for the targets next, so that joblib keeps the same worker processes
-    for both."""
-    from joblib import Parallel, delayed, effective_n_jobs
+def _workers(n_jobs: int) -> int:
+    """How many workers the parallel steps can count on: the Dask cluster's worker threads
+    inside :func:`camcf.parallel.dask_cluster` (at most ``n_jobs`` when that is positive),
+    else joblib's ``effective_n_jobs``."""
+    client = active_client()
+    if client is not None:
+        threads = max(1, sum(client.nthreads().values()))
+        return threads if n_jobs < 0 else max(1, min(threads, n_jobs))
+    from joblib import effective_n_jobs
 
+    return max(1, effective_n_jobs(n_jobs))
+
+
+def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedArrays,
+              prefer: str | None = None):
+    """The results of ``fn(*common, *task)`` for ``tasks`` (given heaviest first), as they
+    finish: on the Dask cluster of :func:`camcf.parallel.dask_cluster` through its client
+    (:func:`camcf.parallel.dask_map`: ``common`` reaches each worker once), else through
+    joblib (local process workers map ``common``'s arrays from ``store``'s files; no
+    batching, every task dispatched at once)."""
+    client = active_client()
+    if client is not None:
+        return dask_map(client, fn, common, tasks, store)
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator_unordered",
+                    max_nbytes=None, batch_size=1, pre_dispatch="all")(
+        delayed(fn)(*common, *task) for task in tasks)
+
+
+def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list,
+                    params: dict) -> tuple[tuple, tuple, tuple]:
+    """The MI table and the category table computed in row blocks (:func:`table_blocks`), one
+    task each (processes preferred: the work holds the GIL in places). A local worker writes
+    its rows into two files of ``store`` (:func:`camcf.parallel.write_shared`), one row-major
+    and one column-major, a remote one returns them. Returns the tables row-major (the
+    result's), column-major (the target tasks read a target's column: contiguous so) and
+    :func:`table_counts` (each task counts its rows). Each task's CPU seconds are appended to
+    ``cpu`` in the blocks' order. The pool is asked for ``n_jobs`` workers, as for the targets
+    next, so that joblib keeps the same worker processes for both."""
     X, C, spec, leaves = inputs
     m, Q = X.shape[1], C.shape[1]
-    outs = {"features": store.empty((m, Q), np.float64),
-            "categories": store.empty((Q, Q), np.float64)}
-    paths = {k: store.path(v) for k, v in outs.items()}
-    blocks = table_blocks(m, Q, max(1, effective_n_jobs(n_jobs)))
-    got = Parallel(n_jobs=n_jobs, prefer="processes", max_nbytes=None, batch_size=1,
-                   pre_dispatch="all")(
-        delayed(_engine_table)(engine, X, C, which, a, b, paths[which], spec, *leaves)
-        for which, a, b in blocks)
-    for (which, a, b), (rows, seconds) in zip(blocks, got, strict=True):
-        cpu.append(seconds)
-        if rows is not None:  # a remote worker's rows
-            outs[which][a:b] = rows
-    return store.readonly(outs["features"]), store.readonly(outs["categories"])
+    shapes = {"features": (m, Q), "categories": (Q, Q)}
+    rows = {k: store.empty(v, np.float64) for k, v in shapes.items()}
+    cols = {k: store.empty(v, np.float64, order="F") for k, v in shapes.items()}
+    limit = {"features": params["delta1"], "categories": params["delta2"]}
+    counts = {k: np.zeros(Q, dtype=np.int64) for k in shapes}
+    blocks = table_blocks(m, Q, _workers(n_jobs))
+    tasks = [(which, a, b, (store.path(rows[which]), store.path(cols[which])), limit[which])
+             for which, a, b in blocks]
+    seconds = {}
+    for which, a, got, above, sec in _dispatch(_engine_table, (engine, X, C, spec,
+                                                               tuple(leaves)),
+                                               tasks, n_jobs, store, prefer="processes"):
+        seconds[which, a] = sec
+        counts[which] += above
+        if got is not None:  # a remote worker's rows
+            rows[which][a:a + got.shape[0]] = got
+            cols[which][a:a + got.shape[0]] = got
+    cpu.extend(seconds[which, a] for which, a, _ in blocks)
+    return (tuple(store.readonly(rows[k]) for k in shapes),
+            tuple(store.readonly(cols[k]) for k in shapes),
+            (counts["features"], counts["categories"]))
 
 
-def parallel_outcomes(inputs: tuple, tables, todo: list[Category], label_of: np.ndarray,
-                       params: dict, trace: str, engine: str, n_jobs: int,
-                       store: SharedArrays, cpu: list):
-    """The outcomes of :func:`target_work` for ``todo`` in that order, computed by joblib in
-    tasks of several targets (:func:`plan_tasks` on :func:`target_costs`, about four tasks per
-    worker) that return as they finish.
+def parallel_outcomes(inputs: tuple, columns: tuple, counts: tuple, todo: list[Category],
+                      label_of: np.ndarray, params: dict, trace: str, engine: str,
+                      n_jobs: int, store: SharedArrays, cpu: list):
+    """The outcomes of :func:`target_work` for ``todo`` in that order, computed in tasks of
+    several targets (:func:`plan_tasks` on :func:`target_costs` from the tables' ``counts``,
+    about four tasks per worker) that return as they finish.
 
-    Every large array (codes, indicators, tables, the engine's shared inputs) is in a file of
-    ``store`` (:class:`camcf.parallel.SharedArrays`): local process workers map it, nothing is
-    copied per task. Each is a separate argument, so that joblib's Dask backend scatters it once
-    per run (an array inside a tuple or dict would travel with every task). Each task's CPU
-    seconds are appended to ``cpu``."""
-    from joblib import Parallel, delayed, effective_n_jobs
-
-    workers = max(1, effective_n_jobs(n_jobs))
-    plan = plan_tasks(target_costs(tables, todo, params), _TASKS_PER_WORKER * workers)
+    Every large array (codes, indicators, the tables column-major as ``columns``, the engine's
+    shared inputs) is in a file of ``store`` (:class:`camcf.parallel.SharedArrays`): local
+    workers map it, nothing is copied per task; a remote Dask worker receives each once.
+    Each task's CPU seconds are appended to ``cpu``."""
+    workers = _workers(n_jobs)
+    plan = plan_tasks(target_costs(None, todo, params, counts), _TASKS_PER_WORKER * workers)
     X, C, spec, leaves = inputs
-    mi, cat, label_of = (store.share(a) for a in (*tables, label_of))
-    done = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes=None,
-                    batch_size=1, pre_dispatch="all")(
-        delayed(_targets_work)(X, C, mi, cat, label_of, spec, [todo[i] for i in task], params,
-                               trace, engine, *leaves)
-        for task in plan)
+    common = (X, C, *columns, store.share(label_of), spec, tuple(leaves), params, trace,
+              engine)
+    done = _dispatch(_targets_work, common, [([todo[i] for i in task],) for task in plan],
+                     n_jobs, store)
     ready: dict[int, tuple] = {}
     for c in todo:  # in flattening order, whatever order the tasks finish in
         while c.id not in ready:
@@ -163,28 +212,38 @@ def unflatten_shared(spec: list, leaves) -> dict:
     return out
 
 
-def _engine_table(engine: str, X, C, which: str, start: int, stop: int, path: str, spec,
-                  *leaves) -> tuple[np.ndarray | None, float]:
+def _engine_table(engine: str, X, C, spec, leaves, which: str, start: int, stop: int,
+                  paths: tuple[str, ...], threshold: float
+                  ) -> tuple[str, int, np.ndarray | None, np.ndarray, float]:
     """Rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or of the category
     table of a fresh engine (:meth:`camcf.info.EngineBase.table_rows`), written into those
-    rows of the shared file ``path`` when this process can (then None) or returned (a parallel
-    task of :func:`camcf.algorithm.run`); with the task's CPU seconds."""
+    rows of each shared file of ``paths`` when this process can (else returned; a parallel
+    task of :func:`camcf.algorithm.run`): (which, start, the rows or None, per column how many
+    of them exceed ``threshold``, the task's CPU seconds)."""
     from .engines import ENGINES
-    from .parallel import write_shared
 
+    keep_freed_memory()
     c0 = time.process_time()
+    X, C, leaves = resolve(X), resolve(C), resolve(leaves)
     eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
     with one_blas_thread():  # one worker, one core (a Dask worker sets no limit itself)
-        out = write_shared(path, eng.table_rows(which, start, stop), start)
-    return out, time.process_time() - c0
+        rows = eng.table_rows(which, start, stop)
+    above = _count_above(rows, threshold)
+    back = [write_shared(path, rows, start) for path in paths]
+    out = rows if any(b is not None for b in back) else None
+    return which, start, out, above, time.process_time() - c0
 
 
-def _targets_work(X, C, mi_table, cat_table, label_of, spec, categories, params, trace,
-                  engine, *leaves) -> tuple[dict[int, tuple], float]:
-    """:func:`target_work` for several targets (one parallel task): ({category id: outcome},
-    the task's CPU seconds). ``label_of`` holds the label of every category (a target's others
-    are the categories of the other labels)."""
+def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
+                  categories) -> tuple[tuple[dict[int, tuple], tuple], float]:
+    """:func:`target_work` for several targets (one parallel task): (({category id:
+    outcome}, their arrays packed by :func:`pack_arrays`), the task's CPU seconds).
+    ``label_of`` holds the label of every category (a target's others are the categories of
+    the other labels)."""
+    keep_freed_memory()
     c0 = time.process_time()
+    X, C, mi_table, cat_table, label_of, leaves = (
+        resolve(a) for a in (X, C, mi_table, cat_table, label_of, leaves))
     shared = unflatten_shared(spec, leaves)
     tables = (mi_table, cat_table)
     with one_blas_thread():  # one worker, one core (a Dask worker sets no limit itself)
