@@ -94,8 +94,10 @@ def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays
     waits for another to pass it the data and the scheduler may start a task on any."""
     from distributed import as_completed
 
-    seen = client.run(os.path.isdir, store.folder)
-    if seen and all(seen.values()):
+    if store.local_to is not client:  # asked once per store (a run) and client
+        seen = client.run(os.path.isdir, store.folder)
+        store.local_to = client if seen and all(seen.values()) else None
+    if store.local_to is client:
         args = [store.refs(a) for a in common]
     else:
         args = client.scatter(list(common), broadcast=True, hash=False)
@@ -165,6 +167,7 @@ class SharedArrays:
     def __init__(self, nbytes: int = 0) -> None:
         self.folder = tempfile.mkdtemp(prefix="camcf-shared-", dir=_shared_dir(nbytes))
         self._count = 0
+        self.local_to = None  # the Dask client whose workers all see the folder (dask_map)
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
 
     def close(self) -> None:

@@ -98,3 +98,32 @@ def test_write_shared_puts_rows_at_their_offset_and_returns_what_does_not_fit():
                            (np.ones((2, 3)), 5)):
             assert write_shared(path, bad, start) is bad
         assert (np.array(store.readonly(out))[4:] == 9).all()  # nothing was written
+
+
+def test_refs_travel_as_a_few_bytes_and_resolve_to_the_same_arrays():
+    """SharedArrays.refs replaces each array of a file by a FileRef (a Dask worker on this
+    machine maps it); resolve gives back the same values, shape, strides and dtype as a plain
+    ndarray over the mapping, inside tuples and sparse matrices too; np.memmap (what joblib's
+    workers receive) resolves to a plain ndarray; anything else stays as it is."""
+    from camcf.parallel import FileRef, resolve
+
+    rng = np.random.default_rng(1)
+    view = rng.random((40, 3, 600)).astype(np.float32).transpose(1, 0, 2)
+    fortran = np.asfortranarray(rng.integers(0, 5, (2000, 40)).astype(np.uint8))
+    X = sp.random(500, 300, density=0.2, format="csc", random_state=1, dtype=np.float64)
+    with SharedArrays() as store:
+        shared = (store.share(view), store.share(fortran), store.share(X), np.arange(5), None)
+        refs = store.refs(shared)
+        assert isinstance(refs[0], FileRef) and isinstance(refs[1], FileRef)
+        assert refs[3] is shared[3] and refs[4] is None
+        blob = pickle.dumps(refs)
+        assert len(blob) < 2_000  # no array data travels
+        got = resolve(pickle.loads(blob))
+        for a, b in zip((view, fortran), got[:2], strict=True):
+            assert type(b) is np.ndarray and _is_mapped(b) and _layout(b) == _layout(a)
+            np.testing.assert_array_equal(a, b)
+        assert got[2].format == "csc" and (got[2] != X).nnz == 0
+        assert type(got[2].data) is np.ndarray and _is_mapped(got[2].data)
+        assert store.refs(fortran) is fortran  # not in a file of this store: as it is
+        m = np.lib.format.open_memmap(SharedArrays.path(store.empty((3, 4), np.int64)))
+        assert type(resolve(m)) is np.ndarray and type(m) is np.memmap
