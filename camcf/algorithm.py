@@ -520,12 +520,13 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         Called before each target category is taken (in flattening order) and once at the end.
     n_jobs : int, optional
         Target categories run in parallel through joblib: ``None`` or 1 runs them here, one
-        after the other; −1 uses every core (or, inside ``joblib.parallel_backend("dask")``,
-        every worker of the connected Dask cluster: the data is scattered to the workers once
-        per parallel step). In parallel the two unconditional tables are computed in row
-        blocks, one of each per worker (:func:`camcf.tasks.table_blocks`), then the targets go
-        in about four tasks per worker, balanced by an estimate of their cost
-        (:func:`camcf.tasks.plan_tasks`); local workers map the shared arrays from files
+        after the other; −1 uses every core (or, inside :func:`camcf.parallel.dask_cluster`,
+        every worker thread of the Dask cluster: the tasks are submitted to its client, the
+        shared arrays reach each worker once; inside ``joblib.parallel_backend("dask")``
+        joblib's own Dask route, slower). In parallel the two unconditional tables are
+        computed in row blocks, one of each per worker (:func:`camcf.tasks.table_blocks`),
+        then the targets go in about four tasks per worker, balanced by an estimate of their
+        cost (:func:`camcf.tasks.plan_tasks`); local workers map the shared arrays from files
         (:class:`camcf.parallel.SharedArrays`). The result is byte-identical for every
         ``n_jobs``; ``Result.stats["stages"]`` gives the wall seconds of the preparation, the
         tables and the targets.

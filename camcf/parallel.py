@@ -1,15 +1,16 @@
-"""Parallel runs: shared arrays for local workers, a Dask cluster through joblib's Dask backend.
+"""Parallel runs: shared arrays for local workers, a Dask cluster through its client.
 
 :func:`camcf.run` with ``n_jobs`` > 1 hands its work to joblib: the two unconditional tables in
 row blocks, one block of each per worker, then the target categories in about four tasks per
 worker sized by an estimate of their cost, heaviest first. The large read-only arrays (codes,
 category indicators, tables, the engine's shared inputs) are put once in files of a
 :class:`SharedArrays` folder: local process workers map them (joblib passes a memory-mapped array
-by file name), nothing is pickled per task, and the table tasks write their rows into such files
-(:func:`write_shared`). Inside :func:`dask_cluster`
-joblib sends the same work to the workers of an existing ``dask.distributed`` scheduler, and
-each shared array is scattered to the workers once per parallel step, not once per task. The
-workers need camcf installed (the same version as the client).
+by file name; :func:`resolve` makes it a plain ndarray), nothing is pickled per task, and the
+table tasks write their rows into such files (:func:`write_shared`). Inside :func:`dask_cluster`
+the same tasks go to the workers of a ``dask.distributed`` scheduler through its client
+(:func:`dask_map`): workers on this machine map the same files (:meth:`SharedArrays.refs`),
+remote ones receive each shared array once (scattered to every worker), and a task starts on
+whichever worker is free. The workers need camcf installed (the same version as the client).
 
 >>> with dask_cluster("tcp://10.0.0.5:8786"):            # doctest: +SKIP
 ...     res = camcf.run(X, Y, n_jobs=-1)
