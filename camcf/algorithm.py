@@ -619,13 +619,14 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     else:  # the two tables in row blocks, written by local workers into shared files
         spec, leaves = flatten_shared(shared)
         inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
-        tables, columns, counts = parallel_tables(engine, inputs, store, n_jobs,
-                                                  cpu["tables"], params)
-    t_targets, c_targets = time.perf_counter(), time.process_time()
+        collect = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"], params)
+    # (in parallel this runs while the workers compute the tables)
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
-
     label_of = np.array([c.label_index for c in cats])
+    if parallel:
+        tables, columns, counts = collect()
+    t_targets, c_targets = time.perf_counter(), time.process_time()
 
     def others(c: Category) -> np.ndarray:  # categories of the other labels, flattened order
         return np.flatnonzero(label_of != c.label_index)

@@ -84,9 +84,9 @@ def active_client():
 
 def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays
              ) -> Iterator[object]:
-    """``fn(*common, *task)`` for each of ``tasks`` on the Dask ``client``'s workers, the
-    results yielded as they finish (in any order); the tasks are given in the order to start
-    them (heaviest first).
+    """``fn(*common, *task)`` for each of ``tasks`` on the Dask ``client``'s workers, submitted
+    now: an iterator over the results as they finish (in any order); the tasks are given in
+    the order to start them (heaviest first).
 
     ``common`` (the arguments every task shares) reach each worker once: when every worker
     sees ``store``'s folder (a cluster on this machine), as references to its files
@@ -104,6 +104,12 @@ def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays
         args = client.scatter(list(common), broadcast=True, hash=False)
     futures = [client.submit(fn, *args, *task, pure=False, priority=len(tasks) - i)
                for i, task in enumerate(tasks)]
+    return _results(client, futures, as_completed)
+
+
+def _results(client, futures: list, as_completed) -> Iterator[object]:
+    """:func:`dask_map`'s results as they finish (the tasks were submitted already); the
+    ones not taken are cancelled when the iterator closes."""
     try:
         for _, result in as_completed(futures, with_results=True):
             yield result

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -128,9 +129,10 @@ def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedA
 
 
 def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list,
-                    params: dict) -> tuple[tuple, tuple, tuple]:
+                    params: dict) -> Callable[[], tuple[tuple, tuple, tuple]]:
     """The MI table and the category table computed in row blocks (:func:`table_blocks`), one
-    task each (processes preferred: the work holds the GIL in places). A local worker writes
+    task each (processes preferred: the work holds the GIL in places), started now; returns
+    the function that waits for them (the caller does its own work meanwhile). A local worker writes
     its rows into two files of ``store`` (:func:`camcf.parallel.write_shared`), one row-major
     and one column-major, a remote one returns them. Returns the tables row-major (the
     result's), column-major (the target tasks read a target's column: contiguous so) and
@@ -147,19 +149,23 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
     blocks = table_blocks(m, Q, _workers(n_jobs))
     tasks = [(which, a, b, (store.path(rows[which]), store.path(cols[which])), limit[which])
              for which, a, b in blocks]
-    seconds = {}
-    for which, a, got, above, sec in _dispatch(_engine_table, (engine, X, C, spec,
-                                                               tuple(leaves)),
-                                               tasks, n_jobs, store, prefer="processes"):
-        seconds[which, a] = sec
-        counts[which] += above
-        if got is not None:  # a remote worker's rows
-            rows[which][a:a + got.shape[0]] = got
-            cols[which][a:a + got.shape[0]] = got
-    cpu.extend(seconds[which, a] for which, a, _ in blocks)
-    return (tuple(store.readonly(rows[k]) for k in shapes),
-            tuple(store.readonly(cols[k]) for k in shapes),
-            (counts["features"], counts["categories"]))
+    results = _dispatch(_engine_table, (engine, X, C, spec, tuple(leaves)), tasks, n_jobs,
+                        store, prefer="processes")
+
+    def collect() -> tuple[tuple, tuple, tuple]:
+        seconds = {}
+        for which, a, got, above, sec in results:
+            seconds[which, a] = sec
+            counts[which] += above
+            if got is not None:  # a remote worker's rows
+                rows[which][a:a + got.shape[0]] = got
+                cols[which][a:a + got.shape[0]] = got
+        cpu.extend(seconds[which, a] for which, a, _ in blocks)
+        return (tuple(store.readonly(rows[k]) for k in shapes),
+                tuple(store.readonly(cols[k]) for k in shapes),
+                (counts["features"], counts["categories"]))
+
+    return collect
 
 
 def parallel_outcomes(inputs: tuple, columns: tuple, counts: tuple, todo: list[Category],

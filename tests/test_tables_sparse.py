@@ -90,8 +90,8 @@ def test_parallel_tables_give_both_layouts_and_the_cost_counts():
     spec, leaves = flatten_shared(shared)
     cpu: list = []
     with SharedArrays() as store, joblib.parallel_backend("threading", n_jobs=2):
-        rows, cols, counts = parallel_tables("fast", (X, C, spec, leaves), store, 2, cpu,
-                                             params)
+        collect = parallel_tables("fast", (X, C, spec, leaves), store, 2, cpu, params)
+        rows, cols, counts = collect()
         for t, r, c in zip(tables, rows, cols, strict=True):
             assert np.array_equal(r, t) and np.array_equal(c, t)
             assert r.flags.c_contiguous and c.flags.f_contiguous
