@@ -662,7 +662,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     if progress is not None:
         progress(total, total, "done")
     if store is not None:  # the tables as arrays of their own (their files go now)
-        tables = (np.array(tables[0]), np.array(tables[1]))
+        tables = (store.keep(tables[0]), store.keep(tables[1]))
         store.close()
     t_end = time.perf_counter()
     if not parallel:

@@ -207,6 +207,17 @@ class SharedArrays:
         return m.filename
 
     @staticmethod
+    def keep(a: np.ndarray) -> np.ndarray:
+        """An array of :meth:`empty` as an array of its own that outlives :meth:`close`: on
+        POSIX a private copy-on-write mapping of its file (the file's pages stay while the
+        array does, a write copies the page it touches; no copy of the whole now), elsewhere
+        (a mapped file cannot be removed there) a copy."""
+        m = _backing_memmap(a)
+        if os.name != "posix" or m is None or m.filename is None or m.shape != a.shape:
+            return np.array(a)
+        return np.asarray(np.lib.format.open_memmap(m.filename, mode="c"))
+
+    @staticmethod
     def readonly(a: np.ndarray) -> np.ndarray:
         """An array of :meth:`empty`, mapped again read-only (workers then map it read-only)."""
         m = _backing_memmap(a)

@@ -127,3 +127,19 @@ def test_refs_travel_as_a_few_bytes_and_resolve_to_the_same_arrays():
         assert store.refs(fortran) is fortran  # not in a file of this store: as it is
         m = np.lib.format.open_memmap(SharedArrays.path(store.empty((3, 4), np.int64)))
         assert type(resolve(m)) is np.ndarray and type(m) is np.memmap
+
+
+def test_keep_outlives_close_and_writes_stay_private():
+    """keep gives the array with its own life: still readable after the folder is removed,
+    writeable, and a write neither reaches the file nor another kept copy."""
+    with SharedArrays() as store:
+        out = store.empty((300, 200), np.float64)
+        out[:] = np.arange(200.0)
+        ro = store.readonly(out)
+        a, b = SharedArrays.keep(ro), SharedArrays.keep(ro)
+        assert type(a) is np.ndarray and a.flags.writeable and a.shape == (300, 200)
+    assert not os.path.exists(store.folder)
+    a[0, 0] = -1.0
+    assert b[0, 0] == 0.0 and a[0, 0] == -1.0 and a[1, 5] == 5.0
+    c = SharedArrays.keep(np.ones(3))  # not of a file: a copy
+    assert type(c) is np.ndarray and c.sum() == 3

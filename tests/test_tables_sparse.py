@@ -105,3 +105,27 @@ def test_parallel_tables_give_both_layouts_and_the_cost_counts():
             for i in range(C.shape[1])]
     assert np.array_equal(target_costs(tables, todo, params),
                           target_costs(None, todo, params, counts))
+
+
+def test_category_blocks_split_by_estimated_cost(monkeypatch):
+    """With sparse indicators the category table's blocks hold even estimated cost, not even
+    rows: frequent categories' rows (more stored ones) go in smaller blocks; the blocks still
+    cover every row once, in order; without sparse indicators the rows are split evenly."""
+    from camcf.tasks import category_row_weights, table_blocks
+
+    monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES_FROM", 0)
+    X, C = _data(True)
+    Q = C.shape[1]
+    shared = FastEngine.shared(X, C)
+    w = category_row_weights(shared, X.shape[0], Q)
+    assert w is not None and w.shape == (Q,) and (w >= Q).all() and w.max() > Q
+    w = np.ones(8)
+    w[:2] = 7.0  # two heavy rows first
+    blocks = [(a, b) for which, a, b in table_blocks(30, 8, 2, w) if which == "categories"]
+    assert blocks == [(0, 1), (1, 8)]  # 7 against 13 (two rows would be 14 against 6)
+    w[1] = 1.0
+    blocks = [(a, b) for which, a, b in table_blocks(30, 8, 2, w) if which == "categories"]
+    assert blocks == [(0, 1), (1, 8)]  # 7 against 7
+    assert [(a, b) for which, a, b in table_blocks(30, 8, 2) if which == "categories"] == [
+        (0, 4), (4, 8)]
+    assert category_row_weights({"complements": None}, 10, 3) is None
