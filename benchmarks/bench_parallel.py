@@ -12,8 +12,8 @@ before it, the CPU seconds of this process and of each worker, the run's stages
 (``Result.stats["cpu"]``: preparation, each table task, each targets task), from which it
 estimates the run on two free cores (the critical path: preparation + the table tasks, then the
 target tasks, each placed in order on the first free core, with this process's own work
-meanwhile spread over the two cores; transfers waited for are left out). Every parallel output is checked byte-identical (the JSON with its record) to the
-serial one. The wall speed-up needs two free cores: read it beside the load. With ``--old DIR``
+meanwhile spread over the two cores; transfers waited for are left out). Every parallel
+output is checked byte-identical (the JSON with its record) to the serial one. The wall speed-up needs two free cores: read it beside the load. With ``--old DIR``
 it also times the engine of another checkout (serial) on every shared data set at both
 settings, side by side with this one, each in a fresh subprocess, old and new interleaved
 ``--rounds`` times (trace ``--trace``, "decisions" by default): wall and CPU seconds per run,
