@@ -111,14 +111,15 @@ def category_row_weights(shared: dict, n: int, n_categories: int) -> np.ndarray 
     sparse indicators (:func:`camcf.fast_engine.sparse_categories` in ``shared``, the
     engine's shared inputs): the row's dense arithmetic over the C columns, plus for a row
     counted by the sparse product its stored entries times the mean stored entries of a
-    sample row, an eighth as dear each (fitted on delicious's shape). Frequent categories' rows
-    cost several times a rare one's. None without sparse indicators (rows then cost alike).
-    Used to balance :func:`table_blocks` only."""
+    sample row, a twelfth as dear each (fitted on the table tasks of delicious's shape at
+    scales 1 and 2, whose rows are written twice). Frequent categories' rows cost several
+    times a rare one's. None without sparse indicators (rows then cost alike). Used to
+    balance :func:`table_blocks` only."""
     S, comp = shared.get("categories"), shared.get("complements")
     if S is None or comp is None or not n:
         return None
     w = np.full(n_categories, float(n_categories))
-    w[np.flatnonzero(~np.asarray(comp))] += np.diff(S.indptr) * (S.nnz / n) / 8.0
+    w[np.flatnonzero(~np.asarray(comp))] += np.diff(S.indptr) * (S.nnz / n) / 12.0
     return w
 
 
