@@ -588,20 +588,20 @@ def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Seq
         secs = run_seconds.get(name)
         for method in methods:
             if method == "camcf":
-                stages.append(Stage(f"{name}: Ca-MCF selections", n_splits,
+                stages.append(Stage("Ca-MCF selections", n_splits,
                                     None if secs is None else secs * n_train / n,
-                                    kind="selection:camcf"))
+                                    kind="selection:camcf", group=name))
             elif method in _REFERENCES:
-                stages.append(Stage(f"{name}: {_display(method)} (a reference, nothing to "
-                                    "compute)", n_splits, 0.0))
+                stages.append(Stage(f"{_display(method)} (a reference, nothing to compute)",
+                                    n_splits, 0.0, group=name))
             else:
-                stages.append(Stage(f"{name}: {_display(method)} selections", n_splits, None,
-                                    kind=f"selection:{method}"))
+                stages.append(Stage(f"{_display(method)} selections", n_splits, None,
+                                    kind=f"selection:{method}", group=name))
         t = times.get(name)
-        stages.append(Stage(f"{name}: ML-kNN classifications", n_splits * len(methods),
+        stages.append(Stage("ML-kNN classifications", n_splits * len(methods),
                             None if t is None else t.seconds(n_train, n_test,
                                                              max(1, n_selected)),
-                            kind="classification"))
+                            kind="classification", group=name))
         folds = _memory_folds(n, m, q_bin, q_bin, n_splits, n_train)
         memory[f"{name}: the splits' codes and labels"] = folds
         memory[f"{name}: one ML-kNN classification"] = _memory_classification(
@@ -781,20 +781,21 @@ def reproduction_estimate(shapes: Mapping[str, tuple[int, int, int, int]], *,
         n, _, m, q = shapes[name]
         if cells and tune_units:
             cell = grid_points * inner_folds * (fixed + b * n * n * math.sqrt(m * q))
-            stages.append(Stage(f"{name}: tuning", cells * tune_units, cell / tune_units,
-                                kind="tuning"))
+            stages.append(Stage("tuning", cells * tune_units, cell / tune_units,
+                                kind="tuning", group=name))
     for name, per_method in selections.items():
         n, _, m, q = shapes[name]
         for method, count in per_method.items():
             if count:
-                stages.append(Stage(f"{name}: {_display(method)} selections", count,
+                stages.append(Stage(f"{_display(method)} selections", count,
                                     selection_seconds(method, n, m, q),
-                                    kind=f"selection:{method}"))
+                                    kind=f"selection:{method}", group=name))
     for name, count in classifications.items():
         n, n_test, _, _ = shapes[name]
         if count:
-            stages.append(Stage(f"{name}: ML-kNN classifications", count,
-                                OVERHEAD + CLASSIFY_COST * n * n_test, kind="classification"))
+            stages.append(Stage("ML-kNN classifications", count,
+                                OVERHEAD + CLASSIFY_COST * n * n_test, kind="classification",
+                                group=name))
     notes = ("Each unit's cost is predicted from the data set's shape (rows, features, labels) "
              "by a model fitted to one earlier reproduction, and corrected by the measured "
              "times of the units of its kind as they finish.",)

@@ -158,6 +158,23 @@ def test_estimate_describes_time_and_memory():
     assert est.memory_parts[0] == ("folds", 1_400_000_000)  # largest first
 
 
+def test_estimate_names_each_group_once_before_its_stages():
+    """A comparison's stages of one data set follow its name, said once (it was repeated before
+    every stage); stages without a group are listed as they are."""
+    est = Estimate.of([Stage("Ca-MCF selections", 5, 2.0, group="flags (shared data folder)"),
+                       Stage("ML-kNN classifications", 10, 0.5,
+                             group="flags (shared data folder)"),
+                       Stage("Ca-MCF selections", 5, 4.0, group="enron"),
+                       Stage("summary", 1, 1.0)])
+    text = est.describe()
+    assert text.count("flags (shared data folder)") == 1 and text.count("enron") == 1
+    assert ("(flags (shared data folder): 5 Ca-MCF selections × 2.0 s, 10 ML-kNN "
+            "classifications × 0.5 s; enron: 5 Ca-MCF selections × 4.0 s; 1 summary × 1.0 s)"
+            ) in text
+    assert est.stages[0].label == "flags (shared data folder): Ca-MCF selections"
+    assert est.stages[3].label == "summary"
+
+
 # ---------------------------------------------------------------------------- running
 def test_a_job_runs_reports_progress_and_returns_its_result(runner):
     est = Estimate.of([Stage("units", 4, 0.05)])

@@ -197,6 +197,10 @@ def test_compare_shows_an_estimate_that_leaves_baselines_open():
     at = _goto(_app(), "pages/compare.py")
     at.multiselect(key="cmp_methods").set_value(["camcf", "all", "mi-mcf"]).run()
     captions = [c.value for c in at.caption]
-    assert any(c.startswith("The comparison will take at least ") for c in captions), captions
+    estimate = next(c for c in captions if c.startswith("The comparison will take at least "))
+    # the data set is named once, before its stages (it was repeated before each of them)
+    start = estimate.index("(") + 1
+    name = estimate[start:estimate.index(": ", start)]
+    assert estimate.count(name) == 1 and "Ca-MCF selections" in estimate, estimate
     md = " ".join(m.value for m in at.markdown)
     assert "Baselines are not estimated" in md and "mi-mcf stops after 600 s" in md

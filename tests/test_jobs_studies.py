@@ -120,7 +120,7 @@ def test_compare_estimate_leaves_baselines_open():
                                    settings={**SETTINGS, "n_features": "match"},
                                    run_seconds={"d": 2.0}, n_selected=10, times={"d": times},
                                    budgets={"mi-mcf": 600})
-    by = {s.name: s for s in est.stages}
+    by = {s.label: s for s in est.stages}
     assert by["d: Ca-MCF selections"].seconds_each == pytest.approx(2.0 * 1400 / 2000)
     assert by["d: All features (a reference, nothing to compute)"].seconds_each == 0
     assert by["d: MI-MCF selections"].seconds_each is None and not est.complete
@@ -135,7 +135,7 @@ def test_compare_estimate_corrects_a_later_data_set_by_the_earlier_ones():
                                    settings={**SETTINGS, "n_features": "match"},
                                    run_seconds={"a": 1.0, "b": 2.0}, n_selected=10,
                                    times={"a": times, "b": times})
-    by = {s.name: s for s in est.stages}
+    by = {s.label: s for s in est.stages}
     a_sel, a_cls = by["a: Ca-MCF selections"], by["a: ML-kNN classifications"]
     b_sel, b_cls = by["b: Ca-MCF selections"], by["b: ML-kNN classifications"]
     # a's two selections and two classifications took 3× their estimates: so will b's
@@ -172,16 +172,16 @@ def test_reproduction_estimate_weighs_units_by_the_data_sets_shapes():
         shapes, tune_cells={"flags": 5, "enron": 5}, tune_units=97, grid_points=16,
         inner_folds=3, selections={ds: {"camcf": 5, "mi-mcf": 5} for ds in shapes},
         classifications={"flags": 5, "enron": 0})
-    assert [s.name for s in est.stages] == [
+    assert [s.label for s in est.stages] == [
         "flags: tuning", "enron: tuning", "flags: Ca-MCF selections", "flags: MI-MCF selections",
         "enron: Ca-MCF selections", "enron: MI-MCF selections", "flags: ML-kNN classifications"]
     assert [s.kind for s in est.stages] == ["tuning", "tuning", "selection:camcf",
                                             "selection:mi-mcf", "selection:camcf",
                                             "selection:mi-mcf", "classification"]
     assert est.units == 5 * 97 * 2 + 20 + 5 and est.complete
-    by = {s.name: s.seconds_each for s in est.stages}
+    by = {s.label: s.seconds_each for s in est.stages}
     assert by["enron: tuning"] > 10 * by["flags: tuning"]
     assert by["enron: MI-MCF selections"] > 100 * by["flags: MI-MCF selections"]
     # Flags' share of the planned time is small: equal units would have said 50 %
-    flags = sum(s.seconds for s in est.stages if s.name.startswith("flags"))
+    flags = sum(s.seconds for s in est.stages if s.group == "flags")
     assert flags / est.seconds < 0.1
