@@ -347,13 +347,14 @@ def keep_freed_memory() -> None:
     trimmed above 256 MB free). A worker's tasks allocate the same tens of MB of temporaries
     again and again; given back, each allocation faulted its pages in anew, which cost the
     table tasks a quarter of their time in system CPU. Does nothing in the main process, on
-    other C libraries or the second time."""
+    other C libraries, in a Dask worker (Dask sets its own trimming: the nanny's
+    ``MALLOC_TRIM_THRESHOLD_``) or the second time."""
     if _KEPT or not sys.platform.startswith("linux"):
         return
     _KEPT.append(True)
     import multiprocessing
 
-    if multiprocessing.parent_process() is None:
+    if multiprocessing.parent_process() is None or _in_dask_worker():
         return
     try:
         import ctypes
@@ -363,6 +364,18 @@ def keep_freed_memory() -> None:
         return
     mallopt(_M_MMAP_THRESHOLD, 32 << 20)
     mallopt(_M_TRIM_THRESHOLD, 256 << 20)
+
+
+def _in_dask_worker() -> bool:
+    if "distributed" not in sys.modules:
+        return False
+    from distributed import get_worker
+
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
 
 
 def _backing_memmap(a) -> np.memmap | None:
