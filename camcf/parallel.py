@@ -338,32 +338,59 @@ def resolve(a):
 
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (glibc's malloc.h)
-_KEPT = []  # set once this process keeps its freed memory (keep_freed_memory)
+_MALLOC: list = []  # [glibc's library in a worker process, or None] once asked
 
 
-def keep_freed_memory() -> None:
-    """In a worker process on glibc: keep freed memory for the next task instead of giving it
-    back to the system at once (``mallopt``: blocks up to 32 MB from the heap, the heap
-    trimmed above 256 MB free). A worker's tasks allocate the same tens of MB of temporaries
-    again and again; given back, each allocation faulted its pages in anew, which cost the
-    table tasks a quarter of their time in system CPU. Does nothing in the main process, on
-    other C libraries, in a Dask worker (Dask sets its own trimming: the nanny's
-    ``MALLOC_TRIM_THRESHOLD_``) or the second time."""
-    if _KEPT or not sys.platform.startswith("linux"):
-        return
-    _KEPT.append(True)
-    import multiprocessing
+def _malloc_lib():
+    """glibc's library (for ``mallopt``) in a worker process on Linux, else None."""
+    if not _MALLOC:
+        lib = None
+        if sys.platform.startswith("linux"):
+            import multiprocessing
 
-    if multiprocessing.parent_process() is None or _in_dask_worker():
-        return
+            if multiprocessing.parent_process() is not None:
+                try:
+                    import ctypes
+
+                    lib = ctypes.CDLL("libc.so.6")
+                    lib.mallopt, lib.malloc_trim  # noqa: B018 - both must exist
+                except (OSError, AttributeError):
+                    lib = None
+        _MALLOC.append(lib)
+    return _MALLOC[0]
+
+
+def _env_bytes(name: str, default: int) -> int:
     try:
-        import ctypes
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
 
-        mallopt = ctypes.CDLL("libc.so.6").mallopt
-    except (OSError, AttributeError):
+
+@contextlib.contextmanager
+def freed_memory_kept() -> Iterator[None]:
+    """A worker task's context on glibc: memory the task frees is kept for its next
+    allocations instead of being given back to the system at once (``mallopt``: blocks up to
+    32 MB from the heap, the heap trimmed above 256 MB free). The tasks allocate the same tens
+    of MB of temporaries again and again; given back, each allocation faulted its pages in
+    anew, which cost the table tasks a quarter of their time in system CPU. A process worker
+    of joblib keeps the setting for its next task; a Dask worker gets its own back at the end
+    of the task (the nanny's ``MALLOC_TRIM_THRESHOLD_``, 128 KB by default) and gives the
+    freed memory back then (``malloc_trim``). Nothing happens in the main process or on other
+    C libraries."""
+    lib = _malloc_lib()
+    if lib is None:
+        yield
         return
-    mallopt(_M_MMAP_THRESHOLD, 32 << 20)
-    mallopt(_M_TRIM_THRESHOLD, 256 << 20)
+    lib.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+    lib.mallopt(_M_TRIM_THRESHOLD, 256 << 20)
+    try:
+        yield
+    finally:
+        if _in_dask_worker():
+            lib.mallopt(_M_TRIM_THRESHOLD, _env_bytes("MALLOC_TRIM_THRESHOLD_", 128 << 10))
+            lib.mallopt(_M_MMAP_THRESHOLD, _env_bytes("MALLOC_MMAP_THRESHOLD_", 128 << 10))
+            lib.malloc_trim(0)
 
 
 def _in_dask_worker() -> bool:

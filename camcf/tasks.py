@@ -19,7 +19,7 @@ from .info import _ELEM_BUDGET
 from .parallel import (
     active_client,
     dask_map,
-    keep_freed_memory,
+    freed_memory_kept,
     one_blas_thread,
     resolve,
     write_shared,
@@ -254,14 +254,14 @@ def _engine_table(engine: str, X, C, spec, leaves, which: str, start: int, stop:
     of them exceed ``threshold``, the task's CPU seconds)."""
     from .engines import ENGINES
 
-    keep_freed_memory()
     c0 = time.process_time()
     X, C, leaves = resolve(X), resolve(C), resolve(leaves)
     eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
-    with one_blas_thread():  # one worker, one core (a Dask worker sets no limit itself)
+    # one worker, one core (a Dask worker sets no limit itself)
+    with one_blas_thread(), freed_memory_kept():
         rows = eng.table_rows(which, start, stop)
-    above = _count_above(rows, threshold)
-    back = [write_shared(path, rows, start) for path in paths]
+        above = _count_above(rows, threshold)
+        back = [write_shared(path, rows, start) for path in paths]
     out = rows if any(b is not None for b in back) else None
     return which, start, out, above, time.process_time() - c0
 
@@ -272,13 +272,13 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, tra
     outcome}, their arrays packed by :func:`pack_arrays`), the task's CPU seconds).
     ``label_of`` holds the label of every category (a target's others are the categories of
     the other labels)."""
-    keep_freed_memory()
     c0 = time.process_time()
     X, C, mi_table, cat_table, label_of, leaves = (
         resolve(a) for a in (X, C, mi_table, cat_table, label_of, leaves))
     shared = unflatten_shared(spec, leaves)
     tables = (mi_table, cat_table)
-    with one_blas_thread():  # one worker, one core (a Dask worker sets no limit itself)
+    # one worker, one core (a Dask worker sets no limit itself)
+    with one_blas_thread(), freed_memory_kept():
         out = {c.id: target_work(X, C, tables, c, np.flatnonzero(label_of != c.label_index),
                                  params, trace, engine, shared)
                for c in categories}
