@@ -109,12 +109,14 @@ def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays
 
 def _results(client, futures: list, as_completed) -> Iterator[object]:
     """:func:`dask_map`'s results as they finish (the tasks were submitted already); the
-    ones not taken are cancelled when the iterator closes."""
+    ones not taken are cancelled when the iterator closes, and the workers give back the
+    memory the tasks kept (:func:`give_back_freed_memory`)."""
     try:
         for _, result in as_completed(futures, with_results=True):
             yield result
     finally:
         client.cancel(futures)
+        client.run(give_back_freed_memory)
 
 
 _BLAS = None  # one threadpoolctl controller per process (finding the libraries takes ms)
@@ -371,38 +373,30 @@ def _env_bytes(name: str, default: int) -> int:
 def freed_memory_kept() -> Iterator[None]:
     """A worker task's context on glibc: memory the task frees is kept for its next
     allocations instead of being given back to the system at once (``mallopt``: blocks up to
-    32 MB from the heap, the heap trimmed above 256 MB free). The tasks allocate the same tens
-    of MB of temporaries again and again; given back, each allocation faulted its pages in
-    anew, which cost the table tasks a quarter of their time in system CPU. A process worker
-    of joblib keeps the setting for its next task; a Dask worker gets its own back at the end
-    of the task (the nanny's ``MALLOC_TRIM_THRESHOLD_``, 128 KB by default) and gives the
-    freed memory back then (``malloc_trim``). Nothing happens in the main process or on other
-    C libraries."""
+    32 MB from the heap, the heap trimmed above 256 MB free), and the worker keeps the setting
+    for its next tasks. The tasks allocate the same tens of MB of temporaries again and
+    again; given back, each allocation faulted its pages in anew, which cost the table tasks
+    a quarter of their time in system CPU. On a Dask cluster :func:`dask_map` gives each
+    worker its own setting back after the parallel step (:func:`give_back_freed_memory`).
+    Nothing happens in the main process or on other C libraries."""
+    lib = _malloc_lib()
+    if lib is not None:
+        lib.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+        lib.mallopt(_M_TRIM_THRESHOLD, 256 << 20)
+    yield
+
+
+def give_back_freed_memory(dask_worker=None) -> None:
+    """On a Dask worker process (``client.run``), after a parallel step of
+    :func:`camcf.run`: malloc's trimming as the worker started with (the nanny's
+    ``MALLOC_TRIM_THRESHOLD_``, else glibc's 128 KB) and the freed memory given back
+    (``malloc_trim``), as Dask means its workers to. Nothing elsewhere."""
     lib = _malloc_lib()
     if lib is None:
-        yield
         return
-    lib.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
-    lib.mallopt(_M_TRIM_THRESHOLD, 256 << 20)
-    try:
-        yield
-    finally:
-        if _in_dask_worker():
-            lib.mallopt(_M_TRIM_THRESHOLD, _env_bytes("MALLOC_TRIM_THRESHOLD_", 128 << 10))
-            lib.mallopt(_M_MMAP_THRESHOLD, _env_bytes("MALLOC_MMAP_THRESHOLD_", 128 << 10))
-            lib.malloc_trim(0)
-
-
-def _in_dask_worker() -> bool:
-    if "distributed" not in sys.modules:
-        return False
-    from distributed import get_worker
-
-    try:
-        get_worker()
-    except ValueError:
-        return False
-    return True
+    lib.mallopt(_M_TRIM_THRESHOLD, _env_bytes("MALLOC_TRIM_THRESHOLD_", 128 << 10))
+    lib.mallopt(_M_MMAP_THRESHOLD, _env_bytes("MALLOC_MMAP_THRESHOLD_", 128 << 10))
+    lib.malloc_trim(0)
 
 
 def _backing_memmap(a) -> np.memmap | None:
