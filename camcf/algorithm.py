@@ -43,7 +43,13 @@ from .parallel import one_blas_thread
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
 from .result import Category, Result, TargetResult
-from .tasks import flatten_shared, parallel_outcomes, parallel_tables, target_work
+from .tasks import (
+    flatten_shared,
+    parallel_outcomes,
+    parallel_tables,
+    serial_outcomes,
+    target_work,  # noqa: F401 (camcf.algorithm.target_work: the name tests import)
+)
 from .trace import TRACE_LEVELS, CondSetList, CondSets
 
 #: Ca-MCF's defaults, from the one declaration in :mod:`camcf.algorithm_params`.
@@ -628,12 +634,8 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         tables, columns, counts = collect()
     t_targets, c_targets = time.perf_counter(), time.process_time()
 
-    def others(c: Category) -> np.ndarray:  # categories of the other labels, flattened order
-        return np.flatnonzero(label_of != c.label_index)
-
     if not parallel:
-        outcomes = (target_work(X, C, tables, c, others(c), params, trace, engine, shared)
-                    for c in todo)
+        outcomes = serial_outcomes(X, C, tables, todo, label_of, params, trace, engine, shared)
     else:
         outcomes = parallel_outcomes(inputs, columns, counts, todo, label_of, params, trace,
                                      engine, n_jobs, store, cpu["targets"])

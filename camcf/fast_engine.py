@@ -16,6 +16,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._sparse import issparse
+from .batch_counts import (
+    _BLAS_CELLS,
+    ExtrasPlan,
+    extras_plan,
+    joint_extras,
+    screen_then_extras_many,
+)
 from .fast_counts import (
     HASH_SEED,
     category_indicators,
@@ -41,7 +48,6 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
 
 _ROWS_CODES = 4  # most codes ≥ 1 per feature for counting by rows (FastEngine._counts_rows)
-_BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
 _SPARSE_CATEGORIES = 0.1  # share of ones under which the tables count categories sparsely
 _DENSE_ONEHOT_CELLS = 1 << 18  # cells × rows up to which counting by rows may multiply dense
 _GEMM_CELLS = 8  # ... and cells up to which it does (a multiply-add per cell and row)
@@ -719,20 +725,8 @@ class FastEngine(EngineBase):
         return self._extras(self._target(target), cols, r, nr, [int(x) for x in extras])[2]
 
     def screen_then_extras(self, target, variables, fixed, extras, keep, given=None):
-        cols = np.asarray(variables, dtype=np.int64)
-        if given is None and len(fixed) and not self.sparse and cols.size and extras \
-                and self._by_rows(cols, 1):
-            r, nr = self.joint(fixed)
-            t = self._target(target)
-            lead = self._cells(t, r, nr)
-            if lead is not None and self._by_rows(cols, lead[1]):
-                # the screen's cells and every x's in one product (the product reads every
-                # column whatever the screen keeps)
-                self._counted(computed=len(cols))
-                v1, pick, v2 = self._extras(t, cols, r, nr, [int(x) for x in extras],
-                                            lead=lead, keep=keep)
-                return v1, pick, v2
-        return super().screen_then_extras(target, variables, fixed, extras, keep, given)
+        return screen_then_extras_many([(self, target, variables, fixed, extras, keep,
+                                         given)])[0]
 
     def _extras(self, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
                 extras: list[int], lead: tuple | None = None, keep=None
@@ -743,17 +737,26 @@ class FastEngine(EngineBase):
         same product as the first extras, and the extras' values are for the columns
         ``keep(v1)`` only: returns (v1, that mask, values per x; none when the mask is empty).
         Without: (None, None, values per x)."""
-        out: list[np.ndarray | None] = [None] * len(extras)
+        plan = extras_plan(self, t, cols, r, nr, extras, lead, keep)
+        if plan.joint is not None:
+            joint_extras([plan])
+        return self._extras_finish(plan)
+
+    def _extras_finish(self, plan: ExtrasPlan
+                       ) -> tuple[np.ndarray | None, np.ndarray | None, list[np.ndarray]]:
+        """The rest of :meth:`_extras` after :func:`camcf.batch_counts.extras_plan` (and, for
+        joint cells, :func:`camcf.batch_counts.joint_extras`): the sets not counted yet, the
+        counters."""
+        if plan.done:  # nothing screened: no extra is tested
+            return plan.v1, plan.pick, []
+        t, cols, r, nr, extras, lead = (plan.t, plan.cols, plan.r, plan.nr, plan.extras,
+                                        plan.lead)
+        out, keep = plan.out, plan.keep
         zero: list[int] = []  # extras with no informative stratum: every value is 0
-        v1 = pick = None
-        sel = cols
-        if not self.sparse and cols.size and self._by_rows(cols, 1):
-            # every x's cells in one sparse product over the indicators (as many as fit)
-            K = int(self.card[cols].max())
+        v1, pick, sel = plan.v1, plan.pick, plan.sel
+        if plan.rows and plan.joint is None:
+            K, kxs, cell_of = plan.K, plan.kxs, plan.cell_of
             width = self._rows.shape[1]
-            kxs = [int(self.card[x]) for x in extras]
-            cell_of = [self._cells(t, r * kx + self.column(x), nr * kx)
-                       for x, kx in zip(extras, kxs, strict=True)]
             # when neither the lead nor the first x drops a stratum, the lead's counts are
             # sums of the first x's: cell (t, s) of S is the cells (t, s·kx + v) of {x} ∪ S
             first = cell_of[0] if extras else None
@@ -762,29 +765,10 @@ class FastEngine(EngineBase):
                       and self._by_rows(cols, first[1]))
             batch: list[tuple[int, tuple]] = []
             used = 0
-            joint = self._joint_cells(t, cols, r, nr, extras, kxs, cell_of, lead)
-            if joint is not None:
-                # one product over the joint cells (t, S, x_1, …, x_p); every set's counts are
-                # sums of those (exact integers): fewer rows read than one set per x
-                extras_axes = tuple(range(4, 4 + len(extras)))
-                cj = self._counts_rows(cols, [joint], K)[0].reshape(
-                    cols.size, K, 2, nr, *kxs)
-                if lead is not None:
-                    v1 = self._values(_sum_axes(cj, *extras_axes).reshape(cols.size, K, 2 * nr),
-                                      lead)
-                    pick = np.asarray(keep(v1), dtype=bool)
-                    if not pick.any():  # nothing screened: no extra is tested
-                        return v1, pick, []
-                    sel = cols[pick]
-                    cj = cj[pick]
-                for i, kx in enumerate(kxs):
-                    other = extras_axes[:i] + extras_axes[i + 1:]
-                    ci = _sum_axes(cj, *other) if other else cj
-                    out[i] = self._values(ci.reshape(sel.size, K, 2 * nr * kx), cell_of[i])
-            elif lead is not None and not derive:
+            if lead is not None and not derive:
                 batch.append((-1, lead))
                 used = 2 * lead[1] * width
-            for i, x in enumerate(extras + [None] if joint is None else []):
+            for i, x in enumerate(extras + [None]):
                 cells = None
                 if x is not None:
                     cells = cell_of[i]
@@ -824,31 +808,6 @@ class FastEngine(EngineBase):
                 out[i] = self._cmi_given_codes(t, sel, r * kx + self.column(x), nr * kx,
                                                entries)
         return v1, pick, out
-
-    def _joint_cells(self, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
-                     extras: list[int], kxs: list[int], cell_of: list, lead: tuple | None
-                     ) -> tuple | None:
-        """The cells (t, S, x_1, …, x_p) of every row, in the layout of :meth:`_cells` (every
-        stratum kept, t·N + joint code), when :meth:`_extras` may count the lead and every
-        x from them: none of those sets drops a stratum (so each one's cells are sums of the
-        joint cells), there are two x or more, and the joint cells are few (at most four
-        times the separate sets' strata). Else None."""
-        if len(kxs) < 2 or (lead is not None and not lead[0] == lead[1] == nr):
-            return None
-        N = nr
-        for kx, c in zip(kxs, cell_of, strict=True):
-            if c is None or not c[0] == c[1] == nr * kx:
-                return None
-            N *= kx
-        if N > 4 * nr * sum(kxs) or not self._by_rows(cols, N):
-            return None
-        u = r.copy()
-        for x, kx in zip(extras, kxs, strict=True):
-            u *= kx
-            u += self.column(x)
-        key = t * N
-        key += u
-        return N, N, np.bincount(key, minlength=2 * N), key, None
 
     def leave_one_out(self, target, members, fixed):
         return FastLeaveOneOut(self, target, members, fixed)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,7 +24,6 @@ from .parallel import (
     resolve,
     write_shared,
 )
-from .phases import run_target
 from .result import Category, TargetResult
 from .trace import CondSetList, CondSets
 
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
 
 
 _TASKS_PER_WORKER = 4  # tasks per worker: enough to even out the load, few enough to batch
+_SERIAL_GROUP = 32  # targets per targets_work call in a serial run (camcf.phases.run_targets)
 
 
 def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category],
@@ -279,9 +279,10 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, tra
     tables = (mi_table, cat_table)
     # one worker, one core (a Dask worker sets no limit itself)
     with one_blas_thread(), freed_memory_kept():
-        out = {c.id: target_work(X, C, tables, c, np.flatnonzero(label_of != c.label_index),
-                                 params, trace, engine, shared)
-               for c in categories}
+        outs = targets_work(X, C, tables, categories,
+                            [np.flatnonzero(label_of != c.label_index) for c in categories],
+                            params, trace, engine, shared)
+        out = {c.id: o for c, o in zip(categories, outs, strict=True)}
     packed = pack_arrays(out)
     return (out, packed), time.process_time() - c0
 
@@ -347,10 +348,39 @@ def target_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray], categor
     sets, and the engine's counters (:meth:`camcf.info.Engine.stats`). This is what
     :func:`camcf.algorithm.run` hands to joblib workers.
     """
-    from .engines import ENGINES
+    return targets_work(X, C, tables, [category], [others], params, trace, engine, shared)[0]
 
-    eng = ENGINES[engine](X, C, tables=tables, **(shared or {}))
-    cond_sets = CondSets()
-    res = run_target(eng, category, others, params, cond_sets=cond_sets, trace=trace,
-                     scores=tables[0][:, category.id])
-    return res, cond_sets.freeze(), eng.stats()
+
+def targets_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray],
+                 categories: list[Category], others: list, params: dict, trace: str = "full",
+                 engine: str = "fast", shared: dict | None = None
+                 ) -> list[tuple[TargetResult, CondSetList, dict]]:
+    """:func:`target_work` for several targets (``others[i]`` for ``categories[i]``), each on
+    its own engine, run together by :func:`camcf.phases.run_targets` (their spouse steps
+    counted at once): the outcomes in order, each identical to :func:`target_work`'s."""
+    from .engines import ENGINES
+    from .phases import batch_size, run_targets
+
+    out = []
+    size = batch_size(X.shape[0])
+    for a in range(0, len(categories), size):  # engines live for one group of targets
+        group = categories[a:a + size]
+        engines = [ENGINES[engine](X, C, tables=tables, **(shared or {})) for _ in group]
+        sets = [CondSets() for _ in group]
+        results = run_targets(engines, group, others[a:a + size], params, cond_sets=sets,
+                              trace=trace, scores=[tables[0][:, c.id] for c in group])
+        out.extend((res, s.freeze(), eng.stats())
+                   for res, s, eng in zip(results, sets, engines, strict=True))
+    return out
+
+
+def serial_outcomes(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray],
+                    todo: list[Category], label_of: np.ndarray, params: dict, trace: str,
+                    engine: str, shared: dict) -> Iterator[tuple]:
+    """The outcomes of :func:`target_work` for ``todo`` in that order, computed here by
+    :func:`targets_work` in groups of targets (:data:`_SERIAL_GROUP`)."""
+    for a in range(0, len(todo), _SERIAL_GROUP):
+        group = todo[a:a + _SERIAL_GROUP]
+        yield from targets_work(X, C, tables, group,
+                                [np.flatnonzero(label_of != c.label_index) for c in group],
+                                params, trace, engine, shared)

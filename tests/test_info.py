@@ -515,14 +515,16 @@ def test_joint_cells_give_the_separate_sets_values(fixed, monkeypatch):
     def keep(v):
         return np.round(v, 12) <= 0.02
 
+    from camcf import batch_counts
+
     used = []
-    joint = FastEngine._joint_cells
-    monkeypatch.setattr(FastEngine, "_joint_cells", lambda self, *a: (
-        used.append(joint(self, *a)) or used[-1]))
+    joint = batch_counts.joint_cells
+    monkeypatch.setattr(batch_counts, "joint_cells", lambda eng, *a: (
+        used.append(joint(eng, *a)) or used[-1]))
     merged = FastEngine(X, C, **FastEngine.shared(X, C))
     got = merged.screen_then_extras(0, variables, fixed, extras, keep)
     assert used and all(u is not None for u in used)
-    monkeypatch.setattr(FastEngine, "_joint_cells", lambda self, *a: None)
+    monkeypatch.setattr(batch_counts, "joint_cells", lambda eng, *a: None)
     separate = FastEngine(X, C, **FastEngine.shared(X, C))
     want = separate.screen_then_extras(0, variables, fixed, extras, keep)
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from ..batch_counts import screen_then_extras_many
 from ..info import rounded
 from ..trace import TARGET, TraceBuilder, decide
 
@@ -69,28 +70,46 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
 def spouses(engine, target: int, s: np.ndarray, pc: list[int], R: list[int], delta1: float,
             tb: TraceBuilder) -> dict[int, list[int]]:
     """Return {spouse z: [inducing PC members x, in PC order]}, z ascending."""
-    m = engine.m
-    if not pc:
-        return {}
-    R_pool = [q + m for q in R]
-    in_pc = np.zeros(m, dtype=bool)
-    in_pc[pc] = True
-    non_pc = np.nonzero(~in_pc)[0]
-    # v1 = I(t; X_z | R) (s_z when R is empty); the screened z are tested given each x
-    v1, screened_mask, v2s = engine.screen_then_extras(
-        target, non_pc, R_pool, pc, lambda v: rounded(v) <= delta1,
-        given=None if R_pool else s[non_pc])
-    tb.add("spouse-screen", TARGET, non_pc, R_pool, v1, delta1,
-           decide(screened_mask, "tested", "not-tested"))
-    screened = non_pc[screened_mask]
-    found: dict[int, list[int]] = {}
-    if screened.size == 0:
-        return found
-    for x, v2 in zip(pc, v2s, strict=True):
-        cond = [x] + R_pool
-        hit = rounded(v2) > delta1
-        tb.add("spouse", TARGET, screened, cond, v2, delta1,
-               decide(hit, "spouse", "not-spouse"), aux=x)
-        for z in screened[hit]:
-            found.setdefault(int(z), []).append(int(x))
-    return dict(sorted(found.items()))
+    return spouses_many([(engine, target, s, pc, R, delta1, tb)])[0]
+
+
+def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
+    """:func:`spouses` of several targets, each job ``(engine, target, s, pc, R, delta1,
+    tb)``: their screens and tests are counted together
+    (:func:`camcf.batch_counts.screen_then_extras_many`); each target's result and record are
+    those of :func:`spouses` alone."""
+    results: list[dict[int, list[int]]] = [{} for _ in jobs]
+    requests, asked = [], []
+    for i, (engine, target, s, pc, R, delta1, _) in enumerate(jobs):
+        if not pc:
+            continue
+        m = engine.m
+        R_pool = [q + m for q in R]
+        in_pc = np.zeros(m, dtype=bool)
+        in_pc[pc] = True
+        non_pc = np.nonzero(~in_pc)[0]
+        # v1 = I(t; X_z | R) (s_z when R is empty); the screened z are tested given each x
+        requests.append((engine, target, non_pc, R_pool, pc,
+                         lambda v, d=delta1: rounded(v) <= d,
+                         None if R_pool else s[non_pc]))
+        asked.append((i, non_pc, R_pool))
+    for (i, non_pc, R_pool), (v1, screened_mask, v2s) in zip(
+            asked, screen_then_extras_many(requests), strict=True):
+        pc, delta1, tb = jobs[i][3], jobs[i][5], jobs[i][6]
+        # (the decisions are built only for a level that keeps these rows: the full record)
+        kept = tb.keeps("spouse-screen", "tested") or tb.keeps("spouse-screen", "not-tested")
+        tb.add("spouse-screen", TARGET, non_pc, R_pool, v1, delta1,
+               decide(screened_mask, "tested", "not-tested") if kept else "tested")
+        screened = non_pc[screened_mask]
+        if screened.size == 0:
+            continue
+        found: dict[int, list[int]] = {}
+        for x, v2 in zip(pc, v2s, strict=True):
+            cond = [x] + R_pool
+            hit = rounded(v2) > delta1
+            tb.add("spouse", TARGET, screened, cond, v2, delta1,
+                   decide(hit, "spouse", "not-spouse"), aux=x)
+            for z in screened[hit]:
+                found.setdefault(int(z), []).append(int(x))
+        results[i] = dict(sorted(found.items()))
+    return results

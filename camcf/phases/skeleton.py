@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..batch_counts import cmi_many_batch
 from ..info import rounded
 from ..trace import DECISION_CODE, TARGET, TraceBuilder, decide
 
@@ -25,6 +26,47 @@ def label_skeleton(engine, target: int, others, delta2: float, tb: TraceBuilder
     ``others`` lists the categories of the other labels in flattened order (a list or an
     integer array).
     """
+    return label_skeletons([(engine, target, others, delta2, tb)])[0]
+
+
+def label_skeletons(jobs: list[tuple]) -> list[tuple[list[int], list[int]]]:
+    """:func:`label_skeleton` of several targets, each job ``(engine, target, others, delta2,
+    tb)``: the targets advance together, and each round's tests given R of every target are
+    measured in one call (:func:`camcf.batch_counts.cmi_many_batch`); each target's result
+    and record are those of :func:`label_skeleton` alone."""
+    steps = [_skeleton_steps(*job) for job in jobs]
+    results: list = [None] * len(jobs)
+    asks: dict[int, tuple] = {}
+    for i, st in enumerate(steps):
+        _advance(st, None, i, asks, results)
+    while asks:
+        items = list(asks.items())
+        asks = {}
+        got = cmi_many_batch([(jobs[i][0], jobs[i][1], cols, cond) for i, (cols, cond) in items])
+        for (i, _), vals in zip(items, got, strict=True):
+            _advance(steps[i], vals, i, asks, results)
+    return results
+
+
+def _advance(steps, value, i: int, asks: dict, results: list) -> None:
+    """Send ``value`` to a target's steps: its next request goes to ``asks``, its result
+    (when it has finished) to ``results``."""
+    try:
+        asks[i] = steps.send(value)
+    except StopIteration as stop:
+        results[i] = stop.value
+
+
+_FIRST_CHUNK = 8  # candidates measured in the first chunk of a round (then 16, 32, …)
+
+
+def _skeleton_steps(engine, target: int, others, delta2: float, tb: TraceBuilder):
+    """Phase 1 of one target as a generator: it yields each request ``(pool columns, R as
+    pool columns)`` for I(t; C_d | R), is sent the values, and returns (R, sorted
+    candidates). A round measures the pending candidates in order, in chunks that double
+    (8, 16, …), up to the first accepted one: the candidates after it are measured again
+    given the larger R, so measuring them now would be wasted; the values and decisions are
+    those of measuring every candidate."""
     m = engine.m
     others = np.asarray(others, dtype=np.int64)
     if others.size == 0:
@@ -33,7 +75,10 @@ def label_skeleton(engine, target: int, others, delta2: float, tb: TraceBuilder
     mi = engine.cmi_many(target, pool, [])
     r = rounded(mi)
     is_cand = r > delta2
-    tb.add("label-mi", TARGET, pool, [], mi, delta2, decide(is_cand, "candidate", "not-candidate"))
+    # (the decisions are built only for a level that keeps these rows: the full record)
+    kept = tb.keeps("label-mi", "candidate") or tb.keeps("label-mi", "not-candidate")
+    tb.add("label-mi", TARGET, pool, [], mi, delta2,
+           decide(is_cand, "candidate", "not-candidate") if kept else "candidate")
     cand = np.flatnonzero(is_cand)
     if cand.size == 0:
         return [], []
@@ -46,7 +91,18 @@ def label_skeleton(engine, target: int, others, delta2: float, tb: TraceBuilder
     cond = [first + m]  # R as pool indices
     pending = ranked[1:] + m  # pool indices, in candidate order
     while pending.size:
-        vals, stop = _until_accepted(engine, target, pending, cond, delta2)
+        parts = []
+        start, size, stop = 0, _FIRST_CHUNK, None
+        while start < pending.size:
+            part = yield pending[start:start + size], list(cond)
+            parts.append(part)
+            hit = np.flatnonzero(rounded(part) > delta2)
+            if hit.size:
+                stop = start + int(hit[0])
+                break
+            start += size
+            size *= 2
+        vals = np.concatenate(parts)
         accepted = stop is not None
         if not accepted:
             stop = pending.size - 1
@@ -62,25 +118,3 @@ def label_skeleton(engine, target: int, others, delta2: float, tb: TraceBuilder
         cond.append(q)
         pending = pending[stop + 1:]
     return R, ranked.tolist()
-
-
-_FIRST_CHUNK = 8  # candidates measured in the first chunk of a round (then 16, 32, …)
-
-
-def _until_accepted(engine, target: int, pending: np.ndarray, cond: list[int], delta2: float
-                    ) -> tuple[np.ndarray, int | None]:
-    """I(t; C_d | R) for the pending candidates in order, in chunks that double, up to the
-    first accepted one; returns the values measured and the accepted one's position (None:
-    none). The candidates after it are measured again given the larger R, so measuring them
-    now would be wasted: the values and decisions are those of measuring every candidate."""
-    parts = []
-    start, size = 0, _FIRST_CHUNK
-    while start < pending.size:
-        part = engine.cmi_many(target, pending[start:start + size], list(cond))
-        parts.append(part)
-        hit = np.flatnonzero(rounded(part) > delta2)
-        if hit.size:
-            return np.concatenate(parts), start + int(hit[0])
-        start += size
-        size *= 2
-    return np.concatenate(parts), None

@@ -25,10 +25,14 @@ from ..trace import (
     CondSets,
     TraceBuilder,
 )
-from .local_structure import parents_children, spouses
+from .local_structure import parents_children, spouses_many
 from .pruning import symmetry_and_redundancy
 from .recovery import recover_blocked
-from .skeleton import label_skeleton
+from .skeleton import label_skeletons
+
+_BATCH = 32  # targets whose Phase 1 rounds and spouse steps are counted together, at most
+_BATCH_ROWS = 1 << 17  # ... and targets × rows (the engines of waiting targets hold a few
+_BATCH_BYTES = 16 << 20  # arrays of n each) and joint codes their engines may hold meanwhile
 
 
 def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, params: dict,
@@ -58,32 +62,87 @@ def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, p
     -------
     TargetResult
     """
-    cond_sets = CondSets() if cond_sets is None else cond_sets
-    tb = TraceBuilder(cond_sets, trace, strata=engine.strata)
-    c = category
-    s = engine.mi_table()[:, c.id] if scores is None else scores
+    return run_targets([engine], [category], [others], params,
+                       cond_sets=[CondSets() if cond_sets is None else cond_sets],
+                       trace=trace, scores=[scores])[0]
+
+
+def batch_size(n: int) -> int:
+    """How many targets :func:`run_targets` runs together on data of ``n`` rows: 32, fewer
+    with many rows (targets × rows ≤ 2^17: the engine of each waiting target holds a few
+    arrays of n values)."""
+    return max(1, min(_BATCH, _BATCH_ROWS // max(1, int(n))))
+
+
+def run_targets(engines: Sequence, categories: Sequence[Category], others: Sequence,
+                params: dict, *, cond_sets: Sequence[CondSets] | None = None,
+                trace: str = "full", scores: Sequence | None = None) -> list[TargetResult]:
+    """:func:`run_target` for several targets, each on its own engine (``engines[i]`` for
+    ``categories[i]``, with ``others[i]``, ``cond_sets[i]`` and ``scores[i]`` as
+    :func:`run_target` takes them): the results, each identical to :func:`run_target`'s
+    alone (its record included: every target has its own record and conditioning sets).
+
+    The targets go in groups (:func:`batch_size`): Phase 1 of the group advances together (each
+    round's tests given R in one product, :func:`camcf.phases.skeleton.label_skeletons`), then
+    each target's Phase 2 backward walk, then their spouse steps together
+    (:func:`camcf.phases.local_structure.spouses_many`: their counts come from one product),
+    then each one's Phases 3–4. The spouse steps go earlier when the engines of the waiting
+    targets hold 16 MB of joint codes."""
+    k = len(categories)
+    cond_sets = [CondSets() for _ in range(k)] if cond_sets is None else cond_sets
+    scores = [None] * k if scores is None else scores
     d1, d2 = params["delta1"], params["delta2"]
-    R, sk_cands = label_skeleton(engine, c.id, others, d2, tb)
-    cands_all, kept, pc = parents_children(engine, c.id, s, R, d1, params["k1"], tb)
-    sp_ = spouses(engine, c.id, s, pc, R, d1, tb)
-    cmb = sorted(set(pc) | set(sp_))
-    rec = recover_blocked(engine, c.id, s, pc, cmb, R, d1, params["recovery"], tb)
-    cmb_full = cmb + [f for f, _ in rec]
-    p4 = symmetry_and_redundancy(engine.mi_table(), c.id, s, cmb_full, others, d1,
-                                 params["k2"], params["gamma"], tb)
-    return TargetResult(
-        category=c,
-        skeleton=tuple(R),
-        skeleton_candidates=tuple(sk_cands),
-        candidates_all=tuple(cands_all),
-        candidates=tuple(kept),
-        pc=tuple(pc),
-        spouses={z: tuple(xs) for z, xs in sp_.items()},
-        recovered=tuple(rec),
-        trace=tb.freeze(),
-        test_counts=tb.counts,
-        **_phase4_fields(p4),
-    )
+    out: list[TargetResult] = []
+    size = batch_size(getattr(engines[0], "n", 0)) if k else 1
+    for a in range(0, k, size):
+        group = range(a, min(k, a + size))
+        tbs = [TraceBuilder(cond_sets[i], trace, strata=engines[i].strata) for i in group]
+        skeletons = label_skeletons([(engines[i], categories[i].id, others[i], d2, tb)
+                                     for i, tb in zip(group, tbs, strict=True)])
+        waiting: list[tuple] = []
+        held = 0
+        for i, tb, (R, sk_cands) in zip(group, tbs, skeletons, strict=True):
+            engine, c = engines[i], categories[i]
+            s = engine.mi_table()[:, c.id] if scores[i] is None else scores[i]
+            cands_all, kept, pc = parents_children(engine, c.id, s, R, d1, params["k1"], tb)
+            waiting.append((engine, c, others[i], tb, s, R, sk_cands, cands_all, kept, pc))
+            held += getattr(engine, "_joint_bytes", 0)
+            if held > _BATCH_BYTES:
+                out.extend(_finish(waiting, params))
+                waiting, held = [], 0
+        out.extend(_finish(waiting, params))
+    return out
+
+
+def _finish(waiting: list[tuple], params: dict) -> list[TargetResult]:
+    """The spouse steps of the ``waiting`` targets together, then each one's Phases 3–4."""
+    if not waiting:
+        return []
+    d1 = params["delta1"]
+    found = spouses_many([(engine, c.id, s, pc, R, d1, tb)
+                          for engine, c, _, tb, s, R, _, _, _, pc in waiting])
+    out = []
+    for (engine, c, others, tb, s, R, sk_cands, cands_all, kept, pc), sp_ in zip(
+            waiting, found, strict=True):
+        cmb = sorted(set(pc) | set(sp_))
+        rec = recover_blocked(engine, c.id, s, pc, cmb, R, d1, params["recovery"], tb)
+        cmb_full = cmb + [f for f, _ in rec]
+        p4 = symmetry_and_redundancy(engine.mi_table(), c.id, s, cmb_full, others, d1,
+                                     params["k2"], params["gamma"], tb)
+        out.append(TargetResult(
+            category=c,
+            skeleton=tuple(R),
+            skeleton_candidates=tuple(sk_cands),
+            candidates_all=tuple(cands_all),
+            candidates=tuple(kept),
+            pc=tuple(pc),
+            spouses={z: tuple(xs) for z, xs in sp_.items()},
+            recovered=tuple(rec),
+            trace=tb.freeze(),
+            test_counts=tb.counts,
+            **_phase4_fields(p4),
+        ))
+    return out
 
 
 def _phase4_fields(p4: dict) -> dict:
@@ -204,4 +263,4 @@ def with_k2(result: Result, k2: float, *, trace: str | None = None) -> Result:
         stats={**result.stats, "phase4_rerun_for_k2": k2})
 
 
-__all__ = ["rerun_phase4", "run_target", "with_k2"]
+__all__ = ["batch_size", "rerun_phase4", "run_target", "run_targets", "with_k2"]

@@ -1,0 +1,387 @@
+"""Counting for many targets at once: Phase 1's tests given R and Phase 2's spouse step.
+
+:func:`camcf.phases.run_targets` runs targets in groups, each on its own engine. A target
+costs little work but some 150 small numpy calls, so with many small targets (many label
+categories) the calls are the cost; here two steps of a whole group are counted together.
+
+* **Phase 1** (:func:`cmi_many_batch`): each round's I(t; C_d | R) of every target of the
+  group, for categories that :class:`~camcf.fast_engine.FastEngine` counts by a BLAS product:
+  one stacked product of the float32 indicators with each target's 0/1 matrix of its rows'
+  (t, stratum) cells, then the values of the targets of one shape in one call.
+* **The spouse step** (:func:`screen_then_extras_many`): for one target, the engine counts the
+  screen I(t; X_z | R) and the tests given each PC member x, I(t; X_z | {x} ∪ R), from one
+  sparse product over the joint cells (t, R, x_1, …, x_p) of every row (when no set drops a
+  stratum and the joint cells are few, :func:`joint_cells`); :func:`joint_extras` counts the
+  joint cells of all the group's targets in one product and turns the counts of every target
+  of one shape into values in one call of :func:`camcf.info.cmi_from_counts`.
+
+Every value and counter is bit for bit what the target alone gives: the counts are exact
+integers whatever the product, and each value is the same sum over the same contiguous cells
+(one row of the batched table per variable, as alone), in the same order of operations.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .info import _CELL_BUDGET, _ELEM_BUDGET, EngineBase, _sum_axes, cmi_from_counts
+
+_BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
+# the arrays one batched step holds (a few of each size at a time): with many rows, fewer
+# targets go together (each one's calls then matter less)
+_GROUP_ELEMS = 1 << 19  # count cells of same-shaped spouse steps (4 MB of int64)
+_PRODUCT_CELLS = 1 << 20  # float32 outputs of one spouse product (4 MB)
+_STACK_ELEMS = 1 << 20  # float32 rows × (columns + cells) of one Phase 1 product (4 MB)
+
+
+class ExtrasPlan:
+    """One target's tests given each extra x (:meth:`FastEngine._extras`), prepared up to its
+    counting. ``joint``: the joint cells (:func:`joint_cells`) when the counting
+    goes through :func:`joint_extras`, else None; after it, ``v1``/``pick`` hold the lead's
+    values and mask (lead only), ``sel`` the columns tested given each x, ``out`` the values
+    per x and ``done`` whether nothing is left (no column screened)."""
+
+    __slots__ = ("engine", "t", "cols", "r", "nr", "extras", "lead", "keep", "rows", "K",
+                 "kxs", "cell_of", "joint", "v1", "pick", "sel", "out", "done", "given")
+
+    def __init__(self, engine, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
+                 extras: list[int], lead: tuple | None, keep) -> None:
+        self.engine, self.t, self.cols, self.r, self.nr = engine, t, cols, r, nr
+        self.extras, self.lead, self.keep = extras, lead, keep
+        self.rows = False  # whether the columns are counted by rows (FastEngine._by_rows)
+        self.K = 0
+        self.kxs: list[int] = []
+        self.cell_of: list = []
+        self.joint: tuple | None = None
+        self.v1 = self.pick = None
+        self.sel = cols
+        self.out: list[np.ndarray | None] = [None] * len(extras)
+        self.done = False
+        self.given: tuple | None = None  # (v1, mask) of a screen given by the caller
+
+
+def cmi_many_batch(requests: list[tuple]) -> list[np.ndarray]:
+    """``engine.cmi_many(target, variables, cond)`` for many requests ``(engine, target,
+    variables, cond)``, each on its own engine: the values, in order, bit for bit (and the
+    engines' counters) as each request alone. Categories given a non-empty set, on a
+    :class:`~camcf.fast_engine.FastEngine` that counts them by a BLAS product (Phase 1's tests
+    given R), are counted together: one stacked product for many requests. Any other request
+    is answered by its engine."""
+    results: list = [None] * len(requests)
+    plans = []
+    for i, (eng, target, variables, cond) in enumerate(requests):
+        cols = np.asarray(variables, dtype=np.int64)
+        if not (hasattr(eng, "_extras_finish") and getattr(eng, "_cind", None) is not None
+                and len(cond) and cols.size and int(cols.min()) >= eng.m
+                and cols.size * eng.n <= _ELEM_BUDGET):
+            results[i] = eng.cmi_many(target, cols, cond)
+            continue
+        # cmi_many's steps: the joint code of cond, the counter, the cells
+        s, ns = eng.joint(cond)
+        eng._counted(computed=len(cols))
+        t = eng._target(target)
+        cells = eng._cells(t, s, ns)
+        if cells is None:  # no informative stratum: every value is 0
+            results[i] = np.zeros(len(cols))
+        elif int(eng.card[cols].max()) != 2 or 2 * cells[1] > _BLAS_CELLS:
+            results[i] = eng._cmi_given_codes(t, cols, s, ns)
+        else:
+            plans.append((i, eng, cols, cells))
+    group: list[tuple] = []
+    for p in plans:  # groups of plans on the same indicators, within the element budget
+        if group and (id(p[1]._cind) != id(group[0][1]._cind)
+                      or (len(group) + 1) * p[1].n
+                      * (max(p[2].size, *(q[2].size for q in group))
+                         + max(2 * p[3][1], *(2 * q[3][1] for q in group))) > _STACK_ELEMS):
+            _category_counts(group, results)
+            group = []
+        group.append(p)
+    if group:
+        _category_counts(group, results)
+    return results
+
+
+def _category_counts(group: list[tuple], results: list) -> None:
+    """I(t; C_d | S) for each plan ``(request, engine, category pool columns, cells of S)``
+    of ``group``: the counts of (C_d = 1, t, stratum) of every plan from one stacked product
+    of the float32 indicators (exact: fewer than 2^24 rows) with each plan's 0/1 matrix of
+    its rows' cells, as ``FastEngine._counts_blas`` counts them alone (rows in dead strata
+    are left out)."""
+    eng = group[0][1]
+    n, m = eng.n, eng.m
+    G = len(group)
+    k_max = max(p[2].size for p in group)
+    s_max = max(2 * p[3][1] for p in group)
+    onehot = np.zeros((G, n, s_max), dtype=np.float32)
+    every = np.arange(n)
+    pick = np.zeros((G, k_max), dtype=np.int64)  # each plan's columns (padded with its first)
+    for g, (_, _, cols, cells) in enumerate(group):
+        ts_row, live = cells[3], cells[4]
+        if live is None:
+            onehot[g, every, ts_row] = 1.0
+        else:
+            onehot[g, live, ts_row[live]] = 1.0
+        pick[g] = cols[0] - m
+        pick[g, :cols.size] = cols - m
+    prod = np.matmul(eng._cind.T[pick], onehot)  # (G, k_max, s_max): counts of C_d = 1
+    shapes: dict[tuple, list[int]] = {}  # plans of one shape: their values in one call
+    for g, (_, _, cols, cells) in enumerate(group):
+        shapes.setdefault((cols.size, cells[0], cells[1]), []).append(g)
+    for (k, n_live, S), members in shapes.items():
+        counts = np.empty((len(members), k, 2, 2 * S), dtype=np.int64)
+        counts[:, :, 1, :] = prod[members, :k, :2 * S]
+        ts = np.stack([group[g][3][2] for g in members])  # (G', 2S): counts of (t, stratum)
+        counts[:, :, 0, :] = ts[:, None, :] - counts[:, :, 1, :]
+        vals = _values_many(counts, ts, S, eng, n_live)
+        for row, g in enumerate(members):
+            results[group[g][0]] = vals[row]
+
+
+def screen_then_extras_many(requests: list[tuple]) -> list[tuple]:
+    """:meth:`camcf.info.Engine.screen_then_extras` for many requests ``(engine, target,
+    variables, fixed, extras, keep, given)``, each on its own engine: the results, in order,
+    bit for bit (and the engines' counters) as each request alone. Requests on a
+    :class:`camcf.fast_engine.FastEngine` whose sets go through joint cells are counted
+    together (:func:`joint_extras`); any other is answered by its engine."""
+    results: list = [None] * len(requests)
+    plans: list[tuple[int, ExtrasPlan]] = []
+    for i, (eng, target, variables, fixed, extras, keep, given) in enumerate(requests):
+        plan = (screen_plan(eng, target, variables, fixed, extras, keep, given)
+                if hasattr(eng, "_extras_finish")  # a FastEngine
+                else eng.screen_then_extras(target, variables, fixed, extras, keep, given))
+        if isinstance(plan, ExtrasPlan):
+            plans.append((i, plan))
+        else:
+            results[i] = plan
+    joint_extras([p for _, p in plans if p.joint is not None])
+    for i, p in plans:
+        v1, pick, out = p.engine._extras_finish(p)
+        results[i] = (v1, pick, out) if p.given is None else (*p.given, out)
+    return results
+
+
+def screen_plan(eng, target: int, variables, fixed, extras, keep, given) -> ExtrasPlan | tuple:
+    """``eng.screen_then_extras`` (a :class:`~camcf.fast_engine.FastEngine`) up to its
+    counting: the plan of its tests given each extra (:func:`extras_plan`; with ``given``, the
+    screen's values and mask in ``plan.given``), or the finished result when nothing is left
+    to count or it goes the base's way."""
+    cols = np.asarray(variables, dtype=np.int64)
+    if given is None and len(fixed) and not eng.sparse and cols.size and extras \
+            and eng._by_rows(cols, 1):
+        r, nr = eng.joint(fixed)
+        t = eng._target(target)
+        lead = eng._cells(t, r, nr)
+        if lead is not None and _fits(eng, lead[1]):  # eng._by_rows(cols, lead[1])
+            # the screen's cells and every x's in one product (the product reads every
+            # column whatever the screen keeps)
+            eng._counted(computed=len(cols))
+            return extras_plan(eng, t, cols, r, nr, [int(x) for x in extras], lead, keep,
+                               by_rows=True)
+    if given is None:
+        return EngineBase.screen_then_extras(eng, target, variables, fixed, extras, keep)
+    v1 = np.asarray(given)  # the base's steps: the mask, then cmi_each_extra
+    pick = np.asarray(keep(v1), dtype=bool)
+    sel = cols[pick]
+    if not sel.size or not len(extras):
+        return v1, pick, []
+    r, nr = eng.joint(fixed)
+    plan = extras_plan(eng, eng._target(target), sel, r, nr, [int(x) for x in extras])
+    plan.given = (v1, pick)
+    return plan
+
+
+def extras_plan(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
+                extras: list[int], lead: tuple | None = None, keep=None,
+                by_rows: bool | None = None) -> ExtrasPlan:
+    """``eng._extras`` (:meth:`camcf.fast_engine.FastEngine._extras`) up to its counting:
+    the cells of each x and, when the sets go through joint cells (:func:`joint_cells`),
+    those (then counted by :func:`joint_extras`, for many targets at once). ``by_rows``:
+    ``eng._by_rows(cols, 1)`` when the caller knows it."""
+    plan = ExtrasPlan(eng, t, cols, r, nr, extras, lead, keep)
+    if by_rows is None:
+        by_rows = bool(cols.size) and eng._by_rows(cols, 1)
+    if not eng.sparse and cols.size and by_rows:
+        # every x's cells in one sparse product over the indicators (as many as fit)
+        plan.rows = True
+        plan.K = int(eng.card[cols].max())
+        plan.kxs = [int(eng.card[x]) for x in extras]
+        got = joint_cells(eng, t, cols, r, nr, extras, plan.kxs, lead)
+        if got is not None:
+            plan.joint, plan.cell_of = got
+        else:
+            plan.cell_of = [eng._cells(t, r * kx + eng.column(x), nr * kx)
+                            for x, kx in zip(extras, plan.kxs, strict=True)]
+    return plan
+
+
+def joint_cells(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
+                extras: list[int], kxs: list[int], lead: tuple | None
+                ) -> tuple[tuple, list[tuple]] | None:
+    """The cells (t, S, x_1, …, x_p) of every row, in the layout of ``eng._cells`` (every
+    stratum kept, t·N + joint code), and each {x} ∪ S's ``_cells`` summed from them, when
+    ``eng._extras`` may count the lead and every x from them: none of those sets
+    drops a stratum (so each one's cells are sums of the joint cells), there are two x or
+    more, and the joint cells are few (at most four times the separate sets' strata).
+    Else None."""
+    if len(kxs) < 2 or (lead is not None and not lead[0] == lead[1] == nr):
+        return None
+    N = nr * math.prod(kxs)
+    if N > 4 * nr * sum(kxs) or not _fits(eng, N):  # (the columns are counted by rows)
+        return None
+    u = r.copy()
+    for x, kx in zip(extras, kxs, strict=True):
+        u *= kx
+        u += eng.column(x)
+    key = t * N
+    key += u
+    ts = np.bincount(key, minlength=2 * N)
+    cells = ts.reshape(2, nr, *kxs)
+    cell_of = []
+    for i, kx in enumerate(kxs):
+        ns = nr * kx
+        # (a few cells: numpy's integer sum, exact)
+        c = cells.sum(axis=tuple(a + 2 for a in range(len(kxs)) if a != i)).reshape(2 * ns)
+        if np.count_nonzero(c) < 2 * ns:  # {x} ∪ S drops a stratum (t = 0 or 1 absent)
+            return None
+        cell_of.append((ns, ns, c, None, None))
+    return (N, N, ts, key, None), cell_of
+
+
+
+def _fits(eng, S: int) -> bool:
+    """``eng._by_rows(cols, S)`` for columns with ``eng._by_rows(cols, 1)``: the product
+    output of S strata within the cell budget."""
+    return 2 * S * eng._rows.shape[1] <= _CELL_BUDGET
+
+
+def joint_extras(plans: list[ExtrasPlan]) -> None:
+    """Count the joint cells of ``plans`` (each with ``joint`` set, on engines that share their
+    indicator rows) and fill in their values, as :meth:`FastEngine._extras` does one plan at a
+    time: the lead's values and the mask ``keep`` gives, then I(t; V_j | {x} ∪ S) for the
+    kept columns and every x. One sparse product per chunk of plans within the cell budget."""
+    by_rows: dict[int, list[ExtrasPlan]] = {}
+    for p in plans:  # engines of one run share their indicators (the rows are views of them)
+        by_rows.setdefault(id(p.engine._ind), []).append(p)
+    for group in by_rows.values():
+        width = group[0].engine._rows.shape[1]
+        chunk: list[ExtrasPlan] = []
+        cells = 0
+        for p in group:
+            c = 2 * p.joint[1]
+            if chunk and (cells + c) * width > _PRODUCT_CELLS:
+                _count_chunk(chunk)
+                chunk, cells = [], 0
+            chunk.append(p)
+            cells += c
+        if chunk:
+            _count_chunk(chunk)
+
+
+def _count_chunk(chunk: list[ExtrasPlan]) -> None:
+    """One product over the joint cells of every plan of ``chunk`` (stacked: plan b's cells
+    follow plan b − 1's), then the values of the plans by shape."""
+    rows = chunk[0].engine._rows  # n × (K − 1)·m float32 indicators, row by row
+    n, width = rows.shape
+    m = chunk[0].engine.m
+    sizes = [2 * p.joint[1] for p in chunk]
+    off = np.zeros(len(chunk) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=off[1:])
+    total, B = int(off[-1]), len(chunk)
+    idx = np.int32 if total < 2**31 and n * B < 2**31 else np.int64
+    # the 0/1 matrix (cells × n) in CSC form: column i (row i of the data) has one entry per
+    # plan, plans in order (so no sort is needed)
+    cell = np.empty((n, B), dtype=idx)
+    for b, p in enumerate(chunk):
+        np.add(p.joint[3], off[b], out=cell[:, b], casting="unsafe")
+    import scipy.sparse as sp
+
+    onehot = sp.csc_matrix((np.ones(n * B, dtype=np.float32), cell.ravel(),
+                            np.arange(0, n * B + 1, B, dtype=idx)), shape=(total, n))
+    # float32 sums of ones: exact integers below 2^24 rows (the indicators exist only then)
+    prod = (onehot @ rows).reshape(total, width // m, m)
+    shapes: dict[tuple, list[int]] = {}
+    for b, p in enumerate(chunk):
+        key = (p.cols.size, p.K, p.nr, tuple(p.kxs), p.lead is not None)
+        shapes.setdefault(key, []).append(b)
+    for (k, K, nr, kxs, _), members in shapes.items():
+        per = max(1, _GROUP_ELEMS // max(1, k * K * sizes[members[0]]))
+        for a in range(0, len(members), per):
+            part = members[a:a + per]
+            _values_of([chunk[b] for b in part], prod, off[part], k, K, nr, kxs)
+
+
+def _values_of(plans: list[ExtrasPlan], prod: np.ndarray, starts: np.ndarray, k: int, K: int,
+               nr: int, kxs: tuple) -> None:
+    """The values of same-shaped ``plans`` from their rows of the product ``prod`` (cells ×
+    L × m; plan g's cells start at ``starts[g]``): as :meth:`FastEngine._counts_rows` then
+    :meth:`FastEngine._values` give them for each plan alone. Each set's cells are sums of
+    the joint cells (t, S, x_1, …), taken in float32 (exact: integers below 2^24), and every
+    feature is valued: a plan takes its columns' values (each value depends on its column's
+    counts only)."""
+    G = len(plans)
+    L, m = prod.shape[1:]
+    N2 = 2 * plans[0].joint[1]
+    rows = (starts[:, None] + np.arange(N2)[None, :]).ravel()
+    joint = prod[rows].reshape(G, 2 * nr, *kxs, L, m)  # cells (t, S, x_1, …, x_p)
+    if K - 1 < L:
+        joint = joint[..., :K - 1, :]
+    eng = plans[0].engine
+    x_axes = tuple(range(2, 2 + len(kxs)))
+    if plans[0].lead is not None:
+        lead = _counts(_sum_axes(joint, *x_axes), np.stack([p.lead[2] for p in plans]))
+        v1 = _values_many(lead, np.stack([p.lead[2] for p in plans]), nr, eng)
+        live = []
+        for g, p in enumerate(plans):
+            p.v1 = v1[g][p.cols]
+            p.pick = np.asarray(p.keep(p.v1), dtype=bool)
+            if not p.pick.any():  # nothing screened: no extra is tested
+                p.done = True
+                continue
+            p.sel = p.cols[p.pick]
+            live.append(g)
+        if not live:
+            return
+        if len(live) < G:
+            joint, plans = joint[live], [plans[g] for g in live]
+    for i, kx in enumerate(kxs):
+        other = x_axes[:i] + x_axes[i + 1:]
+        ts = np.stack([p.cell_of[i][2] for p in plans])
+        ci = _counts(_sum_axes(joint, *other) if other else joint, ts)
+        vals = _values_many(ci, ts, nr * kx, eng)
+        for g, p in enumerate(plans):
+            p.out[i] = vals[g][p.sel]
+
+
+def _counts(cells: np.ndarray, ts_counts: np.ndarray) -> np.ndarray:
+    """Counts (G × m × K × 2S, int64) of (feature, code, t, stratum) from float32 counts
+    ``cells`` (G × (t, stratum …) × (K − 1) × m) of the codes ≥ 1; code 0 is the remainder of
+    each cell (``ts_counts``: G × 2S)."""
+    G, m = cells.shape[0], cells.shape[-1]
+    K1 = cells.shape[-2]
+    c = cells.reshape(G, -1, K1, m)
+    out = np.empty((G, m, K1 + 1, c.shape[1]), dtype=np.int64)
+    out[:, :, 1:, :] = c.transpose(0, 3, 2, 1)
+    out[:, :, 0, :] = ts_counts[:, None, :] - _sum_axes(out[:, :, 1:, :], 2)
+    return out
+
+
+def _values_many(counts: np.ndarray, ts_counts: np.ndarray, S: int, eng,
+                 n_live: int | None = None) -> np.ndarray:
+    """:meth:`FastEngine._values` of G tables at once: counts (G × k × K × 2S) of
+    (variable, code, t, stratum), ``ts_counts`` (G × 2S) of (t, stratum), the strata from
+    ``n_live`` on (default none) left out, as ``_values`` leaves out the extra stratum of the
+    dead ones; G × k values, each bit for bit its table's value alone."""
+    G, k, K = counts.shape[:3]
+    c5 = counts.reshape(G, k, K, 2, S)
+    tsm = ts_counts.reshape(G, 2, S)
+    if n_live is not None and n_live < S:
+        c5, tsm = c5[..., :n_live], tsm[..., :n_live]
+    return cmi_from_counts(c5, eng.n, margins=(c5[:, :, :, 0] + c5[:, :, :, 1], tsm[:, None],
+                                               (tsm[:, 0] + tsm[:, 1])[:, None]),
+                           batch=2, table=eng._tab)
+
+
+__all__ = ["ExtrasPlan", "cmi_many_batch", "extras_plan", "joint_cells", "joint_extras",
+           "screen_plan", "screen_then_extras_many"]

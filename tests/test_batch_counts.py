@@ -1,0 +1,169 @@
+"""Counting many targets at once (camcf.batch_counts, camcf.phases.run_targets): every value,
+counter and record is bit for bit what each target gives alone, by the counting paths that
+existed before (each set counted on its own)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from camcf import batch_counts
+from camcf.algorithm import check_params
+from camcf.fast_engine import FastEngine
+from camcf.result import Category
+from camcf.tasks import target_work, targets_work
+
+
+def _data(seed: int = 5, n: int = 400, m: int = 30):
+    rng = np.random.default_rng(seed)
+    X = np.asfortranarray(rng.integers(0, 3, size=(n, m)).astype(np.uint8))
+    y = np.column_stack([
+        (X[:, 0] + X[:, 1] + rng.integers(0, 2, n)) > 2,  # depends on features 0, 1
+        (X[:, 2] == 0) ^ (rng.random(n) < 0.1),
+        rng.random(n) < 0.3,
+        (X[:, 0] > 0) & (rng.random(n) < 0.7),
+    ]).astype(np.uint8)
+    y[:, 2] |= y[:, 0] & (rng.random(n) < 0.5)  # a label that depends on another
+    C = np.asfortranarray(np.column_stack([v for j in range(y.shape[1])
+                                           for v in (1 - y[:, j], y[:, j])]).astype(np.uint8))
+    return X, C
+
+
+def _fresh(X, C, shared=None):
+    return FastEngine(X, C, **(shared or FastEngine.shared(X, C)))
+
+
+# (target, fixed: R as pool columns, extras: PC, threshold of the screen)
+_SPOUSE_CASES = [
+    (1, [31], [0, 1], 0.02), (3, [33], [2, 5], 0.02), (5, [31], [0, 4], 0.01),
+    (7, [], [0, 1], 0.02), (1, [35, 33], [0, 1], 0.02), (3, [31], [2, 5], -1.0),
+    (7, [33], [0, 6, 9], 0.02), (5, [], [4, 8], 0.005),
+]
+
+
+def test_spouse_steps_of_many_targets_match_each_counted_alone(monkeypatch):
+    """screen_then_extras_many over eight targets (R of one or two categories or empty, two
+    or three PC members, a screen keeping none) counts the joint cells of several targets in
+    one product and gives, bit for bit, the values, masks and counters of each target counted
+    set by set on its own engine (joint cells switched off)."""
+    X, C = _data()
+    m = X.shape[1]
+    chunks = []
+    count_chunk = batch_counts._count_chunk
+    monkeypatch.setattr(batch_counts, "_count_chunk", lambda plans: (
+        chunks.append(len(plans)) or count_chunk(plans)))
+    shared = FastEngine.shared(X, C)  # one run's engines share their indicators
+    engines = [_fresh(X, C, shared) for _ in _SPOUSE_CASES]
+    requests = []
+    for eng, (t, fixed, extras, limit) in zip(engines, _SPOUSE_CASES, strict=True):
+        variables = np.setdiff1d(np.arange(m), extras)
+        given = eng.mi_table()[variables, t] if not fixed else None
+        requests.append((eng, t, variables, fixed, extras,
+                         lambda v, lim=limit: np.round(v, 12) <= lim, given))
+    got = batch_counts.screen_then_extras_many(requests)
+    assert len(chunks) == 1 and chunks[0] >= 4  # several targets in one product
+
+    monkeypatch.setattr(batch_counts, "joint_cells", lambda eng, *a: None)
+    for (eng, t, variables, fixed, extras, keep, given), (v1, pick, v2) in zip(
+            requests, got, strict=True):
+        alone = _fresh(X, C)
+        g = None if given is None else alone.mi_table()[variables, t]
+        w1, wpick, w2 = alone.screen_then_extras(t, variables, fixed, extras, keep, given=g)
+        assert np.array_equal(v1, w1) and v1.dtype == w1.dtype
+        assert np.array_equal(pick, wpick)
+        assert len(v2) == len(w2)
+        for a, b in zip(v2, w2, strict=True):
+            assert np.array_equal(a, b) and a.dtype == b.dtype
+        assert eng.stats() == alone.stats()
+    assert any(not p.any() for _, p, _ in got)  # the screen that keeps nothing
+    assert any(len(v2) == 3 for _, _, v2 in got)
+
+
+def test_phase1_tests_of_many_targets_match_each_counted_alone(monkeypatch):
+    """cmi_many_batch (Phase 1's tests given R of many targets) gives, bit for bit, the values
+    and counters of cmi_many on each target's own engine: categories given one, two or four
+    categories (dead strata among them), given a set fixing t (every value 0), features,
+    the unconditional lookups; the categories of several targets in one product."""
+    X, C = _data(7)
+    m, Q = X.shape[1], C.shape[1]
+    requests = [
+        (1, m + np.array([2, 3, 4, 5, 6, 7]), [m + 5]),
+        (3, m + np.array([0, 1, 4, 5]), [m + 1, m + 5]),
+        (5, m + np.array([1, 2, 3, 6, 7]), [m + 1, m + 3, m + 7, m + 6]),  # dead strata
+        (2, m + np.array([0, 1, 5]), [m + 3]),  # C_3 = ¬C_2 fixes t: every value is 0
+        (7, np.array([0, 1, 2]), [m + 1]),  # features: the engine's own path
+        (6, m + np.arange(4), []),  # unconditional: the table
+        (0, m + np.array([2, 3, 4, 5, 6, 7]), [m + 2]),
+    ]
+    products = []
+    matmul = np.matmul
+    monkeypatch.setattr(batch_counts.np, "matmul", lambda a, b: (
+        products.append(a.shape[0]) or matmul(a, b)))
+    shared = FastEngine.shared(X, C)
+    engines = [_fresh(X, C, shared) for _ in requests]
+    got = batch_counts.cmi_many_batch([(e, t, cols, cond)
+                                       for e, (t, cols, cond) in zip(engines, requests,
+                                                                     strict=True)])
+    monkeypatch.setattr(batch_counts.np, "matmul", matmul)
+    assert products == [4]  # the four requests of categories with informative strata
+    for e, (t, cols, cond), vals in zip(engines, requests, got, strict=True):
+        alone = _fresh(X, C)
+        want = alone.cmi_many(t, cols, cond)
+        assert np.array_equal(vals, want) and vals.dtype == want.dtype
+        assert e.stats() == alone.stats()
+    assert not got[3].any() and got[0].any()
+    assert Q == 8
+
+
+@pytest.mark.parametrize("trace", ["full", "decisions"])
+def test_targets_run_together_give_each_target_alone(trace):
+    """targets_work over every category (Phase 1 rounds and spouse steps of all targets
+    counted together) gives each target's result, record, conditioning sets and counters as
+    target_work gives them one target at a time."""
+    X, C = _data(11)
+    eng = _fresh(X, C)
+    shared = FastEngine.shared(X, C)
+    tables = (eng.mi_table(), eng.category_mi_table())
+    Q = C.shape[1]
+    label_of = np.arange(Q) // 2
+    cats = [Category(id=i, label_index=i // 2, label=f"L{i // 2}", value=i % 2,
+                     name=str(i % 2), size=int(C[:, i].sum())) for i in range(Q)]
+    others = [np.flatnonzero(label_of != c.label_index) for c in cats]
+    params = check_params(0.01, 0.01, 1.0, 1.0, 1.2, 1, "all")
+    together = targets_work(X, C, tables, cats, others, params, trace, "fast", shared)
+    assert sum(len(r.spouses) for r, _, _ in together) > 0
+    assert sum(len(r.skeleton) > 1 for r, _, _ in together) > 0
+    for c, o, (res, sets, counters) in zip(cats, others, together, strict=True):
+        r1, s1, k1 = target_work(X, C, tables, c, o, params, trace, "fast", shared)
+        assert counters == k1
+        assert set(res.trace) == set(r1.trace)
+        for key in res.trace:  # NaN where a row has no threshold
+            np.testing.assert_array_equal(res.trace[key], r1.trace[key])
+            assert res.trace[key].dtype == r1.trace[key].dtype
+        for key in ("values", "offsets", "strata"):
+            assert np.array_equal(getattr(sets, key), getattr(s1, key))
+        for f in dataclasses.fields(res):
+            if f.name != "trace":
+                assert getattr(res, f.name) == getattr(r1, f.name), f.name
+
+
+@pytest.mark.parametrize("n_live", [3, 4])
+def test_values_of_same_shaped_tables_at_once_are_each_alone(n_live):
+    """_values_many (the values of same-shaped tables in one call, the dead strata's extra
+    stratum left out) gives each table's values bit for bit as FastEngine._values alone."""
+    rng = np.random.default_rng(3)
+    G, k, S = 5, 4, 4  # K = 3 codes
+    ts = rng.integers(0, 40, size=(G, 2 * S))
+    counts = np.stack([
+        np.stack([np.stack([rng.multinomial(c, [0.5, 0.3, 0.2]) for c in ts[g]], axis=1)
+                  for _ in range(k)]) for g in range(G)])  # (G, k, K, 2S), codes sum to ts
+    assert (counts.sum(axis=2) == ts[:, None, :]).all()
+    n = int(ts.sum(axis=1).max())
+    eng = FastEngine(np.zeros((n, 1), dtype=np.uint8), np.zeros((n, 1), dtype=np.uint8))
+    got = batch_counts._values_many(counts, ts, S, eng, n_live)
+    for g in range(G):
+        want = eng._values(counts[g], (n_live, S, ts[g]))
+        assert np.array_equal(got[g], want)
+    assert got.shape == (G, k)
