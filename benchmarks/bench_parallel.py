@@ -3,16 +3,17 @@
 On one shared data set (Enron by default; ``--data delicious_like[:SCALE]`` for the synthetic
 data of delicious's shape from :func:`shapes.delicious_like`) at the heavier setting (0.01,
 0.02, 1.0, 0.3) or ``--setting authors``, trace "decisions": wall seconds of ``camcf.run``
-serial, with ``n_jobs=2`` (loky processes) and inside ``joblib.parallel_backend("dask")`` with
-a ``LocalCluster(n_workers=2, processes=True, threads_per_worker=1)`` (pool and cluster started
+serial, with ``n_jobs=2`` (loky processes) and inside :func:`camcf.parallel.dask_cluster` on
+a ``LocalCluster(n_workers=2, processes=True, threads_per_worker=1)`` (with ``--joblib-dask``
+also inside ``joblib.parallel_backend("dask")``, joblib's own route) (pool and cluster started
 and warmed by two runs before timing), each the best of ``--repeats``, with the load average
 before it, the CPU seconds of this process and of each worker, the run's stages
 (``Result.stats["stages"]``: preparation, tables, targets) and its CPU seconds
 (``Result.stats["cpu"]``: preparation, each table task, each targets task), from which it
 estimates the run on two free cores (the critical path: preparation + the table tasks, then the
 target tasks, each placed in order on the first free core, with this process's own work
-meanwhile spread over the two cores; transfers waited for are left out). Every parallel output is checked byte-identical (the JSON with its record) to the
-serial one. The wall speed-up needs two free cores: read it beside the load. With ``--old DIR``
+meanwhile spread over the two cores; transfers waited for are left out). Every parallel
+output is checked byte-identical (the JSON with its record) to the serial one. The wall speed-up needs two free cores: read it beside the load. With ``--old DIR``
 it also times the engine of another checkout (serial) on every shared data set at both
 settings, side by side with this one, each in a fresh subprocess, old and new interleaved
 ``--rounds`` times (trace ``--trace``, "decisions" by default): wall and CPU seconds per run,
@@ -142,7 +143,7 @@ def _critical_path(cpu: dict, cores: int = 2) -> float:
             + max(placed(cpu["targets"]), (sum(cpu["targets"]) + here) / cores))
 
 
-def parallel(name: str, setting: str, repeats: int) -> None:
+def parallel(name: str, setting: str, repeats: int, joblib_dask: bool = False) -> None:
     import joblib
 
     import camcf
@@ -172,22 +173,28 @@ def parallel(name: str, setting: str, repeats: int) -> None:
     except ImportError:
         print("dask.distributed not installed: no cluster figure")
         return
+    from camcf.parallel import dask_cluster
+
     with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
                       dashboard_address=None) as cluster, Client(cluster) as client:
 
         def cluster_cpu():
             return client.run(time.process_time)
 
-        with joblib.parallel_backend("dask"):
-            for _ in range(2):
-                go(n_jobs=-1)  # warm the workers (imports)
-            d = _measure("LocalCluster(2 workers)", lambda: go(n_jobs=-1), repeats,
-                         cluster_cpu)
-    same = d["res"].to_json(include_trace=True) == ref
-    print(f"{name} {setting}: LocalCluster(2 workers) {d['wall']:.2f} s "
-          f"(×{s['wall'] / d['wall']:.2f} vs serial), identical: {same}; load {_load()} after"
-          + (f"; from CPU seconds ≈ {d['path']:.2f} s on two free cores "
-             f"(×{s['path'] / d['path']:.2f})" if "path" in s else ""), flush=True)
+        routes = [("LocalCluster(2 workers)", lambda: dask_cluster(client))]
+        if joblib_dask:
+            routes.append(("joblib dask backend", lambda: joblib.parallel_backend("dask")))
+        for label, context in routes:
+            with context():
+                for _ in range(2):
+                    go(n_jobs=-1)  # warm the workers (imports)
+                d = _measure(label, lambda: go(n_jobs=-1), repeats, cluster_cpu)
+            same = d["res"].to_json(include_trace=True) == ref
+            print(f"{name} {setting}: {label} {d['wall']:.2f} s "
+                  f"(×{s['wall'] / d['wall']:.2f} vs serial), identical: {same}; load {_load()} "
+                  f"after" + (f"; from CPU seconds ≈ {d['path']:.2f} s on two free cores "
+                              f"(×{s['path'] / d['path']:.2f})" if "path" in s else ""),
+                  flush=True)
 
 
 def one(name: str, setting: str, repeats: int, trace: str = "decisions") -> dict:
@@ -261,6 +268,9 @@ def main(argv=None) -> int:
     ap.add_argument("--trace", default="decisions", help="record level of --versus-old runs")
     ap.add_argument("--rounds", type=int, default=2,
                     help="interleaved old/new rounds of --versus-old (best over the rounds)")
+    ap.add_argument("--joblib-dask", action="store_true",
+                    help="also time the cluster through joblib's Dask backend (joblib's own "
+                         "scattering) beside camcf.parallel.dask_cluster's direct submission")
     ap.add_argument("--_one", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args._one:
@@ -269,7 +279,7 @@ def main(argv=None) -> int:
     if args.versus_old:
         versus_old(args.versus_old, args.repeats, args.trace, args.rounds)
         return 0
-    parallel(args.data, args.setting, args.repeats)
+    parallel(args.data, args.setting, args.repeats, args.joblib_dask)
     return 0
 
 

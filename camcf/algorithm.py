@@ -526,12 +526,13 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         Called before each target category is taken (in flattening order) and once at the end.
     n_jobs : int, optional
         Target categories run in parallel through joblib: ``None`` or 1 runs them here, one
-        after the other; −1 uses every core (or, inside ``joblib.parallel_backend("dask")``,
-        every worker of the connected Dask cluster: the data is scattered to the workers once
-        per parallel step). In parallel the two unconditional tables are computed in row
-        blocks, one of each per worker (:func:`camcf.tasks.table_blocks`), then the targets go
-        in about four tasks per worker, balanced by an estimate of their cost
-        (:func:`camcf.tasks.plan_tasks`); local workers map the shared arrays from files
+        after the other; −1 uses every core (or, inside :func:`camcf.parallel.dask_cluster`,
+        every worker thread of the Dask cluster: the tasks are submitted to its client, the
+        shared arrays reach each worker once; inside ``joblib.parallel_backend("dask")``
+        joblib's own Dask route, slower). In parallel the two unconditional tables are
+        computed in row blocks, one of each per worker (:func:`camcf.tasks.table_blocks`),
+        then the targets go in about four tasks per worker, balanced by an estimate of their
+        cost (:func:`camcf.tasks.plan_tasks`); local workers map the shared arrays from files
         (:class:`camcf.parallel.SharedArrays`). The result is byte-identical for every
         ``n_jobs``; ``Result.stats["stages"]`` gives the wall seconds of the preparation, the
         tables and the targets.
@@ -624,18 +625,20 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     else:  # the two tables in row blocks, written by local workers into shared files
         spec, leaves = flatten_shared(shared)
         inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
-        tables = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"])
-    t_targets, c_targets = time.perf_counter(), time.process_time()
+        collect = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"], params)
+    # (in parallel this runs while the workers compute the tables)
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
-
     label_of = np.array([c.label_index for c in cats])
+    if parallel:
+        tables, columns, counts = collect()
+    t_targets, c_targets = time.perf_counter(), time.process_time()
 
     if not parallel:
         outcomes = serial_outcomes(X, C, tables, todo, label_of, params, trace, engine, shared)
     else:
-        outcomes = parallel_outcomes(inputs, tables, todo, label_of, params, trace, engine,
-                                      n_jobs, store, cpu["targets"])
+        outcomes = parallel_outcomes(inputs, columns, counts, todo, label_of, params, trace,
+                                     engine, n_jobs, store, cpu["targets"])
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()
@@ -661,7 +664,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     if progress is not None:
         progress(total, total, "done")
     if store is not None:  # the tables as arrays of their own (their files go now)
-        tables = (np.array(tables[0]), np.array(tables[1]))
+        tables = (store.keep(tables[0]), store.keep(tables[1]))
         store.close()
     t_end = time.perf_counter()
     if not parallel:

@@ -1,15 +1,16 @@
-"""Parallel runs: shared arrays for local workers, a Dask cluster through joblib's Dask backend.
+"""Parallel runs: shared arrays for local workers, a Dask cluster through its client.
 
 :func:`camcf.run` with ``n_jobs`` > 1 hands its work to joblib: the two unconditional tables in
 row blocks, one block of each per worker, then the target categories in about four tasks per
 worker sized by an estimate of their cost, heaviest first. The large read-only arrays (codes,
 category indicators, tables, the engine's shared inputs) are put once in files of a
 :class:`SharedArrays` folder: local process workers map them (joblib passes a memory-mapped array
-by file name), nothing is pickled per task, and the table tasks write their rows into such files
-(:func:`write_shared`). Inside :func:`dask_cluster`
-joblib sends the same work to the workers of an existing ``dask.distributed`` scheduler, and
-each shared array is scattered to the workers once per parallel step, not once per task. The
-workers need camcf installed (the same version as the client).
+by file name; :func:`resolve` makes it a plain ndarray), nothing is pickled per task, and the
+table tasks write their rows into such files (:func:`write_shared`). Inside :func:`dask_cluster`
+the same tasks go to the workers of a ``dask.distributed`` scheduler through its client
+(:func:`dask_map`): workers on this machine map the same files (:meth:`SharedArrays.refs`),
+remote ones receive each shared array once (scattered to every worker), and a task starts on
+whichever worker is free. The workers need camcf installed (the same version as the client).
 
 >>> with dask_cluster("tcp://10.0.0.5:8786"):            # doctest: +SKIP
 ...     res = camcf.run(X, Y, n_jobs=-1)
@@ -18,9 +19,11 @@ workers need camcf installed (the same version as the client).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import mmap
 import os
 import shutil
+import sys
 import tempfile
 import weakref
 from collections.abc import Iterator
@@ -30,11 +33,20 @@ import numpy as np
 from ._sparse import issparse
 from .errors import CamcfError
 
+_CLIENT: contextvars.ContextVar = contextvars.ContextVar("camcf_dask_client", default=None)
+
 
 @contextlib.contextmanager
-def dask_cluster(address: str, *, timeout: float = 20.0) -> Iterator[object]:
-    """Connect a ``dask.distributed.Client`` to the scheduler at ``address`` (e.g.
-    ``tcp://HOST:8786``) and make joblib's Dask backend the active one; yields the client.
+def dask_cluster(address, *, timeout: float = 20.0) -> Iterator[object]:
+    """Run camcf's parallel work on a Dask cluster inside this context; yields the
+    ``dask.distributed.Client``.
+
+    ``address``: the scheduler's address (e.g. ``tcp://HOST:8786``; a client is connected and
+    closed at the end), a cluster object (``distributed.LocalCluster``, say; likewise) or a
+    ``Client`` already connected (used as it is, not closed). Inside, joblib's Dask backend
+    is the active one (the evaluation's tasks use it) and :func:`camcf.run` with ``n_jobs``
+    ≠ 1 submits its tasks to the client directly (:func:`dask_map`): the shared arrays reach
+    each worker once per run, and tasks go to whichever worker is free.
 
     Raises :class:`CamcfError` when dask.distributed is missing or the scheduler cannot be
     reached within ``timeout`` seconds.
@@ -45,16 +57,66 @@ def dask_cluster(address: str, *, timeout: float = 20.0) -> Iterator[object]:
     except ImportError:  # pragma: no cover - a declared dependency
         raise CamcfError("running on a Dask cluster needs dask[distributed]: "
                          "pip install 'dask[distributed]'") from None
+    own = not isinstance(address, Client)
+    if own:
+        try:
+            client = Client(address, timeout=timeout)
+        except (OSError, TimeoutError, ValueError) as e:
+            raise CamcfError(f"cannot connect to the Dask scheduler at {address}: {e}; check "
+                             f"the address (tcp://HOST:PORT) and that the scheduler is "
+                             f"running") from None
+    else:
+        client = address
+    token = _CLIENT.set(client)
     try:
-        client = Client(address, timeout=timeout)
-    except (OSError, TimeoutError, ValueError) as e:
-        raise CamcfError(f"cannot connect to the Dask scheduler at {address}: {e}; check the "
-                         f"address (tcp://HOST:PORT) and that the scheduler is running") from None
-    try:
-        with joblib.parallel_backend("dask"):
+        with joblib.parallel_backend("dask", client=client):
             yield client
     finally:
-        client.close()
+        _CLIENT.reset(token)
+        if own:
+            client.close()
+
+
+def active_client():
+    """The ``distributed.Client`` of the enclosing :func:`dask_cluster`, or None."""
+    return _CLIENT.get()
+
+
+def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays
+             ) -> Iterator[object]:
+    """``fn(*common, *task)`` for each of ``tasks`` on the Dask ``client``'s workers, submitted
+    now: an iterator over the results as they finish (in any order); the tasks are given in
+    the order to start them (heaviest first).
+
+    ``common`` (the arguments every task shares) reach each worker once: when every worker
+    sees ``store``'s folder (a cluster on this machine), as references to its files
+    (:meth:`SharedArrays.refs`; each task maps them, nothing is copied); otherwise scattered
+    to every worker at once (``client.scatter(..., broadcast=True)``), so that no worker
+    waits for another to pass it the data and the scheduler may start a task on any."""
+    from distributed import as_completed
+
+    if store.local_to is not client:  # asked once per store (a run) and client
+        seen = client.run(os.path.isdir, store.folder)
+        store.local_to = client if seen and all(seen.values()) else None
+    if store.local_to is client:
+        args = [store.refs(a) for a in common]
+    else:
+        args = client.scatter(list(common), broadcast=True, hash=False)
+    futures = [client.submit(fn, *args, *task, pure=False, priority=len(tasks) - i)
+               for i, task in enumerate(tasks)]
+    return _results(client, futures, as_completed)
+
+
+def _results(client, futures: list, as_completed) -> Iterator[object]:
+    """:func:`dask_map`'s results as they finish (the tasks were submitted already); the
+    ones not taken are cancelled when the iterator closes, and the workers give back the
+    memory the tasks kept (:func:`give_back_freed_memory`)."""
+    try:
+        for _, result in as_completed(futures, with_results=True):
+            yield result
+    finally:
+        client.cancel(futures)
+        client.run(give_back_freed_memory)
 
 
 _BLAS = None  # one threadpoolctl controller per process (finding the libraries takes ms)
@@ -114,6 +176,7 @@ class SharedArrays:
     def __init__(self, nbytes: int = 0) -> None:
         self.folder = tempfile.mkdtemp(prefix="camcf-shared-", dir=_shared_dir(nbytes))
         self._count = 0
+        self.local_to = None  # the Dask client whose workers all see the folder (dask_map)
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
 
     def close(self) -> None:
@@ -146,6 +209,17 @@ class SharedArrays:
         return m.filename
 
     @staticmethod
+    def keep(a: np.ndarray) -> np.ndarray:
+        """An array of :meth:`empty` as an array of its own that outlives :meth:`close`: on
+        POSIX a private copy-on-write mapping of its file (the file's pages stay while the
+        array does, a write copies the page it touches; no copy of the whole now), elsewhere
+        (a mapped file cannot be removed there) a copy."""
+        m = _backing_memmap(a)
+        if os.name != "posix" or m is None or m.filename is None or m.shape != a.shape:
+            return np.array(a)
+        return np.asarray(np.lib.format.open_memmap(m.filename, mode="c"))
+
+    @staticmethod
     def readonly(a: np.ndarray) -> np.ndarray:
         """An array of :meth:`empty`, mapped again read-only (workers then map it read-only)."""
         m = _backing_memmap(a)
@@ -161,6 +235,19 @@ class SharedArrays:
         out[...] = a
         out.flush()
         return np.lib.format.open_memmap(out.filename, mode="r")
+
+    def refs(self, a):
+        """``a`` (as :meth:`share` takes it) with every array in a file of this folder
+        replaced by a :class:`FileRef` (for workers that see the folder but are not joblib's:
+        a Dask cluster on this machine); :func:`resolve` undoes it."""
+        if isinstance(a, tuple):
+            return tuple(self.refs(x) for x in a)
+        if issparse(a) and a.format in ("csc", "csr"):
+            parts = tuple(_ref(self, x) for x in (a.data, a.indices, a.indptr))
+            if any(isinstance(x, FileRef) for x in parts):
+                return _SparseRef(type(a), parts, a.shape)
+            return a
+        return _ref(self, a)
 
     def share(self, a):
         """``a`` with every large array in a file of this folder: an ndarray (same values,
@@ -192,6 +279,124 @@ class SharedArrays:
         if not (a.flags.c_contiguous or a.flags.f_contiguous):
             a = np.ascontiguousarray(a)
         return np.asarray(self._write(a))
+
+
+class _SparseRef:
+    """A CSC/CSR matrix whose arrays are :class:`FileRef` (:meth:`SharedArrays.refs`)."""
+
+    def __init__(self, kind, parts: tuple, shape: tuple) -> None:
+        self.kind, self.parts, self.shape = kind, parts, shape
+
+    def open(self):
+        return self.kind(tuple(resolve(x) for x in self.parts), shape=self.shape, copy=False)
+
+
+class FileRef:
+    """An array of a :class:`SharedArrays` file by reference (file, offset, shape, strides,
+    dtype): a few bytes to send; :func:`resolve` maps the file and gives the same array."""
+
+    __slots__ = ("path", "offset", "shape", "strides", "dtype")
+
+    def __init__(self, path: str, offset: int, shape: tuple, strides: tuple, dtype) -> None:
+        self.path, self.offset, self.shape = path, int(offset), tuple(shape)
+        self.strides, self.dtype = tuple(strides), np.dtype(dtype)
+
+    def __getstate__(self):
+        return (self.path, self.offset, self.shape, self.strides, self.dtype.str)
+
+    def __setstate__(self, state) -> None:
+        self.__init__(*state)
+
+    def open(self) -> np.ndarray:
+        """The array, mapped read-only from the file (a plain ndarray over the mapping)."""
+        m = np.lib.format.open_memmap(self.path, mode="r")
+        return np.ndarray(shape=self.shape, dtype=self.dtype, buffer=m, offset=self.offset,
+                          strides=self.strides)
+
+
+def _ref(store: SharedArrays, a):
+    m = _backing_memmap(a) if isinstance(a, np.ndarray) else None
+    if m is None or m.filename is None or os.path.dirname(m.filename) != store.folder:
+        return a
+    return FileRef(m.filename, _address(a) - _address(m), a.shape, a.strides, a.dtype)
+
+
+def resolve(a):
+    """What a worker task does with its shared arguments: a :class:`FileRef` mapped, an
+    ``np.memmap`` (joblib's process workers receive those) seen as a plain ndarray over the
+    same mapping (the subclass adds a Python call to every slice), the same inside a tuple or
+    a scipy.sparse matrix; anything else as it is."""
+    if isinstance(a, (FileRef, _SparseRef)):
+        return a.open()
+    if isinstance(a, np.memmap):
+        return np.asarray(a)
+    if isinstance(a, tuple):
+        return tuple(resolve(x) for x in a)
+    if issparse(a) and a.format in ("csc", "csr"):
+        parts = (a.data, a.indices, a.indptr)
+        if any(isinstance(x, np.memmap) for x in parts):
+            return type(a)(tuple(np.asarray(x) for x in parts), shape=a.shape, copy=False)
+    return a
+
+
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (glibc's malloc.h)
+_MALLOC: list = []  # [glibc's library in a worker process, or None] once asked
+
+
+def _malloc_lib():
+    """glibc's library (for ``mallopt``) in a worker process on Linux, else None."""
+    if not _MALLOC:
+        lib = None
+        if sys.platform.startswith("linux"):
+            import multiprocessing
+
+            if multiprocessing.parent_process() is not None:
+                try:
+                    import ctypes
+
+                    lib = ctypes.CDLL("libc.so.6")
+                    lib.mallopt, lib.malloc_trim  # noqa: B018 - both must exist
+                except (OSError, AttributeError):
+                    lib = None
+        _MALLOC.append(lib)
+    return _MALLOC[0]
+
+
+def _env_bytes(name: str, default: int) -> int:
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+@contextlib.contextmanager
+def freed_memory_kept() -> Iterator[None]:
+    """A worker task's context on glibc: memory the task frees is kept for its next
+    allocations instead of being given back to the system at once (``mallopt``: blocks up to
+    32 MB from the heap, the heap trimmed above 256 MB free), and the worker keeps the setting
+    for its next tasks. The tasks allocate the same tens of MB of temporaries again and
+    again; given back, each allocation faulted its pages in anew, which cost the table tasks
+    a quarter of their time in system CPU. On a Dask cluster :func:`dask_map` gives each
+    worker its own setting back after the parallel step (:func:`give_back_freed_memory`).
+    Nothing happens in the main process or on other C libraries."""
+    lib = _malloc_lib()
+    if lib is not None:
+        lib.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+        lib.mallopt(_M_TRIM_THRESHOLD, 256 << 20)
+    yield
+
+
+def give_back_freed_memory(dask_worker=None) -> None:
+    """On a Dask worker process (``client.run``), after a parallel step of
+    :func:`camcf.run`: malloc's trimming as the worker started with (the nanny's
+    ``MALLOC_TRIM_THRESHOLD_``, else glibc's 128 KB) and the freed memory given back
+    (``malloc_trim``), as Dask means its workers to. Nothing elsewhere."""
+    lib = _malloc_lib()
+    if lib is None:
+        return
+    lib.mallopt(_M_TRIM_THRESHOLD, _env_bytes("MALLOC_TRIM_THRESHOLD_", 128 << 10))
+    lib.mallopt(_M_MMAP_THRESHOLD, _env_bytes("MALLOC_MMAP_THRESHOLD_", 128 << 10))
+    lib.malloc_trim(0)
 
 
 def _backing_memmap(a) -> np.memmap | None:

@@ -10,13 +10,20 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .info import _ELEM_BUDGET
-from .parallel import one_blas_thread
+from .parallel import (
+    active_client,
+    dask_map,
+    freed_memory_kept,
+    one_blas_thread,
+    resolve,
+    write_shared,
+)
 from .result import Category, TargetResult
 from .trace import CondSetList, CondSets
 
@@ -29,18 +36,27 @@ _SERIAL_GROUP = 32  # targets per targets_work call in a serial run (camcf.phase
 
 
 def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category],
-                 params: dict) -> np.ndarray:
+                 params: dict, counts: tuple | None = None) -> np.ndarray:
     """A relative cost of each target's run, known before it runs: 1 + the Phase 2 candidates
     it keeps (each a backward-elimination step and a possible spouse scan over the features)
     + its Phase 1 candidates / 8 (one column each). Used to order and size parallel tasks
     only: the counts are of unrounded values and include the target's own label (an estimate;
-    no decision depends on it)."""
-    mi, cat = tables
+    no decision depends on it). ``counts``: :func:`table_counts` of the tables when known (the
+    parallel table tasks count their rows), else counted here."""
+    above1, above2 = counts if counts is not None else table_counts(tables, params)
     ids = np.array([c.id for c in todo], dtype=np.int64)
-    # counted over whole rows (contiguous), then the targets' columns taken
-    kept = np.ceil(params["k1"] * _count_above(mi, params["delta1"])[ids])
-    sk = _count_above(cat, params["delta2"])[ids] if cat.size else 0
+    kept = np.ceil(params["k1"] * above1[ids])
+    sk = above2[ids] if np.size(above2) else 0
     return 1.0 + kept + sk / 8.0
+
+
+def table_counts(tables: tuple[np.ndarray, np.ndarray], params: dict
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per category (column), how many values of the MI table exceed δ1 and of the category
+    table exceed δ2 (:func:`target_costs`'s inputs). Counts of row blocks add up to these."""
+    mi, cat = tables
+    return (_count_above(mi, params["delta1"]),
+            _count_above(cat, params["delta2"]) if cat.size else np.zeros(0, np.int64))
 
 
 def _count_above(table: np.ndarray, threshold: float) -> np.ndarray:
@@ -69,69 +85,133 @@ def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
     return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -totals[k]) if tasks[k]]
 
 
-def table_blocks(m: int, n_categories: int, workers: int) -> list[tuple[str, int, int]]:
+def table_blocks(m: int, n_categories: int, workers: int,
+                 weights: np.ndarray | None = None) -> list[tuple[str, int, int]]:
     """The two tables in row blocks for ``workers`` workers: each table in ``workers`` blocks
-    of even rows (the MI table's first: a row of it counts every code of a feature), so that
-    each worker takes about as much of each. Entries ``(which, start, stop)`` for
+    (the MI table's first: a row of it counts every code of a feature), so that each worker
+    takes about as much of each. The MI table's blocks have even rows; the category table's
+    have even sums of ``weights`` (an estimated cost per row, :func:`category_row_weights`),
+    even rows without. Entries ``(which, start, stop)`` for
     :meth:`camcf.info.EngineBase.table_rows`."""
     out = []
     for which, rows in (("features", m), ("categories", n_categories)):
         k = max(1, min(int(workers), rows))
-        edges = np.linspace(0, rows, k + 1).round().astype(int).tolist()
+        edges = np.linspace(0, rows, k + 1).round().astype(int)
+        if which == "categories" and weights is not None and rows:
+            w = np.asarray(weights, dtype=float)
+            mid = np.cumsum(w) - w / 2  # a row goes to the block its weight's middle is in
+            edges[1:-1] = np.searchsorted(mid, mid[-1] * np.arange(1, k) / k)
+        edges = edges.tolist()
         out.extend((which, a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a)
     return out
 
 
-def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """The MI table and the category table computed in row blocks (:func:`table_blocks`), one
-    joblib task each (processes preferred: the work holds the GIL in places). A local worker
-    writes its rows into a file of ``store`` (:func:`camcf.parallel.write_shared`), a remote
-    one returns them. Each task's CPU seconds are appended to ``cpu``. The pool is asked for
-    ``n_jobs`` workers, as for the targets next, so that joblib keeps the same worker processes
-    for both."""
-    from joblib import Parallel, delayed, effective_n_jobs
+def category_row_weights(shared: dict, n: int, n_categories: int) -> np.ndarray | None:
+    """An estimated cost of each row of the category table when the engine counts it from
+    sparse indicators (:func:`camcf.fast_engine.sparse_categories` in ``shared``, the
+    engine's shared inputs): the row's dense arithmetic over the C columns, plus for a row
+    counted by the sparse product its stored entries times the mean stored entries of a
+    sample row, a twelfth as dear each (fitted on the table tasks of delicious's shape at
+    scales 1 and 2, whose rows are written twice). Frequent categories' rows cost several
+    times a rare one's. None without sparse indicators (rows then cost alike). Used to
+    balance :func:`table_blocks` only."""
+    S, comp = shared.get("categories"), shared.get("complements")
+    if S is None or comp is None or not n:
+        return None
+    w = np.full(n_categories, float(n_categories))
+    w[np.flatnonzero(~np.asarray(comp))] += np.diff(S.indptr) * (S.nnz / n) / 12.0
+    return w
 
+
+def _workers(n_jobs: int) -> int:
+    """How many workers the parallel steps can count on: the Dask cluster's worker threads
+    inside :func:`camcf.parallel.dask_cluster` (at most ``n_jobs`` when that is positive),
+    else joblib's ``effective_n_jobs``."""
+    client = active_client()
+    if client is not None:
+        threads = max(1, sum(client.nthreads().values()))
+        return threads if n_jobs < 0 else max(1, min(threads, n_jobs))
+    from joblib import effective_n_jobs
+
+    return max(1, effective_n_jobs(n_jobs))
+
+
+def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedArrays,
+              prefer: str | None = None):
+    """The results of ``fn(*common, *task)`` for ``tasks`` (given heaviest first), as they
+    finish: on the Dask cluster of :func:`camcf.parallel.dask_cluster` through its client
+    (:func:`camcf.parallel.dask_map`: ``common`` reaches each worker once), else through
+    joblib (local process workers map ``common``'s arrays from ``store``'s files; no
+    batching, every task dispatched at once)."""
+    client = active_client()
+    if client is not None:
+        return dask_map(client, fn, common, tasks, store)
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator_unordered",
+                    max_nbytes=None, batch_size=1, pre_dispatch="all")(
+        delayed(fn)(*common, *task) for task in tasks)
+
+
+def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list,
+                    params: dict) -> Callable[[], tuple[tuple, tuple, tuple]]:
+    """The MI table and the category table computed in row blocks (:func:`table_blocks`), one
+    task each (processes preferred: the work holds the GIL in places), started now; returns
+    the function that waits for them (the caller does its own work meanwhile). A local worker writes
+    its rows into two files of ``store`` (:func:`camcf.parallel.write_shared`), one row-major
+    and one column-major, a remote one returns them. Returns the tables row-major (the
+    result's), column-major (the target tasks read a target's column: contiguous so) and
+    :func:`table_counts` (each task counts its rows). Each task's CPU seconds are appended to
+    ``cpu`` in the blocks' order. The pool is asked for ``n_jobs`` workers, as for the targets
+    next, so that joblib keeps the same worker processes for both."""
     X, C, spec, leaves = inputs
     m, Q = X.shape[1], C.shape[1]
-    outs = {"features": store.empty((m, Q), np.float64),
-            "categories": store.empty((Q, Q), np.float64)}
-    paths = {k: store.path(v) for k, v in outs.items()}
-    blocks = table_blocks(m, Q, max(1, effective_n_jobs(n_jobs)))
-    got = Parallel(n_jobs=n_jobs, prefer="processes", max_nbytes=None, batch_size=1,
-                   pre_dispatch="all")(
-        delayed(_engine_table)(engine, X, C, which, a, b, paths[which], spec, *leaves)
-        for which, a, b in blocks)
-    for (which, a, b), (rows, seconds) in zip(blocks, got, strict=True):
-        cpu.append(seconds)
-        if rows is not None:  # a remote worker's rows
-            outs[which][a:b] = rows
-    return store.readonly(outs["features"]), store.readonly(outs["categories"])
+    shapes = {"features": (m, Q), "categories": (Q, Q)}
+    rows = {k: store.empty(v, np.float64) for k, v in shapes.items()}
+    cols = {k: store.empty(v, np.float64, order="F") for k, v in shapes.items()}
+    limit = {"features": params["delta1"], "categories": params["delta2"]}
+    counts = {k: np.zeros(Q, dtype=np.int64) for k in shapes}
+    blocks = table_blocks(m, Q, _workers(n_jobs),
+                          category_row_weights(unflatten_shared(spec, leaves), X.shape[0], Q))
+    tasks = [(which, a, b, (store.path(rows[which]), store.path(cols[which])), limit[which])
+             for which, a, b in blocks]
+    results = _dispatch(_engine_table, (engine, X, C, spec, tuple(leaves)), tasks, n_jobs,
+                        store, prefer="processes")
+
+    def collect() -> tuple[tuple, tuple, tuple]:
+        seconds = {}
+        for which, a, got, above, sec in results:
+            seconds[which, a] = sec
+            counts[which] += above
+            if got is not None:  # a remote worker's rows
+                rows[which][a:a + got.shape[0]] = got
+                cols[which][a:a + got.shape[0]] = got
+        cpu.extend(seconds[which, a] for which, a, _ in blocks)
+        return (tuple(store.readonly(rows[k]) for k in shapes),
+                tuple(store.readonly(cols[k]) for k in shapes),
+                (counts["features"], counts["categories"]))
+
+    return collect
 
 
-def parallel_outcomes(inputs: tuple, tables, todo: list[Category], label_of: np.ndarray,
-                       params: dict, trace: str, engine: str, n_jobs: int,
-                       store: SharedArrays, cpu: list):
-    """The outcomes of :func:`target_work` for ``todo`` in that order, computed by joblib in
-    tasks of several targets (:func:`plan_tasks` on :func:`target_costs`, about four tasks per
-    worker) that return as they finish.
+def parallel_outcomes(inputs: tuple, columns: tuple, counts: tuple, todo: list[Category],
+                      label_of: np.ndarray, params: dict, trace: str, engine: str,
+                      n_jobs: int, store: SharedArrays, cpu: list):
+    """The outcomes of :func:`target_work` for ``todo`` in that order, computed in tasks of
+    several targets (:func:`plan_tasks` on :func:`target_costs` from the tables' ``counts``,
+    about four tasks per worker) that return as they finish.
 
-    Every large array (codes, indicators, tables, the engine's shared inputs) is in a file of
-    ``store`` (:class:`camcf.parallel.SharedArrays`): local process workers map it, nothing is
-    copied per task. Each is a separate argument, so that joblib's Dask backend scatters it once
-    per run (an array inside a tuple or dict would travel with every task). Each task's CPU
-    seconds are appended to ``cpu``."""
-    from joblib import Parallel, delayed, effective_n_jobs
-
-    workers = max(1, effective_n_jobs(n_jobs))
-    plan = plan_tasks(target_costs(tables, todo, params), _TASKS_PER_WORKER * workers)
+    Every large array (codes, indicators, the tables column-major as ``columns``, the engine's
+    shared inputs) is in a file of ``store`` (:class:`camcf.parallel.SharedArrays`): local
+    workers map it, nothing is copied per task; a remote Dask worker receives each once.
+    Each task's CPU seconds are appended to ``cpu``."""
+    workers = _workers(n_jobs)
+    plan = plan_tasks(target_costs(None, todo, params, counts), _TASKS_PER_WORKER * workers)
     X, C, spec, leaves = inputs
-    mi, cat, label_of = (store.share(a) for a in (*tables, label_of))
-    done = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes=None,
-                    batch_size=1, pre_dispatch="all")(
-        delayed(_targets_work)(X, C, mi, cat, label_of, spec, [todo[i] for i in task], params,
-                               trace, engine, *leaves)
-        for task in plan)
+    common = (X, C, *columns, store.share(label_of), spec, tuple(leaves), params, trace,
+              engine)
+    done = _dispatch(_targets_work, common, [([todo[i] for i in task],) for task in plan],
+                     n_jobs, store)
     ready: dict[int, tuple] = {}
     for c in todo:  # in flattening order, whatever order the tasks finish in
         while c.id not in ready:
@@ -164,31 +244,41 @@ def unflatten_shared(spec: list, leaves) -> dict:
     return out
 
 
-def _engine_table(engine: str, X, C, which: str, start: int, stop: int, path: str, spec,
-                  *leaves) -> tuple[np.ndarray | None, float]:
+def _engine_table(engine: str, X, C, spec, leaves, which: str, start: int, stop: int,
+                  paths: tuple[str, ...], threshold: float
+                  ) -> tuple[str, int, np.ndarray | None, np.ndarray, float]:
     """Rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or of the category
     table of a fresh engine (:meth:`camcf.info.EngineBase.table_rows`), written into those
-    rows of the shared file ``path`` when this process can (then None) or returned (a parallel
-    task of :func:`camcf.algorithm.run`); with the task's CPU seconds."""
+    rows of each shared file of ``paths`` when this process can (else returned; a parallel
+    task of :func:`camcf.algorithm.run`): (which, start, the rows or None, per column how many
+    of them exceed ``threshold``, the task's CPU seconds)."""
     from .engines import ENGINES
-    from .parallel import write_shared
 
     c0 = time.process_time()
+    X, C, leaves = resolve(X), resolve(C), resolve(leaves)
     eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
-    with one_blas_thread():  # one worker, one core (a Dask worker sets no limit itself)
-        out = write_shared(path, eng.table_rows(which, start, stop), start)
-    return out, time.process_time() - c0
+    # one worker, one core (a Dask worker sets no limit itself)
+    with one_blas_thread(), freed_memory_kept():
+        rows = eng.table_rows(which, start, stop)
+        above = _count_above(rows, threshold)
+        back = [write_shared(path, rows, start) for path in paths]
+    out = rows if any(b is not None for b in back) else None
+    return which, start, out, above, time.process_time() - c0
 
 
-def _targets_work(X, C, mi_table, cat_table, label_of, spec, categories, params, trace,
-                  engine, *leaves) -> tuple[dict[int, tuple], float]:
-    """:func:`target_work` for several targets (one parallel task): ({category id: outcome},
-    the task's CPU seconds). ``label_of`` holds the label of every category (a target's others
-    are the categories of the other labels)."""
+def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
+                  categories) -> tuple[tuple[dict[int, tuple], tuple], float]:
+    """:func:`target_work` for several targets (one parallel task): (({category id:
+    outcome}, their arrays packed by :func:`pack_arrays`), the task's CPU seconds).
+    ``label_of`` holds the label of every category (a target's others are the categories of
+    the other labels)."""
     c0 = time.process_time()
+    X, C, mi_table, cat_table, label_of, leaves = (
+        resolve(a) for a in (X, C, mi_table, cat_table, label_of, leaves))
     shared = unflatten_shared(spec, leaves)
     tables = (mi_table, cat_table)
-    with one_blas_thread():  # one worker, one core (a Dask worker sets no limit itself)
+    # one worker, one core (a Dask worker sets no limit itself)
+    with one_blas_thread(), freed_memory_kept():
         outs = targets_work(X, C, tables, categories,
                             [np.flatnonzero(label_of != c.label_index) for c in categories],
                             params, trace, engine, shared)

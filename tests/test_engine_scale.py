@@ -173,6 +173,30 @@ def test_dask_cluster_gives_the_same_json():
     assert res.to_json(include_trace=True) == serial
 
 
+def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch):
+    """Inside camcf.parallel.dask_cluster the tasks go to the client directly (dask_map):
+    the arrays by file reference when the workers see the shared folder, scattered to every
+    worker when they do not; the JSON with its record is the serial one either way."""
+    distributed = pytest.importorskip("distributed")
+    from camcf import tasks
+    from camcf.parallel import dask_cluster
+
+    calls = []
+    real = tasks.dask_map
+    monkeypatch.setattr(tasks, "dask_map", lambda *a: calls.append(a[1].__name__) or real(*a))
+    X, Y = problem(8, n=250, m=20)
+    serial = quiet_run(X, Y, **HEAVIER).to_json(include_trace=True)
+    with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client, dask_cluster(client):
+        local = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
+        monkeypatch.setattr(client, "run", lambda *a, **k: {"w": False})  # a remote folder
+        remote = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
+    assert calls == ["_engine_table", "_targets_work"] * 2
+    assert local.to_json(include_trace=True) == serial
+    assert remote.to_json(include_trace=True) == serial
+
+
 def test_cli_n_jobs_and_parquet_record(tmp_path):
     import pandas as pd
 
@@ -343,11 +367,13 @@ def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypa
     par = quiet_run(X, Y, **HEAVIER, n_jobs=2)
     assert par.to_json(include_trace=True) == serial.to_json(include_trace=True)
     # the two tables, computed side by side on the workers, are the serial ones bit for bit,
-    # arrays of their own (not views of the shared files, which are gone)
+    # arrays of their own (private mappings of files that are gone: writeable, a write
+    # reaches no one else)
     np.testing.assert_array_equal(par.mi_table, serial.mi_table)
     np.testing.assert_array_equal(par.category_mi, serial.category_mi)
     for table in (par.mi_table, par.category_mi):
-        assert table.base is None and not isinstance(table, np.memmap)
+        assert type(table) is np.ndarray and table.flags.writeable
+        table[0, 0] += 1.0
     assert len(folders) == 1 and not os.path.exists(folders[0])
     assert set(par.stats["stages"]) == {"prepare", "tables", "targets"}
     # CPU seconds: one per table task (each table in two row blocks for two workers) and per

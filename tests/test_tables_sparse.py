@@ -71,3 +71,61 @@ def test_tables_in_row_blocks_are_the_whole_tables_bit_for_bit(monkeypatch):
     ref = ReferenceEngine(X[:60], C[:60])
     assert np.array_equal(ref.table_rows("features", 3, 7), ref.mi_table()[3:7])
     assert np.array_equal(ref.table_rows("categories", 2, 5), ref.category_mi_table()[2:5])
+
+
+def test_parallel_tables_give_both_layouts_and_the_cost_counts():
+    """parallel_tables (threads here) gives each table bit for bit as the serial engine does,
+    row-major for the result and column-major for the target tasks, and per column the counts
+    of values above δ1 / δ2 that target_costs would count from the whole tables."""
+    import joblib
+
+    from camcf.parallel import SharedArrays
+    from camcf.tasks import flatten_shared, parallel_tables, table_counts, target_costs
+
+    X, C = _data(True)
+    shared = FastEngine.shared(X, C)
+    whole = FastEngine(X, C, **shared)
+    tables = (whole.mi_table(), whole.category_mi_table())
+    params = {"delta1": 0.001, "delta2": 0.002, "k1": 0.5}
+    spec, leaves = flatten_shared(shared)
+    cpu: list = []
+    with SharedArrays() as store, joblib.parallel_backend("threading", n_jobs=2):
+        collect = parallel_tables("fast", (X, C, spec, leaves), store, 2, cpu, params)
+        rows, cols, counts = collect()
+        for t, r, c in zip(tables, rows, cols, strict=True):
+            assert np.array_equal(r, t) and np.array_equal(c, t)
+            assert r.flags.c_contiguous and c.flags.f_contiguous
+        want = table_counts(tables, params)
+        assert all(np.array_equal(a, b) for a, b in zip(counts, want, strict=True))
+        assert want[0].sum() > 0 and want[1].sum() > 0  # the thresholds cut somewhere
+    assert len(cpu) == 4  # two blocks of each table for two workers
+    from camcf.result import Category
+
+    todo = [Category(id=i, label_index=0, label="l", value=0, name="0", size=1)
+            for i in range(C.shape[1])]
+    assert np.array_equal(target_costs(tables, todo, params),
+                          target_costs(None, todo, params, counts))
+
+
+def test_category_blocks_split_by_estimated_cost(monkeypatch):
+    """With sparse indicators the category table's blocks hold even estimated cost, not even
+    rows: frequent categories' rows (more stored ones) go in smaller blocks; the blocks still
+    cover every row once, in order; without sparse indicators the rows are split evenly."""
+    from camcf.tasks import category_row_weights, table_blocks
+
+    monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES_FROM", 0)
+    X, C = _data(True)
+    Q = C.shape[1]
+    shared = FastEngine.shared(X, C)
+    w = category_row_weights(shared, X.shape[0], Q)
+    assert w is not None and w.shape == (Q,) and (w >= Q).all() and w.max() > Q
+    w = np.ones(8)
+    w[:2] = 7.0  # two heavy rows first
+    blocks = [(a, b) for which, a, b in table_blocks(30, 8, 2, w) if which == "categories"]
+    assert blocks == [(0, 1), (1, 8)]  # 7 against 13 (two rows would be 14 against 6)
+    w[1] = 1.0
+    blocks = [(a, b) for which, a, b in table_blocks(30, 8, 2, w) if which == "categories"]
+    assert blocks == [(0, 1), (1, 8)]  # 7 against 7
+    assert [(a, b) for which, a, b in table_blocks(30, 8, 2) if which == "categories"] == [
+        (0, 4), (4, 8)]
+    assert category_row_weights({"complements": None}, 10, 3) is None
