@@ -28,6 +28,54 @@ _PACK_ROWS = 1 << 12  # rows up to which a batch sorts packed keys (see _chain_c
 _WALK_BATCH = 64  # most backward-elimination steps computed together (see FastLeaveOneOut)
 
 
+_WORD_BITS = 52  # bits of codes packed into one sort key (exact in a float64's mantissa)
+
+
+def _suffix_distinct(s: np.ndarray, W: np.ndarray, K: int) -> np.ndarray:
+    """For j = 0..B−1, the number of distinct rows (s, W[j + 1], …, W[B − 1]) among the r
+    rows (``s``: a stratum code per row, ``W``: B × r codes below ``K``): the strata of every
+    S_j of a backward batch, S_j being S_B (the strata ``s``) with the members after j.
+
+    The rows are sorted by s, then by the codes from the last member down (packed into keys
+    of at most 52 bits, with s in the bits above when they fit in 64): rows that agree on
+    (s, W[j + 1:]) are then adjacent for every j, so each count is 1 plus the adjacent pairs
+    that differ there (where two neighbours first differ is read from the highest bit of
+    their keys' XOR)."""
+    B, r = W.shape
+    bpc = max(1, (K - 1).bit_length())  # bits per code
+    per = max(1, _WORD_BITS // bpc)  # codes per key
+    Wf = W.astype(np.float64)
+    place = np.ldexp(1.0, bpc * np.arange(min(per, B)))  # code i of a key at bit bpc·i
+    s_bits = max(1, int(s.max()).bit_length()) if r else 1
+    if B <= per and s_bits <= 64 - _WORD_BITS:  # one key: s above the codes, one plain sort
+        key = (place @ Wf).astype(np.uint64)  # Σ code·2^(bpc·i) < 2^52: exact in float64
+        key |= s.astype(np.uint64) << np.uint64(_WORD_BITS)
+        key.sort()
+        # the highest differing bit of neighbours (bit length e, exact below 2^53): in s
+        # (e > 52) for every j, else at member (e − 1) // bpc; e = 0: the same row
+        e = np.frexp((key[1:] ^ key[:-1]).astype(np.float64))[1]
+        first = np.minimum((e - 1) // bpc, B)
+    else:
+        keys = []  # the most significant first: the last members
+        for hi in range(B, 0, -per):
+            lo = max(0, hi - per)
+            keys.append(((place[:hi - lo] @ Wf[lo:hi]).astype(np.uint64), lo))
+        order = np.lexsort([k for k, _ in reversed(keys)] + [s])
+        first = np.full(r - 1, -1, dtype=np.int64)  # per pair: the highest differing i
+        ss = s[order]
+        first[ss[1:] != ss[:-1]] = B  # another stratum of S_B: differs for every j
+        for key, lo in keys:
+            ks = key[order]
+            x = ks[1:] ^ ks[:-1]
+            here = (x != 0) & (first < 0)
+            if here.any():
+                first[here] = lo + (np.frexp(x[here].astype(np.float64))[1] - 1) // bpc
+    # a pair differs on (s, W[j + 1:]) when its highest differing member is after j
+    hist = np.bincount(first + 1, minlength=B + 2)  # first = −1: the same row
+    after = np.cumsum(hist[::-1])[::-1]  # after[i + 1]: pairs differing at i or later
+    return 1 + after[2:B + 2]
+
+
 class FastLeaveOneOut(LeaveOneOut):
     """Keeps the row hash of members ∪ fixed; "without f" is one subtraction, its strata one
     hash factorisation, and the value one ``bincount`` (no conditioning set is materialised)."""
@@ -74,6 +122,7 @@ class FastLeaveOneOut(LeaveOneOut):
         self._known: dict[int, tuple[int, int]] = {}  # f -> (state, strata of its set)
         self._batch: tuple | None = None  # the last batch of walk(), see _chain
         self._want_strata = False  # walk(strata=True): count the batch's strata with values
+        self._given: tuple | None = None  # (f, state, codes, states) of values_given's last set
 
     def _col(self, f: int) -> tuple[np.ndarray, np.ndarray]:
         hit = self._cols.get(f)
@@ -105,6 +154,32 @@ class FastLeaveOneOut(LeaveOneOut):
             s, ns = _compact(self.total - term if f in self._in else self.total, sort=False)
         self._known[f] = (self._removed, ns)
         return eng._cmi_one(eng._target(self.target), col, int(eng.card[f]), s, ns), False
+
+    def values_given(self, cols, f: int) -> np.ndarray:
+        """I(t; V_j | (members − f) ∪ fixed) for the pool columns ``cols``: what
+        :meth:`~camcf.info.Engine.cmi_many` gives for that set (the same joint code: the
+        distinct row hashes in their order, here the running hash minus f's term rather than
+        the set hashed again), counted the same way; the set's strata are kept for
+        :meth:`strata`."""
+        eng, f = self.engine, int(f)
+        cols = np.asarray(cols, dtype=np.int64)
+        size = len(self._in) - (f in self._in)
+        if size <= 1:  # empty or one column: the engine's own joint code
+            cond = self.cond(f)
+            if size == 1:
+                self._known[f] = (self._removed, eng.joint(cond)[1])
+            return eng.cmi_many(self.target, cols, cond)
+        hit = self._given
+        if hit is None or hit[:2] != (f, self._removed):  # the last set's code is kept
+            term = self._terms.get(f)
+            if term is None:
+                term = self._col(f)[1]
+            hit = self._given = (f, self._removed,
+                                 *_compact(self.total - term if f in self._in else self.total))
+        s, ns = hit[2], hit[3]
+        self._known[f] = (self._removed, ns)
+        eng._counted(computed=len(cols))
+        return eng._cmi_given_codes(eng._target(self.target), cols, s, ns)
 
     def strata(self, f: int) -> int:
         """Strata of (members − f) ∪ fixed: from the value's own factorisation when it had
@@ -138,7 +213,8 @@ class FastLeaveOneOut(LeaveOneOut):
         return _n_distinct(self.total - term)
 
     def walk(self, order: Sequence[int], strata: bool = False):
-        """Backward elimination in speculative batches, with exact values.
+        """Backward elimination in speculative batches, with exact values: :meth:`runs` one
+        value at a time (the caller removes each f it prunes before taking the next).
 
         The values of the next B members are computed together assuming that each is removed
         in turn (the j-th conditions on S − {f_1, …, f_j}), which is what backward elimination
@@ -151,6 +227,19 @@ class FastLeaveOneOut(LeaveOneOut):
         With ``strata`` (the caller will ask :meth:`strata` of the values), each batch counts
         the strata of its sets with its values, from the same sort of the rows.
         """
+        for batch, values, _ in self.runs(order, strata):
+            for f, v in zip(batch, values.tolist(), strict=True):
+                yield f, v
+                if f in self._in:  # kept: the later values assumed its removal
+                    break
+
+    def runs(self, order: Sequence[int], strata: bool = False):
+        """The batches of :meth:`walk` as they are computed: yields ``(fs, values, strata_of)``
+        where ``values[j]`` is I(t; V_fs[j] | S_j), S_j = (members − fs[:j + 1]) ∪ fixed for
+        the members at the time of the yield, and ``strata_of(j)`` the number of strata of S_j
+        (to be asked before the caller removes anything). The caller then removes a prefix of
+        ``fs`` (:meth:`remove_many`): the values up to the first member it keeps are those of
+        backward elimination, and the next run starts after that member."""
         self._want_strata = bool(strata)
         order = [int(f) for f in order]
         eng = self.engine
@@ -161,15 +250,33 @@ class FastLeaveOneOut(LeaveOneOut):
         while i < len(order):
             batch = order[i:i + size]
             values, from_table = self._chain(batch)
+            start = self._removed
+            yield batch, values, (lambda j, b=batch, e=from_table, s=start:
+                                  self._run_strata(b, e, s, j))
             used = 0
-            for f, v, hit in zip(batch, values.tolist(), from_table.tolist(), strict=True):
+            for f, hit in zip(batch, from_table.tolist(), strict=True):
                 used += 1
                 eng._counted(computed=not hit, lookups=hit)
-                yield f, v
                 if f in self._in:  # kept: the later values assumed its removal
                     break
             i += used
             size = min(2 * size, cap) if used == len(batch) else used
+
+    def _run_strata(self, batch: list[int], empty: np.ndarray, start: int, j: int) -> int:
+        """Strata of S_j of a run (see :meth:`runs`), before any of its members is removed:
+        counted with the batch's values when it counted strata, else from the row hash."""
+        if empty[j]:
+            return 1
+        f = batch[j]
+        known = self._known.get(f)
+        if known is not None and known[0] == start + j:
+            return known[1]
+        h = self.total
+        for g in batch[:j + 1]:
+            if g in self._in:
+                term = self._terms.get(g)
+                h = h - (self._col(g)[1] if term is None else term)
+        return _n_distinct(h)
 
     def _chain(self, batch: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """I(t; V_j | S_j) for the columns ``batch`` with S_j = (members ∪ fixed) − {batch[:j+1]},
@@ -193,7 +300,13 @@ class FastLeaveOneOut(LeaveOneOut):
         inset = np.array([f in self._in for f in batch])
         if self._pos is not None and all(f in self._pos for f in batch):
             at = [self._pos[f] for f in batch]
-            W, terms = self._W[at], self._T[at]  # B × n codes and their terms (copies)
+            if at[-1] - at[0] == B - 1 and at == list(range(at[0], at[0] + B)):
+                # consecutive members (the walk's order): views, no copy of B × n
+                W, terms = self._W[at[0]:at[0] + B], self._T[at[0]:at[0] + B]
+                if not inset.all():
+                    terms = terms.copy()
+            else:
+                W, terms = self._W[at], self._T[at]  # B × n codes and their terms (copies)
         else:
             W = eng.rows_of(cols)  # B × n codes
             terms = W.astype(np.uint64)
@@ -208,32 +321,34 @@ class FastLeaveOneOut(LeaveOneOut):
         # for strata(): the sets of this batch over all rows, counted when first asked
         self._batch = (batch, self._removed, terms, s_last, ns_last)
         c_last = np.bincount(s_last * 2 + t, minlength=2 * ns_last)
-        live = ((c_last[0::2] > 0) & (c_last[1::2] > 0))[s_last]
-        lv = None  # which of the rows counted are live (None: all)
-        if self._want_strata:
-            # the rows of S_B's larger strata: their sort gives every S_j's strata (a stratum
-            # of one row in S_B stays one), the live ones among them the values
-            size = c_last[0::2] + c_last[1::2]
-            multi = size[s_last] > 1
-            rows = np.flatnonzero(multi)
-            lv = live[rows]
-            single = ns_last - int(np.count_nonzero(size > 1))
-        else:
-            rows = np.flatnonzero(live)
+        live_s = (c_last[0::2] > 0) & (c_last[1::2] > 0)  # per stratum of S_B
+        rows = np.flatnonzero(live_s[s_last])
+        K = int(eng.card[cols].max())
         out = np.zeros(B)
+        ns = np.zeros(B, dtype=np.int64)  # strata of each S_j among the live rows
         nr = rows.size
         if nr:
             if nr < n:
-                W, terms, t, total = W[:, rows], terms[:, rows], t[rows], self.total[rows]
+                Wr, Tr, tr, total = W[:, rows], terms[:, rows], t[rows], self.total[rows]
             else:
-                total = self.total
-            out, ns = self._chain_counts(W, terms, t, total, int(eng.card[cols].max()), lv)
-            if lv is not None:
-                for j, k in enumerate(ns.tolist()):
-                    self._known[batch[j]] = (self._removed + j, k + single)
-        elif lv is not None:  # every stratum of S_B has one row: so has every S_j's
-            for j in range(B):
-                self._known[batch[j]] = (self._removed + j, single)
+                Wr, Tr, tr, total = W, terms, t, self.total
+            out, ns = self._chain_counts(Wr, Tr, tr, total, K)
+        if self._want_strata:
+            # every S_j's strata: those among the live rows, plus those of the rows of S_B's
+            # other strata of two rows or more (a stratum of one row in S_B stays one; a
+            # stratum of S_j lies in one of S_B)
+            size = c_last[0::2] + c_last[1::2]
+            multi = size > 1
+            single = ns_last - int(np.count_nonzero(multi))
+            dead = np.flatnonzero((multi & ~live_s)[s_last])
+            if dead.size * B > _PACK_ROWS:  # one sort of the rows (see _suffix_distinct)
+                ns = ns + _suffix_distinct(s_last[dead], W[:, dead], K)
+            elif dead.size:  # few: one sort of the B × rows hashes (fewer calls)
+                H = np.cumsum(terms[:, dead], axis=0, dtype=np.uint64)
+                np.subtract(self.total[dead][None, :], H, out=H)
+                ns = ns + _n_distinct_rows(H)
+            for j, k in enumerate(ns.tolist()):
+                self._known[batch[j]] = (self._removed + j, k + single)
         empty = left == 0
         if empty.any():  # nothing to condition on: the unconditional table
             for j in np.flatnonzero(empty).tolist():
@@ -241,30 +356,13 @@ class FastLeaveOneOut(LeaveOneOut):
         return out, empty
 
     def _chain_counts(self, W: np.ndarray, terms: np.ndarray, t: np.ndarray,
-                      total: np.ndarray, K: int, lv: np.ndarray | None = None
-                      ) -> tuple[np.ndarray, np.ndarray | None]:
-        """The batch values from the kept rows: codes ``W`` (B × r), hash terms of the removed
-        members (B × r, 0 where not a member), ``t`` and the running hash total of those rows.
-
-        With ``lv`` (which of the r rows lie in live strata of S_B), the distinct joint rows
-        of each S_j among all r rows are counted too (returned second, else None) and the
-        values come from the live rows alone, in the same strata order as without: the same
-        values, bit for bit."""
+                      total: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
+        """The batch values from the live rows: codes ``W`` (B × r), hash terms of the removed
+        members (B × r, 0 where not a member), ``t`` and the running hash total of those rows;
+        and each S_j's number of strata among those rows."""
         B, nr = W.shape
         H = np.cumsum(terms, axis=0, dtype=np.uint64)  # Σ of removed terms (mod 2^64)
         np.subtract(total[None, :], H, out=H)
-        distinct = None
-        if lv is not None:
-            nl = int(np.count_nonzero(lv))
-            if nr >= _TALL or nl == 0:  # count the strata here, the values below
-                distinct = np.array([_n_distinct(h) for h in H]) if nr >= _TALL \
-                    else _n_distinct_rows(H)
-                if nl == 0:
-                    return np.zeros(B), distinct
-                if nl < nr:
-                    W, H, t = W[:, lv], H[:, lv], t[lv]
-                    nr = nl
-                lv = None
         Hs = None
         if nr <= _PACK_ROWS:
             # one sort of keys (hash with its low bits replaced by the row position): a plain
@@ -289,13 +387,6 @@ class FastLeaveOneOut(LeaveOneOut):
             order = col + (np.arange(B) * nr)[:, None]  # flat positions
             Hs = H.ravel()[order]
         if nr < _TALL:
-            if lv is not None:  # the strata over every row, then the live rows in that order
-                distinct = 1 + np.count_nonzero(Hs[:, 1:] != Hs[:, :-1], axis=1)
-                if nl < nr:
-                    keep = lv[col]  # nl per row
-                    order = order[keep].reshape(B, nl)
-                    col = col[keep].reshape(B, nl)
-                    Hs = Hs[keep].reshape(B, nl)
             codes = W.ravel()[order]
             ts = t[col]
             nr = order.shape[1]
@@ -326,20 +417,41 @@ class FastLeaveOneOut(LeaveOneOut):
         c_ts *= live[:, None]
         return cmi_from_counts(c, self.engine.n, margins=(c[:, :, 0] + c[:, :, 1], c_ts,
                                                           c_ts[:, 0] + c_ts[:, 1]),
-                               starts=off, table=self.engine._tab), distinct
+                               starts=off, table=self.engine._tab), ns
 
     def remove(self, f: int) -> None:
-        super().remove(f)
-        f = int(f)
-        if f not in self.fixed:
-            self._in.discard(f)
-        term = self._terms.pop(f, None)
-        self.total = self.total - (self._col(f)[1] if term is None else term)
-        if self._radix is not None and f in self._radix[1]:
-            code, step, bound = self._radix
-            self._radix = (code - self._col(f)[0] * step[f], step, bound)
-        self._cols.pop(f, None)
-        self._removed += 1
+        self.remove_many([f])
+
+    def remove_many(self, fs: Sequence[int]) -> None:
+        """Remove the members ``fs`` (in that order): one update of the row hash for all."""
+        fs = [int(f) for f in fs]
+        if not fs:
+            return
+        gone = set(fs)
+        self.members = [g for g in self.members if g not in gone]
+        radix = self._radix
+        pos = self._pos
+        at = [pos.get(f, -1) for f in fs] if pos is not None and len(fs) > 2 else []
+        bulk = (bool(at) and at == list(range(at[0], at[0] + len(fs))) and at[0] >= 0
+                and gone <= self._in)
+        if bulk:  # consecutive members (a walk's run): their terms summed at once (mod 2^64)
+            self.total = self.total - self._T[at[0]:at[-1] + 1].sum(axis=0, dtype=np.uint64)
+        for i, f in enumerate(fs):
+            if f not in self.fixed:
+                self._in.discard(f)
+            term = self._terms.pop(f, None)
+            if bulk:
+                pass
+            elif i == 0:  # a new array (others may hold the old one), then updated in place
+                self.total = self.total - (self._col(f)[1] if term is None else term)
+            else:
+                self.total -= self._col(f)[1] if term is None else term
+            if radix is not None and f in radix[1]:
+                code, step, bound = radix
+                radix = (code - self._col(f)[0] * step[f], step, bound)
+            self._cols.pop(f, None)
+        self._radix = radix
+        self._removed += len(fs)
 
 
 __all__ = ["FastLeaveOneOut"]

@@ -71,11 +71,27 @@ def _sum_xlogx(x, batch: int, table: np.ndarray | None, starts) -> np.ndarray:
     or with ``starts`` per run of rows of the first axis."""
     v = table[x] if table is not None else _xlogx(np.asarray(x))
     if starts is not None:
-        per = v.reshape(v.shape[0], -1).sum(axis=1) if v.ndim > 1 else v
+        per = _row_sums(v.reshape(v.shape[0], -1)) if v.ndim > 1 else v
         return np.add.reduceat(per, starts)
     if v.ndim == batch + 1:  # one axis of cells already
         return v.sum(axis=-1)
     return v.reshape(v.shape[:batch] + (-1,)).sum(axis=-1)
+
+
+_SEQUENTIAL = 8  # numpy sums fewer elements than this in order (pairwise from 8 on)
+
+
+def _row_sums(w: np.ndarray) -> np.ndarray:
+    """``w.sum(axis=1)`` of a 2-D float array, bit for bit: a few columns are added slice by
+    slice, in the order numpy's reduction adds them (several times faster than a reduction
+    over a short inner axis)."""
+    k = w.shape[1]
+    if k < 2 or k >= _SEQUENTIAL:
+        return w.sum(axis=1)
+    out = w[:, 0] + w[:, 1]
+    for i in range(2, k):
+        out += w[:, i]
+    return out
 
 
 def cmi_from_counts(counts, n=None, *, margins=None, batch: int | None = None, starts=None,
@@ -332,22 +348,33 @@ def mutual_information(a, b) -> float:
 class LeaveOneOutSession(Protocol):
     """Backward elimination over ``members`` given ``fixed`` (see :meth:`Engine.leave_one_out`).
 
-    ``value(f)`` is I(t; V_f | (members − f) ∪ fixed) for the members at the time of the call;
+    ``value(f)`` is I(t; V_f | (members − f) ∪ fixed) for the members at the time of the call,
+    ``values_given(cols, f)`` the same for the columns ``cols`` (as ``cmi_many`` gives them);
     ``remove(f)`` drops f from the members for later calls; ``walk(order)`` yields
     ``(f, value(f))`` for the members ``order`` in turn, the caller removing each f it prunes
     before taking the next (``strata=True`` tells the session that ``strata(f)`` will be asked
     of the values it yields, so that it may count them with the values); ``strata(f)`` is the
     number of strata of (members − f) ∪ fixed, the set ``value(f)`` conditions on (asked right
-    after the value, before any removal).
+    after the value, before any removal). ``runs(order)`` is the walk in runs
+    ``(fs, values, strata_of)``: ``values[j]`` conditions on (members − fs[:j + 1]) ∪ fixed
+    (the members before it assumed removed), ``strata_of(j)`` counts that set's strata; the
+    caller removes a prefix of ``fs`` (``remove_many``), and the next run starts after the
+    first member it keeps (or after ``fs``).
     """
 
     members: list[int]
 
     def value(self, f: int) -> float: ...
 
+    def values_given(self, cols: Sequence[int], f: int) -> np.ndarray: ...
+
     def remove(self, f: int) -> None: ...
 
+    def remove_many(self, fs: Sequence[int]) -> None: ...
+
     def walk(self, order: Sequence[int], strata: bool = False): ...
+
+    def runs(self, order: Sequence[int], strata: bool = False): ...
 
     def strata(self, f: int) -> int: ...
 
@@ -597,11 +624,29 @@ class LeaveOneOut:
     def value(self, f: int) -> float:
         return float(self.engine.cmi_many(self.target, [f], self.cond(f))[0])
 
+    def values_given(self, cols: Sequence[int], f: int) -> np.ndarray:
+        """I(t; V_j | (members − f) ∪ fixed) for the pool columns ``cols`` (the engine's
+        :meth:`~Engine.cmi_many`)."""
+        return self.engine.cmi_many(self.target, cols, self.cond(int(f)))
+
     def strata(self, f: int) -> int:
         return self.engine.strata(self.cond(int(f)))
 
     def remove(self, f: int) -> None:
         self.members.remove(int(f))
+
+    def remove_many(self, fs: Sequence[int]) -> None:
+        """:meth:`remove` each of ``fs`` in turn."""
+        for f in fs:
+            self.remove(f)
+
+    def runs(self, order: Sequence[int], strata: bool = False):
+        """:meth:`walk` as runs of one: yields ``([f], [value(f)], strata_of)`` with
+        ``strata_of(0)`` the strata of the set value(f) conditions on (see
+        :class:`LeaveOneOutSession`); the caller removes f or not before the next."""
+        for f in order:
+            f = int(f)
+            yield [f], np.array([self.value(f)]), (lambda j, f=f: self.strata(f))
 
     def walk(self, order: Sequence[int], strata: bool = False):
         """Yield ``(f, value(f))`` for the members ``order`` in turn; the caller may

@@ -27,7 +27,8 @@ offsets): no Python tuple per set.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import functools
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -296,6 +297,85 @@ class TraceBuilder:
             column(aux, np.int32),
         ))
 
+    def add_block(self, step, a, b, conds: Sequence | Callable, which, value, threshold,
+                  decision, aux=-1, *, strata: Sequence | Callable | None = None) -> None:
+        """Add rows of several steps and conditioning sets at once, in the order given: the
+        same rows as one :meth:`add_one` each, at a fraction of the cost.
+
+        ``step`` and ``decision`` are arrays of step and decision codes (:data:`STEP_CODE`,
+        :data:`DECISION_CODE`) or one name each; ``conds`` lists the sets the rows condition
+        on (as :meth:`CondSets.id` takes them, or zero-argument callables giving one, called
+        only if a row on the set is kept) and ``which`` (an integer array) each row's
+        position in ``conds``; ``strata``, one entry per set of ``conds``, gives a set's
+        number of strata as :meth:`add_one`'s ``strata`` does (None: the builder's).
+        ``conds`` and ``strata`` may also be functions of the position, called only for a
+        set that a kept row uses (``strata`` only when that set is new). The other arguments are scalars or arrays of one value per row. The
+        sets are interned in the order of the first kept row on each, as row-by-row calls
+        would intern them.
+        """
+        which = np.asarray(which, dtype=np.int64)
+        k = which.size
+        if k == 0:
+            return
+        seq0 = self.n
+        self.n += k
+        one_step = isinstance(step, str)
+        if one_step:
+            code = STEP_CODE[step]
+            self._counts[code] += k
+        else:
+            codes = np.asarray(step, dtype=np.int8)
+            for c, cnt in enumerate(np.bincount(codes, minlength=len(STEP_NAMES)).tolist()):
+                self._counts[c] += cnt
+        level = self.level
+        if level == "counters" or (level == "decisions" and one_step and not _KEEP_ANY[code]):
+            return
+        if isinstance(decision, str):
+            dcode = DECISION_CODE[decision]
+            if level == "decisions" and one_step and not _KEEP[code, dcode]:
+                return
+            dec = np.full(k, dcode, dtype=np.int8)
+        else:
+            dec = np.asarray(decision, dtype=np.int8)
+        if level == "full":
+            sel = None
+        elif one_step:
+            sel = (np.flatnonzero(dec == _KEEP_ONE[code]) if _KEEP_ONE[code] is not None
+                   else np.flatnonzero(_KEEP[code][dec]))
+        else:
+            sel = np.flatnonzero(_KEEP[codes, dec])
+        if sel is not None and sel.size == 0:
+            return
+        rows = which if sel is None else which[sel]
+        # intern each set at its first kept row, in row order
+        ids: dict[int, int] = {}
+        for ci in rows.tolist():
+            if ci in ids:
+                continue
+            cond = conds(ci) if callable(conds) else conds[ci]
+            if callable(strata):  # asked only if the set is new
+                ids[ci] = self._cond_id(cond, functools.partial(strata, ci))
+            else:
+                ids[ci] = self._cond_id(cond, None if strata is None else strata[ci])
+        id_of = np.zeros(max(ids) + 1, dtype=np.int32)
+        id_of[list(ids)] = list(ids.values())
+        if one_step:
+            codes = np.int8(code)
+
+        def column(x, dtype):
+            arr = np.asarray(x)
+            if arr.ndim == 0:
+                return np.full(k if sel is None else sel.size, arr, dtype=dtype)
+            return (arr if sel is None else arr[sel]).astype(dtype, copy=False)
+
+        self._flush()
+        self._chunks.append((
+            column(np.arange(seq0, seq0 + k), np.int32), column(codes, np.int8),
+            column(a, np.int32), column(b, np.int32), id_of[rows],
+            column(value, np.float64), column(threshold, np.float64), column(dec, np.int8),
+            column(aux, np.int32),
+        ))
+
     def freeze(self) -> dict[str, np.ndarray]:
         self._flush()
         if not self._chunks:
@@ -398,32 +478,42 @@ class CondSets:
         return len(self._arrays)
 
     def id(self, cond, strata=None) -> int:
-        """The id of ``cond`` (a sequence or array of pool indices), added if new.
+        """The id of ``cond`` (a sequence or array of pool indices, or the bytes of its int32
+        values), added if new.
 
         ``strata`` is the set's number of strata: an int or a callable taking the set (an int32
         array), asked only when the set is new and not empty (the empty set has 1); None
         records −1 (not known)."""
-        if type(cond) is np.ndarray and cond.dtype == np.int32:
-            arr = cond
-        elif len(cond) == 0:
-            arr = _EMPTY
+        if type(cond) is bytes:
+            key = cond
+            i = self._ids.get(key)
+            if i is not None:
+                return i
+            arr = np.frombuffer(key, dtype=np.int32)  # read-only, owns nothing new
         else:
-            arr = np.asarray(cond, dtype=np.int32)
-        key = arr.tobytes()
-        i = self._ids.get(key)
-        if i is None:
-            i = len(self._arrays)
-            self._ids[key] = i
-            self._arrays.append(arr.ravel().copy())
-            if arr.size == 0:
-                k = 1
-            elif strata is None:
-                k = -1
-            elif callable(strata):
-                k = strata(arr)
+            if type(cond) is np.ndarray and cond.dtype == np.int32:
+                arr = cond
+            elif len(cond) == 0:
+                arr = _EMPTY
             else:
-                k = strata
-            self._strata.append(int(k))
+                arr = np.asarray(cond, dtype=np.int32)
+            key = arr.tobytes()
+            i = self._ids.get(key)
+            if i is not None:
+                return i
+            arr = arr.ravel().copy()
+        i = len(self._arrays)
+        self._ids[key] = i
+        self._arrays.append(arr)
+        if arr.size == 0:
+            k = 1
+        elif strata is None:
+            k = -1
+        elif callable(strata):
+            k = strata(arr)
+        else:
+            k = strata
+        self._strata.append(int(k))
         return i
 
     def freeze(self) -> CondSetList:
@@ -441,20 +531,21 @@ class CondSets:
     def merge(self, sets: CondSetList) -> np.ndarray:
         """The ids of another interner's frozen ``sets`` in this one (new ones added in their
         order, with their strata)."""
-        out = np.empty(len(sets), dtype=np.int32)
+        out = [0] * len(sets)
         ids = self._ids
-        values, off, strata = sets.values, sets.offsets.tolist(), sets.strata.tolist()
+        buf = np.ascontiguousarray(sets.values, dtype=np.int32).tobytes()  # keys are slices
+        off = (4 * sets.offsets).tolist()
+        strata = sets.strata.tolist()
         for j in range(len(sets)):
-            arr = values[off[j]:off[j + 1]]
-            key = arr.tobytes()
+            key = buf[off[j]:off[j + 1]]
             i = ids.get(key)
             if i is None:
                 i = len(self._arrays)
                 ids[key] = i
-                self._arrays.append(arr)
+                self._arrays.append(np.frombuffer(key, dtype=np.int32))
                 self._strata.append(strata[j])
             out[j] = i
-        return out
+        return np.array(out, dtype=np.int32)
 
 
 def iter_tests(cols: dict[str, np.ndarray], target: int, cond_sets,

@@ -618,3 +618,57 @@ def test_compact_without_sort_numbers_values_by_first_appearance(n, monkeypatch)
     inv, k = _compact(codes, sort=False)
     assert k == len(uniq) and inv.dtype == np.int64
     np.testing.assert_array_equal(inv, want)
+
+
+@pytest.mark.parametrize("K, B, s_max", [(2, 20, 30), (2, 64, 30), (3, 40, 30), (2, 20, 5000)])
+def test_suffix_distinct_counts_the_distinct_rows_of_each_suffix(K, B, s_max):
+    """_suffix_distinct (one sort: one packed key, or several keys by lexsort) gives, for
+    every j, the distinct rows of (s, W[j + 1:]) counted as sets of tuples."""
+    from camcf.fast_walk import _suffix_distinct
+
+    rng = np.random.default_rng(K + B + s_max)
+    r = 150
+    W = rng.integers(0, K, size=(B, r)).astype(np.uint8)
+    W[rng.random((B, r)) < 0.85] = 0  # sparse codes: many equal suffixes
+    s = rng.integers(0, s_max, size=r)
+    s[:3] = s_max - 1
+    want = [len({(s[c], *W[j + 1:, c].tolist()) for c in range(r)}) for j in range(B)]
+    assert _suffix_distinct(s, W, K).tolist() == want
+
+
+@pytest.mark.parametrize("threshold", [0.0, 0.02, 1.0])
+def test_leave_one_out_runs_give_the_walk_and_the_strata_of_each_set(threshold):
+    """runs(): each run's values are the walk's, and strata_of(j), asked before the run's
+    removals, is the number of distinct rows of (members − fs[:j + 1]) ∪ fixed."""
+    rng = np.random.default_rng(7)
+    n, m = 300, 40
+    X = rng.integers(0, 2, size=(n, m))
+    X[rng.random((n, m)) < 0.7] = 0
+    C = np.column_stack([(X[:, 0] + X[:, 1]) % 2, rng.random(n) < 0.4]).astype(int)
+    members, fixed = list(range(2, 38)), [m + 1]
+    walked = []
+    loo = FastEngine(X, C).leave_one_out(0, members, fixed)
+    for f, v in loo.walk(members):
+        walked.append((f, v))
+        if v <= threshold:
+            loo.remove(f)
+    loo = FastEngine(X, C).leave_one_out(0, members, fixed)
+    got, runs = [], 0
+    for fs, vals, strata_of in loo.runs(members, strata=True):
+        runs += 1
+        now = list(loo.members)
+        used = 0
+        for j, (f, v) in enumerate(zip(fs, vals.tolist(), strict=True)):
+            cond = [g for g in now if g not in fs[:j + 1]] + fixed
+            want = joint_codes(np.column_stack([X[:, c] if c < m else C[:, c - m]
+                                                for c in cond]))[1]
+            assert strata_of(j) == want
+            got.append((f, v))
+            used += 1
+            if v > threshold:
+                break
+        gone = used if vals[used - 1] <= threshold else used - 1
+        loo.remove_many(fs[:gone])
+    assert got == walked
+    if threshold == 1.0:  # everything removed: the runs grow
+        assert runs < len(members)

@@ -199,3 +199,46 @@ def test_cond_sets_are_interned_as_arrays_with_their_strata():
     import pickle
 
     assert pickle.loads(pickle.dumps(frozen_sets)) == frozen_sets
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_add_block_records_what_add_one_records(level):
+    """add_block (rows of two steps over three sets, sets given as arrays, bytes or
+    callables, strata as a list or a function of the position) gives the same rows, counts,
+    set ids and strata as one add_one per row."""
+    sets = [np.array([], dtype=np.int32), np.array([5, 2], dtype=np.int32),
+            np.array([7, 1, 3], dtype=np.int32)]
+    step = ["recovery-skip", "recovery", "recovery", "recovery-skip", "recovery", "recovery"]
+    which = [0, 2, 1, 0, 1, 2]
+    dec = ["skipped", "lost", "recovered", "skipped", "lost", "recovered"]
+    value = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+    b = [11, 12, 12, 13, 14, 14]
+    aux = [-1, 20, 21, -1, 21, 20]
+    strata = [1, 4, 6]
+    one_sets = CondSets()
+    one_sets.id([9])  # a set before: ids continue from it
+    one = TraceBuilder(one_sets, level)
+    for i in range(len(step)):
+        one.add_one(step[i], -1, b[i], sets[which[i]], value[i], 0.05, dec[i], aux[i],
+                    strata=strata[which[i]])
+    for conds, st in ([sets, strata], [[s.tobytes() for s in sets], lambda i: strata[i]],
+                      [lambda i: sets[i], strata]):
+        block_sets = CondSets()
+        block_sets.id([9])
+        block = TraceBuilder(block_sets, level)
+        block.add_block(np.array([STEP_NAMES.index(s) for s in step]), -1, b, conds, which,
+                        value, 0.05, np.array([DECISION_CODE[d] for d in dec]), aux,
+                        strata=st)
+        assert frozen(block) == frozen(one)
+        assert block.counts == one.counts and block.n == one.n
+        assert block_sets.freeze() == one_sets.freeze()
+
+
+def test_cond_sets_take_a_set_as_its_bytes():
+    """CondSets.id(bytes of the int32 values) is the id of the set as an array, and a set
+    first interned from bytes freezes to the same values."""
+    a, b = CondSets(), CondSets()
+    for s in ([3, 1], [], [3, 1], [2]):
+        arr = np.asarray(s, dtype=np.int32)
+        assert a.id(arr, 5) == b.id(arr.tobytes(), 5)
+    assert a.freeze() == b.freeze()

@@ -23,6 +23,8 @@ from ..batch_counts import screen_then_extras_many
 from ..info import rounded
 from ..trace import TARGET, TraceBuilder, decide
 
+_BLOCK_ROWS = 8  # backward values from which a run's rows are recorded as one block
+
 
 def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: float,
                      k1: float, tb: TraceBuilder) -> tuple[list[int], list[int], list[int]]:
@@ -42,28 +44,49 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
     tb.add("feature-mi", TARGET, cut, [], s[cut], delta1, "cut-k1")
     tb.add("feature-mi", TARGET, below, [], s[below], delta1, "below-delta1")
 
-    R_pool = [q + engine.m for q in R]
-    pc = list(kept)
-    kept_arr = np.asarray(kept, dtype=np.int32)
+    R_arr = np.asarray([q + engine.m for q in R], dtype=np.int32)
+    R_bytes = R_arr.tobytes()
+    loo = engine.leave_one_out(target, kept, R_arr.tolist())
     in_pc = np.ones(len(kept), dtype=bool)  # which of the kept candidates are still in PC
-    R_arr = np.asarray(R_pool, dtype=np.int32)
+    kept_arr = np.asarray(kept, dtype=np.int32)
+    keep_rows = tb.keeps("backward", "removed")
 
-    def cond(i: int) -> np.ndarray:  # S = (PC − f) ∪ R for the i-th kept candidate f
-        in_pc[i] = False
-        members = kept_arr[in_pc]
-        in_pc[i] = True
-        return np.concatenate([members, R_arr])
+    def cond_of(i: int, j: int, pc_now: list) -> bytes:
+        """S = (PC − f) ∪ R for the j-th value of the run from kept position i."""
+        if not pc_now:  # PC before the run's removals as int32 bytes, once per run
+            pc_now += [kept_arr[in_pc].tobytes(), 4 * int(np.count_nonzero(in_pc[:i]))]
+        members, p0 = pc_now  # the run's members are consecutive in PC, from p0
+        return members[:p0] + members[p0 + 4 * (j + 1):] + R_bytes
 
-    loo = engine.leave_one_out(target, pc, R_pool)
-    for i, (f, v) in enumerate(loo.walk(kept, strata=tb.keeps("backward", "removed"))):
-        removed = rounded(v) <= delta1
-        # S and its strata are materialised only if the trace keeps the row
-        tb.add_one("backward", TARGET, f, lambda i=i: cond(i), v, delta1,
-                   "removed" if removed else "stays", strata=lambda f=f: loo.strata(f))
-        if removed:
-            pc.remove(f)
-            loo.remove(f)
-            in_pc[i] = False
+    i = 0  # the kept candidates before position i have been walked
+    for fs, vals, strata_of in loo.runs(kept, strata=keep_rows):
+        # each value assumed the run's members before it removed: they are used up to the
+        # first that stays. S and its strata are materialised only if the trace keeps the row
+        pc_now: list = []
+        if len(fs) < _BLOCK_ROWS:  # a few values: plain floats (the same rounding), a row each
+            gone = 0
+            for j, v in enumerate(vals.tolist()):
+                out = rounded(v) <= delta1
+                tb.add_one("backward", TARGET, fs[j], lambda j=j, i=i, c=pc_now: cond_of(i, j, c),
+                           v, delta1, "removed" if out else "stays",
+                           strata=lambda j=j, s=strata_of: s(j))
+                gone += out
+                if not out:
+                    break
+            used = j + 1
+        else:
+            removed = rounded(vals) <= delta1
+            used = len(fs) if removed.all() else int(np.argmin(removed)) + 1
+            tb.add_block("backward", TARGET, kept_arr[i:i + used],
+                         lambda j, i=i, c=pc_now: cond_of(i, j, c), np.arange(used),
+                         vals[:used], delta1, decide(removed[:used], "removed", "stays"),
+                         strata=strata_of)
+            gone = used if removed[used - 1] else used - 1
+        if gone:
+            loo.remove_many(kept[i:i + gone])
+            in_pc[i:i + gone] = False
+        i += used
+    pc = kept_arr[in_pc].tolist()
     return [int(f) for f in order], kept, pc
 
 
