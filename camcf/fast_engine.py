@@ -332,7 +332,9 @@ class FastEngine(EngineBase):
         S = self._sparse_categories() if self.sparse else None
         Cf = self._indicators(basis) if S is None else None
         flip = (2 * t_counts > n)[basis]
-        K = int(self.card[lo:hi].max())
+        # every row block is laid out with the widest code of all features, as the whole
+        # table is: a row's value is then summed in the same order whichever block holds it
+        K = int(self.card.max())
         block = max(1, min(_ELEM_BUDGET // max(n, 1), _CELL_BUDGET // (2 * K * Q)))
         for a in range(lo, hi, block):
             b = min(hi, a + block)

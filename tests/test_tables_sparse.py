@@ -73,6 +73,30 @@ def test_tables_in_row_blocks_are_the_whole_tables_bit_for_bit(monkeypatch):
     assert np.array_equal(ref.table_rows("categories", 2, 5), ref.category_mi_table()[2:5])
 
 
+def test_a_row_block_of_narrow_features_sums_as_the_whole_table_does():
+    """A block whose features have few codes gives its rows' values bit for bit as the whole
+    table does, where a feature with many codes widens the layout: each value's cells are
+    summed in one order whichever block holds the row (a block laid out by its own widest
+    code summed fewer cells, and flags' n_jobs=2 record differed from the serial one in the
+    last bits)."""
+    from camcf.tasks import table_blocks
+
+    rng = np.random.default_rng(5)
+    n = 300
+    X = (rng.random((n, 12)) < 0.3).astype(np.uint8)
+    X[:, 0] = rng.integers(0, 8, n)  # 8 codes: 16 cells per value, against 4 for the others
+    Y = rng.random((n, 3)) < np.array([0.2, 0.5, 0.7])
+    C = np.column_stack([Y[:, i] == v for i in range(3) for v in (0, 1)]).astype(np.uint8)
+    X, C = np.asfortranarray(X), np.asfortranarray(C)
+    shared = FastEngine.shared(X, C)
+    whole = FastEngine(X, C, **shared).mi_table()
+    blocks = [(a, b) for w, a, b in table_blocks(X.shape[1], C.shape[1], 3) if w == "features"]
+    assert blocks[0][0] == 0 and blocks[-1][0] > 0  # the wide feature in the first block only
+    for a, b in blocks:
+        rows = FastEngine(X, C, **shared).table_rows("features", a, b)
+        assert np.array_equal(rows, whole[a:b]), (a, b)
+
+
 def test_parallel_tables_give_both_layouts_and_the_cost_counts():
     """parallel_tables (threads here) gives each table bit for bit as the serial engine does,
     row-major for the result and column-major for the target tasks, and per column the counts
