@@ -224,9 +224,10 @@ def test_import_camcf_and_help_load_no_heavy_module():
 @pytest.mark.parametrize("suffix", [".arff", ".csv"])
 def test_a_small_dense_file_is_selected_without_scipy_pandas_or_joblib(tmp_path, suffix):
     """The whole ``camcf select`` of a small dense ARFF file, or a CSV file of plain numbers,
-    loads none of the heavy modules: scipy.sparse is imported only for sparse data or large
-    tables, joblib for workers, pandas for CSV files with words, empty cells or exponents, and
-    for records."""
+    loads none of the heavy modules: scipy.sparse is imported only for sparse data, large
+    tables or spouse steps counted through their joint cells (one sparse product for a group
+    of targets, camcf.batch_counts; this file's run has none), joblib for workers, pandas for
+    CSV files with words, empty cells or exponents, and for records."""
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, (60, 5))
     Y = np.column_stack([X[:, 0], X[:, 1] & X[:, 2]])  # something to select (no warning)
