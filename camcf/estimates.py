@@ -114,11 +114,18 @@ class Estimate:
         runs = itertools.groupby((s for s in self.stages if s.units), key=lambda s: s.group)
         parts = []
         for group, stages in runs:
-            text = ", ".join(f"{s.units:,} {s.name}" + (
-                "" if s.seconds_each is None else f" × {format_seconds(s.seconds_each)}")
-                for s in stages)
+            text = ", ".join(_stage_words(s) for s in stages)
             parts.append(text if group is None else f"{group}: {text}")
         return f"{time_part}{mem} ({'; '.join(parts)})"
+
+
+def _stage_words(stage: Stage) -> str:
+    """``5 selections × 2.0 s``; ``5 selections`` when their cost is not known; the name alone
+    for work that costs nothing (a reference method: it has no units to count)."""
+    if stage.seconds_each == 0:
+        return stage.name
+    cost = "" if stage.seconds_each is None else f" × {format_seconds(stage.seconds_each)}"
+    return f"{stage.units:,} {stage.name}{cost}"
 
 
 def format_seconds(seconds: float) -> str:

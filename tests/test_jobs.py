@@ -165,14 +165,17 @@ def test_estimate_names_each_group_once_before_its_stages():
                        Stage("ML-kNN classifications", 10, 0.5,
                              group="flags (shared data folder)"),
                        Stage("Ca-MCF selections", 5, 4.0, group="enron"),
+                       Stage("All features (a reference, nothing to compute)", 5, 0.0,
+                             group="enron"),
                        Stage("summary", 1, 1.0)])
     text = est.describe()
     assert text.count("flags (shared data folder)") == 1 and text.count("enron") == 1
+    # work that costs nothing is named, not counted
     assert ("(flags (shared data folder): 5 Ca-MCF selections × 2.0 s, 10 ML-kNN "
-            "classifications × 0.5 s; enron: 5 Ca-MCF selections × 4.0 s; 1 summary × 1.0 s)"
-            ) in text
+            "classifications × 0.5 s; enron: 5 Ca-MCF selections × 4.0 s, All features (a "
+            "reference, nothing to compute); 1 summary × 1.0 s)") in text
     assert est.stages[0].label == "flags (shared data folder): Ca-MCF selections"
-    assert est.stages[3].label == "summary"
+    assert est.stages[4].label == "summary"
 
 
 # ---------------------------------------------------------------------------- running
