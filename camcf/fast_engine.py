@@ -19,6 +19,7 @@ from ._sparse import issparse
 from .batch_counts import (
     _BLAS_CELLS,
     ExtrasPlan,
+    _values_many,
     extras_plan,
     joint_extras,
     screen_then_extras_many,
@@ -515,16 +516,10 @@ class FastEngine(EngineBase):
 
     def _values(self, counts: np.ndarray, cells: tuple) -> np.ndarray:
         """I(t; V_j | S) from counts (k × K × 2S) of (code, t, stratum) in the layout of
-        ``cells`` (:meth:`_cells`): the informative strata only, the full n as denominator."""
+        ``cells`` (:meth:`_cells`): the informative strata only, the full n as denominator
+        (:func:`camcf.batch_counts._values_many` of one table)."""
         n_live, S, ts_counts = cells[0], cells[1], cells[2]
-        k, K = counts.shape[:2]
-        ts_margin = ts_counts.reshape(2, S)  # (t, stratum)
-        c4 = counts.reshape(k, K, 2, S)  # (variable, code, t, stratum)
-        if n_live < S:  # the extra stratum of the dead ones is not summed
-            ts_margin, c4 = ts_margin[:, :n_live], c4[..., :n_live]
-        return cmi_from_counts(c4, self.n, margins=(c4[:, :, 0] + c4[:, :, 1], ts_margin[None],
-                                                    (ts_margin[0] + ts_margin[1])[None]),
-                               batch=1, table=self._tab)
+        return _values_many(counts[None], ts_counts[None], S, self, n_live)[0]
 
     def _by_rows(self, cols: np.ndarray, S: int) -> bool:
         """Whether :meth:`_counts_rows` counts ``cols`` (dense features, most of the columns,
