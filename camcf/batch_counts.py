@@ -249,7 +249,6 @@ def joint_cells(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
     return (N, N, ts, key, None), cell_of
 
 
-
 def _fits(eng, S: int) -> bool:
     """``eng._by_rows(cols, S)`` for columns with ``eng._by_rows(cols, 1)``: the product
     output of S strata within the cell budget."""
@@ -295,12 +294,9 @@ def _count_chunk(chunk: list[ExtrasPlan]) -> None:
     cell = np.empty((n, B), dtype=idx)
     for b, p in enumerate(chunk):
         np.add(p.joint[3], off[b], out=cell[:, b], casting="unsafe")
-    import scipy.sparse as sp
-
-    onehot = sp.csc_matrix((np.ones(n * B, dtype=np.float32), cell.ravel(),
-                            np.arange(0, n * B + 1, B, dtype=idx)), shape=(total, n))
     # float32 sums of ones: exact integers below 2^24 rows (the indicators exist only then)
-    prod = (onehot @ rows).reshape(total, width // m, m)
+    prod = chunk[0].engine._cells_times_rows(
+        cell.ravel(), np.arange(0, n * B + 1, B, dtype=idx), total).reshape(total, width // m, m)
     shapes: dict[tuple, list[int]] = {}
     for b, p in enumerate(chunk):
         key = (p.cols.size, p.K, p.nr, tuple(p.kxs), p.lead is not None)

@@ -601,6 +601,24 @@ class FastEngine(EngineBase):
             out[start:start + k] = self._values(counts, cells)
         return out
 
+    def _cells_times_rows(self, indices: np.ndarray, indptr: np.ndarray, total: int
+                          ) -> np.ndarray:
+        """The 0/1 matrix (``total`` cells × n rows; row i of the data lists its cells in
+        ``indices[indptr[i]:indptr[i + 1]]``) times the n × (K − 1)·m indicators
+        (:func:`indicator_rows`): float32 counts, exact integers below 2^24 rows."""
+        n, R = self.n, self._rows
+        if total * n <= _DENSE_ONEHOT_CELLS and total <= _GEMM_CELLS:
+            # few cells of small data: a dense 0/1 matrix times the indicators (no scipy.sparse;
+            # with more cells its multiply-add per cell and row costs more than the import)
+            onehot = np.zeros((total, n), dtype=np.float32)
+            onehot[indices, np.repeat(np.arange(n), np.diff(indptr))] = 1.0
+            return onehot @ R
+        import scipy.sparse as sp  # cells × n in CSC form, built directly (no transpose)
+
+        onehot = sp.csc_matrix((np.ones(indices.size, dtype=np.float32), indices, indptr),
+                               shape=(total, n))
+        return onehot @ R
+
     def _counts_rows(self, cols: np.ndarray, cell_sets: list[tuple], K: int
                      ) -> list[np.ndarray]:
         """Counts (k × K × 2S) of (code, t, stratum) of dense features ``cols`` for each of
@@ -633,18 +651,7 @@ class FastEngine(EngineBase):
             indices = cell[counted]  # row-major: row by row
             indptr = np.zeros(n + 1, dtype=idx)
             np.cumsum(np.count_nonzero(counted, axis=1), out=indptr[1:])
-        if total * n <= _DENSE_ONEHOT_CELLS and total <= _GEMM_CELLS:
-            # few cells of small data: a dense 0/1 matrix times the indicators (no scipy.sparse;
-            # with more cells its multiply-add per cell and row costs more than the import)
-            onehot = np.zeros((total, n), dtype=np.float32)
-            onehot[indices, np.repeat(np.arange(n), np.diff(indptr))] = 1.0
-            prod = onehot @ R
-        else:  # cells × n in CSC form, built directly (one sparse constructor, no transpose)
-            import scipy.sparse as sp
-
-            onehot = sp.csc_matrix((np.ones(indices.size, dtype=np.float32), indices, indptr),
-                                   shape=(total, n))
-            prod = onehot @ R  # (cells, (K − 1)·m) float32
+        prod = self._cells_times_rows(indices, indptr, total)
         L = R.shape[1] // m
         prod = prod.reshape(total, L, m)[:, :K - 1, :][:, :, cols]  # (cells, K − 1, k)
         out = []
