@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 
 _TASKS_PER_WORKER = 4  # tasks per worker: enough to even out the load, few enough to batch
-_SERIAL_GROUP = 32  # targets per targets_work call in a serial run (camcf.phases.run_targets)
 
 
 def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category],
@@ -378,9 +377,13 @@ def serial_outcomes(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray],
                     todo: list[Category], label_of: np.ndarray, params: dict, trace: str,
                     engine: str, shared: dict) -> Iterator[tuple]:
     """The outcomes of :func:`target_work` for ``todo`` in that order, computed here by
-    :func:`targets_work` in groups of targets (:data:`_SERIAL_GROUP`)."""
-    for a in range(0, len(todo), _SERIAL_GROUP):
-        group = todo[a:a + _SERIAL_GROUP]
+    :func:`targets_work` one group of targets at a time (:func:`camcf.phases.batch_size`: the
+    targets :func:`camcf.phases.run_targets` runs together)."""
+    from .phases import batch_size
+
+    size = batch_size(X.shape[0])
+    for a in range(0, len(todo), size):
+        group = todo[a:a + size]
         yield from targets_work(X, C, tables, group,
                                 [np.flatnonzero(label_of != c.label_index) for c in group],
                                 params, trace, engine, shared)
