@@ -146,6 +146,17 @@ def _few(x, idx, sel, n_out: int) -> list:
     return [x] * n_out
 
 
+def _column(x, dtype, n_out: int, sel: np.ndarray | None) -> np.ndarray:
+    """A record column of ``n_out`` rows from ``x``: a scalar repeated, or an array's rows
+    ``sel`` (None: all of them)."""
+    arr = np.asarray(x)
+    if arr.ndim == 0:
+        return np.full(n_out, arr, dtype=dtype)
+    if sel is not None:
+        arr = arr[sel]
+    return arr.astype(dtype, copy=False)
+
+
 class TraceBuilder:
     """Collects one target's rows in bulk, then freezes them into column arrays.
 
@@ -277,12 +288,7 @@ class TraceBuilder:
                else np.asarray(at, dtype=np.int64) + seq0)
 
         def column(x, dtype):
-            arr = np.asarray(x)
-            if arr.ndim == 0:
-                return np.full(n_out, arr, dtype=dtype)
-            if sel is not None:
-                arr = arr[sel]
-            return arr.astype(dtype, copy=False)
+            return _column(x, dtype, n_out, sel)
 
         self._flush()
         self._chunks.append((
@@ -363,10 +369,7 @@ class TraceBuilder:
             codes = np.int8(code)
 
         def column(x, dtype):
-            arr = np.asarray(x)
-            if arr.ndim == 0:
-                return np.full(k if sel is None else sel.size, arr, dtype=dtype)
-            return (arr if sel is None else arr[sel]).astype(dtype, copy=False)
+            return _column(x, dtype, k if sel is None else sel.size, sel)
 
         self._flush()
         self._chunks.append((
