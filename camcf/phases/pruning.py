@@ -6,6 +6,9 @@
    empty that is s_z ≤ δ1, so symmetry always removes such a spouse: the published behaviour.)
 3. Redundancy: f is removed if some category d of some other label j ≠ i (all categories) has
    I(X_f; C_d) > γ × s_f; the first such d in flattened order is recorded with both values.
+
+:func:`symmetry_and_redundancy_many` runs Phase 4 of several targets (each with its own record)
+and finds the redundancy tests' first dominating categories of all their survivors at once.
 """
 
 from __future__ import annotations
@@ -29,49 +32,148 @@ def symmetry_and_redundancy(mi_table: np.ndarray, target: int, s: np.ndarray, cm
     category (m × C, :meth:`camcf.info.Engine.mi_table`, or a finished run's
     :attr:`camcf.Result.mi_table`), ``s`` holds s_f = I(t; X_f). ``others`` lists the
     categories of the other labels in flattened order (a list or an integer array)."""
-    cmb_arr = np.asarray(cmb, dtype=np.int64)
-    rs = rounded(s)
-    order = cmb_arr[np.argsort(-rs[cmb_arr], kind="stable")] if cmb_arr.size else cmb_arr
-    n_keep = math.ceil(k2 * order.size)
-    kept, cut = order[:n_keep], order[n_keep:]
-    last = float(s[kept[-1]]) if kept.size else np.nan
-    tb.add("k2-cut", -1, kept, [], s[kept], last, "kept")
-    tb.add("k2-cut", -1, cut, [], s[cut], last, "cut-k2")
+    return symmetry_and_redundancy_many(
+        [(mi_table, target, s, cmb, others, delta1, k2, gamma, tb)])[0]
 
-    sym_mask = rs[kept] <= delta1
-    sym_removed = kept[sym_mask]
-    survivors = kept[~sym_mask]
-    tb.add("symmetry", -1, kept, [], s[kept], delta1, decide(sym_mask, "removed", "stays"))
 
-    redundant, final = _redundancy(mi_table, s, survivors, np.asarray(others, dtype=np.int64),
-                                   gamma, tb)
-    after_symmetry = sorted(int(f) for f in survivors)
-    return {
-        "cmb": [int(f) for f in cmb],
-        "after_cut": [int(f) for f in kept],
-        "cut": [int(f) for f in cut],
-        "symmetry_removed": sorted(int(f) for f in sym_removed),
-        "after_symmetry": after_symmetry,
-        "redundancy_removed": redundant,
-        "blanket": sorted(final),
-    }
+def symmetry_and_redundancy_many(jobs: list[tuple]) -> list[dict]:
+    """:func:`symmetry_and_redundancy` of several targets, each job ``(mi_table, target, s,
+    cmb, others, delta1, k2, gamma, tb)``: each one's result and record are those of
+    :func:`symmetry_and_redundancy` alone; the redundancy tests of every job on one table are
+    decided together (:func:`_first_dominating`)."""
+    out: list[dict] = []
+    surv: list[tuple] = []
+    for mi_table, _, s, cmb, others, delta1, k2, gamma, tb in jobs:
+        cmb_arr = np.asarray(cmb, dtype=np.int64)
+        rs = rounded(s)
+        order = cmb_arr[np.argsort(-rs[cmb_arr], kind="stable")] if cmb_arr.size else cmb_arr
+        n_keep = math.ceil(k2 * order.size)
+        kept, cut = order[:n_keep], order[n_keep:]
+        last = float(s[kept[-1]]) if kept.size else np.nan
+        tb.add("k2-cut", -1, kept, [], s[kept], last, "kept")
+        tb.add("k2-cut", -1, cut, [], s[cut], last, "cut-k2")
+
+        sym_mask = rs[kept] <= delta1
+        survivors = kept[~sym_mask]
+        tb.add("symmetry", -1, kept, [], s[kept], delta1, decide(sym_mask, "removed", "stays"))
+        out.append({
+            "cmb": [int(f) for f in cmb],
+            "after_cut": kept.tolist(),
+            "cut": cut.tolist(),
+            "symmetry_removed": sorted(kept[sym_mask].tolist()),
+            "after_symmetry": sorted(survivors.tolist()),
+        })
+        surv.append((mi_table, s, survivors, np.asarray(others, dtype=np.int64), gamma, tb))
+    for p4, (redundant, final) in zip(out, _redundancy_many(surv), strict=True):
+        p4["redundancy_removed"] = redundant
+        p4["blanket"] = sorted(final)
+    return out
 
 
 def _redundancy(table: np.ndarray, s: np.ndarray, survivors: np.ndarray, others: np.ndarray,
                 gamma: float, tb: TraceBuilder
                 ) -> tuple[list[tuple[int, int, float, float]], list[int]]:
-    """The redundancy step: (removals (f, d, I(X_f; C_d), s_f), the survivors that stay).
+    """The redundancy step: (removals (f, d, I(X_f; C_d), s_f), the survivors that stay)
+    (:func:`_redundancy_many` of one job)."""
+    return _redundancy_many([(table, s, survivors, others, gamma, tb)])[0]
 
-    Survivors go in blocks of rows: I(X_f; C_d) for every other category d at once. f's tests
-    stop at the first dominating d (they cover every d when none dominates); the rows are
-    recorded f by f, d in flattened order, as a loop over the survivors would.
-    """
+
+def _redundancy_many(jobs: list[tuple]
+                     ) -> list[tuple[list[tuple[int, int, float, float]], list[int]]]:
+    """The redundancy step of each job ``(table, s, survivors, others, gamma, tb)``:
+    (removals (f, d, I(X_f; C_d), s_f), the survivors that stay).
+
+    f's tests stop at the first dominating d (they cover every d when none dominates); the
+    rows are recorded f by f, d in flattened order, in blocks of survivors, as a loop over the
+    survivors would. Which d dominates first is found for every job at once
+    (:func:`_first_dominating`)."""
+    results: list = [None] * len(jobs)
+    todo = []
+    for j, (table, _, survivors, others, _, _) in enumerate(jobs):
+        if others.size == 0:  # nothing to test against: every survivor stays
+            results[j] = ([], survivors.tolist())
+            continue
+        if others.min() < 0 or others.max() >= table.shape[1]:
+            raise IndexError(f"category ids out of range 0..{table.shape[1] - 1}")
+        if survivors.size == 0:
+            results[j] = ([], [])
+            continue
+        todo.append(j)
+    firsts = _first_dominating([jobs[j] for j in todo])
+    for j, (hit, upto) in zip(todo, firsts, strict=True):
+        results[j] = _record(*jobs[j], hit, upto)
+    return results
+
+
+def _first_dominating(jobs: list[tuple]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For each job ``(table, s, survivors, others, gamma, tb)`` (survivors and other
+    categories not empty, in range): whether some d of ``others`` has rounded I(X_f; C_d) >
+    rounded γ·s_f, per survivor f, and the tests up to the first such d (its position in
+    ``others`` + 1; ``others.size`` when none).
+
+    Jobs whose ``others`` ascend (flattened order) and share a table are decided together:
+    one comparison of the survivors' rounded rows of the table with their rounded bounds over
+    every category, the categories outside each job's ``others`` masked out."""
+    out: list = [None] * len(jobs)
+    by_table: dict[int, list[int]] = {}
+    for j, (table, _, _, others, _, _) in enumerate(jobs):
+        if others.size == 1 or bool((others[1:] > others[:-1]).all()):
+            by_table.setdefault(id(table), []).append(j)
+        else:  # another order: this job's columns in that order
+            out[j] = _dominance(jobs[j], np.arange(jobs[j][2].size))
+    for members in by_table.values():
+        table = jobs[members[0]][0]
+        n_cat = table.shape[1]
+        block = max(1, _BLOCK_CELLS // n_cat)
+        fs = np.concatenate([jobs[j][2] for j in members])
+        job_of = np.repeat(np.arange(len(members)), [jobs[j][2].size for j in members])
+        limits = rounded(np.concatenate([jobs[j][4] * jobs[j][1][jobs[j][2]] for j in members]))
+        allowed = np.zeros((len(members), n_cat), dtype=bool)
+        for g, j in enumerate(members):
+            allowed[g, jobs[j][3]] = True
+        position = np.cumsum(allowed, axis=1)  # a category's position in others, + 1
+        n_others = np.array([jobs[j][3].size for j in members])
+        hit = np.empty(fs.size, dtype=bool)
+        upto = np.empty(fs.size, dtype=np.int64)
+        for lo in range(0, fs.size, block):
+            rows = slice(lo, lo + block)
+            g = job_of[rows]
+            dom = rounded(table[fs[rows]]) > limits[rows, None]
+            dom &= allowed[g]
+            hit[rows] = dom.any(axis=1)
+            upto[rows] = np.where(hit[rows], position[g, np.argmax(dom, axis=1)], n_others[g])
+        bounds = np.cumsum([0] + [jobs[j][2].size for j in members])
+        for g, j in enumerate(members):
+            out[j] = hit[bounds[g]:bounds[g + 1]], upto[bounds[g]:bounds[g + 1]]
+    return out
+
+
+def _dominance(job: tuple, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(hit, tests up to the first dominating d) of the survivors ``rows`` of ``job``, in the
+    order of its ``others``, with the full values (:func:`_first_dominating`'s one-job case)."""
+    table, s, survivors, others, gamma, _ = job
+    hit, upto, _, _ = _block(table, s, survivors[rows], others, gamma)
+    return hit, upto
+
+
+def _block(table, s, fs, others, gamma):
+    """The redundancy tests of the survivors ``fs``: (hit, tests up to the first dominating d,
+    the values I(X_f; C_d) (fs × others), dominates)."""
+    limits = gamma * s[fs]
+    vals = table[fs].take(others, axis=1, mode="clip")  # in range: checked by the caller
+    dom = rounded(vals) > rounded(limits)[:, None]
+    hit = dom.any(axis=1)
+    upto = np.where(hit, np.argmax(dom, axis=1) + 1, others.size)
+    return hit, upto, vals, dom
+
+
+def _record(table: np.ndarray, s: np.ndarray, survivors: np.ndarray, others: np.ndarray,
+            gamma: float, tb: TraceBuilder, hit: np.ndarray, upto: np.ndarray
+            ) -> tuple[list[tuple[int, int, float, float]], list[int]]:
+    """Record one job's redundancy tests (decided: ``hit``, ``upto``) block by block, and
+    return (removals, the survivors that stay)."""
     m = table.shape[0]
     n_others = others.size
-    if n_others == 0:  # nothing to test against: every survivor stays
-        return [], survivors.tolist()
-    if others.min() < 0 or others.max() >= table.shape[1]:
-        raise IndexError(f"category ids out of range 0..{table.shape[1] - 1}")
     redundant: list[tuple[int, int, float, float]] = []
     final: list[int] = []
     block = max(1, _BLOCK_CELLS // n_others)
@@ -79,27 +181,28 @@ def _redundancy(table: np.ndarray, s: np.ndarray, survivors: np.ndarray, others:
     others_pool = (others + m).astype(np.int32)
     for lo in range(0, survivors.size, block):
         fs = survivors[lo:lo + block]
+        h_mask, u = hit[lo:lo + block], upto[lo:lo + block]
         limits = gamma * s[fs]
-        vals = table[fs].take(others, axis=1, mode="clip")  # in range: checked above
-        dom = rounded(vals) > rounded(limits)[:, None]
-        hit = dom.any(axis=1)
-        upto = np.where(hit, np.argmax(dom, axis=1) + 1, n_others)  # tests per survivor
-        total = int(upto.sum())
-        h = np.flatnonzero(hit)
-        last = upto[h] - 1  # the dominating category of each removed survivor
-        if every_row and total == dom.size:  # every survivor tested against every category
-            tb.add("redundancy", np.repeat(fs, n_others), np.tile(others_pool, fs.size), [],
-                   vals.ravel(), np.repeat(limits, n_others), decide(dom.ravel(), "dominates",
-                                                                    "does-not-dominate"))
-        elif every_row:
-            rows = np.arange(n_others)[None, :] < upto[:, None]  # row-major: f by f
-            tb.add("redundancy", np.repeat(fs, upto),
-                   np.broadcast_to(others_pool, dom.shape)[rows], [], vals[rows],
-                   np.repeat(limits, upto), decide(dom[rows], "dominates", "does-not-dominate"))
+        total = int(u.sum())
+        h = np.flatnonzero(h_mask)
+        last = u[h] - 1  # the dominating category of each removed survivor
+        removed_vals = table[fs[h], others[last]]
+        if every_row:  # the full record: every test's row (the values of the block again)
+            _, _, vals, dom = _block(table, s, fs, others, gamma)
+            if total == dom.size:  # every survivor tested against every category
+                tb.add("redundancy", np.repeat(fs, n_others), np.tile(others_pool, fs.size), [],
+                       vals.ravel(), np.repeat(limits, n_others),
+                       decide(dom.ravel(), "dominates", "does-not-dominate"))
+            else:
+                rows = np.arange(n_others)[None, :] < u[:, None]  # row-major: f by f
+                tb.add("redundancy", np.repeat(fs, u),
+                       np.broadcast_to(others_pool, dom.shape)[rows], [], vals[rows],
+                       np.repeat(limits, u),
+                       decide(dom[rows], "dominates", "does-not-dominate"))
         else:  # only the dominating rows can be kept: the last test of each removed survivor
-            tb.add("redundancy", fs[h], others[last] + m, [], vals[h, last], limits[h],
-                   "dominates", at=np.cumsum(upto)[h] - 1, n=total)
-        redundant.extend(zip(fs[h].tolist(), others[last].tolist(), vals[h, last].tolist(),
+            tb.add("redundancy", fs[h], others[last] + m, [], removed_vals, limits[h],
+                   "dominates", at=np.cumsum(u)[h] - 1, n=total)
+        redundant.extend(zip(fs[h].tolist(), others[last].tolist(), removed_vals.tolist(),
                              s[fs[h]].tolist(), strict=True))
-        final.extend(fs[~hit].tolist())
+        final.extend(fs[~h_mask].tolist())
     return redundant, final

@@ -26,7 +26,7 @@ from ..trace import (
     TraceBuilder,
 )
 from .local_structure import parents_children, spouses_many
-from .pruning import symmetry_and_redundancy
+from .pruning import symmetry_and_redundancy, symmetry_and_redundancy_many
 from .recovery import recover_blocked
 from .skeleton import label_skeletons
 
@@ -121,14 +121,18 @@ def _finish(waiting: list[tuple], params: dict) -> list[TargetResult]:
     d1 = params["delta1"]
     found = spouses_many([(engine, c.id, s, pc, R, d1, tb)
                           for engine, c, _, tb, s, R, _, _, _, pc in waiting])
-    out = []
-    for (engine, c, others, tb, s, R, sk_cands, cands_all, kept, pc), sp_ in zip(
-            waiting, found, strict=True):
+    cmbs, recs = [], []
+    for (engine, c, _, tb, s, R, _, _, _, pc), sp_ in zip(waiting, found, strict=True):
         cmb = sorted(set(pc) | set(sp_))
         rec = recover_blocked(engine, c.id, s, pc, cmb, R, d1, params["recovery"], tb)
-        cmb_full = cmb + [f for f, _ in rec]
-        p4 = symmetry_and_redundancy(engine.mi_table(), c.id, s, cmb_full, others, d1,
-                                     params["k2"], params["gamma"], tb)
+        cmbs.append(cmb + [f for f, _ in rec])
+        recs.append(rec)
+    p4s = symmetry_and_redundancy_many([
+        (engine.mi_table(), c.id, s, cmb_full, others, d1, params["k2"], params["gamma"], tb)
+        for (engine, c, others, tb, s, *_), cmb_full in zip(waiting, cmbs, strict=True)])
+    out = []
+    for (_, c, _, tb, _, R, sk_cands, cands_all, kept, pc), sp_, rec, p4 in zip(
+            waiting, found, recs, p4s, strict=True):
         out.append(TargetResult(
             category=c,
             skeleton=tuple(R),
