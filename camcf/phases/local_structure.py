@@ -116,8 +116,18 @@ def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
                          lambda v, d=delta1: rounded(v) <= d,
                          None if R_pool else s[non_pc]))
         asked.append((i, non_pc, R_pool))
-    for (i, non_pc, R_pool), (v1, screened_mask, v2s) in zip(
-            asked, screen_then_extras_many(requests), strict=True):
+    answers = screen_then_extras_many(requests)
+    # every test given some x of every target: rounded and decided at once
+    parts = [v2 for _, _, v2s in answers for v2 in v2s]
+    if parts:
+        v2_all = np.concatenate(parts)
+        limits = np.repeat([jobs[i][5] for (i, _, _), (_, _, v2s) in zip(asked, answers,
+                                                                          strict=True)
+                            for _ in v2s], [v2.size for v2 in parts])
+        hit_all = rounded(v2_all) > limits
+        dec_all = decide(hit_all, "spouse", "not-spouse")
+    at = 0
+    for (i, non_pc, R_pool), (v1, screened_mask, v2s) in zip(asked, answers, strict=True):
         pc, delta1, tb = jobs[i][3], jobs[i][5], jobs[i][6]
         # (the decisions are built only for a level that keeps these rows: the full record)
         kept = tb.keeps("spouse-screen", "tested") or tb.keeps("spouse-screen", "not-tested")
@@ -127,12 +137,12 @@ def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
         if screened.size == 0:
             continue
         found: dict[int, list[int]] = {}
+        k = screened.size
         for x, v2 in zip(pc, v2s, strict=True):
             cond = [x] + R_pool
-            hit = rounded(v2) > delta1
-            tb.add("spouse", TARGET, screened, cond, v2, delta1,
-                   decide(hit, "spouse", "not-spouse"), aux=x)
-            for z in screened[hit]:
-                found.setdefault(int(z), []).append(int(x))
+            tb.add("spouse", TARGET, screened, cond, v2, delta1, dec_all[at:at + k], aux=x)
+            for z in screened[hit_all[at:at + k]].tolist():
+                found.setdefault(z, []).append(int(x))
+            at += k
         results[i] = dict(sorted(found.items()))
     return results
