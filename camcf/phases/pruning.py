@@ -21,6 +21,7 @@ from ..info import rounded
 from ..trace import TraceBuilder, decide
 
 _BLOCK_CELLS = 1 << 20  # (survivors × other categories) values per block
+_NONE, _NONE_F = np.empty(0, dtype=np.int64), np.empty(0)
 
 
 def symmetry_and_redundancy(mi_table: np.ndarray, target: int, s: np.ndarray, cmb: list[int],
@@ -39,23 +40,38 @@ def symmetry_and_redundancy(mi_table: np.ndarray, target: int, s: np.ndarray, cm
 def symmetry_and_redundancy_many(jobs: list[tuple]) -> list[dict]:
     """:func:`symmetry_and_redundancy` of several targets, each job ``(mi_table, target, s,
     cmb, others, delta1, k2, gamma, tb)``: each one's result and record are those of
-    :func:`symmetry_and_redundancy` alone; the redundancy tests of every job on one table are
-    decided together (:func:`_first_dominating`)."""
+    :func:`symmetry_and_redundancy` alone. The blankets of every job are ranked and pruned
+    for symmetry at once, and the redundancy tests of every job on one table are decided
+    together (:func:`_first_dominating`)."""
+    if not jobs:
+        return []
+    cmbs = [np.asarray(job[3], dtype=np.int64) for job in jobs]
+    sizes = np.array([c.size for c in cmbs])
+    job_of = np.repeat(np.arange(len(jobs)), sizes)
+    feats = np.concatenate(cmbs)
+    vals = (np.stack([job[2] for job in jobs])[job_of, feats]
+            if len({job[2].shape for job in jobs}) == 1
+            else np.concatenate([job[2][c] for job, c in zip(jobs, cmbs, strict=True)]))
+    rs = rounded(vals)
+    # each job's blanket by s_f (rounded), stable descending: the jobs stay in order
+    rank = np.lexsort((-rs, job_of))
+    feats, vals, rs = feats[rank], vals[rank], rs[rank]
+    removed = rs <= np.repeat([job[5] for job in jobs], sizes)  # symmetry, where kept
+    decisions = decide(removed, "removed", "stays")
     out: list[dict] = []
     surv: list[tuple] = []
-    for mi_table, _, s, cmb, others, delta1, k2, gamma, tb in jobs:
-        cmb_arr = np.asarray(cmb, dtype=np.int64)
-        rs = rounded(s)
-        order = cmb_arr[np.argsort(-rs[cmb_arr], kind="stable")] if cmb_arr.size else cmb_arr
-        n_keep = math.ceil(k2 * order.size)
-        kept, cut = order[:n_keep], order[n_keep:]
-        last = float(s[kept[-1]]) if kept.size else np.nan
-        tb.add("k2-cut", -1, kept, [], s[kept], last, "kept")
-        tb.add("k2-cut", -1, cut, [], s[cut], last, "cut-k2")
-
-        sym_mask = rs[kept] <= delta1
+    a = 0
+    for job, size in zip(jobs, sizes.tolist(), strict=True):
+        mi_table, _, s, cmb, others, _, k2, gamma, tb = job
+        b = a + math.ceil(k2 * size)
+        kept, cut = feats[a:b], feats[b:a + size]
+        last = float(vals[b - 1]) if b > a else np.nan
+        tb.add("k2-cut", -1, kept, [], vals[a:b], last, "kept")
+        tb.add("k2-cut", -1, cut, [], vals[b:a + size], last, "cut-k2")
+        delta1 = job[5]
+        sym_mask = removed[a:b]
         survivors = kept[~sym_mask]
-        tb.add("symmetry", -1, kept, [], s[kept], delta1, decide(sym_mask, "removed", "stays"))
+        tb.add("symmetry", -1, kept, [], vals[a:b], delta1, decisions[a:b])
         out.append({
             "cmb": [int(f) for f in cmb],
             "after_cut": kept.tolist(),
@@ -64,6 +80,7 @@ def symmetry_and_redundancy_many(jobs: list[tuple]) -> list[dict]:
             "after_symmetry": sorted(survivors.tolist()),
         })
         surv.append((mi_table, s, survivors, np.asarray(others, dtype=np.int64), gamma, tb))
+        a += size
     for p4, (redundant, final) in zip(out, _redundancy_many(surv), strict=True):
         p4["redundancy_removed"] = redundant
         p4["blanket"] = sorted(final)
@@ -174,10 +191,24 @@ def _record(table: np.ndarray, s: np.ndarray, survivors: np.ndarray, others: np.
     return (removals, the survivors that stay)."""
     m = table.shape[0]
     n_others = others.size
-    redundant: list[tuple[int, int, float, float]] = []
-    final: list[int] = []
     block = max(1, _BLOCK_CELLS // n_others)
     every_row = tb.keeps("redundancy", "does-not-dominate")
+    if not every_row and survivors.size <= block:  # one block, the dominating rows only
+        total = int(upto.sum())
+        if not hit.any():
+            tb.add("redundancy", _NONE, _NONE, [], _NONE_F, _NONE_F, "dominates", at=_NONE,
+                   n=total)
+            return [], survivors.tolist()
+        h = np.flatnonzero(hit)
+        fs, d = survivors[h], others[upto[h] - 1]
+        s_h = s[fs]
+        removed_vals = table[fs, d]
+        tb.add("redundancy", fs, d + m, [], removed_vals, gamma * s_h, "dominates",
+               at=np.cumsum(upto)[h] - 1, n=total)
+        return (list(zip(fs.tolist(), d.tolist(), removed_vals.tolist(), s_h.tolist(),
+                         strict=True)), survivors[~hit].tolist())
+    redundant: list[tuple[int, int, float, float]] = []
+    final: list[int] = []
     others_pool = (others + m).astype(np.int32)
     for lo in range(0, survivors.size, block):
         fs = survivors[lo:lo + block]
