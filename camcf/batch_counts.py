@@ -139,6 +139,33 @@ def _category_counts(group: list[tuple], results: list) -> None:
             results[group[g][0]] = vals[row]
 
 
+def lookups_many(requests: list[tuple]) -> list[np.ndarray]:
+    """``engine.cmi_many(target, categories, [])`` for many requests ``(engine, target,
+    categories as pool columns)``, each on its own engine: the values (and the engines'
+    counters) as each request alone. On a :class:`~camcf.fast_engine.FastEngine` they are
+    its category table's entries (as its ``cmi_many`` reads them): the requests of engines
+    sharing one table are read in one gather."""
+    results: list = [None] * len(requests)
+    by_table: dict[int, list[int]] = {}
+    for i, (eng, target, cols) in enumerate(requests):
+        if hasattr(eng, "_extras_finish") and cols.size and int(cols.min()) >= eng.m:
+            by_table.setdefault(id(eng.category_mi_table()), []).append(i)
+        else:
+            results[i] = eng.cmi_many(target, cols, [])
+    for members in by_table.values():
+        eng0 = requests[members[0]][0]
+        rows = np.concatenate([requests[i][2] for i in members]) - eng0.m
+        sizes = [requests[i][2].size for i in members]
+        vals = eng0.category_mi_table()[rows, np.repeat([requests[i][1] for i in members],
+                                                         sizes)]
+        a = 0
+        for i, k in zip(members, sizes, strict=True):
+            requests[i][0]._counted(lookups=k)
+            results[i] = vals[a:a + k]
+            a += k
+    return results
+
+
 def screen_then_extras_many(requests: list[tuple]) -> list[tuple]:
     """:meth:`camcf.info.Engine.screen_then_extras` for many requests ``(engine, target,
     variables, fixed, extras, keep, given)``, each on its own engine: the results, in order,
@@ -380,4 +407,4 @@ def _values_many(counts: np.ndarray, ts_counts: np.ndarray, S: int, eng,
 
 
 __all__ = ["ExtrasPlan", "cmi_many_batch", "extras_plan", "joint_cells", "joint_extras",
-           "screen_plan", "screen_then_extras_many"]
+           "lookups_many", "screen_plan", "screen_then_extras_many"]

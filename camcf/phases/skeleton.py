@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..batch_counts import cmi_many_batch
+from ..batch_counts import cmi_many_batch, lookups_many
 from ..info import rounded
 from ..trace import DECISION_CODE, TARGET, TraceBuilder, decide
 
@@ -34,7 +34,8 @@ def label_skeletons(jobs: list[tuple]) -> list[tuple[list[int], list[int]]]:
     tb)``: the targets advance together, and each round's tests given R of every target are
     measured in one call (:func:`camcf.batch_counts.cmi_many_batch`); each target's result
     and record are those of :func:`label_skeleton` alone."""
-    steps = [_skeleton_steps(*job) for job in jobs]
+    steps = [_skeleton_steps(*job, *first)
+             for job, first in zip(jobs, _label_mi_many(jobs), strict=True)]
     results: list = [None] * len(jobs)
     asks: dict[int, tuple] = {}
     for i, st in enumerate(steps):
@@ -60,33 +61,60 @@ def _advance(steps, value, i: int, asks: dict, results: list) -> None:
 _FIRST_CHUNK = 8  # candidates measured in the first chunk of a round (then 16, 32, …)
 
 
-def _skeleton_steps(engine, target: int, others, delta2: float, tb: TraceBuilder):
+def _label_mi_many(jobs: list[tuple]) -> list[tuple]:
+    """The first step of each job's Phase 1: v = I(t; C_d) for every other category d (the
+    engines' table, :func:`camcf.batch_counts.lookups_many`), each job's ``(v, rounded v,
+    whether d is a candidate, the candidates' positions sorted by rounded v, stable
+    descending)``, rounded and sorted for every job at once."""
+    out: list = [(None, None, None, None)] * len(jobs)
+    todo = [i for i, job in enumerate(jobs) if len(job[2])]
+    if not todo:
+        return out
+    others = [np.asarray(jobs[i][2], dtype=np.int64) for i in todo]
+    got = lookups_many([(jobs[i][0], jobs[i][1], o + jobs[i][0].m)
+                        for i, o in zip(todo, others, strict=True)])
+    sizes = [o.size for o in others]
+    mi = np.concatenate(got)
+    r = rounded(mi)
+    is_cand = r > np.repeat([jobs[i][3] for i in todo], sizes)
+    job_of = np.repeat(np.arange(len(todo)), sizes)
+    starts = np.cumsum([0] + sizes)
+    cand = np.flatnonzero(is_cand)
+    # the candidates of every job by rounded v, stable descending: the jobs stay in order
+    order = cand[np.lexsort((-r[cand], job_of[cand]))]
+    ends = np.searchsorted(job_of[order], np.arange(len(todo)), side="right").tolist()
+    lo = 0
+    for g, i in enumerate(todo):
+        a, b = starts[g], starts[g + 1]
+        out[i] = (mi[a:b], r[a:b], is_cand[a:b], order[lo:ends[g]] - a)
+        lo = ends[g]
+    return out
+
+
+def _skeleton_steps(engine, target: int, others, delta2: float, tb: TraceBuilder,
+                    mi=None, r=None, is_cand=None, order=None):
     """Phase 1 of one target as a generator: it yields each request ``(pool columns, R as
     pool columns)`` for I(t; C_d | R), is sent the values, and returns (R, sorted
-    candidates). A round measures the pending candidates in order, in chunks that double
-    (8, 16, …), up to the first accepted one: the candidates after it are measured again
-    given the larger R, so measuring them now would be wasted; the values and decisions are
-    those of measuring every candidate."""
+    candidates). It starts from its first step (:func:`_label_mi_many`: ``mi``, ``r``,
+    ``is_cand``, ``order``; none when there is no other category). A round measures the
+    pending candidates in order, in chunks that double (8, 16, …), up to the first accepted
+    one: the candidates after it are measured again given the larger R, so measuring them now
+    would be wasted; the values and decisions are those of measuring every candidate."""
     m = engine.m
     others = np.asarray(others, dtype=np.int64)
     if others.size == 0:
         return [], []
     pool = others + m
-    mi = engine.cmi_many(target, pool, [])
-    r = rounded(mi)
-    is_cand = r > delta2
     # (the decisions are built only for a level that keeps these rows: the full record)
     kept = tb.keeps("label-mi", "candidate") or tb.keeps("label-mi", "not-candidate")
     tb.add("label-mi", TARGET, pool, [], mi, delta2,
            decide(is_cand, "candidate", "not-candidate") if kept else "candidate")
-    cand = np.flatnonzero(is_cand)
-    if cand.size == 0:
+    if order.size == 0:
         return [], []
-    order = cand[np.argsort(-r[cand], kind="stable")]
     ranked = others[order]
     # the first candidate is accepted without a further test
     first = int(ranked[0])
-    tb.add("label-cmi", TARGET, first + m, [], mi[order[0]], delta2, "accepted")
+    tb.add_one("label-cmi", TARGET, first + m, [], float(mi[order[0]]), delta2, "accepted")
     R = [first]
     cond = [first + m]  # R as pool indices
     pending = ranked[1:] + m  # pool indices, in candidate order
