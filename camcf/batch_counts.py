@@ -170,14 +170,18 @@ def screen_then_extras_many(requests: list[tuple]) -> list[tuple]:
     """:meth:`camcf.info.Engine.screen_then_extras` for many requests ``(engine, target,
     variables, fixed, extras, keep, given)``, each on its own engine: the results, in order,
     bit for bit (and the engines' counters) as each request alone. Requests on a
-    :class:`camcf.fast_engine.FastEngine` whose sets go through joint cells are counted
-    together (:func:`joint_extras`); any other is answered by its engine."""
+    :class:`camcf.fast_engine.FastEngine` are planned together (:func:`screen_plans`) and
+    those whose sets go through joint cells counted together (:func:`joint_extras`); any
+    other is answered by its engine."""
     results: list = [None] * len(requests)
-    plans: list[tuple[int, ExtrasPlan]] = []
+    fast = []
     for i, (eng, target, variables, fixed, extras, keep, given) in enumerate(requests):
-        plan = (screen_plan(eng, target, variables, fixed, extras, keep, given)
-                if hasattr(eng, "_extras_finish")  # a FastEngine
-                else eng.screen_then_extras(target, variables, fixed, extras, keep, given))
+        if hasattr(eng, "_extras_finish"):  # a FastEngine
+            fast.append(i)
+        else:
+            results[i] = eng.screen_then_extras(target, variables, fixed, extras, keep, given)
+    plans: list[tuple[int, ExtrasPlan]] = []
+    for i, plan in zip(fast, screen_plans([requests[i] for i in fast]), strict=True):
         if isinstance(plan, ExtrasPlan):
             plans.append((i, plan))
         else:
@@ -193,30 +197,83 @@ def screen_plan(eng, target: int, variables, fixed, extras, keep, given) -> Extr
     """``eng.screen_then_extras`` (a :class:`~camcf.fast_engine.FastEngine`) up to its
     counting: the plan of its tests given each extra (:func:`extras_plan`; with ``given``, the
     screen's values and mask in ``plan.given``), or the finished result when nothing is left
-    to count or it goes the base's way."""
-    cols = np.asarray(variables, dtype=np.int64)
-    if given is None and len(fixed) and not eng.sparse and cols.size and extras \
-            and eng._by_rows(cols, 1):
-        r, nr = eng.joint(fixed)
-        t = eng._target(target)
-        lead = eng._cells(t, r, nr)
+    to count or it goes the base's way (:func:`screen_plans` of one request)."""
+    return screen_plans([(eng, target, variables, fixed, extras, keep, given)])[0]
+
+
+def screen_plans(requests: list[tuple]) -> list[ExtrasPlan | tuple]:
+    """:func:`screen_plan` of each request ``(engine, target, variables, fixed, extras, keep,
+    given)`` on a :class:`~camcf.fast_engine.FastEngine`: the screens' cells
+    (:func:`lead_cells`) and the plans (:func:`extras_plans`) of all the requests at once."""
+    out: list = [None] * len(requests)
+    leads: list[tuple] = []  # (request, t, cols, r, nr): the screen counted with the extras
+    asks: list[tuple] = []  # (request, extras_plan's arguments, given's (v1, mask))
+    for i, (eng, target, variables, fixed, extras, keep, given) in enumerate(requests):
+        cols = np.asarray(variables, dtype=np.int64)
+        if given is None and len(fixed) and not eng.sparse and cols.size and extras \
+                and eng._by_rows(cols, 1):
+            r, nr = eng.joint(fixed)
+            leads.append((i, eng._target(target), cols, r, nr))
+        elif given is None:
+            out[i] = EngineBase.screen_then_extras(eng, target, variables, fixed, extras, keep)
+        else:
+            v1 = np.asarray(given)  # the base's steps: the mask, then cmi_each_extra
+            pick = np.asarray(keep(v1), dtype=bool)
+            sel = cols[pick]
+            if not sel.size or not len(extras):
+                out[i] = v1, pick, []
+                continue
+            r, nr = eng.joint(fixed)
+            asks.append((i, (eng, eng._target(target), sel, r, nr, [int(x) for x in extras]),
+                         (v1, pick)))
+    got = lead_cells([(requests[i][0], t, r, nr) for i, t, _, r, nr in leads])
+    for (i, t, cols, r, nr), lead in zip(leads, got, strict=True):
+        eng, target, variables, fixed, extras, keep, _ = requests[i]
         if lead is not None and _fits(eng, lead[1]):  # eng._by_rows(cols, lead[1])
             # the screen's cells and every x's in one product (the product reads every
             # column whatever the screen keeps)
             eng._counted(computed=len(cols))
-            return extras_plan(eng, t, cols, r, nr, [int(x) for x in extras], lead, keep,
-                               by_rows=True)
-    if given is None:
-        return EngineBase.screen_then_extras(eng, target, variables, fixed, extras, keep)
-    v1 = np.asarray(given)  # the base's steps: the mask, then cmi_each_extra
-    pick = np.asarray(keep(v1), dtype=bool)
-    sel = cols[pick]
-    if not sel.size or not len(extras):
-        return v1, pick, []
-    r, nr = eng.joint(fixed)
-    plan = extras_plan(eng, eng._target(target), sel, r, nr, [int(x) for x in extras])
-    plan.given = (v1, pick)
-    return plan
+            asks.append((i, (eng, t, cols, r, nr, [int(x) for x in extras], lead, keep, True),
+                         None))
+        else:
+            out[i] = EngineBase.screen_then_extras(eng, target, variables, fixed, extras, keep)
+    for (i, _, given), plan in zip(asks, extras_plans([args for _, args, _ in asks]),
+                                   strict=True):
+        plan.given = given
+        out[i] = plan
+    return out
+
+
+def lead_cells(items: list[tuple]) -> list[tuple | None]:
+    """``eng._cells(t, r, nr)`` (:meth:`camcf.fast_engine.FastEngine._cells`) of each item
+    ``(eng, t, r, nr)``: the (t, stratum) counts of items of one shape from one bincount; an
+    item with a stratum lacking t = 0 or t = 1 goes to ``eng._cells`` (which then drops it)."""
+    out: list = [None] * len(items)
+    shapes: dict[tuple, list[int]] = {}
+    for i, (_, t, _, nr) in enumerate(items):
+        shapes.setdefault((t.size, nr), []).append(i)
+    for (n, nr), members in shapes.items():
+        key = np.empty((len(members), n), dtype=np.int64)
+        for g, i in enumerate(members):
+            _, t, r, _ = items[i]
+            np.multiply(t, nr, out=key[g])
+            key[g] += r
+        ts = _bincount_rows(key, 2 * nr)
+        live = (ts[:, nr:] > 0) & (ts[:, :nr] > 0)
+        full = live.all(axis=1).tolist()
+        for g, i in enumerate(members):
+            eng, t, r, _ = items[i]
+            # every stratum informative: no row is dropped (as _cells gives it)
+            out[i] = (nr, nr, ts[g], key[g], None) if full[g] else eng._cells(t, r, nr)
+    return out
+
+
+def _bincount_rows(key: np.ndarray, size: int) -> np.ndarray:
+    """``np.bincount(key[g], minlength=size)`` of every row g of ``key`` (values below
+    ``size``), as one array (rows × size)."""
+    B = key.shape[0]
+    flat = key + (np.arange(B, dtype=np.int64) * size)[:, None]
+    return np.bincount(flat.ravel(), minlength=B * size).reshape(B, size)
 
 
 def extras_plan(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
@@ -225,22 +282,38 @@ def extras_plan(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
     """``eng._extras`` (:meth:`camcf.fast_engine.FastEngine._extras`) up to its counting:
     the cells of each x and, when the sets go through joint cells (:func:`joint_cells`),
     those (then counted by :func:`joint_extras`, for many targets at once). ``by_rows``:
-    ``eng._by_rows(cols, 1)`` when the caller knows it."""
-    plan = ExtrasPlan(eng, t, cols, r, nr, extras, lead, keep)
-    if by_rows is None:
-        by_rows = bool(cols.size) and eng._by_rows(cols, 1)
-    if not eng.sparse and cols.size and by_rows:
-        # every x's cells in one sparse product over the indicators (as many as fit)
-        plan.rows = True
-        plan.K = int(eng.card[cols].max())
-        plan.kxs = [int(eng.card[x]) for x in extras]
-        got = joint_cells(eng, t, cols, r, nr, extras, plan.kxs, lead)
-        if got is not None:
-            plan.joint, plan.cell_of = got
+    ``eng._by_rows(cols, 1)`` when the caller knows it (:func:`extras_plans` of one)."""
+    return extras_plans([(eng, t, cols, r, nr, extras, lead, keep, by_rows)])[0]
+
+
+def extras_plans(items: list[tuple]) -> list[ExtrasPlan]:
+    """:func:`extras_plan` of each item ``(eng, t, cols, r, nr, extras[, lead, keep,
+    by_rows])``: the joint cells of all of them at once (:func:`joint_cells_many`)."""
+    plans = []
+    joint_asks = []
+    for item in items:
+        eng, t, cols, r, nr, extras = item[:6]
+        lead, keep, by_rows = (*item[6:], None, None, None)[:3]
+        plan = ExtrasPlan(eng, t, cols, r, nr, extras, lead, keep)
+        if by_rows is None:
+            by_rows = bool(cols.size) and eng._by_rows(cols, 1)
+        if not eng.sparse and cols.size and by_rows:
+            # every x's cells in one sparse product over the indicators (as many as fit)
+            plan.rows = True
+            plan.K = int(eng.card[cols].max())
+            plan.kxs = [int(eng.card[x]) for x in extras]
+            joint_asks.append(plan)
+        plans.append(plan)
+    got = joint_cells_many([(p.engine, p.t, p.cols, p.r, p.nr, p.extras, p.kxs, p.lead)
+                            for p in joint_asks])
+    for plan, cells in zip(joint_asks, got, strict=True):
+        if cells is not None:
+            plan.joint, plan.cell_of = cells
         else:
+            eng, t, r, nr = plan.engine, plan.t, plan.r, plan.nr
             plan.cell_of = [eng._cells(t, r * kx + eng.column(x), nr * kx)
-                            for x, kx in zip(extras, plan.kxs, strict=True)]
-    return plan
+                            for x, kx in zip(plan.extras, plan.kxs, strict=True)]
+    return plans
 
 
 def joint_cells(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
@@ -251,29 +324,49 @@ def joint_cells(eng, t: np.ndarray, cols: np.ndarray, r: np.ndarray, nr: int,
     ``eng._extras`` may count the lead and every x from them: none of those sets
     drops a stratum (so each one's cells are sums of the joint cells), there are two x or
     more, and the joint cells are few (at most four times the separate sets' strata).
-    Else None."""
-    if len(kxs) < 2 or (lead is not None and not lead[0] == lead[1] == nr):
-        return None
-    N = nr * math.prod(kxs)
-    if N > 4 * nr * sum(kxs) or not _fits(eng, N):  # (the columns are counted by rows)
-        return None
-    u = r.copy()
-    for x, kx in zip(extras, kxs, strict=True):
-        u *= kx
-        u += eng.column(x)
-    key = t * N
-    key += u
-    ts = np.bincount(key, minlength=2 * N)
-    cells = ts.reshape(2, nr, *kxs)
-    cell_of = []
-    for i, kx in enumerate(kxs):
-        ns = nr * kx
-        # (a few cells: numpy's integer sum, exact)
-        c = cells.sum(axis=tuple(a + 2 for a in range(len(kxs)) if a != i)).reshape(2 * ns)
-        if np.count_nonzero(c) < 2 * ns:  # {x} ∪ S drops a stratum (t = 0 or 1 absent)
-            return None
-        cell_of.append((ns, ns, c, None, None))
-    return (N, N, ts, key, None), cell_of
+    Else None (:func:`joint_cells_many` of one)."""
+    return joint_cells_many([(eng, t, cols, r, nr, extras, kxs, lead)])[0]
+
+
+def joint_cells_many(items: list[tuple]) -> list[tuple[tuple, list[tuple]] | None]:
+    """:func:`joint_cells` of each item ``(eng, t, cols, r, nr, extras, kxs, lead)``: the
+    items of one shape (rows, S's states, the x's codes) counted in one bincount."""
+    out: list = [None] * len(items)
+    shapes: dict[tuple, list[int]] = {}
+    for i, (eng, t, _, _, nr, _, kxs, lead) in enumerate(items):
+        if len(kxs) < 2 or (lead is not None and not lead[0] == lead[1] == nr):
+            continue
+        N = nr * math.prod(kxs)
+        if N > 4 * nr * sum(kxs) or not _fits(eng, N):  # (the columns are counted by rows)
+            continue
+        shapes.setdefault((t.size, nr, tuple(kxs)), []).append(i)
+    for (n, nr, kxs), members in shapes.items():
+        N = nr * math.prod(kxs)
+        key = np.empty((len(members), n), dtype=np.int64)
+        for g, i in enumerate(members):
+            eng, t, _, r, _, extras, _, _ = items[i]
+            u = key[g]
+            u[:] = r
+            for x, kx in zip(extras, kxs, strict=True):
+                u *= kx
+                u += eng.column(x)
+            u += t * N
+        ts = _bincount_rows(key, 2 * N)
+        cells = ts.reshape(len(members), 2, nr, *kxs)
+        ok = np.ones(len(members), dtype=bool)
+        sums = []
+        for i, kx in enumerate(kxs):
+            ns = nr * kx
+            # (a few cells: numpy's integer sum, exact)
+            c = cells.sum(axis=tuple(a + 3 for a in range(len(kxs)) if a != i)).reshape(
+                len(members), 2 * ns)
+            ok &= np.count_nonzero(c, axis=1) == 2 * ns  # else {x} ∪ S drops a stratum
+            sums.append((ns, c))
+        for g, i in enumerate(members):
+            if ok[g]:
+                out[i] = ((N, N, ts[g], key[g], None),
+                          [(ns, ns, c[g], None, None) for ns, c in sums])
+    return out
 
 
 def _fits(eng, S: int) -> bool:
@@ -406,5 +499,6 @@ def _values_many(counts: np.ndarray, ts_counts: np.ndarray, S: int, eng,
                            batch=2, table=eng._tab)
 
 
-__all__ = ["ExtrasPlan", "cmi_many_batch", "extras_plan", "joint_cells", "joint_extras",
-           "lookups_many", "screen_plan", "screen_then_extras_many"]
+__all__ = ["ExtrasPlan", "cmi_many_batch", "extras_plan", "extras_plans", "joint_cells",
+           "joint_cells_many", "joint_extras", "lead_cells", "lookups_many", "screen_plan",
+           "screen_plans", "screen_then_extras_many"]

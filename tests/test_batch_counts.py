@@ -65,7 +65,7 @@ def test_spouse_steps_of_many_targets_match_each_counted_alone(monkeypatch):
     got = batch_counts.screen_then_extras_many(requests)
     assert len(chunks) == 1 and chunks[0] >= 4  # several targets in one product
 
-    monkeypatch.setattr(batch_counts, "joint_cells", lambda eng, *a: None)
+    monkeypatch.setattr(batch_counts, "joint_cells_many", lambda items: [None] * len(items))
     for (eng, t, variables, fixed, extras, keep, given), (v1, pick, v2) in zip(
             requests, got, strict=True):
         alone = _fresh(X, C)
@@ -167,3 +167,33 @@ def test_values_of_same_shaped_tables_at_once_are_each_alone(n_live):
         want = eng._values(counts[g], (n_live, S, ts[g]))
         assert np.array_equal(got[g], want)
     assert got.shape == (G, k)
+
+
+def test_screen_cells_of_many_targets_are_each_engines_cells():
+    """lead_cells (the screens' (t, stratum) counts of many targets from one bincount) gives,
+    item by item, exactly FastEngine._cells: sets whose strata all hold both t = 0 and t = 1,
+    sets with dead strata and one fixing t (no informative stratum: None), in several shapes."""
+    X, C = _data()
+    m = X.shape[1]
+    shared = FastEngine.shared(X, C)
+    cases = [(1, [m + 5]), (3, [m + 1]), (1, [m + 0]), (5, [m + 1, m + 3, m + 7]),
+             (7, [m + 2, m + 5]), (2, [m + 0, m + 4]), (1, [0, 1, 2, 3])]
+    items = []
+    for t, fixed in cases:
+        eng = _fresh(X, C, shared)
+        r, nr = eng.joint(fixed)
+        items.append((eng, eng._target(t), r, nr))
+
+    got = batch_counts.lead_cells(items)
+    kinds = set()
+    for (_, t, r, nr), cells in zip(items, got, strict=True):
+        want = _fresh(X, C)._cells(t, r, nr)
+        if want is None:
+            assert cells is None
+            kinds.add("none")
+            continue
+        kinds.add("full" if want[0] == want[1] == nr else "dead")
+        assert cells[:2] == want[:2]
+        for a, b in zip(cells[2:], want[2:], strict=True):
+            assert (a is None and b is None) or (np.array_equal(a, b) and a.dtype == b.dtype)
+    assert kinds == {"none", "full", "dead"}

@@ -518,13 +518,13 @@ def test_joint_cells_give_the_separate_sets_values(fixed, monkeypatch):
     from camcf import batch_counts
 
     used = []
-    joint = batch_counts.joint_cells
-    monkeypatch.setattr(batch_counts, "joint_cells", lambda eng, *a: (
-        used.append(joint(eng, *a)) or used[-1]))
+    joint = batch_counts.joint_cells_many
+    monkeypatch.setattr(batch_counts, "joint_cells_many", lambda items: (
+        lambda got: used.extend(got) or got)(joint(items)))
     merged = FastEngine(X, C, **FastEngine.shared(X, C))
     got = merged.screen_then_extras(0, variables, fixed, extras, keep)
     assert used and all(u is not None for u in used)
-    monkeypatch.setattr(batch_counts, "joint_cells", lambda eng, *a: None)
+    monkeypatch.setattr(batch_counts, "joint_cells_many", lambda items: [None] * len(items))
     separate = FastEngine(X, C, **FastEngine.shared(X, C))
     want = separate.screen_then_extras(0, variables, fixed, extras, keep)
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
