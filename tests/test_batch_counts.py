@@ -183,7 +183,6 @@ def test_screen_cells_of_many_targets_are_each_engines_cells():
         eng = _fresh(X, C, shared)
         r, nr = eng.joint(fixed)
         items.append((eng, eng._target(t), r, nr))
-
     got = batch_counts.lead_cells(items)
     kinds = set()
     for (_, t, r, nr), cells in zip(items, got, strict=True):
