@@ -55,6 +55,8 @@ _GEMM_CELLS = 8  # ... and cells up to which it does (a multiply-add per cell an
 _SPARSE_CATEGORIES_FROM = 1 << 20  # n × categories from which that pays (and scipy.sparse loads)
 _TALL = 1 << 15  # rows from which counting goes one column at a time
 _LAZY = object()  # an input of the tables not given to the engine: computed when needed
+_CACHE_ROWS = 64  # rows of the category table whose arithmetic goes at once (in cache)
+_CACHE_FEATURES = 16  # ... and of the feature table
 
 
 def complements(C: np.ndarray, ones: np.ndarray) -> np.ndarray:
@@ -313,7 +315,10 @@ class FastEngine(EngineBase):
         """MI of variables with K codes (``marg``: k × K counts) and binary indicators
         (``n1``: k × K × C counts of (value, indicator = 1)): k × C values."""
         n = self.n
-        joint = np.stack([marg[:, :, None] - n1, n1], axis=-1).transpose(0, 2, 1, 3)
+        k, K, Q = n1.shape
+        joint = np.empty((k, Q, K, 2), dtype=np.int64)  # (value, indicator) per pair, in order
+        joint[..., 1] = n1.transpose(0, 2, 1)
+        np.subtract(marg[:, None, :], joint[..., 1], out=joint[..., 0])
         t_marg = np.stack([n - t_counts, t_counts], axis=-1)[None]  # (1, C, 2)
         return cmi_from_counts(joint, n, margins=(marg[:, None, :], t_marg,
                                                   np.full((1, 1), n)),
@@ -370,7 +375,9 @@ class FastEngine(EngineBase):
                 n1[:, 1:, drop] = marg[:, 1:, None] - n1[:, 1:, drop - 1]
             n1[:, 0, :] = t_counts[None, :] - n1[:, 1:, :].sum(axis=1)
             marg[:, 0] = n - marg[:, 1:].sum(axis=1)
-            out[a - lo:b - lo] = self._mi_blocks(n1, marg, t_counts)
+            for a2 in range(0, b - a, _CACHE_FEATURES):  # rows whose values stay in cache
+                b2 = min(b - a, a2 + _CACHE_FEATURES)
+                out[a + a2 - lo:a + b2 - lo] = self._mi_blocks(n1[a2:b2], marg[a2:b2], t_counts)
         return out
 
     def _category_table(self, rows: tuple[int, int] | None = None) -> np.ndarray:
@@ -380,7 +387,7 @@ class FastEngine(EngineBase):
         if hi <= lo:
             return out
         na = self._category_ones()
-        pair_rows = self._pair_rows(na)
+        hold, pair_rows = self._pair_rows(na)
         tab = self._tab
         s_b = tab[n - na] + tab[na]  # S of C_b's margin, per column
         block = max(1, _CELL_BUDGET // (4 * Q))  # rows a of the table at a time
@@ -389,24 +396,29 @@ class FastEngine(EngineBase):
             # the four cells of (C_a, C_b), summed in the order of cmi_from_counts's table
             # (C_a = 0, C_b = 0), (0, 1), (1, 0), (1, 1): the same values, bit for bit, as
             # _mi_blocks gives (no k × C × 2 × 2 array is built)
-            c11 = pair_rows(a, b)
-            c01 = na[None, :] - c11
-            c10 = na[a:b, None] - c11
-            c00 = (n - na[a:b])[:, None] - c01
-            s_j = tab[c00]
-            s_j += tab[c01]
-            s_j += tab[c10]
-            s_j += tab[c11]
-            s_j += tab[n]
-            s_j -= s_b[None, :]
-            s_j -= s_b[a:b, None]
-            s_j /= n
-            out[a - lo:b - lo] = s_j
+            held = hold(a, b)  # the block's products; then rows that stay in cache
+            for a2 in range(a, b, _CACHE_ROWS):
+                b2 = min(b, a2 + _CACHE_ROWS)
+                c11 = pair_rows(a2, b2, held)
+                c01 = na[None, :] - c11
+                c10 = na[a2:b2, None] - c11
+                c00 = (n - na[a2:b2])[:, None] - c01
+                s_j = tab[c00]
+                s_j += tab[c01]
+                s_j += tab[c10]
+                s_j += tab[c11]
+                s_j += tab[n]
+                s_j -= s_b[None, :]
+                s_j -= s_b[a2:b2, None]
+                s_j /= n
+                out[a2 - lo:b2 - lo] = s_j
         return out
 
     def _pair_rows(self, na: np.ndarray):
-        """count(C_a = 1, C_b = 1) for rows a..b−1 of the pairs of categories, as a function
-        ``(a, b) -> (b − a) × Q int64``, from products over the categories that are not the
+        """count(C_a = 1, C_b = 1) for rows a..b−1 of the pairs of categories, as functions
+        ``hold(a, b)`` (the products that rows a..b−1 need) and ``pair_rows(a', b', held)``
+        (rows a'..b'−1 of them, (b' − a') × Q int64), from products over the categories that
+        are not the
         complement of the one before them (the second category of a binary label, in
         flattened order): the rows and columns of such a category follow exactly,
         n(¬a, y) = n(y) − n(a, y). A quarter of the products for binary labels, and no Q × Q
@@ -440,20 +452,24 @@ class FastEngine(EngineBase):
                 return n11
 
         if basis.size == Q:
-            return basis_rows
+            return (lambda a, b: (a, basis_rows(a, b)),
+                    lambda a, b, held: held[1][a - held[0]:b - held[0]])
         pos = np.cumsum(~comp) - 1  # each category's basis column (a complement: the one before)
         drop = np.flatnonzero(comp)
 
-        def pair_rows(a: int, b: int) -> np.ndarray:
+        def hold(a: int, b: int) -> tuple[int, np.ndarray]:
             first = int(pos[a])
-            rows = basis_rows(first, int(pos[b - 1]) + 1)[pos[a:b] - first]  # (b − a) × basis
+            return first, basis_rows(first, int(pos[b - 1]) + 1)
+
+        def pair_rows(a: int, b: int, held: tuple[int, np.ndarray]) -> np.ndarray:
+            rows = held[1][pos[a:b] - held[0]]  # (b − a) × basis
             flip = comp[a:b]
             rows[flip] = na_basis[None, :] - rows[flip]
             out = rows[:, pos]  # (b − a) × Q
             out[:, drop] = na[a:b, None] - out[:, drop]
             return out
 
-        return pair_rows
+        return hold, pair_rows
 
     # -- conditional, batched -----------------------------------------------------------------
     def _entries_kept(self, cols: np.ndarray, K: int | None = None) -> tuple[np.ndarray, ...]:
