@@ -70,7 +70,7 @@ def cmi_many_batch(requests: list[tuple]) -> list[np.ndarray]:
     given R), are counted together: one stacked product for many requests. Any other request
     is answered by its engine."""
     results: list = [None] * len(requests)
-    plans = []
+    asks = []
     for i, (eng, target, variables, cond) in enumerate(requests):
         cols = np.asarray(variables, dtype=np.int64)
         if not (hasattr(eng, "_extras_finish") and getattr(eng, "_cind", None) is not None
@@ -78,11 +78,14 @@ def cmi_many_batch(requests: list[tuple]) -> list[np.ndarray]:
                 and cols.size * eng.n <= _ELEM_BUDGET):
             results[i] = eng.cmi_many(target, cols, cond)
             continue
-        # cmi_many's steps: the joint code of cond, the counter, the cells
+        # cmi_many's steps: the joint code of cond, the counter, the cells (of every request
+        # at once, lead_cells)
         s, ns = eng.joint(cond)
         eng._counted(computed=len(cols))
-        t = eng._target(target)
-        cells = eng._cells(t, s, ns)
+        asks.append((i, eng, cols, eng._target(target), s, ns))
+    plans = []
+    for (i, eng, cols, t, s, ns), cells in zip(
+            asks, lead_cells([(a[1], a[3], a[4], a[5]) for a in asks]), strict=True):
         if cells is None:  # no informative stratum: every value is 0
             results[i] = np.zeros(len(cols))
         elif int(eng.card[cols].max()) != 2 or 2 * cells[1] > _BLAS_CELLS:
@@ -90,14 +93,16 @@ def cmi_many_batch(requests: list[tuple]) -> list[np.ndarray]:
         else:
             plans.append((i, eng, cols, cells))
     group: list[tuple] = []
+    k_max = s_max = 0  # the group's widest columns and cells
     for p in plans:  # groups of plans on the same indicators, within the element budget
+        k, s2 = p[2].size, 2 * p[3][1]
         if group and (id(p[1]._cind) != id(group[0][1]._cind)
                       or (len(group) + 1) * p[1].n
-                      * (max(p[2].size, *(q[2].size for q in group))
-                         + max(2 * p[3][1], *(2 * q[3][1] for q in group))) > _STACK_ELEMS):
+                      * (max(k, k_max) + max(s2, s_max)) > _STACK_ELEMS):
             _category_counts(group, results)
-            group = []
+            group, k_max, s_max = [], 0, 0
         group.append(p)
+        k_max, s_max = max(k, k_max), max(s2, s_max)
     if group:
         _category_counts(group, results)
     return results
@@ -117,14 +122,18 @@ def _category_counts(group: list[tuple], results: list) -> None:
     onehot = np.zeros((G, n, s_max), dtype=np.float32)
     every = np.arange(n)
     pick = np.zeros((G, k_max), dtype=np.int64)  # each plan's columns (padded with its first)
+    whole = []  # the plans that keep every row: their ones set at once
     for g, (_, _, cols, cells) in enumerate(group):
         ts_row, live = cells[3], cells[4]
         if live is None:
-            onehot[g, every, ts_row] = 1.0
+            whole.append(g)
         else:
             onehot[g, live, ts_row[live]] = 1.0
         pick[g] = cols[0] - m
         pick[g, :cols.size] = cols - m
+    if whole:
+        onehot[np.array(whole)[:, None], every[None, :],
+               np.stack([group[g][3][3] for g in whole])] = 1.0
     prod = np.matmul(eng._cind.T[pick], onehot)  # (G, k_max, s_max): counts of C_d = 1
     shapes: dict[tuple, list[int]] = {}  # plans of one shape: their values in one call
     for g, (_, _, cols, cells) in enumerate(group):
