@@ -488,7 +488,9 @@ def _counts(cells: np.ndarray, ts_counts: np.ndarray) -> np.ndarray:
     c = cells.reshape(G, -1, K1, m)
     out = np.empty((G, m, K1 + 1, c.shape[1]), dtype=np.int64)
     out[:, :, 1:, :] = c.transpose(0, 3, 2, 1)
-    out[:, :, 0, :] = ts_counts[:, None, :] - _sum_axes(out[:, :, 1:, :], 2)
+    # the codes ≥ 1 summed before the transpose (float32 sums of integers below 2^24: exact)
+    ones = _sum_axes(c, 2) if K1 > 1 else c[:, :, 0]
+    out[:, :, 0, :] = (ts_counts[:, :, None] - ones.astype(np.int64)).transpose(0, 2, 1)
     return out
 
 
