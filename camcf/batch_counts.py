@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from .info import _CELL_BUDGET, _ELEM_BUDGET, EngineBase, _sum_axes, cmi_from_counts
+from .info import _CELL_BUDGET, _ELEM_BUDGET, EngineBase, _sum_axes, cmi_from_counts, rounded
 
 _BLAS_CELLS = 48  # (codes − 1) × (t, S) cells up to which counts come from a BLAS product
 # the arrays one batched step holds (a few of each size at a time): with many rows, fewer
@@ -457,10 +457,9 @@ def _values_of(plans: list[ExtrasPlan], prod: np.ndarray, starts: np.ndarray, k:
     if plans[0].lead is not None:
         lead = _counts(_sum_axes(joint, *x_axes), np.stack([p.lead[2] for p in plans]))
         v1 = _values_many(lead, np.stack([p.lead[2] for p in plans]), nr, eng)
+        _screen(plans, v1)
         live = []
         for g, p in enumerate(plans):
-            p.v1 = v1[g][p.cols]
-            p.pick = np.asarray(p.keep(p.v1), dtype=bool)
             if not p.pick.any():  # nothing screened: no extra is tested
                 p.done = True
                 continue
@@ -477,6 +476,41 @@ def _values_of(plans: list[ExtrasPlan], prod: np.ndarray, starts: np.ndarray, k:
         vals = _values_many(ci, ts, nr * kx, eng)
         for g, p in enumerate(plans):
             p.out[i] = vals[g][p.sel]
+
+
+def _screen(plans: list[ExtrasPlan], v1: np.ndarray) -> None:
+    """Each plan's screen: its columns' values ``v1[g][p.cols]`` and the mask ``p.keep``
+    gives them. Plans sharing one elementwise ``keep`` (``keep.elementwise``, such as
+    :class:`AtMost`) are screened in one call."""
+    by_keep: dict[int, list[int]] = {}
+    for g, p in enumerate(plans):
+        if getattr(p.keep, "elementwise", False):
+            by_keep.setdefault(id(p.keep), []).append(g)
+        else:
+            p.v1 = v1[g][p.cols]
+            p.pick = np.asarray(p.keep(p.v1), dtype=bool)
+    for members in by_keep.values():
+        sizes = [plans[g].cols.size for g in members]
+        vals = v1[np.repeat(members, sizes), np.concatenate([plans[g].cols for g in members])]
+        mask = np.asarray(plans[members[0]].keep(vals), dtype=bool)
+        a = 0
+        for g, k in zip(members, sizes, strict=True):
+            plans[g].v1, plans[g].pick = vals[a:a + k], mask[a:a + k]
+            a += k
+
+
+class AtMost:
+    """A screen's ``keep`` for :meth:`camcf.info.Engine.screen_then_extras`: the values whose
+    rounded value (:func:`camcf.info.rounded`) is at most ``limit``. Elementwise: the plans
+    of many targets sharing one are screened in one call (:func:`_screen`)."""
+
+    elementwise = True
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+
+    def __call__(self, v) -> np.ndarray:
+        return rounded(v) <= self.limit
 
 
 def _counts(cells: np.ndarray, ts_counts: np.ndarray) -> np.ndarray:
@@ -510,6 +544,6 @@ def _values_many(counts: np.ndarray, ts_counts: np.ndarray, S: int, eng,
                            batch=2, table=eng._tab)
 
 
-__all__ = ["ExtrasPlan", "cmi_many_batch", "extras_plan", "extras_plans", "joint_cells",
+__all__ = ["AtMost", "ExtrasPlan", "cmi_many_batch", "extras_plan", "extras_plans", "joint_cells",
            "joint_cells_many", "joint_extras", "lead_cells", "lookups_many", "screen_plan",
            "screen_plans", "screen_then_extras_many"]

@@ -43,11 +43,13 @@ _SPOUSE_CASES = [
 ]
 
 
-def test_spouse_steps_of_many_targets_match_each_counted_alone(monkeypatch):
+@pytest.mark.parametrize("shared_keep", [False, True])
+def test_spouse_steps_of_many_targets_match_each_counted_alone(monkeypatch, shared_keep):
     """screen_then_extras_many over eight targets (R of one or two categories or empty, two
     or three PC members, a screen keeping none) counts the joint cells of several targets in
     one product and gives, bit for bit, the values, masks and counters of each target counted
-    set by set on its own engine (joint cells switched off)."""
+    set by set on its own engine (joint cells switched off); with ``shared_keep`` the targets
+    of one threshold share one elementwise screen (AtMost: screened at once)."""
     X, C = _data()
     m = X.shape[1]
     chunks = []
@@ -57,20 +59,25 @@ def test_spouse_steps_of_many_targets_match_each_counted_alone(monkeypatch):
     shared = FastEngine.shared(X, C)  # one run's engines share their indicators
     engines = [_fresh(X, C, shared) for _ in _SPOUSE_CASES]
     requests = []
+    keeps: dict = {}
     for eng, (t, fixed, extras, limit) in zip(engines, _SPOUSE_CASES, strict=True):
         variables = np.setdiff1d(np.arange(m), extras)
         given = eng.mi_table()[variables, t] if not fixed else None
-        requests.append((eng, t, variables, fixed, extras,
-                         lambda v, lim=limit: np.round(v, 12) <= lim, given))
+        keep = (keeps.setdefault(limit, batch_counts.AtMost(limit)) if shared_keep
+                else lambda v, lim=limit: np.round(v, 12) <= lim)
+        requests.append((eng, t, variables, fixed, extras, keep, given))
     got = batch_counts.screen_then_extras_many(requests)
     assert len(chunks) == 1 and chunks[0] >= 4  # several targets in one product
 
     monkeypatch.setattr(batch_counts, "joint_cells_many", lambda items: [None] * len(items))
-    for (eng, t, variables, fixed, extras, keep, given), (v1, pick, v2) in zip(
-            requests, got, strict=True):
+    for (eng, t, variables, fixed, extras, _, given), (v1, pick, v2), case in zip(
+            requests, got, _SPOUSE_CASES, strict=True):
         alone = _fresh(X, C)
         g = None if given is None else alone.mi_table()[variables, t]
-        w1, wpick, w2 = alone.screen_then_extras(t, variables, fixed, extras, keep, given=g)
+        lim = case[3]  # the screen of the target alone: its own plain function
+        w1, wpick, w2 = alone.screen_then_extras(t, variables, fixed, extras,
+                                                 lambda v, lim=lim: np.round(v, 12) <= lim,
+                                                 given=g)
         assert np.array_equal(v1, w1) and v1.dtype == w1.dtype
         assert np.array_equal(pick, wpick)
         assert len(v2) == len(w2)

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from ..batch_counts import screen_then_extras_many
+from ..batch_counts import AtMost, screen_then_extras_many
 from ..info import rounded
 from ..trace import TARGET, TraceBuilder, decide
 
@@ -103,6 +103,7 @@ def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
     those of :func:`spouses` alone."""
     results: list[dict[int, list[int]]] = [{} for _ in jobs]
     requests, asked = [], []
+    keeps: dict[float, AtMost] = {}  # one screen per threshold: the group's screened at once
     for i, (engine, target, s, pc, R, delta1, _) in enumerate(jobs):
         if not pc:
             continue
@@ -113,7 +114,7 @@ def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
         non_pc = np.nonzero(~in_pc)[0]
         # v1 = I(t; X_z | R) (s_z when R is empty); the screened z are tested given each x
         requests.append((engine, target, non_pc, R_pool, pc,
-                         lambda v, d=delta1: rounded(v) <= d,
+                         keeps.setdefault(delta1, AtMost(delta1)),
                          None if R_pool else s[non_pc]))
         asked.append((i, non_pc, R_pool))
     answers = screen_then_extras_many(requests)
