@@ -96,6 +96,25 @@ def spouses(engine, target: int, s: np.ndarray, pc: list[int], R: list[int], del
     return spouses_many([(engine, target, s, pc, R, delta1, tb)])[0]
 
 
+def _outside_pc(jobs: list[tuple]) -> list[tuple[int, np.ndarray]]:
+    """(job, the features outside its PC, ascending) for each job ``(engine, target, s, pc,
+    …)`` with a PC, found for every job at once (the jobs' engines have one number of
+    features)."""
+    todo = [i for i, job in enumerate(jobs) if job[3]]
+    if not todo:
+        return []
+    m = jobs[todo[0]][0].m
+    if any(jobs[i][0].m != m for i in todo):  # engines of other data: one at a time
+        return [(i, _outside_pc([jobs[i]])[0][1]) for i in todo]
+    sizes = [len(jobs[i][3]) for i in todo]
+    outside = np.ones((len(todo), m), dtype=bool)
+    outside[np.repeat(np.arange(len(todo)), sizes),
+            np.array([f for i in todo for f in jobs[i][3]], dtype=np.int64)] = False
+    _, cols = np.nonzero(outside)
+    ends = np.cumsum(np.count_nonzero(outside, axis=1)).tolist()
+    return [(i, cols[a:b]) for i, a, b in zip(todo, [0] + ends[:-1], ends, strict=True)]
+
+
 def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
     """:func:`spouses` of several targets, each job ``(engine, target, s, pc, R, delta1,
     tb)``: their screens and tests are counted together
@@ -104,14 +123,10 @@ def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
     results: list[dict[int, list[int]]] = [{} for _ in jobs]
     requests, asked = [], []
     keeps: dict[float, AtMost] = {}  # one screen per threshold: the group's screened at once
-    for i, (engine, target, s, pc, R, delta1, _) in enumerate(jobs):
-        if not pc:
-            continue
+    for i, non_pc in _outside_pc(jobs):
+        engine, target, s, pc, R, delta1, _ = jobs[i]
         m = engine.m
         R_pool = [q + m for q in R]
-        in_pc = np.zeros(m, dtype=bool)
-        in_pc[pc] = True
-        non_pc = np.nonzero(~in_pc)[0]
         # v1 = I(t; X_z | R) (s_z when R is empty); the screened z are tested given each x
         requests.append((engine, target, non_pc, R_pool, pc,
                          keeps.setdefault(delta1, AtMost(delta1)),
