@@ -44,8 +44,11 @@ def label_skeletons(jobs: list[tuple]) -> list[tuple[list[int], list[int]]]:
         items = list(asks.items())
         asks = {}
         got = cmi_many_batch([(jobs[i][0], jobs[i][1], cols, cond) for i, (cols, cond) in items])
+        r = rounded(np.concatenate(got))  # every target's values rounded at once
+        a = 0
         for (i, _), vals in zip(items, got, strict=True):
-            _advance(steps[i], vals, i, asks, results)
+            _advance(steps[i], (vals, r[a:a + vals.size]), i, asks, results)
+            a += vals.size
     return results
 
 
@@ -94,12 +97,13 @@ def _label_mi_many(jobs: list[tuple]) -> list[tuple]:
 def _skeleton_steps(engine, target: int, others, delta2: float, tb: TraceBuilder,
                     mi=None, r=None, is_cand=None, order=None):
     """Phase 1 of one target as a generator: it yields each request ``(pool columns, R as
-    pool columns)`` for I(t; C_d | R), is sent the values, and returns (R, sorted
-    candidates). It starts from its first step (:func:`_label_mi_many`: ``mi``, ``r``,
-    ``is_cand``, ``order``; none when there is no other category). A round measures the
-    pending candidates in order, in chunks that double (8, 16, …), up to the first accepted
-    one: the candidates after it are measured again given the larger R, so measuring them now
-    would be wasted; the values and decisions are those of measuring every candidate."""
+    pool columns)`` for I(t; C_d | R), is sent the values and their rounded values, and
+    returns (R, sorted candidates). It starts from its first step (:func:`_label_mi_many`:
+    ``mi``, ``r``, ``is_cand``, ``order``; none when there is no other category). A round
+    measures the pending candidates in order, in chunks that double (8, 16, …), up to the
+    first accepted one: the candidates after it are measured again given the larger R, so
+    measuring them now would be wasted; the values and decisions are those of measuring every
+    candidate."""
     m = engine.m
     others = np.asarray(others, dtype=np.int64)
     if others.size == 0:
@@ -122,9 +126,9 @@ def _skeleton_steps(engine, target: int, others, delta2: float, tb: TraceBuilder
         parts = []
         start, size, stop = 0, _FIRST_CHUNK, None
         while start < pending.size:
-            part = yield pending[start:start + size], list(cond)
+            part, r_part = yield pending[start:start + size], list(cond)  # values, rounded
             parts.append(part)
-            hit = np.flatnonzero(rounded(part) > delta2)
+            hit = np.flatnonzero(r_part > delta2)
             if hit.size:
                 stop = start + int(hit[0])
                 break
