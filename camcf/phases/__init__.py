@@ -1,7 +1,7 @@
 """The four phases of Ca-MCF for one target category, one module each (SPEC.md), and their
 wiring: :func:`run_target` (one target's whole run on any :class:`camcf.info.Engine`),
-:func:`run_targets` (several, their spouse steps counted together), :func:`rerun_phase4` /
-:func:`with_k2` (Phase 4 again for another k2 on a finished result)."""
+:func:`run_targets` (several, their Phase 1, spouse steps and Phase 4 together),
+:func:`rerun_phase4` / :func:`with_k2` (Phase 4 again for another k2 on a finished result)."""
 
 from .local_structure import parents_children, spouses, spouses_many
 from .pruning import symmetry_and_redundancy

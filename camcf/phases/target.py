@@ -30,7 +30,7 @@ from .pruning import symmetry_and_redundancy, symmetry_and_redundancy_many
 from .recovery import recover_blocked
 from .skeleton import label_skeletons
 
-_BATCH = 32  # targets whose Phase 1 rounds and spouse steps are counted together, at most
+_BATCH = 32  # targets whose Phase 1, spouse steps and Phase 4 go together, at most
 _BATCH_ROWS = 1 << 17  # ... and targets × rows (the engines of waiting targets hold a few
 _BATCH_BYTES = 16 << 20  # arrays of n each) and joint codes their engines may hold meanwhile
 
@@ -82,12 +82,14 @@ def run_targets(engines: Sequence, categories: Sequence[Category], others: Seque
     :func:`run_target` takes them): the results, each identical to :func:`run_target`'s
     alone (its record included: every target has its own record and conditioning sets).
 
-    The targets go in groups (:func:`batch_size`): Phase 1 of the group advances together (each
-    round's tests given R in one product, :func:`camcf.phases.skeleton.label_skeletons`), then
-    each target's Phase 2 backward walk, then their spouse steps together
-    (:func:`camcf.phases.local_structure.spouses_many`: their counts come from one product),
-    then each one's Phases 3–4. The spouse steps go earlier when the engines of the waiting
-    targets hold 16 MB of joint codes."""
+    The targets go in groups (:func:`batch_size`): Phase 1 of the group advances together (its
+    first step read, rounded and sorted at once, each round's tests given R in one product,
+    :func:`camcf.phases.skeleton.label_skeletons`), then each target's Phase 2 backward walk,
+    then their spouse steps together (:func:`camcf.phases.local_structure.spouses_many`:
+    planned together, their counts from one product), then each one's Phase 3, then their
+    Phase 4 together (:func:`camcf.phases.pruning.symmetry_and_redundancy_many`). The spouse
+    steps (and what follows) go earlier when the engines of the waiting targets hold 16 MB of
+    joint codes."""
     k = len(categories)
     cond_sets = [CondSets() for _ in range(k)] if cond_sets is None else cond_sets
     scores = [None] * k if scores is None else scores
@@ -115,7 +117,8 @@ def run_targets(engines: Sequence, categories: Sequence[Category], others: Seque
 
 
 def _finish(waiting: list[tuple], params: dict) -> list[TargetResult]:
-    """The spouse steps of the ``waiting`` targets together, then each one's Phases 3–4."""
+    """The spouse steps of the ``waiting`` targets together, then each one's Phase 3, then
+    their Phase 4 together."""
     if not waiting:
         return []
     d1 = params["delta1"]
