@@ -103,7 +103,8 @@ def _redundancy_many(jobs: list[tuple]
     f's tests stop at the first dominating d (they cover every d when none dominates); the
     rows are recorded f by f, d in flattened order, in blocks of survivors, as a loop over the
     survivors would. Which d dominates first is found for every job at once
-    (:func:`_first_dominating`)."""
+    (:func:`_first_dominating`), except for the jobs whose record keeps every test: theirs
+    comes with the values they record (:func:`_record`)."""
     results: list = [None] * len(jobs)
     todo = []
     for j, (table, _, survivors, others, _, _) in enumerate(jobs):
@@ -115,7 +116,10 @@ def _redundancy_many(jobs: list[tuple]
         if survivors.size == 0:
             results[j] = ([], [])
             continue
-        todo.append(j)
+        if jobs[j][5].keeps("redundancy", "does-not-dominate"):  # every row: block by block
+            results[j] = _record(*jobs[j], None, None)
+        else:
+            todo.append(j)
     firsts = _first_dominating([jobs[j] for j in todo])
     for j, (hit, upto) in zip(todo, firsts, strict=True):
         results[j] = _record(*jobs[j], hit, upto)
@@ -185,9 +189,10 @@ def _block(table, s, fs, others, gamma):
 
 
 def _record(table: np.ndarray, s: np.ndarray, survivors: np.ndarray, others: np.ndarray,
-            gamma: float, tb: TraceBuilder, hit: np.ndarray, upto: np.ndarray
+            gamma: float, tb: TraceBuilder, hit: np.ndarray | None, upto: np.ndarray | None
             ) -> tuple[list[tuple[int, int, float, float]], list[int]]:
-    """Record one job's redundancy tests (decided: ``hit``, ``upto``) block by block, and
+    """Record one job's redundancy tests (decided: ``hit``, ``upto``; None when the record
+    keeps every test: decided here from the values, block by block) block by block, and
     return (removals, the survivors that stay)."""
     m = table.shape[0]
     n_others = others.size
@@ -207,19 +212,23 @@ def _record(table: np.ndarray, s: np.ndarray, survivors: np.ndarray, others: np.
                at=np.cumsum(upto)[h] - 1, n=total)
         return (list(zip(fs.tolist(), d.tolist(), removed_vals.tolist(), s_h.tolist(),
                          strict=True)), survivors[~hit].tolist())
+    if every_row:  # the rows' values are needed: decided from them, block by block
+        hit = upto = None
     redundant: list[tuple[int, int, float, float]] = []
     final: list[int] = []
     others_pool = (others + m).astype(np.int32)
     for lo in range(0, survivors.size, block):
         fs = survivors[lo:lo + block]
-        h_mask, u = hit[lo:lo + block], upto[lo:lo + block]
+        if hit is None:  # the values of the block, recorded below
+            h_mask, u, vals, dom = _block(table, s, fs, others, gamma)
+        else:
+            h_mask, u = hit[lo:lo + block], upto[lo:lo + block]
         limits = gamma * s[fs]
         total = int(u.sum())
         h = np.flatnonzero(h_mask)
         last = u[h] - 1  # the dominating category of each removed survivor
         removed_vals = table[fs[h], others[last]]
-        if every_row:  # the full record: every test's row (the values of the block again)
-            _, _, vals, dom = _block(table, s, fs, others, gamma)
+        if every_row:  # the full record: every test's row
             if total == dom.size:  # every survivor tested against every category
                 tb.add("redundancy", np.repeat(fs, n_others), np.tile(others_pool, fs.size), [],
                        vals.ravel(), np.repeat(limits, n_others),
