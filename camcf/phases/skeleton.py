@@ -68,8 +68,9 @@ def _label_mi_many(jobs: list[tuple]) -> list[tuple]:
     """The first step of each job's Phase 1: v = I(t; C_d) for every other category d (the
     engines' table, :func:`camcf.batch_counts.lookups_many`), each job's ``(v, rounded v,
     whether d is a candidate, the candidates' positions sorted by rounded v, stable
-    descending)``, rounded and sorted for every job at once."""
-    out: list = [(None, None, None, None)] * len(jobs)
+    descending, the decisions when some job's record keeps them, else None)``, rounded,
+    sorted and decided for every job at once."""
+    out: list = [(None, None, None, None, None)] * len(jobs)
     todo = [i for i, job in enumerate(jobs) if len(job[2])]
     if not todo:
         return out
@@ -86,20 +87,25 @@ def _label_mi_many(jobs: list[tuple]) -> list[tuple]:
     # the candidates of every job by rounded v, stable descending: the jobs stay in order
     order = cand[np.lexsort((-r[cand], job_of[cand]))]
     ends = np.searchsorted(job_of[order], np.arange(len(todo)), side="right").tolist()
+    # the decisions, for a level that keeps these rows (the full record)
+    dec = (decide(is_cand, "candidate", "not-candidate")
+           if any(jobs[i][4].keeps("label-mi", "not-candidate") for i in todo) else None)
     lo = 0
     for g, i in enumerate(todo):
         a, b = starts[g], starts[g + 1]
-        out[i] = (mi[a:b], r[a:b], is_cand[a:b], order[lo:ends[g]] - a)
+        out[i] = (mi[a:b], r[a:b], is_cand[a:b], order[lo:ends[g]] - a,
+                  None if dec is None else dec[a:b])
         lo = ends[g]
     return out
 
 
 def _skeleton_steps(engine, target: int, others, delta2: float, tb: TraceBuilder,
-                    mi=None, r=None, is_cand=None, order=None):
+                    mi=None, r=None, is_cand=None, order=None, dec=None):
     """Phase 1 of one target as a generator: it yields each request ``(pool columns, R as
     pool columns)`` for I(t; C_d | R), is sent the values and their rounded values, and
     returns (R, sorted candidates). It starts from its first step (:func:`_label_mi_many`:
-    ``mi``, ``r``, ``is_cand``, ``order``; none when there is no other category). A round
+    ``mi``, ``r``, ``is_cand``, ``order``, the decisions ``dec`` when the record may keep
+    them; none when there is no other category). A round
     measures the pending candidates in order, in chunks that double (8, 16, …), up to the
     first accepted one: the candidates after it are measured again given the larger R, so
     measuring them now would be wasted; the values and decisions are those of measuring every
@@ -112,7 +118,8 @@ def _skeleton_steps(engine, target: int, others, delta2: float, tb: TraceBuilder
     # (the decisions are built only for a level that keeps these rows: the full record)
     kept = tb.keeps("label-mi", "candidate") or tb.keeps("label-mi", "not-candidate")
     tb.add("label-mi", TARGET, pool, [], mi, delta2,
-           decide(is_cand, "candidate", "not-candidate") if kept else "candidate")
+           (decide(is_cand, "candidate", "not-candidate") if dec is None else dec)
+           if kept else "candidate")
     if order.size == 0:
         return [], []
     ranked = others[order]
