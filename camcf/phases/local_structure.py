@@ -142,13 +142,19 @@ def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
                             for _ in v2s], [v2.size for v2 in parts])
         hit_all = rounded(v2_all) > limits
         dec_all = decide(hit_all, "spouse", "not-spouse")
-    at = 0
-    for (i, non_pc, R_pool), (v1, screened_mask, v2s) in zip(asked, answers, strict=True):
+    # the screens' decisions, built only for a level that keeps these rows (the full record)
+    kept = [jobs[i][6].keeps("spouse-screen", "tested")
+            or jobs[i][6].keeps("spouse-screen", "not-tested") for i, _, _ in asked]
+    if any(kept):
+        screens = decide(np.concatenate([mask for _, mask, _ in answers]), "tested",
+                         "not-tested")
+    at = lo = 0
+    for (i, non_pc, R_pool), (v1, screened_mask, v2s), keep in zip(asked, answers, kept,
+                                                                    strict=True):
         pc, delta1, tb = jobs[i][3], jobs[i][5], jobs[i][6]
-        # (the decisions are built only for a level that keeps these rows: the full record)
-        kept = tb.keeps("spouse-screen", "tested") or tb.keeps("spouse-screen", "not-tested")
         tb.add("spouse-screen", TARGET, non_pc, R_pool, v1, delta1,
-               decide(screened_mask, "tested", "not-tested") if kept else "tested")
+               screens[lo:lo + non_pc.size] if keep else "tested")
+        lo += non_pc.size
         screened = non_pc[screened_mask]
         if screened.size == 0:
             continue
