@@ -203,3 +203,25 @@ def test_screen_cells_of_many_targets_are_each_engines_cells():
         for a, b in zip(cells[2:], want[2:], strict=True):
             assert (a is None and b is None) or (np.array_equal(a, b) and a.dtype == b.dtype)
     assert kinds == {"none", "full", "dead"}
+
+
+def test_spouse_steps_of_engines_of_other_data_are_each_alone():
+    """spouses_many over engines of data with different numbers of features (the features
+    outside each PC found one job at a time) gives each target's spouses and record alone."""
+    from camcf.phases import spouses, spouses_many
+    from camcf.trace import CondSets, TraceBuilder
+
+    X, C = _data()
+    X2, _ = _data(6, m=18)
+    jobs, alone = [], []
+    for Xi, t, pc, R in [(X, 1, [0, 1], [5]), (X2, 3, [2, 5], [1]), (X, 7, [0, 6], [])]:
+        for out in (jobs, alone):
+            eng = _fresh(Xi, C)
+            out.append((eng, t, eng.mi_table()[:, t], pc, R, 0.02,
+                        TraceBuilder(CondSets(), "full")))
+    got = spouses_many(jobs)
+    for job, ref, res in zip(jobs, alone, got, strict=True):
+        assert res == spouses(*ref)
+        assert {k: v.tolist() for k, v in job[6].freeze().items()} == {
+            k: v.tolist() for k, v in ref[6].freeze().items()}
+    assert {job[0].m for job in jobs} == {30, 18} and any(got)
