@@ -413,6 +413,10 @@ def _count_chunk(chunk: list[ExtrasPlan]) -> None:
     rows = chunk[0].engine._rows  # n × (K − 1)·m float32 indicators, row by row
     n, width = rows.shape
     m = chunk[0].engine.m
+    # the plans of one shape next to each other: their cells are one slice of the product
+    shape_of = [(p.cols.size, p.K, p.nr, tuple(p.kxs), p.lead is not None) for p in chunk]
+    order = sorted(range(len(chunk)), key=lambda b: shape_of[b])
+    chunk, shape_of = [chunk[b] for b in order], [shape_of[b] for b in order]
     sizes = [2 * p.joint[1] for p in chunk]
     off = np.zeros(len(chunk) + 1, dtype=np.int64)
     np.cumsum(sizes, out=off[1:])
@@ -427,8 +431,7 @@ def _count_chunk(chunk: list[ExtrasPlan]) -> None:
     prod = chunk[0].engine._cells_times_rows(
         cell.ravel(), np.arange(0, n * B + 1, B, dtype=idx), total).reshape(total, width // m, m)
     shapes: dict[tuple, list[int]] = {}
-    for b, p in enumerate(chunk):
-        key = (p.cols.size, p.K, p.nr, tuple(p.kxs), p.lead is not None)
+    for b, key in enumerate(shape_of):
         shapes.setdefault(key, []).append(b)
     for (k, K, nr, kxs, _), members in shapes.items():
         per = max(1, _GROUP_ELEMS // max(1, k * K * sizes[members[0]]))
@@ -448,8 +451,12 @@ def _values_of(plans: list[ExtrasPlan], prod: np.ndarray, starts: np.ndarray, k:
     G = len(plans)
     L, m = prod.shape[1:]
     N2 = 2 * plans[0].joint[1]
-    rows = (starts[:, None] + np.arange(N2)[None, :]).ravel()
-    joint = prod[rows].reshape(G, 2 * nr, *kxs, L, m)  # cells (t, S, x_1, …, x_p)
+    a = int(starts[0])
+    if int(starts[-1]) == a + (G - 1) * N2:  # the plans' cells follow one another: a slice
+        joint = prod[a:a + G * N2]
+    else:
+        joint = prod[(starts[:, None] + np.arange(N2)[None, :]).ravel()]
+    joint = joint.reshape(G, 2 * nr, *kxs, L, m)  # cells (t, S, x_1, …, x_p)
     if K - 1 < L:
         joint = joint[..., :K - 1, :]
     eng = plans[0].engine
