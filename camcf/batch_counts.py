@@ -261,12 +261,9 @@ def lead_cells(items: list[tuple]) -> list[tuple | None]:
     shapes: dict[tuple, list[int]] = {}
     for i, (_, t, _, nr) in enumerate(items):
         shapes.setdefault((t.size, nr), []).append(i)
-    for (n, nr), members in shapes.items():
-        key = np.empty((len(members), n), dtype=np.int64)
-        for g, i in enumerate(members):
-            _, t, r, _ = items[i]
-            np.multiply(t, nr, out=key[g])
-            key[g] += r
+    for (_, nr), members in shapes.items():
+        key = np.stack([items[i][1] for i in members]) * nr
+        key += np.stack([items[i][2] for i in members])
         ts = _bincount_rows(key, 2 * nr)
         live = (ts[:, nr:] > 0) & (ts[:, :nr] > 0)
         full = live.all(axis=1).tolist()
@@ -352,14 +349,24 @@ def joint_cells_many(items: list[tuple]) -> list[tuple[tuple, list[tuple]] | Non
     for (n, nr, kxs), members in shapes.items():
         N = nr * math.prod(kxs)
         key = np.empty((len(members), n), dtype=np.int64)
-        for g, i in enumerate(members):
-            eng, t, _, r, _, extras, _, _ = items[i]
-            u = key[g]
-            u[:] = r
-            for x, kx in zip(extras, kxs, strict=True):
-                u *= kx
-                u += eng.column(x)
-            u += t * N
+        X = items[members[0]][0].X
+        extras = np.array([items[i][5] for i in members], dtype=np.int64)  # (items, p)
+        if isinstance(X, np.ndarray) and int(extras.max()) < X.shape[1] and all(
+                items[i][0].X is X for i in members):  # features of one dense X: at once
+            key[:] = np.stack([items[i][3] for i in members])
+            for j, kx in enumerate(kxs):
+                key *= kx
+                key += X[:, extras[:, j]].T
+            key += np.stack([items[i][1] for i in members]) * N
+        else:
+            for g, i in enumerate(members):
+                eng, t, _, r, _, xs, _, _ = items[i]
+                u = key[g]
+                u[:] = r
+                for x, kx in zip(xs, kxs, strict=True):
+                    u *= kx
+                    u += eng.column(x)
+                u += t * N
         ts = _bincount_rows(key, 2 * N)
         cells = ts.reshape(len(members), 2, nr, *kxs)
         ok = np.ones(len(members), dtype=bool)
