@@ -150,8 +150,8 @@ def _first_dominating(jobs: list[tuple]) -> list[tuple[np.ndarray, np.ndarray]]:
         job_of = np.repeat(np.arange(len(members)), [jobs[j][2].size for j in members])
         limits = rounded(np.concatenate([jobs[j][4] * jobs[j][1][jobs[j][2]] for j in members]))
         allowed = np.zeros((len(members), n_cat), dtype=bool)
-        for g, j in enumerate(members):
-            allowed[g, jobs[j][3]] = True
+        allowed[np.repeat(np.arange(len(members)), [jobs[j][3].size for j in members]),
+                np.concatenate([jobs[j][3] for j in members])] = True
         position = np.cumsum(allowed, axis=1)  # a category's position in others, + 1
         n_others = np.array([jobs[j][3].size for j in members])
         hit = np.empty(fs.size, dtype=bool)
