@@ -44,6 +44,7 @@ from .info import (
     _sum_axes,
     cmi_from_counts,
 )
+from .sparse_counts import all_code_counts
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -154,6 +155,7 @@ class FastEngine(EngineBase):
         self._strata: dict[frozenset, int] = {}  # sets' strata (kept when joints are dropped)
         self._t: tuple[int, np.ndarray] | None = None
         self._ent: tuple | None = None  # (key, _entries()) of the last columns counted
+        self._entry_keys: tuple | None = None  # camcf.sparse_counts.entry_keys()
 
     @classmethod
     def shared(cls, X, C: np.ndarray, ones: np.ndarray | None = None) -> dict:
@@ -456,11 +458,9 @@ class FastEngine(EngineBase):
         return pair_rows
 
     # -- conditional, batched -----------------------------------------------------------------
-    def _entries_kept(self, cols: np.ndarray, K: int | None = None) -> tuple[np.ndarray, ...]:
+    def _entries_kept(self, cols: np.ndarray, K: int) -> tuple[np.ndarray, ...]:
         """:meth:`_entries`, the last columns' kept (Phase 3 asks the same eligible features
         given each member of R; the arrays are read-only to their users)."""
-        if K is None:
-            K = int(self.card[cols].max())
         key = (cols.tobytes(), K)
         if self._ent is None or self._ent[0] != key:
             self._ent = (key, self._entries(cols, K))
@@ -529,13 +529,15 @@ class FastEngine(EngineBase):
                 and rows.shape[1] <= _ROWS_CODES * self.m  # a row costs (K − 1)·m adds
                 and int(cols.max()) < self.m and 2 * S * rows.shape[1] <= _CELL_BUDGET)
 
-    def _cmi_given_codes(self, t: np.ndarray, cols: np.ndarray, s: np.ndarray, ns: int,
-                         entries: tuple | None = None) -> np.ndarray:
+    def _cmi_given_codes(self, t: np.ndarray, cols: np.ndarray, s: np.ndarray, ns: int
+                         ) -> np.ndarray:
         """I(t; V_j | S) for pool columns ``cols`` given the joint code ``s`` of S (ns states).
 
         With sparse features, counts come from the stored entries only (code 0 is the remainder
-        of each (t, s) cell), so sparse data costs what it stores; ``entries`` may pass
-        :meth:`_entries` of ``cols`` computed once for several calls. I(t; V | S) = Σ_s p(s)·
+        of each (t, s) cell), so sparse data costs what it stores: every entry at once when the
+        columns hold most of them (:func:`camcf.sparse_counts.all_code_counts`), else the
+        columns' own entries (:meth:`_entries_kept`, kept for the next call on the same
+        columns). I(t; V | S) = Σ_s p(s)·
         I(t; V | S = s), and a stratum in which t is constant (a singleton, say) contributes
         exactly 0: those strata are left out of the sums (dense rows in them are dropped before
         counting, sparse entries in them go to one extra stratum that is not summed), which
@@ -558,8 +560,10 @@ class FastEngine(EngineBase):
         ts_live = ts_row if live_rows is None else ts_row[live_rows]
         per = K * 2 * S
         chunk = max(1, min(_CELL_BUDGET // per, _ELEM_BUDGET // max(rows, 1)))
-        if sparse and entries is None and chunk >= len(cols):
-            entries = self._entries_kept(cols, K)
+        counts = all_code_counts(self, cols, ts_row, ts_counts, S, K) if sparse else None
+        if counts is not None:  # most of the entries: all of them counted at once
+            return self._values(counts, cells)
+        entries = self._entries_kept(cols, K) if sparse and chunk >= len(cols) else None
         for start in range(0, len(cols), chunk):
             part = cols[start:start + chunk]
             k = len(part)
@@ -802,15 +806,11 @@ class FastEngine(EngineBase):
                     used += need
         for i in zero:
             out[i] = np.zeros(sel.size)
-        # the stored entries of sparse columns are gathered once for every x
-        entries = (self._entries_kept(sel) if self.sparse and sel.size and int(sel.max()) < self.m
-                   else None)
-        for i, x in enumerate(extras):
+        for i, x in enumerate(extras):  # (sparse columns' entries: gathered once, kept)
             self._counted(computed=len(sel))
             if out[i] is None:
                 kx = int(self.card[x])
-                out[i] = self._cmi_given_codes(t, sel, r * kx + self.column(x), nr * kx,
-                                               entries)
+                out[i] = self._cmi_given_codes(t, sel, r * kx + self.column(x), nr * kx)
         return v1, pick, out
 
     def leave_one_out(self, target, members, fixed):
