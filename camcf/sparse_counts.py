@@ -50,10 +50,12 @@ def all_code_counts(eng, cols: np.ndarray, ts_row: np.ndarray, ts_counts: np.nda
         held = int((X.indptr[cols + 1] - X.indptr[cols]).sum())
         if _MOST * held < nnz:
             return None
-    idx = np.take(ts_row, rows)
-    idx += code * width
-    c = np.bincount(idx, minlength=eng.m * K_all * width).reshape(eng.m, K_all, width)
-    counts = c[cols, :K] if K < K_all else c[cols]
+    # key cell·(m·K) + column·K + code: the cell's part gathered per entry, the rest stored
+    idx = np.take(ts_row * (eng.m * K_all), rows)
+    idx += code
+    c = np.bincount(idx, minlength=eng.m * K_all * width).reshape(width, eng.m, K_all)
+    counts = np.empty((cols.size, K, width), dtype=np.int64)
+    counts[:, 1:, :] = c[:, cols, 1:K].transpose(1, 2, 0)
     counts[:, 0, :] = ts_counts[None, :] - _sum_axes(counts[:, 1:, :], 1)
     return counts
 
