@@ -55,6 +55,7 @@ _DENSE_ONEHOT_CELLS = 1 << 18  # cells × rows up to which counting by rows may 
 _GEMM_CELLS = 8  # ... and cells up to which it does (a multiply-add per cell and row)
 _SPARSE_CATEGORIES_FROM = 1 << 20  # n × categories from which that pays (and scipy.sparse loads)
 _TALL = 1 << 15  # rows from which counting goes one column at a time
+_SCIPY_ROWS = 128  # sparse columns from which rows_of goes through scipy (4× faster at 900)
 _LAZY = object()  # an input of the tables not given to the engine: computed when needed
 
 
@@ -203,6 +204,8 @@ class FastEngine(EngineBase):
         """Pool columns ``cols`` as a C-ordered k × n array (one row per column)."""
         cols = np.asarray(cols, dtype=np.int64)
         if self.sparse and cols.size and cols.max() < self.m:
+            if cols.size >= _SCIPY_ROWS:  # scipy's column selection, written out row by row
+                return self.X[:, cols].T.toarray()
             out = np.zeros((cols.size, self.n), dtype=self.X.dtype)
             r, local, codes, _, _ = self._entries(cols, 1)
             out[local, r] = codes

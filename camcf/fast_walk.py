@@ -89,8 +89,8 @@ class FastLeaveOneOut(LeaveOneOut):
         if k and k * engine.n * 9 <= _JOINT_CACHE_BYTES:
             mem = np.asarray(self.members, dtype=np.int64)
             self._W = engine.rows_of(mem)
-            self._T = self._W.astype(np.uint64)
-            self._T *= engine._mult[mem][:, None]
+            self._T = np.multiply(self._W, engine._mult[mem][:, None], dtype=np.uint64,
+                                  casting="unsafe")  # codes ≥ 0: the same as astype, then ×
             self._pos = {f: i for i, f in enumerate(self.members)}
             # Σ (mod 2^64) in any order: the same total as engine._hash(members + fixed)
             self.total = self._T.sum(axis=0, dtype=np.uint64)

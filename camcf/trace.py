@@ -27,6 +27,7 @@ offsets): no Python tuple per set.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -189,6 +190,8 @@ class TraceBuilder:
         if strata is None:
             return self._conds.id(cond, self._strata)
         if callable(strata):  # a row's own: called without arguments
+            if type(cond) is bytes and cond:
+                return self._conds.id_of_bytes(cond, strata)
             return self._conds.id(cond, lambda _set: strata())
         return self._conds.id(cond, strata)
 
@@ -354,7 +357,7 @@ class TraceBuilder:
         rows = which if sel is None else which[sel]
         # intern each set at its first kept row, in row order
         ids: dict[int, int] = {}
-        intern = self._conds.id
+        intern, by_bytes = self._conds.id, self._conds.id_of_bytes
         for ci in rows.tolist():
             if ci in ids:
                 continue
@@ -362,7 +365,9 @@ class TraceBuilder:
             if callable(cond):
                 cond = cond()
             if callable(strata):  # asked only if the set is new
-                ids[ci] = intern(cond, lambda _set, ci=ci: strata(ci))
+                ids[ci] = (by_bytes(cond, functools.partial(strata, ci))
+                           if type(cond) is bytes and cond
+                           else intern(cond, lambda _set, ci=ci: strata(ci)))
             elif strata is None:
                 ids[ci] = intern(cond, self._strata)
             else:
@@ -517,6 +522,18 @@ class CondSets:
         else:
             k = strata
         self._strata.append(int(k))
+        return i
+
+    def id_of_bytes(self, key: bytes, strata: Callable[[], int]) -> int:
+        """:meth:`id` of a non-empty set given as the bytes of its int32 values, with its
+        strata from a zero-argument callable asked only when the set is new (no array is made
+        for the set)."""
+        i = self._ids.get(key)
+        if i is None:
+            i = len(self._keys)
+            self._ids[key] = i
+            self._keys.append(key)
+            self._strata.append(int(strata()))
         return i
 
     def freeze(self) -> CondSetList:
