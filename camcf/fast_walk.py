@@ -76,6 +76,14 @@ def _suffix_distinct(s: np.ndarray, W: np.ndarray, K: int) -> np.ndarray:
     return 1 + after[2:B + 2]
 
 
+def _starts(Hs: np.ndarray) -> np.ndarray:
+    """Where each row of sorted hashes (B × r) starts a new value (the first always does)."""
+    new = np.empty(Hs.shape, dtype=bool)
+    new[:, 0] = True
+    np.not_equal(Hs[:, 1:], Hs[:, :-1], out=new[:, 1:])
+    return new
+
+
 class FastLeaveOneOut(LeaveOneOut):
     """Keeps the row hash of members ∪ fixed; "without f" is one subtraction, its strata one
     hash factorisation, and the value one ``bincount`` (no conditioning set is materialised)."""
@@ -379,22 +387,24 @@ class FastLeaveOneOut(LeaveOneOut):
             col = (keys & np.uint64((1 << int(bits)) - 1)).astype(np.intp)
             order = col + (np.arange(B) * nr)[:, None]  # flat positions
             Hs = H.ravel()[order]
+            new = _starts(Hs)
             keys >>= bits
-            if np.any((keys[:, 1:] == keys[:, :-1]) & (Hs[:, 1:] != Hs[:, :-1])):
+            if np.any((keys[:, 1:] == keys[:, :-1]) & new[:, 1:]):
                 Hs = None  # high bits shared by two hashes
         if Hs is None and nr < _TALL:
             col = np.argsort(H, axis=1)  # the row positions in each set's hash order
             order = col + (np.arange(B) * nr)[:, None]  # flat positions
             Hs = H.ravel()[order]
+            new = _starts(Hs)
         if nr < _TALL:
             codes = W.ravel()[order]
             ts = t[col]
-            nr = order.shape[1]
-            new = np.empty((B, nr), dtype=bool)
-            new[:, 0] = True
-            np.not_equal(Hs[:, 1:], Hs[:, :-1], out=new[:, 1:])
-            g = np.cumsum(new, axis=1, dtype=np.int64)
-            ns = g[:, -1].copy()
+            # strata numbered across the sets at once: each set's first row starts one
+            g = np.cumsum(new, dtype=np.int64).reshape(new.shape)
+            ends = g[:, -1].copy()  # strata of the sets up to each
+            ns = ends.copy()
+            ns[1:] -= ends[:-1]
+            off = ends - ns
             g -= 1
         else:
             g = np.empty((B, nr), dtype=np.int64)
@@ -402,13 +412,14 @@ class FastLeaveOneOut(LeaveOneOut):
             for j in range(B):
                 g[j], ns[j] = _compact(H[j], sort=False)
             codes, ts = W, t[None, :]
-        off = np.cumsum(ns) - ns
-        g += off[:, None]
+            off = np.cumsum(ns) - ns
+            g += off[:, None]
         NS = int(ns.sum())
         # counts of (stratum, t) decide which strata are informative: one where t is constant
         # contributes exactly 0 and is masked out of every sum below
-        key = g * (2 * K)
-        key += codes.astype(np.int64) * 2
+        key = g
+        key *= 2 * K
+        key += np.multiply(codes, 2, dtype=np.int64)
         key += ts
         c = np.bincount(key.ravel(), minlength=NS * 2 * K).reshape(NS, K, 2)
         c_ts = _sum_axes(c, 1)  # (NS, 2): counts of (stratum, t)
