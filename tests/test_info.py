@@ -672,3 +672,28 @@ def test_leave_one_out_runs_give_the_walk_and_the_strata_of_each_set(threshold):
     assert got == walked
     if threshold == 1.0:  # everything removed: the runs grow
         assert runs < len(members)
+
+
+def test_chain_counts_sorts_hashes_that_share_their_high_bits_exactly():
+    """_chain_counts sorts packed keys (a hash's high bits and the row); hashes that differ
+    only in their low bits would interleave there, so such a batch is sorted by its whole
+    hashes: the values and strata are those of the same hashes spread apart (same order)."""
+    from types import SimpleNamespace
+
+    from camcf.fast_counts import xlogx_table
+    from camcf.fast_walk import FastLeaveOneOut
+
+    rng = np.random.default_rng(3)
+    B, r, n = 4, 64, 200
+    W = rng.integers(0, 3, size=(B, r)).astype(np.uint8)
+    t = rng.integers(0, 2, size=r)
+    terms = rng.integers(0, 4, size=(B, r)).astype(np.uint64)
+    total = rng.integers(8, 12, size=r).astype(np.uint64)  # small hashes: their high bits agree
+    me = SimpleNamespace(engine=SimpleNamespace(n=n, _tab=xlogx_table(n)))
+    close = FastLeaveOneOut._chain_counts(me, W, terms, t, total, 3)
+    spread = FastLeaveOneOut._chain_counts(me, W, terms << np.uint64(20),
+                                           t, total << np.uint64(20), 3)
+    np.testing.assert_array_equal(close[1], spread[1])
+    np.testing.assert_array_equal(close[0], spread[0])
+    assert close[1].tolist() == [len(set((total - terms[:j + 1].sum(axis=0)).tolist()))
+                                 for j in range(B)]
