@@ -409,9 +409,13 @@ class CondSetList:
     :meth:`array` gives one set as an array without building a tuple.
     """
 
-    __slots__ = ("values", "offsets", "strata")
+    __slots__ = ("values", "offsets", "strata", "keys")
 
-    def __init__(self, values=None, offsets=None, strata=None) -> None:
+    def __init__(self, values=None, offsets=None, strata=None, keys=None) -> None:
+        # keys: each set's values as bytes when the interner that froze them gives them (the
+        # same objects, their hashes known: CondSets.merge looks them up without slicing);
+        # not pickled
+        self.keys: list[bytes] | None = keys
         self.values = np.asarray(values if values is not None else [], dtype=np.int32)
         self.offsets = np.asarray(offsets if offsets is not None else [0], dtype=np.int64)
         self.strata = np.asarray(strata if strata is not None else [], dtype=np.int64)
@@ -543,7 +547,8 @@ class CondSets:
         np.cumsum(np.fromiter(map(len, keys), dtype=np.int64, count=len(keys)) // 4,
                   out=offsets[1:])
         values = np.frombuffer(bytearray().join(keys), dtype=np.int32)  # one copy, writable
-        return CondSetList(values, offsets, np.asarray(self._strata, dtype=np.int64))
+        return CondSetList(values, offsets, np.asarray(self._strata, dtype=np.int64),
+                           keys=list(keys))
 
     @property
     def sets(self) -> CondSetList:
@@ -554,11 +559,13 @@ class CondSets:
         order, with their strata)."""
         out = [0] * len(sets)
         ids = self._ids
-        buf = np.ascontiguousarray(sets.values, dtype=np.int32).tobytes()  # keys are slices
-        off = (4 * sets.offsets).tolist()
+        keys = sets.keys
+        if keys is None:  # the keys are slices of the values' bytes
+            buf = np.ascontiguousarray(sets.values, dtype=np.int32).tobytes()
+            off = (4 * sets.offsets).tolist()
+            keys = [buf[a:b] for a, b in zip(off[:-1], off[1:], strict=True)]
         strata = sets.strata.tolist()
-        for j in range(len(sets)):
-            key = buf[off[j]:off[j + 1]]
+        for j, key in enumerate(keys):
             i = ids.get(key)
             if i is None:
                 i = len(self._keys)
