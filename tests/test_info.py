@@ -697,3 +697,39 @@ def test_chain_counts_sorts_hashes_that_share_their_high_bits_exactly():
     np.testing.assert_array_equal(close[0], spread[0])
     assert close[1].tolist() == [len(set((total - terms[:j + 1].sum(axis=0)).tolist()))
                                  for j in range(B)]
+
+
+def test_sparse_counts_of_every_entry_match_the_columns_own_entries(monkeypatch):
+    """_cmi_given_codes on sparse features counts every stored entry at once
+    (camcf.sparse_counts.all_code_counts) when the columns asked hold a third of them or
+    more: bit for bit the values of counting each column's own entries, for all columns, a
+    subset of narrower codes than the widest and a few columns, given a joint code with dead
+    strata and one without."""
+    import scipy.sparse as sp
+
+    from camcf import fast_engine, sparse_counts
+
+    rng = np.random.default_rng(11)
+    n, m = 160, 30
+    X = rng.integers(1, 4, size=(n, m)) * (rng.random((n, m)) < 0.2)
+    X[:, :20] = np.minimum(X[:, :20], 1)  # 20 binary columns: code bound 2 below the widest 4
+    C = (rng.random((n, 3)) < 0.4).astype(np.uint8)
+    eng = FastEngine(sp.csc_matrix(X.astype(np.uint8)), C)
+    t = eng._target(0)
+    calls = []
+    real = sparse_counts.all_code_counts
+
+    def spy(*args):
+        out = real(*args)
+        calls.append(out is not None)
+        return out
+
+    for cond in ([m + 1], [m + 1, m + 2, 25, 26, 27]):
+        s, ns = eng.joint(cond)
+        for cols in (np.arange(m), np.arange(20), np.array([3, 22])):
+            monkeypatch.setattr(fast_engine, "all_code_counts", spy)
+            calls.clear()
+            got = eng._cmi_given_codes(t, cols, s, ns)
+            assert calls == [cols.size >= 20]  # a third of the entries or more: all counted
+            monkeypatch.setattr(fast_engine, "all_code_counts", lambda *a: None)
+            np.testing.assert_array_equal(got, eng._cmi_given_codes(t, cols, s, ns))
