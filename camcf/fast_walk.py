@@ -129,6 +129,7 @@ class FastLeaveOneOut(LeaveOneOut):
         self._removed = 0  # removals so far: the members' state a known strata count is for
         self._known: dict[int, tuple[int, int]] = {}  # f -> (state, strata of its set)
         self._batch: tuple | None = None  # the last batch of walk(), see _chain
+        self._after: tuple | None = None  # (batch, state, total without it), see _chain
         self._want_strata = False  # walk(strata=True): count the batch's strata with values
         self._given: tuple | None = None  # (f, state, codes, states) of values_given's last set
 
@@ -262,11 +263,12 @@ class FastLeaveOneOut(LeaveOneOut):
             yield batch, values, (lambda j, b=batch, e=from_table, s=start:
                                   self._run_strata(b, e, s, j))
             used = 0
-            for f, hit in zip(batch, from_table.tolist(), strict=True):
+            for f in batch:
                 used += 1
-                eng._counted(computed=not hit, lookups=hit)
                 if f in self._in:  # kept: the later values assumed its removal
                     break
+            hits = int(np.count_nonzero(from_table[:used])) if used > 1 else int(from_table[0])
+            eng._counted(computed=used - hits, lookups=hits)
             i += used
             size = min(2 * size, cap) if used == len(batch) else used
 
@@ -323,7 +325,10 @@ class FastLeaveOneOut(LeaveOneOut):
         self._terms = dict(zip(batch, terms, strict=True))  # for remove()
         left = len(self._in) - np.cumsum(inset)  # |S_j|
         t = eng._target(self.target)
-        s_last, ns_last = _compact(self.total - terms.sum(axis=0, dtype=np.uint64), sort=False)
+        after = self.total - terms.sum(axis=0, dtype=np.uint64)  # the hash of S_B
+        s_last, ns_last = _compact(after, sort=False)
+        # removing the whole batch (what the walk mostly does) leaves ``after`` as the total
+        self._after = (batch, self._removed, after) if inset.all() else None
         if inset.all():  # the last set's strata, valid once the others were removed as guessed
             self._known[batch[-1]] = (self._removed + B - 1, ns_last)
         # for strata(): the sets of this batch over all rows, counted when first asked
@@ -355,8 +360,9 @@ class FastLeaveOneOut(LeaveOneOut):
                 H = np.cumsum(terms[:, dead], axis=0, dtype=np.uint64)
                 np.subtract(self.total[dead][None, :], H, out=H)
                 ns = ns + _n_distinct_rows(H)
-            for j, k in enumerate(ns.tolist()):
-                self._known[batch[j]] = (self._removed + j, k + single)
+            r0 = self._removed
+            self._known.update(zip(batch, zip(range(r0, r0 + B), (ns + single).tolist(),
+                                              strict=True), strict=True))
         empty = left == 0
         if empty.any():  # nothing to condition on: the unconditional table
             for j in np.flatnonzero(empty).tolist():
@@ -445,8 +451,12 @@ class FastLeaveOneOut(LeaveOneOut):
         at = [pos.get(f, -1) for f in fs] if pos is not None and len(fs) > 2 else []
         bulk = (bool(at) and at == list(range(at[0], at[0] + len(fs))) and at[0] >= 0
                 and gone <= self._in)
-        if bulk:  # consecutive members (a walk's run): their terms summed at once (mod 2^64)
+        after = self._after
+        if bulk and after is not None and after[1] == self._removed and after[0] == fs:
+            self.total = after[2]  # the last batch, removed whole: its S_B's hash
+        elif bulk:  # consecutive members (a walk's run): their terms summed at once (mod 2^64)
             self.total = self.total - self._T[at[0]:at[-1] + 1].sum(axis=0, dtype=np.uint64)
+        self._after = None
         for i, f in enumerate(fs):
             if f not in self.fixed:
                 self._in.discard(f)
