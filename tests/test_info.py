@@ -733,3 +733,21 @@ def test_sparse_counts_of_every_entry_match_the_columns_own_entries(monkeypatch)
             assert calls == [cols.size >= 20]  # a third of the entries or more: all counted
             monkeypatch.setattr(fast_engine, "all_code_counts", lambda *a: None)
             np.testing.assert_array_equal(got, eng._cmi_given_codes(t, cols, s, ns))
+
+
+def test_strata_of_a_set_one_column_beyond_a_kept_joint_code(monkeypatch):
+    """FastEngine.strata of a set whose joint code without one column is kept (the spouse
+    step's {x} ∪ R after R's) counts the distinct (code, column) pairs: no row hash, the
+    exact number of distinct rows."""
+    rng = np.random.default_rng(5)
+    n, m = 150, 8
+    X = rng.integers(0, 3, size=(n, m))
+    C = (rng.random((n, 3)) < 0.5).astype(int)
+    fast = FastEngine(X, C)
+    fast.joint([m, m + 2, 4])  # kept
+    monkeypatch.setattr(fast, "_hash", lambda cols: pytest.fail("hashed again"))
+    for extra in (0, 6, m + 1):
+        cond = [extra, m, m + 2, 4]
+        want = joint_codes(np.column_stack([X[:, c] if c < m else C[:, c - m]
+                                            for c in cond]))[1]
+        assert fast.strata(cond) == want
