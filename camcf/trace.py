@@ -409,13 +409,9 @@ class CondSetList:
     :meth:`array` gives one set as an array without building a tuple.
     """
 
-    __slots__ = ("values", "offsets", "strata", "keys")
+    __slots__ = ("values", "offsets", "strata")
 
-    def __init__(self, values=None, offsets=None, strata=None, keys=None) -> None:
-        # keys: each set's values as bytes when the interner that froze them gives them (the
-        # same objects, their hashes known: CondSets.merge looks them up without slicing);
-        # not pickled
-        self.keys: list[bytes] | None = keys
+    def __init__(self, values=None, offsets=None, strata=None) -> None:
         self.values = np.asarray(values if values is not None else [], dtype=np.int32)
         self.offsets = np.asarray(offsets if offsets is not None else [0], dtype=np.int64)
         self.strata = np.asarray(strata if strata is not None else [], dtype=np.int64)
@@ -547,8 +543,7 @@ class CondSets:
         np.cumsum(np.fromiter(map(len, keys), dtype=np.int64, count=len(keys)) // 4,
                   out=offsets[1:])
         values = np.frombuffer(bytearray().join(keys), dtype=np.int32)  # one copy, writable
-        return CondSetList(values, offsets, np.asarray(self._strata, dtype=np.int64),
-                           keys=list(keys))
+        return CondSetList(values, offsets, np.asarray(self._strata, dtype=np.int64))
 
     @property
     def sets(self) -> CondSetList:
@@ -559,13 +554,11 @@ class CondSets:
         order, with their strata)."""
         out = [0] * len(sets)
         ids = self._ids
-        keys = sets.keys
-        if keys is None:  # the keys are slices of the values' bytes
-            buf = np.ascontiguousarray(sets.values, dtype=np.int32).tobytes()
-            off = (4 * sets.offsets).tolist()
-            keys = [buf[a:b] for a, b in zip(off[:-1], off[1:], strict=True)]
+        buf = np.ascontiguousarray(sets.values, dtype=np.int32).tobytes()  # keys are slices
+        off = (4 * sets.offsets).tolist()
         strata = sets.strata.tolist()
-        for j, key in enumerate(keys):
+        for j in range(len(sets)):
+            key = buf[off[j]:off[j + 1]]
             i = ids.get(key)
             if i is None:
                 i = len(self._keys)
