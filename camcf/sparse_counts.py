@@ -5,9 +5,11 @@ from their stored entries. When the columns asked hold most of the entries (Phas
 step and the walk's pool values ask nearly every feature), gathering their entries column by
 column costs more than counting the entries of every feature and keeping the columns asked:
 :func:`all_code_counts` does that from :func:`entry_keys` (each entry's row and column·K + code,
-built once per engine)."""
+built once for the per-target engines over one X)."""
 
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 
@@ -16,17 +18,31 @@ from .info import _CELL_BUDGET, _sum_axes
 _MOST = 3  # the columns asked hold at least 1/_MOST of the stored entries: count them all
 
 
+_BY_X: dict[int, tuple] = {}  # id(X) -> (a weak reference to X, entry_keys): the last X
+
+
 def entry_keys(eng) -> tuple[np.ndarray, np.ndarray, int]:
     """The stored entries of the engine's sparse X (CSC, column after column): each entry's row
-    (intp), its column·K + code (int64) and K, the largest code bound of the features. Built on
-    first use and kept by the engine (read-only to its users)."""
+    (intp), its column·K + code (int64) and K, the largest code bound of the features;
+    read-only. Built once per X object while it lives, for every per-target engine over it (X
+    is read-only to the engines), and kept by the engine."""
     keys = eng._entry_keys
     if keys is None:
         X = eng.X
         K = int(eng.card[:eng.m].max())
-        code = np.repeat(np.arange(eng.m, dtype=np.int64) * K, np.diff(X.indptr))
-        code += X.data
-        keys = eng._entry_keys = (X.indices.astype(np.intp), code, K)
+        key = id(X)
+        hit = _BY_X.get(key)
+        if hit is not None and hit[0]() is X and hit[1][2] == K:
+            keys = hit[1]
+        else:
+            code = np.repeat(np.arange(eng.m, dtype=np.int64) * K, np.diff(X.indptr))
+            code += X.data
+            rows = X.indices.astype(np.intp)
+            rows.flags.writeable = code.flags.writeable = False
+            keys = (rows, code, K)
+            _BY_X.clear()
+            _BY_X[key] = (weakref.ref(X, lambda _: _BY_X.pop(key, None)), keys)
+        eng._entry_keys = keys
     return keys
 
 

@@ -751,3 +751,29 @@ def test_strata_of_a_set_one_column_beyond_a_kept_joint_code(monkeypatch):
         want = joint_codes(np.column_stack([X[:, c] if c < m else C[:, c - m]
                                             for c in cond]))[1]
         assert fast.strata(cond) == want
+
+
+def test_entry_keys_are_built_once_for_the_engines_over_one_x():
+    """The per-target engines over one sparse X share one read-only copy of its entry keys
+    (each entry's row and column·K + code), dropped with X; another X gets its own."""
+    import gc
+
+    import scipy.sparse as sp
+
+    from camcf import sparse_counts
+
+    rng = np.random.default_rng(2)
+    X = sp.csc_matrix((rng.integers(1, 3, size=(60, 9)) * (rng.random((60, 9)) < 0.3))
+                      .astype(np.uint8))
+    C = (rng.random((60, 2)) < 0.5).astype(np.uint8)
+    a, b = FastEngine(X, C), FastEngine(X, C)
+    rows, code, K = sparse_counts.entry_keys(a)
+    assert sparse_counts.entry_keys(b)[1] is code and not code.flags.writeable
+    col = np.repeat(np.arange(9), np.diff(X.indptr))
+    np.testing.assert_array_equal(rows, X.indices)
+    np.testing.assert_array_equal(code, col * K + X.data)
+    other = FastEngine(sp.csc_matrix(X.toarray()), C)
+    assert sparse_counts.entry_keys(other)[1] is not code
+    del a, b, other, X
+    gc.collect()
+    assert not sparse_counts._BY_X
