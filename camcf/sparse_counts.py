@@ -1,8 +1,8 @@
 """Counting sparse features against (t, stratum) cells from every stored entry at once.
 
 :meth:`camcf.fast_engine.FastEngine._cmi_given_codes` counts the codes ≥ 1 of sparse features
-from their stored entries. When the columns asked hold most of the entries (Phase 3, the spouse
-step and the walk's pool values ask nearly every feature), gathering their entries column by
+from their stored entries. When the columns asked hold most of the entries (Phase 3 and the
+spouse step ask nearly every feature given a set), gathering their entries column by
 column costs more than counting the entries of every feature and keeping the columns asked:
 :func:`all_code_counts` does that from :func:`entry_keys` (each entry's row and column·K + code,
 built once for the per-target engines over one X)."""
