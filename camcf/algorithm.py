@@ -365,9 +365,13 @@ def prepare_features(X, *, checked: bool = False):
             X = X.toarray()  # recoding can move the zeros: go dense (checked below)
         else:
             dt = smallest_uint(int(hi))
-            out = sp.csc_matrix((data.astype(dt), X.indices.astype(np.int32, copy=False),
-                                 X.indptr.astype(np.int64, copy=False)), shape=X.shape)
-            out.eliminate_zeros()
+            # stored zeros: eliminate_zeros rewrites indices and indptr in place, so they are
+            # copied then (the caller's X must stay as it was); else they are shared
+            zeros = not data.all()
+            out = sp.csc_matrix((data.astype(dt), X.indices.astype(np.int32, copy=zeros),
+                                 X.indptr.astype(np.int64, copy=zeros)), shape=X.shape)
+            if zeros:
+                out.eliminate_zeros()
             n, m = out.shape
             if out.nnz > _SPARSE_BELOW * n * m:
                 check_memory(n * m * dt.itemsize, f"the dense codes of X ({n} × {m})")

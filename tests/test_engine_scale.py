@@ -150,6 +150,23 @@ def test_sparse_input_stays_sparse_and_decides_as_dense():
         np.testing.assert_allclose(f.value.to_numpy(), r.value.to_numpy(), atol=1e-12)
 
 
+def test_a_sparse_x_with_stored_zeros_is_left_as_it_was_and_decides_as_without_them():
+    X, Y = problem(6, n=200, m=25, sparse_share=0.15)
+    A = sp.csc_matrix(X)  # int64 indptr too: the case where nothing would be copied
+    rows = np.flatnonzero(X[:, 2] == 0)[:5]
+    stored = sp.csc_matrix((np.r_[A.data, np.zeros(rows.size, dtype=A.data.dtype)],
+                            (np.r_[A.tocoo().row, rows], np.r_[A.tocoo().col, [2] * rows.size])),
+                           shape=A.shape)
+    stored.indptr = stored.indptr.astype(np.int64)
+    assert stored.nnz == A.nnz + rows.size  # the zeros are stored entries
+    before = (stored.data.copy(), stored.indices.copy(), stored.indptr.copy())
+    S = prepare_features(stored)
+    assert S.nnz == A.nnz
+    for got, was in zip((stored.data, stored.indices, stored.indptr), before, strict=True):
+        np.testing.assert_array_equal(got, was)
+    assert quiet_run(stored, Y, **HEAVIER).to_json() == quiet_run(A, Y, **HEAVIER).to_json()
+
+
 def test_too_big_for_the_memory_limit_is_a_resource_error_before_allocating(monkeypatch):
     X, Y = problem(0, n=200, m=10)
     monkeypatch.setenv("CAMCF_MEMORY_LIMIT", "1M")
