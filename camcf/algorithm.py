@@ -625,7 +625,9 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     else:  # the two tables in row blocks, written by local workers into shared files
         spec, leaves = flatten_shared(shared)
         inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
-        collect = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"], params)
+        timeline: list = []
+        collect = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"], params,
+                                  timeline)
     # (in parallel this runs while the workers compute the tables)
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
@@ -638,7 +640,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         outcomes = serial_outcomes(X, C, tables, todo, label_of, params, trace, engine, shared)
     else:
         outcomes = parallel_outcomes(inputs, columns, counts, todo, label_of, params, trace,
-                                     engine, n_jobs, store, cpu["targets"])
+                                     engine, n_jobs, store, cpu["targets"], timeline)
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()
@@ -688,6 +690,9 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
              # task (serial: one each, here; parallel: as each worker measured it), and of
              # this process over the whole run
              "cpu": cpu}
+    if parallel:  # each task's times, in seconds from the run's start (camcf.tasks._span)
+        stats["timeline"] = [{k: v - t_start if k in ("sent", "start", "end", "received")
+                              else v for k, v in span.items()} for span in timeline]
     res = Result(
         params=params, feature_names=feature_names, label_names=label_names, categories=cats,
         targets=targets, selected_indices=selected, mi_table=tables[0],

@@ -9,6 +9,7 @@ arrays for the way back (:func:`pack_arrays`).
 from __future__ import annotations
 
 import heapq
+import os
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
@@ -153,7 +154,8 @@ def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedA
 
 
 def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list,
-                    params: dict) -> Callable[[], tuple[tuple, tuple, tuple]]:
+                    params: dict, timeline: list | None = None
+                    ) -> Callable[[], tuple[tuple, tuple, tuple]]:
     """The MI table and the category table computed in row blocks (:func:`table_blocks`), one
     task each (processes preferred: the work holds the GIL in places), started now; returns
     the function that waits for them (the caller does its own work meanwhile). A local worker writes
@@ -161,8 +163,9 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
     and one column-major, a remote one returns them. Returns the tables row-major (the
     result's), column-major (the target tasks read a target's column: contiguous so) and
     :func:`table_counts` (each task counts its rows). Each task's CPU seconds are appended to
-    ``cpu`` in the blocks' order. The pool is asked for ``n_jobs`` workers, as for the targets
-    next, so that joblib keeps the same worker processes for both."""
+    ``cpu`` in the blocks' order, and to ``timeline`` (when given) one :func:`_span` per
+    task. The pool is asked for ``n_jobs`` workers, as for the targets next, so that joblib
+    keeps the same worker processes for both."""
     X, C, spec, leaves = inputs
     m, Q = X.shape[1], C.shape[1]
     shapes = {"features": (m, Q), "categories": (Q, Q)}
@@ -174,13 +177,16 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
                           category_row_weights(unflatten_shared(spec, leaves), X.shape[0], Q))
     tasks = [(which, a, b, (store.path(rows[which]), store.path(cols[which])), limit[which])
              for which, a, b in blocks]
+    sent = time.perf_counter()
     results = _dispatch(_engine_table, (engine, X, C, spec, tuple(leaves)), tasks, n_jobs,
                         store, prefer="processes")
 
     def collect() -> tuple[tuple, tuple, tuple]:
         seconds = {}
-        for which, a, got, above, sec in results:
-            seconds[which, a] = sec
+        for which, a, got, above, stamp in results:
+            seconds[which, a] = stamp[0]
+            if timeline is not None:
+                timeline.append(_span(f"{which} {a}", sent, stamp))
             counts[which] += above
             if got is not None:  # a remote worker's rows
                 rows[which][a:a + got.shape[0]] = got
@@ -195,7 +201,8 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
 
 def parallel_outcomes(inputs: tuple, columns: tuple, counts: tuple, todo: list[Category],
                       label_of: np.ndarray, params: dict, trace: str, engine: str,
-                      n_jobs: int, store: SharedArrays, cpu: list):
+                      n_jobs: int, store: SharedArrays, cpu: list,
+                      timeline: list | None = None):
     """The outcomes of :func:`target_work` for ``todo`` in that order, computed in tasks of
     several targets (:func:`plan_tasks` on :func:`target_costs` from the tables' ``counts``,
     about four tasks per worker) that return as they finish.
@@ -203,21 +210,39 @@ def parallel_outcomes(inputs: tuple, columns: tuple, counts: tuple, todo: list[C
     Every large array (codes, indicators, the tables column-major as ``columns``, the engine's
     shared inputs) is in a file of ``store`` (:class:`camcf.parallel.SharedArrays`): local
     workers map it, nothing is copied per task; a remote Dask worker receives each once.
-    Each task's CPU seconds are appended to ``cpu``."""
+    Each task's CPU seconds are appended to ``cpu``, its :func:`_span` to ``timeline``."""
     workers = _workers(n_jobs)
     plan = plan_tasks(target_costs(None, todo, params, counts), _TASKS_PER_WORKER * workers)
     X, C, spec, leaves = inputs
     common = (X, C, *columns, store.share(label_of), spec, tuple(leaves), params, trace,
               engine)
+    sent = time.perf_counter()
     done = _dispatch(_targets_work, common, [([todo[i] for i in task],) for task in plan],
                      n_jobs, store)
     ready: dict[int, tuple] = {}
     for c in todo:  # in flattening order, whatever order the tasks finish in
         while c.id not in ready:
-            (outcomes, packed), seconds = next(done)
+            (outcomes, packed), stamp = next(done)
+            if timeline is not None:
+                timeline.append(_span(f"targets {len(outcomes)}", sent, stamp))
             ready.update(unpack_arrays(outcomes, packed))
-            cpu.append(seconds)
+            cpu.append(stamp[0])
         yield ready.pop(c.id)
+
+
+def _stamp(c0: float, t0: float) -> tuple[float, float, float, int]:
+    """A task's CPU seconds since ``c0``, its wall start ``t0`` and end (``time.perf_counter``:
+    one clock for every process of a machine on Linux) and its process id."""
+    return time.process_time() - c0, t0, time.perf_counter(), os.getpid()
+
+
+def _span(label: str, sent: float, stamp: tuple) -> dict:
+    """A task's line of ``Result.stats["timeline"]``: when it was submitted, started, ended
+    (in its worker) and received here (``time.perf_counter`` seconds), its CPU seconds and
+    worker process."""
+    cpu, start, end, pid = stamp
+    return {"task": label, "sent": sent, "start": start, "end": end,
+            "received": time.perf_counter(), "cpu": cpu, "worker": pid}
 
 
 def flatten_shared(shared: dict) -> tuple[list, list]:
@@ -253,7 +278,7 @@ def _engine_table(engine: str, X, C, spec, leaves, which: str, start: int, stop:
     of them exceed ``threshold``, the task's CPU seconds)."""
     from .engines import ENGINES
 
-    c0 = time.process_time()
+    c0, t0 = time.process_time(), time.perf_counter()
     X, C, leaves = resolve(X), resolve(C), resolve(leaves)
     eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
     # one worker, one core (a Dask worker sets no limit itself)
@@ -262,7 +287,7 @@ def _engine_table(engine: str, X, C, spec, leaves, which: str, start: int, stop:
         above = _count_above(rows, threshold)
         back = [write_shared(path, rows, start) for path in paths]
     out = rows if any(b is not None for b in back) else None
-    return which, start, out, above, time.process_time() - c0
+    return which, start, out, above, _stamp(c0, t0)
 
 
 def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
@@ -271,7 +296,7 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, tra
     outcome}, their arrays packed by :func:`pack_arrays`), the task's CPU seconds).
     ``label_of`` holds the label of every category (a target's others are the categories of
     the other labels)."""
-    c0 = time.process_time()
+    c0, t0 = time.process_time(), time.perf_counter()
     X, C, mi_table, cat_table, label_of, leaves = (
         resolve(a) for a in (X, C, mi_table, cat_table, label_of, leaves))
     shared = unflatten_shared(spec, leaves)
@@ -283,7 +308,7 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, tra
                             params, trace, engine, shared)
         out = {c.id: o for c, o in zip(categories, outs, strict=True)}
     packed = pack_arrays(out)
-    return (out, packed), time.process_time() - c0
+    return (out, packed), _stamp(c0, t0)
 
 
 _SET_FIELDS = ("values", "offsets", "strata")  # the arrays of a CondSetList
