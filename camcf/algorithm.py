@@ -633,13 +633,13 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     todo = [c for c in cats if plan[c.id] is None]
     label_of = np.array([c.label_index for c in cats])
     if parallel:
-        tables, columns, counts = collect()
+        tables, counts = collect()
     t_targets, c_targets = time.perf_counter(), time.process_time()
 
     if not parallel:
         outcomes = serial_outcomes(X, C, tables, todo, label_of, params, trace, engine, shared)
     else:
-        outcomes = parallel_outcomes(inputs, columns, counts, todo, label_of, params, trace,
+        outcomes = parallel_outcomes(inputs, tables, counts, todo, label_of, params, trace,
                                      engine, n_jobs, store, cpu["targets"], timeline)
 
     targets: list[TargetResult | None] = [None] * len(cats)

@@ -153,35 +153,38 @@ def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedA
         delayed(fn)(*common, *task) for task in tasks)
 
 
+_LAYOUT = {"features": "C", "categories": "F"}  # each table's layout in a parallel run
+
+
 def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list,
                     params: dict, timeline: list | None = None
-                    ) -> Callable[[], tuple[tuple, tuple, tuple]]:
+                    ) -> Callable[[], tuple[tuple, tuple]]:
     """The MI table and the category table computed in row blocks (:func:`table_blocks`), one
     task each (processes preferred: the work holds the GIL in places), started now; returns
-    the function that waits for them (the caller does its own work meanwhile). A local worker writes
-    its rows into two files of ``store`` (:func:`camcf.parallel.write_shared`), one row-major
-    and one column-major, a remote one returns them. Returns the tables row-major (the
-    result's), column-major (the target tasks read a target's column: contiguous so) and
-    :func:`table_counts` (each task counts its rows). Each task's CPU seconds are appended to
-    ``cpu`` in the blocks' order, and to ``timeline`` (when given) one :func:`_span` per
-    task. The pool is asked for ``n_jobs`` workers, as for the targets next, so that joblib
-    keeps the same worker processes for both."""
+    the function that waits for them (the caller does its own work meanwhile). A local worker
+    writes its rows into the table's file of ``store`` (:func:`camcf.parallel.write_shared`),
+    a remote one returns them. Returns the two tables and :func:`table_counts` (each task
+    counts its rows). The tables are written once, in the layout the target tasks read them
+    fastest (``_LAYOUT``): the MI table row-major (Phase 4 reads the rows of the survivors;
+    a target's column is read once), the category table column-major (a target reads its
+    column over and over: contiguous so); the result keeps the same arrays. Each task's CPU
+    seconds are appended to ``cpu`` in the blocks' order, and to ``timeline`` (when given)
+    one :func:`_span` per task. The pool is asked for ``n_jobs`` workers, as for the targets
+    next, so that joblib keeps the same worker processes for both."""
     X, C, spec, leaves = inputs
     m, Q = X.shape[1], C.shape[1]
     shapes = {"features": (m, Q), "categories": (Q, Q)}
-    rows = {k: store.empty(v, np.float64) for k, v in shapes.items()}
-    cols = {k: store.empty(v, np.float64, order="F") for k, v in shapes.items()}
+    tables = {k: store.empty(v, np.float64, order=_LAYOUT[k]) for k, v in shapes.items()}
     limit = {"features": params["delta1"], "categories": params["delta2"]}
     counts = {k: np.zeros(Q, dtype=np.int64) for k in shapes}
     blocks = table_blocks(m, Q, _workers(n_jobs),
                           category_row_weights(unflatten_shared(spec, leaves), X.shape[0], Q))
-    tasks = [(which, a, b, (store.path(rows[which]), store.path(cols[which])), limit[which])
-             for which, a, b in blocks]
+    tasks = [(which, a, b, store.path(tables[which]), limit[which]) for which, a, b in blocks]
     sent = time.perf_counter()
     results = _dispatch(_engine_table, (engine, X, C, spec, tuple(leaves)), tasks, n_jobs,
                         store, prefer="processes")
 
-    def collect() -> tuple[tuple, tuple, tuple]:
+    def collect() -> tuple[tuple, tuple]:
         seconds = {}
         for which, a, got, above, stamp in results:
             seconds[which, a] = stamp[0]
@@ -189,17 +192,15 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
                 timeline.append(_span(f"{which} {a}", sent, stamp))
             counts[which] += above
             if got is not None:  # a remote worker's rows
-                rows[which][a:a + got.shape[0]] = got
-                cols[which][a:a + got.shape[0]] = got
+                tables[which][a:a + got.shape[0]] = got
         cpu.extend(seconds[which, a] for which, a, _ in blocks)
-        return (tuple(store.readonly(rows[k]) for k in shapes),
-                tuple(store.readonly(cols[k]) for k in shapes),
+        return (tuple(store.readonly(tables[k]) for k in shapes),
                 (counts["features"], counts["categories"]))
 
     return collect
 
 
-def parallel_outcomes(inputs: tuple, columns: tuple, counts: tuple, todo: list[Category],
+def parallel_outcomes(inputs: tuple, tables: tuple, counts: tuple, todo: list[Category],
                       label_of: np.ndarray, params: dict, trace: str, engine: str,
                       n_jobs: int, store: SharedArrays, cpu: list,
                       timeline: list | None = None):
@@ -207,14 +208,14 @@ def parallel_outcomes(inputs: tuple, columns: tuple, counts: tuple, todo: list[C
     several targets (:func:`plan_tasks` on :func:`target_costs` from the tables' ``counts``,
     about four tasks per worker) that return as they finish.
 
-    Every large array (codes, indicators, the tables column-major as ``columns``, the engine's
-    shared inputs) is in a file of ``store`` (:class:`camcf.parallel.SharedArrays`): local
+    Every large array (codes, indicators, the ``tables`` of :func:`parallel_tables`, the
+    engine's shared inputs) is in a file of ``store`` (:class:`camcf.parallel.SharedArrays`): local
     workers map it, nothing is copied per task; a remote Dask worker receives each once.
     Each task's CPU seconds are appended to ``cpu``, its :func:`_span` to ``timeline``."""
     workers = _workers(n_jobs)
     plan = plan_tasks(target_costs(None, todo, params, counts), _TASKS_PER_WORKER * workers)
     X, C, spec, leaves = inputs
-    common = (X, C, *columns, store.share(label_of), spec, tuple(leaves), params, trace,
+    common = (X, C, *tables, store.share(label_of), spec, tuple(leaves), params, trace,
               engine)
     sent = time.perf_counter()
     done = _dispatch(_targets_work, common, [([todo[i] for i in task],) for task in plan],
@@ -269,11 +270,11 @@ def unflatten_shared(spec: list, leaves) -> dict:
 
 
 def _engine_table(engine: str, X, C, spec, leaves, which: str, start: int, stop: int,
-                  paths: tuple[str, ...], threshold: float
+                  path: str, threshold: float
                   ) -> tuple[str, int, np.ndarray | None, np.ndarray, float]:
     """Rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or of the category
     table of a fresh engine (:meth:`camcf.info.EngineBase.table_rows`), written into those
-    rows of each shared file of ``paths`` when this process can (else returned; a parallel
+    rows of the shared file ``path`` when this process can (else returned; a parallel
     task of :func:`camcf.algorithm.run`): (which, start, the rows or None, per column how many
     of them exceed ``threshold``, the task's CPU seconds)."""
     from .engines import ENGINES
@@ -285,8 +286,7 @@ def _engine_table(engine: str, X, C, spec, leaves, which: str, start: int, stop:
     with one_blas_thread(), freed_memory_kept():
         rows = eng.table_rows(which, start, stop)
         above = _count_above(rows, threshold)
-        back = [write_shared(path, rows, start) for path in paths]
-    out = rows if any(b is not None for b in back) else None
+        out = write_shared(path, rows, start)
     return which, start, out, above, _stamp(c0, t0)
 
 
