@@ -45,8 +45,8 @@ from .params import validate as _validate_params
 from .result import Category, Result, TargetResult
 from .tasks import (
     flatten_shared,
-    parallel_outcomes,
     parallel_tables,
+    parallel_targets,
     serial_outcomes,
     target_work,  # noqa: F401 (camcf.algorithm.target_work: the name tests import)
 )
@@ -632,15 +632,12 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
     label_of = np.array([c.label_index for c in cats])
-    if parallel:
-        tables, counts = collect()
+    if parallel:  # (through joblib the targets are sent once the tables are in)
+        tables, outcomes = parallel_targets(inputs, collect, todo, label_of, params, trace,
+                                            engine, n_jobs, store, cpu["targets"], timeline)
     t_targets, c_targets = time.perf_counter(), time.process_time()
-
     if not parallel:
         outcomes = serial_outcomes(X, C, tables, todo, label_of, params, trace, engine, shared)
-    else:
-        outcomes = parallel_outcomes(inputs, tables, counts, todo, label_of, params, trace,
-                                     engine, n_jobs, store, cpu["targets"], timeline)
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()

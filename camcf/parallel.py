@@ -82,8 +82,8 @@ def active_client():
     return _CLIENT.get()
 
 
-def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays
-             ) -> Iterator[object]:
+def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays, *,
+             release: bool = True) -> Iterator[object]:
     """``fn(*common, *task)`` for each of ``tasks`` on the Dask ``client``'s workers, submitted
     now: an iterator over the results as they finish (in any order); the tasks are given in
     the order to start them (heaviest first).
@@ -92,7 +92,11 @@ def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays
     sees ``store``'s folder (a cluster on this machine), as references to its files
     (:meth:`SharedArrays.refs`; each task maps them, nothing is copied); otherwise scattered
     to every worker at once (``client.scatter(..., broadcast=True)``), so that no worker
-    waits for another to pass it the data and the scheduler may start a task on any."""
+    waits for another to pass it the data and the scheduler may start a task on any.
+    ``release``: when the iterator closes, the tasks not taken are cancelled and the workers
+    give back the memory the tasks kept (:func:`give_back_freed_memory`); a run's last
+    parallel step releases, an earlier one need not (the workers keep their memory for the
+    next step, and no round trip to them stands between the two)."""
     from distributed import as_completed
 
     if store.local_to is not client:  # asked once per store (a run) and client
@@ -104,19 +108,20 @@ def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays
         args = client.scatter(list(common), broadcast=True, hash=False)
     futures = [client.submit(fn, *args, *task, pure=False, priority=len(tasks) - i)
                for i, task in enumerate(tasks)]
-    return _results(client, futures, as_completed)
+    return _results(client, futures, as_completed, release)
 
 
-def _results(client, futures: list, as_completed) -> Iterator[object]:
-    """:func:`dask_map`'s results as they finish (the tasks were submitted already); the
-    ones not taken are cancelled when the iterator closes, and the workers give back the
-    memory the tasks kept (:func:`give_back_freed_memory`)."""
+def _results(client, futures: list, as_completed, release: bool) -> Iterator[object]:
+    """:func:`dask_map`'s results as they finish (the tasks were submitted already); with
+    ``release``, the ones not taken are cancelled when the iterator closes, and the workers
+    give back the memory the tasks kept (:func:`give_back_freed_memory`)."""
     try:
         for _, result in as_completed(futures, with_results=True):
             yield result
     finally:
-        client.cancel(futures)
-        client.run(give_back_freed_memory)
+        if release:
+            client.cancel(futures)
+            client.run(give_back_freed_memory)
 
 
 _BLAS = None  # one threadpoolctl controller per process (finding the libraries takes ms)

@@ -137,15 +137,16 @@ def _workers(n_jobs: int) -> int:
 
 
 def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedArrays,
-              prefer: str | None = None):
+              prefer: str | None = None, *, release: bool = True):
     """The results of ``fn(*common, *task)`` for ``tasks`` (given heaviest first), as they
     finish: on the Dask cluster of :func:`camcf.parallel.dask_cluster` through its client
     (:func:`camcf.parallel.dask_map`: ``common`` reaches each worker once), else through
     joblib (local process workers map ``common``'s arrays from ``store``'s files; no
-    batching, every task dispatched at once)."""
+    batching, every task dispatched at once). ``release``: as :func:`camcf.parallel.dask_map`
+    takes it (the last parallel step of a run releases)."""
     client = active_client()
     if client is not None:
-        return dask_map(client, fn, common, tasks, store)
+        return dask_map(client, fn, common, tasks, store, release=release)
     from joblib import Parallel, delayed
 
     return Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator_unordered",
@@ -170,19 +171,26 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
     column over and over: contiguous so); the result keeps the same arrays. Each task's CPU
     seconds are appended to ``cpu`` in the blocks' order, and to ``timeline`` (when given)
     one :func:`_span` per task. The pool is asked for ``n_jobs`` workers, as for the targets
-    next, so that joblib keeps the same worker processes for both."""
+    next, so that joblib keeps the same worker processes for both.
+
+    The returned function also carries ``workers``, the number of workers the tasks were
+    planned for (:func:`parallel_targets` plans for as many: on a Dask cluster asking costs
+    a round trip to the scheduler)."""
     X, C, spec, leaves = inputs
     m, Q = X.shape[1], C.shape[1]
     shapes = {"features": (m, Q), "categories": (Q, Q)}
     tables = {k: store.empty(v, np.float64, order=_LAYOUT[k]) for k, v in shapes.items()}
     limit = {"features": params["delta1"], "categories": params["delta2"]}
     counts = {k: np.zeros(Q, dtype=np.int64) for k in shapes}
-    blocks = table_blocks(m, Q, _workers(n_jobs),
+    workers = _workers(n_jobs)
+    blocks = table_blocks(m, Q, workers,
                           category_row_weights(unflatten_shared(spec, leaves), X.shape[0], Q))
     tasks = [(which, a, b, store.path(tables[which]), limit[which]) for which, a, b in blocks]
+    common = (engine, X, C, spec, tuple(leaves))
     sent = time.perf_counter()
-    results = _dispatch(_engine_table, (engine, X, C, spec, tuple(leaves)), tasks, n_jobs,
-                        store, prefer="processes")
+    # (on a Dask cluster the targets' step gives the workers' memory back, not this one)
+    results = _dispatch(_engine_table, common, tasks, n_jobs, store, prefer="processes",
+                        release=False)
 
     def collect() -> tuple[tuple, tuple]:
         seconds = {}
@@ -197,29 +205,39 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
         return (tuple(store.readonly(tables[k]) for k in shapes),
                 (counts["features"], counts["categories"]))
 
+    collect.workers = workers
     return collect
 
 
-def parallel_outcomes(inputs: tuple, tables: tuple, counts: tuple, todo: list[Category],
-                      label_of: np.ndarray, params: dict, trace: str, engine: str,
-                      n_jobs: int, store: SharedArrays, cpu: list,
-                      timeline: list | None = None):
-    """The outcomes of :func:`target_work` for ``todo`` in that order, computed in tasks of
-    several targets (:func:`plan_tasks` on :func:`target_costs` from the tables' ``counts``,
-    about four tasks per worker) that return as they finish.
+def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
+                     label_of: np.ndarray, params: dict, trace: str, engine: str,
+                     n_jobs: int, store: SharedArrays, cpu: list,
+                     timeline: list | None = None) -> tuple[tuple, Iterator[tuple]]:
+    """The tables of :func:`parallel_tables` (waited for with ``collect``) and the outcomes of
+    :func:`target_work` for ``todo`` in that order, computed in tasks of several targets
+    (:func:`plan_tasks` on :func:`target_costs` from the tables' counts, ``_TASKS_PER_WORKER``
+    tasks per worker) that return as they finish.
 
-    Every large array (codes, indicators, the ``tables`` of :func:`parallel_tables`, the
-    engine's shared inputs) is in a file of ``store`` (:class:`camcf.parallel.SharedArrays`): local
-    workers map it, nothing is copied per task; a remote Dask worker receives each once.
-    Each task's CPU seconds are appended to ``cpu``, its :func:`_span` to ``timeline``."""
-    workers = _workers(n_jobs)
-    plan = plan_tasks(target_costs(None, todo, params, counts), _TASKS_PER_WORKER * workers)
+    Every large array (codes, indicators, the tables, the engine's shared inputs) is in a
+    file of ``store`` (:class:`camcf.parallel.SharedArrays`): local workers map it, nothing
+    is copied per task; a remote Dask worker receives each once. Each task's CPU seconds are
+    appended to ``cpu``, its :func:`_span` to ``timeline``."""
+    tables, counts = collect()
+    plan = plan_tasks(target_costs(None, todo, params, counts),
+                      _TASKS_PER_WORKER * collect.workers)
     X, C, spec, leaves = inputs
     common = (X, C, *tables, store.share(label_of), spec, tuple(leaves), params, trace,
               engine)
     sent = time.perf_counter()
     done = _dispatch(_targets_work, common, [([todo[i] for i in task],) for task in plan],
                      n_jobs, store)
+    return tables, _in_order(done, todo, sent, cpu, timeline)
+
+
+def _in_order(done: Iterator, todo: list[Category], sent: float, cpu: list,
+              timeline: list | None) -> Iterator[tuple]:
+    """The outcomes of the target tasks ``done`` (results as they finish) in ``todo``'s
+    order."""
     ready: dict[int, tuple] = {}
     for c in todo:  # in flattening order, whatever order the tasks finish in
         while c.id not in ready:
@@ -229,6 +247,7 @@ def parallel_outcomes(inputs: tuple, tables: tuple, counts: tuple, todo: list[Ca
             ready.update(unpack_arrays(outcomes, packed))
             cpu.append(stamp[0])
         yield ready.pop(c.id)
+    done.close()  # (a Dask step releases its futures and the workers' memory now)
 
 
 def _stamp(c0: float, t0: float) -> tuple[float, float, float, int]:

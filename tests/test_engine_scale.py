@@ -183,7 +183,8 @@ def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch)
 
     calls = []
     real = tasks.dask_map
-    monkeypatch.setattr(tasks, "dask_map", lambda *a: calls.append(a[1].__name__) or real(*a))
+    monkeypatch.setattr(tasks, "dask_map",
+                        lambda *a, **k: calls.append((a[1].__name__, k)) or real(*a, **k))
     X, Y = problem(8, n=250, m=20)
     serial = quiet_run(X, Y, **HEAVIER).to_json(include_trace=True)
     with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
@@ -192,7 +193,8 @@ def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch)
         local = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
         monkeypatch.setattr(client, "run", lambda *a, **k: {"w": False})  # a remote folder
         remote = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
-    assert calls == ["_engine_table", "_targets_work"] * 2
+    # the tables' step keeps the workers' memory for the targets' step, which gives it back
+    assert calls == [("_engine_table", {"release": False}), ("_targets_work", {"release": True})] * 2
     assert local.to_json(include_trace=True) == serial
     assert remote.to_json(include_trace=True) == serial
 
