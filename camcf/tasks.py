@@ -336,45 +336,50 @@ _SET_FIELDS = ("values", "offsets", "strata")  # the arrays of a CondSetList
 def pack_arrays(outcomes: dict) -> tuple[list, list]:
     """Move the 1-D number arrays of a task's outcomes (each target's record columns and
     conditioning sets) into one array per dtype, in place: (the arrays, where each array
-    went). A result then travels as a few arrays instead of about a dozen per target —
-    pickling and unpickling thousands of small arrays was most of the cost of receiving
-    them. :func:`unpack_arrays` puts views of the packed arrays back."""
-    parts: dict[np.dtype, list] = {}
-    where: list[tuple] = []
-
-    def take(a, cid: int, kind: int, key: str):
-        if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype.kind not in "biuf":
-            return a
-        lst = parts.setdefault(a.dtype, [])
-        where.append((cid, kind, key, a.dtype.str, a.size))
-        lst.append(a)
-        return None
-
+    went: per field and dtype, the targets in order and their arrays' sizes). A result then
+    travels as a few arrays instead of about a dozen per target — pickling and unpickling
+    thousands of small arrays was most of the cost of receiving them.
+    :func:`unpack_arrays` puts views of the packed arrays back."""
+    groups: dict[tuple, tuple[list, list]] = {}  # (kind, field, dtype) -> (targets, arrays)
     for cid, (res, sets, _) in outcomes.items():
-        if res.trace:
-            for key in list(res.trace):
-                if take(res.trace[key], cid, 0, key) is None:
-                    res.trace[key] = None
-        for key in _SET_FIELDS:
-            if take(getattr(sets, key), cid, 1, key) is None:
+        fields = [(0, key, a) for key, a in (res.trace or {}).items()]
+        fields += [(1, key, getattr(sets, key)) for key in _SET_FIELDS]
+        for kind, key, a in fields:
+            if isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype.kind in "biuf":
+                g = groups.get((kind, key, a.dtype.char))  # (.char: cheap to read)
+                if g is None:
+                    g = groups[kind, key, a.dtype.char] = ([], [])
+                g[0].append(cid)
+                g[1].append(a)
+    parts: dict[str, list] = {}
+    where = []
+    for (kind, key, _), (cids, arrays) in groups.items():
+        dt = arrays[0].dtype.str
+        where.append((kind, key, dt, cids, [a.size for a in arrays]))
+        parts.setdefault(dt, []).extend(arrays)
+        for cid in cids:
+            res, sets, _ = outcomes[cid]
+            if kind == 0:
+                res.trace[key] = None
+            else:
                 setattr(sets, key, None)
-    packed = {dt.str: np.concatenate(lst) for dt, lst in parts.items()}
-    return [packed], where
+    return [{dt: np.concatenate(lst) for dt, lst in parts.items()}], where
 
 
 def unpack_arrays(outcomes: dict, packed: tuple[list, list]) -> dict:
     """Undo :func:`pack_arrays` on the received outcomes (views of the packed arrays)."""
     (arrays,), where = packed
-    offsets = {dt: 0 for dt in arrays}
-    for cid, kind, key, dt, size in where:
-        start = offsets[dt]
-        offsets[dt] = start + size
-        view = arrays[dt][start:start + size]
-        res, sets, _ = outcomes[cid]
-        if kind == 0:
-            res.trace[key] = view
-        else:
-            setattr(sets, key, view)
+    offsets = dict.fromkeys(arrays, 0)
+    for kind, key, dt, cids, sizes in where:
+        data, start = arrays[dt], offsets[dt]
+        for cid, size in zip(cids, sizes, strict=True):
+            res, sets, _ = outcomes[cid]
+            if kind == 0:
+                res.trace[key] = data[start:start + size]
+            else:
+                setattr(sets, key, data[start:start + size])
+            start += size
+        offsets[dt] = start
     return outcomes
 
 
