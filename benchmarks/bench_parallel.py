@@ -112,7 +112,9 @@ def _measure(label, fn, repeats, worker_cpu=None):
     cpu = best["res"].stats.get("cpu")
     if cpu:
         best["path"] = float(np.median(paths))
-        print(f"  {'':<26} CPU s: prepare {cpu['prepare']:.2f}, table task(s) "
+        beside = (f" ({cpu['prepare_beside']:.2f} on a second thread)"
+                  if "prepare_beside" in cpu else "")
+        print(f"  {'':<26} CPU s: prepare {cpu['prepare']:.2f}{beside}, table task(s) "
               f"{' + '.join(f'{c:.2f}' for c in cpu['tables'])}, {len(cpu['targets'])} target "
               f"task(s) {sum(cpu['targets']):.2f} → critical path on 2 free cores "
               f"≈ {best['path']:.2f} s (median of {len(paths)} runs; "
@@ -123,13 +125,15 @@ def _measure(label, fn, repeats, worker_cpu=None):
 def _critical_path(cpu: dict, cores: int = 2) -> float:
     """Seconds of a run on ``cores`` free cores from its CPU seconds (``Result.stats["cpu"]``).
 
-    Serial: all of it. Parallel: the preparation, then the table tasks placed in their order
-    on the first free core (the longest core's sum), then the targets: the longer of the
-    target tasks so placed and all the work of that stage spread over the cores — the tasks
-    plus what this process does meanwhile (receiving and assembling the results). Transfers
-    waited for are left out."""
+    Serial: all of it. Parallel: the preparation (the longer of its two threads': this
+    process's main thread and ``prepare_beside``, the work done on a second thread), then
+    the table tasks placed in their order on the first free core (the longest core's sum),
+    then the targets: the longer of the target tasks so placed and all the work of that stage
+    spread over the cores — the tasks plus what this process does meanwhile (receiving and
+    assembling the results). Transfers waited for are left out."""
     if len(cpu["tables"]) <= 1 and len(cpu["targets"]) <= 1:
         return cpu["here"]
+    beside = cpu.get("prepare_beside", 0.0)
 
     def placed(tasks):  # the busiest core's seconds, each task on the first free core
         free = [0.0] * cores
@@ -139,7 +143,7 @@ def _critical_path(cpu: dict, cores: int = 2) -> float:
         return max(free)
 
     here = cpu["here"] - cpu["prepare"]
-    return (cpu["prepare"] + placed(cpu["tables"])
+    return (max(cpu["prepare"] - beside, beside) + placed(cpu["tables"])
             + max(placed(cpu["targets"]), (sum(cpu["targets"]) + here) / cores))
 
 

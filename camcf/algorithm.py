@@ -568,18 +568,25 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         label_names = label_names or list(ds.label_names)
         category_names = category_names or ds.category_names
     check_data(X, Y, discretize="none", feature_names=feature_names, label_names=label_names)
-    X = prepare_features(X, checked=True)
+    parallel = not (n_jobs is None or n_jobs == 1)
+    helper: list = []  # in parallel, the CPU seconds of work done on a second thread
+    # (in parallel the codes are prepared on a second thread while the labels are here: the
+    # workers' cores are idle until the tables' tasks start)
+    codes = _beside(helper, prepare_features, X, checked=True) if parallel else None
+    if codes is None:
+        X = prepare_features(X, checked=True)
     Y = _prepare_labels(Y)
-    n, m = X.shape
-    feature_names = list(feature_names) if feature_names is not None else [
-        f"f{j}" for j in range(m)]
     label_names = list(label_names) if label_names is not None else [
         f"label{i}" for i in range(Y.shape[1])]
 
     t0 = time.perf_counter()
     cats = flatten_labels(Y, label_names, category_names)
+    if codes is not None:
+        X = codes.result()
+    n, m = X.shape
+    feature_names = list(feature_names) if feature_names is not None else [
+        f"f{j}" for j in range(m)]
     _check_working_set(X, len(cats), n_jobs)
-    parallel = not (n_jobs is None or n_jobs == 1)
     store = None
     if parallel:  # the indicators go straight into a file that local workers map (no copy)
         from .parallel import SharedArrays
@@ -587,12 +594,14 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         Q = len(cats)  # its files: the indicators, the two tables, at most the dense codes
         store = SharedArrays(n * Q + 8 * (m + Q) * Q + n * m)
         C = store.empty((n, Q), np.uint8, order="F")
+        # half the columns on the second thread (writing a new file's pages is most of it)
+        half = _beside(helper, _indicators, C, Y, cats[Q // 2:])
+        _indicators(C, Y, cats[:Q // 2])
+        half.result()
+        C = store.readonly(C)
     else:
         C = np.empty((n, len(cats)), dtype=np.uint8, order="F")
-    for c in cats:  # (Y is column-major: each comparison reads and writes one column)
-        np.equal(Y[:, c.label_index], c.value, out=C[:, c.id].view(np.bool_))
-    if parallel:
-        C = store.readonly(C)
+        _indicators(C, Y, cats)
     ones = np.array([c.size for c in cats], dtype=np.int64)  # the ones of each indicator
     levels = pool_levels(X, C, ones)
     thresholds = None
@@ -618,6 +627,8 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
 
     t_tables, c_tables = time.perf_counter(), time.process_time()
     cpu: dict = {"prepare": c_tables - c_start, "tables": [], "targets": []}
+    if parallel:  # (of which this much on the second thread)
+        cpu["prepare_beside"] = sum(helper)
     if not parallel:
         eng = Engine(X, C, **shared)
         tables = (eng.mi_table(), eng.category_mi_table())
@@ -701,6 +712,34 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
             problem="Ca-MCF selected no feature with these parameters", fix="thresholds"),
             stacklevel=2)
     return res
+
+
+def _indicators(C: np.ndarray, Y: np.ndarray, cats: list[Category]) -> None:
+    """Fill the columns of ``cats`` in ``C`` with their indicators [Y_label == value] (Y is
+    column-major: each comparison reads and writes one column)."""
+    for c in cats:
+        np.equal(Y[:, c.label_index], c.value, out=C[:, c.id].view(np.bool_))
+
+
+def _beside(cpu: list, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` started on a thread of its own: a ``concurrent.futures.Future``
+    (``result()`` waits and raises what ``fn`` raised); the thread's CPU seconds are appended
+    to ``cpu``. For a parallel run's preparation, whose work is mostly numpy's (the GIL is
+    released): the second core is idle until the tables' tasks start."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def timed():
+        c0 = time.thread_time()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            cpu.append(time.thread_time() - c0)
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="camcf-prepare")
+    try:
+        return pool.submit(timed)
+    finally:
+        pool.shutdown(wait=False)
 
 
 def _check_working_set(X, n_categories: int, n_jobs: int | None) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
 import mmap
 import os
 import shutil
@@ -180,7 +181,7 @@ class SharedArrays:
 
     def __init__(self, nbytes: int = 0) -> None:
         self.folder = tempfile.mkdtemp(prefix="camcf-shared-", dir=_shared_dir(nbytes))
-        self._count = 0
+        self._count = itertools.count(1)  # file numbers (next() is atomic: threads may share)
         self.local_to = None  # the Dask client whose workers all see the folder (dask_map)
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
 
@@ -195,8 +196,7 @@ class SharedArrays:
         self.close()
 
     def _path(self) -> str:
-        self._count += 1
-        return os.path.join(self.folder, f"a{self._count}.npy")
+        return os.path.join(self.folder, f"a{next(self._count)}.npy")
 
     def empty(self, shape: tuple, dtype, *, order: str = "C") -> np.ndarray:
         """A new writable array (uninitialised) in a file of this folder; fill it, then pass it

@@ -157,6 +157,16 @@ def test_too_big_for_the_memory_limit_is_a_resource_error_before_allocating(monk
         camcf.run(X, Y)
 
 
+def test_an_error_preparing_the_codes_beside_reaches_the_caller(monkeypatch):
+    """In a parallel run the codes are prepared on a second thread: what it raises is raised
+    by camcf.run, as in a serial run."""
+    X, Y = problem(0, n=200, m=10)
+    monkeypatch.setenv("CAMCF_MEMORY_LIMIT", "1K")  # the 2,000 bytes of codes do not fit
+    for n_jobs in (1, 2):
+        with pytest.raises(ResourceLimitError, match="the codes of X"):
+            camcf.run(X, Y, n_jobs=n_jobs)
+
+
 def test_dask_cluster_gives_the_same_json():
     distributed = pytest.importorskip("distributed")
     import joblib
