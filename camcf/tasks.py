@@ -160,8 +160,9 @@ _LAYOUT = {"features": "C", "categories": "F"}  # each table's layout in a paral
 def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list,
                     params: dict, timeline: list | None = None
                     ) -> Callable[[], tuple[tuple, tuple]]:
-    """The MI table and the category table computed in row blocks (:func:`table_blocks`), one
-    task each (processes preferred: the work holds the GIL in places), started now; returns
+    """The MI table and the category table computed in row blocks (:func:`table_blocks`), a
+    block of each per task and one task per worker (:func:`_engine_tables`; processes
+    preferred: the work holds the GIL in places), started now; returns
     the function that waits for them (the caller does its own work meanwhile). A local worker
     writes its rows into the table's file of ``store`` (:func:`camcf.parallel.write_shared`),
     a remote one returns them. Returns the two tables and :func:`table_counts` (each task
@@ -169,7 +170,7 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
     fastest (``_LAYOUT``): the MI table row-major (Phase 4 reads the rows of the survivors;
     a target's column is read once), the category table column-major (a target reads its
     column over and over: contiguous so); the result keeps the same arrays. Each task's CPU
-    seconds are appended to ``cpu`` in the blocks' order, and to ``timeline`` (when given)
+    seconds are appended to ``cpu`` in the tasks' order, and to ``timeline`` (when given)
     one :func:`_span` per task. The pool is asked for ``n_jobs`` workers, as for the targets
     next, so that joblib keeps the same worker processes for both.
 
@@ -185,23 +186,31 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
     workers = _workers(n_jobs)
     blocks = table_blocks(m, Q, workers,
                           category_row_weights(unflatten_shared(spec, leaves), X.shape[0], Q))
-    tasks = [(which, a, b, store.path(tables[which]), limit[which]) for which, a, b in blocks]
+    # one task per worker: the i-th block of each table (one engine, one round trip)
+    tasks: list[list] = [[] for _ in range(workers)]
+    for which in shapes:
+        mine = [(a, b) for w, a, b in blocks if w == which]
+        for i, (a, b) in enumerate(mine):
+            tasks[i % workers].append((which, a, b, store.path(tables[which]), limit[which]))
+    tasks = [(parts,) for parts in tasks if parts]
     common = (engine, X, C, spec, tuple(leaves))
     sent = time.perf_counter()
     # (on a Dask cluster the targets' step gives the workers' memory back, not this one)
-    results = _dispatch(_engine_table, common, tasks, n_jobs, store, prefer="processes",
+    results = _dispatch(_engine_tables, common, tasks, n_jobs, store, prefer="processes",
                         release=False)
 
     def collect() -> tuple[tuple, tuple]:
         seconds = {}
-        for which, a, got, above, stamp in results:
-            seconds[which, a] = stamp[0]
+        for parts, stamp in results:
+            seconds[parts[0][:2]] = stamp[0]
             if timeline is not None:
-                timeline.append(_span(f"{which} {a}", sent, stamp))
-            counts[which] += above
-            if got is not None:  # a remote worker's rows
-                tables[which][a:a + got.shape[0]] = got
-        cpu.extend(seconds[which, a] for which, a, _ in blocks)
+                label = " + ".join(f"{which} {a}" for which, a, _, _ in parts)
+                timeline.append(_span(label, sent, stamp))
+            for which, a, got, above in parts:
+                counts[which] += above
+                if got is not None:  # a remote worker's rows
+                    tables[which][a:a + got.shape[0]] = got
+        cpu.extend(seconds[parts[0][:2]] for (parts,) in tasks)
         return (tuple(store.readonly(tables[k]) for k in shapes),
                 (counts["features"], counts["categories"]))
 
@@ -288,25 +297,29 @@ def unflatten_shared(spec: list, leaves) -> dict:
     return out
 
 
-def _engine_table(engine: str, X, C, spec, leaves, which: str, start: int, stop: int,
-                  path: str, threshold: float
-                  ) -> tuple[str, int, np.ndarray | None, np.ndarray, float]:
-    """Rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or of the category
-    table of a fresh engine (:meth:`camcf.info.EngineBase.table_rows`), written into those
-    rows of the shared file ``path`` when this process can (else returned; a parallel
-    task of :func:`camcf.algorithm.run`): (which, start, the rows or None, per column how many
-    of them exceed ``threshold``, the task's CPU seconds)."""
+def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple]
+                   ) -> tuple[list[tuple[str, int, np.ndarray | None, np.ndarray]], tuple]:
+    """Row blocks of the two tables on one fresh engine (a parallel task of
+    :func:`camcf.algorithm.run`): for each ``(which, start, stop, path, threshold)`` of
+    ``parts``, rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or of the
+    category table (:meth:`camcf.info.EngineBase.table_rows`), written into those rows of the
+    shared file ``path`` when this process can (else returned). Returns, per part, (which,
+    start, the rows or None, per column how many of them exceed ``threshold``), and the
+    task's :func:`_stamp`."""
     from .engines import ENGINES
 
     c0, t0 = time.process_time(), time.perf_counter()
     X, C, leaves = resolve(X), resolve(C), resolve(leaves)
     eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
+    out = []
     # one worker, one core (a Dask worker sets no limit itself)
     with one_blas_thread(), freed_memory_kept():
-        rows = eng.table_rows(which, start, stop)
-        above = _count_above(rows, threshold)
-        out = write_shared(path, rows, start)
-    return which, start, out, above, _stamp(c0, t0)
+        for which, start, stop, path, threshold in parts:
+            rows = eng.table_rows(which, start, stop)
+            out.append((which, start, write_shared(path, rows, start),
+                        _count_above(rows, threshold)))
+            del rows
+    return out, _stamp(c0, t0)
 
 
 def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,

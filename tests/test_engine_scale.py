@@ -204,7 +204,8 @@ def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch)
         monkeypatch.setattr(client, "run", lambda *a, **k: {"w": False})  # a remote folder
         remote = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
     # the tables' step keeps the workers' memory for the targets' step, which gives it back
-    assert calls == [("_engine_table", {"release": False}), ("_targets_work", {"release": True})] * 2
+    assert calls == [("_engine_tables", {"release": False}),
+                     ("_targets_work", {"release": True})] * 2
     assert local.to_json(include_trace=True) == serial
     assert remote.to_json(include_trace=True) == serial
 
@@ -388,9 +389,9 @@ def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypa
         table[0, 0] += 1.0
     assert len(folders) == 1 and not os.path.exists(folders[0])
     assert set(par.stats["stages"]) == {"prepare", "tables", "targets"}
-    # CPU seconds: one per table task (each table in two row blocks for two workers) and per
-    # targets task (one task per worker here)
-    assert len(par.stats["cpu"]["tables"]) == 4 and len(par.stats["cpu"]["targets"]) == 2
+    # CPU seconds: one per table task (one task per worker, a row block of each table) and
+    # per targets task (one task per worker here)
+    assert len(par.stats["cpu"]["tables"]) == 2 and len(par.stats["cpu"]["targets"]) == 2
     assert len(serial.stats["cpu"]["tables"]) == len(serial.stats["cpu"]["targets"]) == 1
 
 

@@ -123,7 +123,7 @@ def test_parallel_tables_give_each_table_once_and_the_cost_counts():
         want = table_counts(tables, params)
         assert all(np.array_equal(a, b) for a, b in zip(counts, want, strict=True))
         assert want[0].sum() > 0 and want[1].sum() > 0  # the thresholds cut somewhere
-    assert len(cpu) == 4  # two blocks of each table for two workers
+    assert len(cpu) == 2  # two tasks for two workers, a block of each table in each
     from camcf.result import Category
 
     todo = [Category(id=i, label_index=0, label="l", value=0, name="0", size=1)
