@@ -32,7 +32,10 @@ if TYPE_CHECKING:
     from .parallel import SharedArrays
 
 
-_TASKS_PER_WORKER = 4  # tasks per worker: enough to even out the load, few enough to batch
+# each worker's share of the targets in tasks of these relative sizes, the large ones sent
+# first: few tasks (each costs a round trip and a result to pack), and small ones at the end
+# for whichever worker is free first, to even out the load
+_TASK_SHARES = (4, 1, 1)
 
 
 def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category],
@@ -69,20 +72,23 @@ def _count_above(table: np.ndarray, threshold: float) -> np.ndarray:
     return out
 
 
-def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
-    """Targets (positions in ``costs``) in at most ``n_tasks`` tasks of even total cost: the
-    heaviest target first into the lightest task (longest-processing-time first); the tasks
-    heaviest first, each listing its targets heaviest first."""
+def plan_tasks(costs: np.ndarray, n_tasks: int, shares=None) -> list[list[int]]:
+    """Targets (positions in ``costs``) in at most ``n_tasks`` tasks of total cost in
+    proportion to ``shares`` (one per task; even without): the heaviest target first into the
+    task least loaded for its share (longest-processing-time first); the tasks heaviest first,
+    each listing its targets heaviest first."""
     order = np.argsort(-costs, kind="stable").tolist()
     n_tasks = max(1, min(int(n_tasks), len(order)))
-    load = [(0.0, k) for k in range(n_tasks)]  # a heap of (load, task)
+    share = [1.0] * n_tasks if shares is None else [float(x) for x in shares[:n_tasks]]
+    load = [(0.0, k) for k in range(n_tasks)]  # a heap of (load / share, task)
+    total = [0.0] * n_tasks
     tasks: list[list[int]] = [[] for _ in range(n_tasks)]
     for i in order:
-        w, k = heapq.heappop(load)
+        _, k = heapq.heappop(load)
         tasks[k].append(i)
-        heapq.heappush(load, (w + float(costs[i]), k))
-    totals = [sum(float(costs[i]) for i in t) for t in tasks]
-    return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -totals[k]) if tasks[k]]
+        total[k] += float(costs[i])
+        heapq.heappush(load, (total[k] / share[k], k))
+    return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -total[k]) if tasks[k]]
 
 
 def table_blocks(m: int, n_categories: int, workers: int,
@@ -224,16 +230,16 @@ def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
                      timeline: list | None = None) -> tuple[tuple, Iterator[tuple]]:
     """The tables of :func:`parallel_tables` (waited for with ``collect``) and the outcomes of
     :func:`target_work` for ``todo`` in that order, computed in tasks of several targets
-    (:func:`plan_tasks` on :func:`target_costs` from the tables' counts, ``_TASKS_PER_WORKER``
-    tasks per worker) that return as they finish.
+    (:func:`plan_tasks` on :func:`target_costs` from the tables' counts: per worker a large
+    task, then small ones, ``_TASK_SHARES``) that return as they finish.
 
     Every large array (codes, indicators, the tables, the engine's shared inputs) is in a
     file of ``store`` (:class:`camcf.parallel.SharedArrays`): local workers map it, nothing
     is copied per task; a remote Dask worker receives each once. Each task's CPU seconds are
     appended to ``cpu``, its :func:`_span` to ``timeline``."""
     tables, counts = collect()
-    plan = plan_tasks(target_costs(None, todo, params, counts),
-                      _TASKS_PER_WORKER * collect.workers)
+    shares = [x for x in _TASK_SHARES for _ in range(collect.workers)]
+    plan = plan_tasks(target_costs(None, todo, params, counts), len(shares), shares)
     X, C, spec, leaves = inputs
     common = (X, C, *tables, store.share(label_of), spec, tuple(leaves), params, trace,
               engine)

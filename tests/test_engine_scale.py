@@ -357,6 +357,16 @@ def test_parallel_tasks_cover_every_target_once_heaviest_first():
     for t in tasks:
         assert list(costs[t]) == sorted(costs[t], reverse=True)
     assert plan_tasks(costs[:3], 8) == [[i] for i in np.argsort(-costs[:3]).tolist()]
+    # with shares: totals in proportion (the large tasks first), each within the largest cost
+    shares = [4, 4, 1, 1, 1, 1]
+    tasks = plan_tasks(costs, 6, shares)
+    assert sorted(i for t in tasks for i in t) == list(range(200))
+    totals = [costs[t].sum() for t in tasks]
+    unit = costs.sum() / sum(shares)
+    for total, share in zip(totals, shares, strict=True):
+        assert abs(total - share * unit) <= costs.max()
+    assert min(totals[:2]) > max(totals[2:])
+    assert [len(t) for t in plan_tasks(np.ones(60), 6, shares)] == [20, 20, 5, 5, 5, 5]
 
 
 def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypatch):
@@ -365,7 +375,7 @@ def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypa
     import camcf.parallel
     import camcf.tasks
 
-    monkeypatch.setattr(camcf.tasks, "_TASKS_PER_WORKER", 1)
+    monkeypatch.setattr(camcf.tasks, "_TASK_SHARES", (1,))
     folders = []
 
     class Recorded(camcf.parallel.SharedArrays):
