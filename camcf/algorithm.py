@@ -590,10 +590,12 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     _check_working_set(X, len(cats), n_jobs)
     store = None
     if parallel:  # the indicators go straight into a file that local workers map (no copy)
-        from .parallel import SharedArrays
+        from .parallel import SharedArrays, active_client, dask_sees
 
         Q = len(cats)  # its files: the indicators, the two tables, at most the dense codes
         store = SharedArrays(n * Q + 8 * (m + Q) * Q + n * m)
+        if active_client() is not None:  # (a round trip to the cluster's workers, meanwhile)
+            _beside(helper, dask_sees, active_client(), store)
         C = store.empty((n, Q), np.uint8, order="F")
         # half the columns on the second thread (writing a new file's pages is most of it)
         half = _beside(helper, _indicators, C, Y, cats[Q // 2:])

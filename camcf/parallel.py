@@ -83,6 +83,17 @@ def active_client():
     return _CLIENT.get()
 
 
+def dask_sees(client, store: SharedArrays) -> bool:
+    """Whether every worker of the Dask ``client`` sees ``store``'s folder (a cluster on this
+    machine): asked once per store (a run) and client, the answer kept in ``store.local_to``
+    (:func:`camcf.run` asks while it prepares its inputs, :func:`dask_map` when not yet
+    asked)."""
+    if store.local_to is not client:
+        seen = client.run(os.path.isdir, store.folder)
+        store.local_to = client if seen and all(seen.values()) else None
+    return store.local_to is client
+
+
 def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays, *,
              release: bool = True) -> Iterator[object]:
     """``fn(*common, *task)`` for each of ``tasks`` on the Dask ``client``'s workers, submitted
@@ -100,10 +111,7 @@ def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays,
     next step, and no round trip to them stands between the two)."""
     from distributed import as_completed
 
-    if store.local_to is not client:  # asked once per store (a run) and client
-        seen = client.run(os.path.isdir, store.folder)
-        store.local_to = client if seen and all(seen.values()) else None
-    if store.local_to is client:
+    if dask_sees(client, store):
         args = [store.refs(a) for a in common]
     else:
         args = client.scatter(list(common), broadcast=True, hash=False)
