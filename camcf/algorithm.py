@@ -530,13 +530,15 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         after the other; −1 uses every core (or, inside :func:`camcf.parallel.dask_cluster`,
         every worker thread of the Dask cluster: the tasks are submitted to its client, the
         shared arrays reach each worker once; inside ``joblib.parallel_backend("dask")``
-        joblib's own Dask route, slower). In parallel the two unconditional tables are
-        computed in row blocks, one of each per worker (:func:`camcf.tasks.table_blocks`),
-        then the targets go in about four tasks per worker, balanced by an estimate of their
-        cost (:func:`camcf.tasks.plan_tasks`); local workers map the shared arrays from files
-        (:class:`camcf.parallel.SharedArrays`). The result is byte-identical for every
-        ``n_jobs``; ``Result.stats["stages"]`` gives the wall seconds of the preparation, the
-        tables and the targets.
+        joblib's own Dask route, slower). In parallel the codes are prepared on a second
+        thread while the labels are read; the two unconditional tables are computed in row
+        blocks, a block of each in one task per worker (:func:`camcf.tasks.table_blocks`),
+        then the targets go per worker in a large task and two small ones, balanced by an
+        estimate of their cost (:func:`camcf.tasks.plan_tasks`); local workers map the shared
+        arrays from files (:class:`camcf.parallel.SharedArrays`). The result is
+        byte-identical for every ``n_jobs``; ``Result.stats["stages"]`` gives the wall seconds
+        of the preparation, the tables and the targets, and in parallel
+        ``Result.stats["timeline"]`` each task's (sent, started, ended, received).
     trace : {"full", "decisions", "counters"}
         How much of the decision record to keep (:mod:`camcf.trace`); the decisions are the same
         at every level.

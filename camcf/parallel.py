@@ -1,8 +1,8 @@
 """Parallel runs: shared arrays for local workers, a Dask cluster through its client.
 
 :func:`camcf.run` with ``n_jobs`` > 1 hands its work to joblib: the two unconditional tables in
-row blocks, one block of each per worker, then the target categories in about four tasks per
-worker sized by an estimate of their cost, heaviest first. The large read-only arrays (codes,
+row blocks, a block of each in one task per worker, then the target categories in a few tasks per
+worker sized by an estimate of their cost, the large ones first. The large read-only arrays (codes,
 category indicators, tables, the engine's shared inputs) are put once in files of a
 :class:`SharedArrays` folder: local process workers map them (joblib passes a memory-mapped array
 by file name; :func:`resolve` makes it a plain ndarray), nothing is pickled per task, and the

@@ -1,9 +1,10 @@
 """The work of :func:`camcf.algorithm.run` after its preparation: one target category's whole
 run as a pure function of read-only inputs (:func:`target_work`), and the two parallel steps
 that hand that work and the two unconditional tables to joblib (local process workers or a
-Dask cluster): the tables in row blocks (:func:`table_blocks`), the targets in tasks of even
-estimated cost (:func:`target_costs`, :func:`plan_tasks`), their results packed into a few
-arrays for the way back (:func:`pack_arrays`).
+Dask cluster): the tables in row blocks (:func:`table_blocks`), the targets in tasks sized by
+their estimated cost (:func:`target_costs`, :func:`plan_tasks`), their results packed into a
+few arrays for the way back (:func:`pack_arrays`); each task's times for the record of where a
+parallel run's wall went (``Result.stats["timeline"]``).
 """
 
 from __future__ import annotations
