@@ -456,3 +456,22 @@ def test_packed_outcomes_travel_as_a_few_arrays_and_come_back_equal():
         assert r2.trace.keys() == r.trace.keys() and sets2 == sets and counters2 == counters
         for key, a in r.trace.items():
             assert r2.trace[key].dtype == a.dtype and r2.trace[key].tobytes() == a.tobytes()
+
+
+def test_a_mirrored_target_is_what_dataclasses_replace_gives():
+    """run's mirrors (the complementary category of a binary label) are made without the
+    dataclass's __init__: the same fields as dataclasses.replace gives, still frozen."""
+    import dataclasses
+
+    from camcf.algorithm import _mirror
+
+    X, Y = problem(2, n=150, m=8)
+    res = quiet_run(X, Y, **HEAVIER)
+    done = next(t for t in res.targets if not t.skipped and t.mirror_of is None and t.trace)
+    other = res.categories[done.id + 1]
+    got = _mirror(done, other, done.id)
+    assert got == dataclasses.replace(done, category=other, mirror_of=done.id)
+    assert got.category is other and got.mirror_of == done.id and got.trace is done.trace
+    assert done.category is not other and done.mirror_of is None  # the original is untouched
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.blanket = ()
