@@ -12,7 +12,9 @@ before it, the CPU seconds of this process and of each worker, the run's stages
 (``Result.stats["cpu"]``: preparation, each table task, each targets task), from which it
 estimates the run on two free cores (the critical path: preparation + the table tasks, then the
 target tasks, each placed in order on the first free core, with this process's own work
-meanwhile spread over the two cores; transfers waited for are left out). Every parallel
+meanwhile spread over the two cores; transfers waited for are left out), and where the
+parallel run's wall went (``Result.stats["timeline"]``: each worker's tasks, its idle time
+before, between and after them, the way back of the results). Every parallel
 output is checked byte-identical (the JSON with its record) to the serial one. The wall speed-up needs two free cores: read it beside the load. With ``--old DIR``
 it also times the engine of another checkout (serial) on every shared data set at both
 settings, side by side with this one, each in a fresh subprocess, old and new interleaved
@@ -109,10 +111,16 @@ def _measure(label, fn, repeats, worker_cpu=None):
     print(f"  {label:<26} wall {best['wall']:6.2f} s  (load {best['load']} before)  "
           f"CPU here {best['cpu']:.2f} s" + (f", workers {workers} s" if workers else "")
           + (f"\n  {'':<26} stages (wall s): {stages}" if stages else ""), flush=True)
+    timeline = best["res"].stats.get("timeline")
+    if timeline:
+        for line in _timeline(timeline, best["res"].stats["stages"]):
+            print(f"  {'':<26} {line}", flush=True)
     cpu = best["res"].stats.get("cpu")
     if cpu:
         best["path"] = float(np.median(paths))
-        print(f"  {'':<26} CPU s: prepare {cpu['prepare']:.2f}, table task(s) "
+        beside = (f" ({cpu['prepare_beside']:.2f} on a second thread)"
+                  if "prepare_beside" in cpu else "")
+        print(f"  {'':<26} CPU s: prepare {cpu['prepare']:.2f}{beside}, table task(s) "
               f"{' + '.join(f'{c:.2f}' for c in cpu['tables'])}, {len(cpu['targets'])} target "
               f"task(s) {sum(cpu['targets']):.2f} → critical path on 2 free cores "
               f"≈ {best['path']:.2f} s (median of {len(paths)} runs; "
@@ -120,16 +128,46 @@ def _measure(label, fn, repeats, worker_cpu=None):
     return best
 
 
+def _timeline(spans: list[dict], stages: dict) -> list[str]:
+    """Where a parallel run's wall went (``Result.stats["timeline"]``, seconds from the run's
+    start): each worker's tasks (start–end), then the idle time of the workers (before their
+    first task, between tasks, after their last until the run's end) and the wait of this
+    process for results (a task's end to its receipt)."""
+    end = sum(stages.values())
+    by_worker: dict = {}
+    for sp in sorted(spans, key=lambda sp: sp["start"]):
+        by_worker.setdefault(sp["worker"], []).append(sp)
+    lines, before, between, after = [], [], [], []
+    for k, (_, tasks) in enumerate(sorted(by_worker.items())):
+        lines.append(f"worker {k + 1}: " + ", ".join(
+            f"{sp['task'].split(' + ')[0].split()[0]} {sp['start']:.3f}-{sp['end']:.3f}"
+            for sp in tasks))
+        before.append(tasks[0]["start"])
+        between.append(sum(b["start"] - a["end"] for a, b in zip(tasks[:-1], tasks[1:], strict=True)))
+        after.append(end - tasks[-1]["end"])
+    waits = [sp["received"] - sp["end"] for sp in spans]
+    lines.append(f"idle per worker (s): before the first task {_few(before)}, between tasks "
+                 f"{_few(between)}, after the last {_few(after)}; a result's way back "
+                 f"{min(waits):.3f}-{max(waits):.3f} s; run ends {end:.3f} s")
+    return lines
+
+
+def _few(values: list[float]) -> str:
+    return " / ".join(f"{v:.3f}" for v in values)
+
+
 def _critical_path(cpu: dict, cores: int = 2) -> float:
     """Seconds of a run on ``cores`` free cores from its CPU seconds (``Result.stats["cpu"]``).
 
-    Serial: all of it. Parallel: the preparation, then the table tasks placed in their order
-    on the first free core (the longest core's sum), then the targets: the longer of the
-    target tasks so placed and all the work of that stage spread over the cores — the tasks
-    plus what this process does meanwhile (receiving and assembling the results). Transfers
-    waited for are left out."""
+    Serial: all of it. Parallel: the preparation (the longer of its two threads': this
+    process's main thread and ``prepare_beside``, the work done on a second thread), then
+    the table tasks placed in their order on the first free core (the longest core's sum),
+    then the targets: the longer of the target tasks so placed and all the work of that stage
+    spread over the cores — the tasks plus what this process does meanwhile (receiving and
+    assembling the results). Transfers waited for are left out."""
     if len(cpu["tables"]) <= 1 and len(cpu["targets"]) <= 1:
         return cpu["here"]
+    beside = cpu.get("prepare_beside", 0.0)
 
     def placed(tasks):  # the busiest core's seconds, each task on the first free core
         free = [0.0] * cores
@@ -139,7 +177,7 @@ def _critical_path(cpu: dict, cores: int = 2) -> float:
         return max(free)
 
     here = cpu["here"] - cpu["prepare"]
-    return (cpu["prepare"] + placed(cpu["tables"])
+    return (max(cpu["prepare"] - beside, beside) + placed(cpu["tables"])
             + max(placed(cpu["targets"]), (sum(cpu["targets"]) + here) / cores))
 
 

@@ -45,8 +45,8 @@ from .params import validate as _validate_params
 from .result import Category, Result, TargetResult
 from .tasks import (
     flatten_shared,
-    parallel_outcomes,
     parallel_tables,
+    parallel_targets,
     serial_outcomes,
     target_work,  # noqa: F401 (camcf.algorithm.target_work: the name tests import)
 )
@@ -365,9 +365,13 @@ def prepare_features(X, *, checked: bool = False):
             X = X.toarray()  # recoding can move the zeros: go dense (checked below)
         else:
             dt = smallest_uint(int(hi))
-            out = sp.csc_matrix((data.astype(dt), X.indices.astype(np.int32, copy=False),
-                                 X.indptr.astype(np.int64, copy=False)), shape=X.shape)
-            out.eliminate_zeros()
+            # stored zeros: eliminate_zeros rewrites indices and indptr in place, so they are
+            # copied then (the caller's X must stay as it was); else they are shared
+            zeros = not data.all()
+            out = sp.csc_matrix((data.astype(dt), X.indices.astype(np.int32, copy=zeros),
+                                 X.indptr.astype(np.int64, copy=zeros)), shape=X.shape)
+            if zeros:
+                out.eliminate_zeros()
             n, m = out.shape
             if out.nnz > _SPARSE_BELOW * n * m:
                 check_memory(n * m * dt.itemsize, f"the dense codes of X ({n} × {m})")
@@ -529,13 +533,15 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         after the other; −1 uses every core (or, inside :func:`camcf.parallel.dask_cluster`,
         every worker thread of the Dask cluster: the tasks are submitted to its client, the
         shared arrays reach each worker once; inside ``joblib.parallel_backend("dask")``
-        joblib's own Dask route, slower). In parallel the two unconditional tables are
-        computed in row blocks, one of each per worker (:func:`camcf.tasks.table_blocks`),
-        then the targets go in about four tasks per worker, balanced by an estimate of their
-        cost (:func:`camcf.tasks.plan_tasks`); local workers map the shared arrays from files
-        (:class:`camcf.parallel.SharedArrays`). The result is byte-identical for every
-        ``n_jobs``; ``Result.stats["stages"]`` gives the wall seconds of the preparation, the
-        tables and the targets.
+        joblib's own Dask route, slower). In parallel the codes are prepared on a second
+        thread while the labels are read; the two unconditional tables are computed in row
+        blocks, a block of each in one task per worker (:func:`camcf.tasks.table_blocks`),
+        then the targets go per worker in a large task and two small ones, balanced by an
+        estimate of their cost (:func:`camcf.tasks.plan_tasks`); local workers map the shared
+        arrays from files (:class:`camcf.parallel.SharedArrays`). The result is
+        byte-identical for every ``n_jobs``; ``Result.stats["stages"]`` gives the wall seconds
+        of the preparation, the tables and the targets, and in parallel
+        ``Result.stats["timeline"]`` each task's (sent, started, ended, received).
     trace : {"full", "decisions", "counters"}
         How much of the decision record to keep (:mod:`camcf.trace`); the decisions are the same
         at every level.
@@ -568,31 +574,42 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         label_names = label_names or list(ds.label_names)
         category_names = category_names or ds.category_names
     check_data(X, Y, discretize="none", feature_names=feature_names, label_names=label_names)
-    X = prepare_features(X, checked=True)
+    parallel = not (n_jobs is None or n_jobs == 1)
+    helper: list = []  # in parallel, the CPU seconds of work done on a second thread
+    # (in parallel the codes are prepared on a second thread while the labels are here: the
+    # workers' cores are idle until the tables' tasks start)
+    codes = _beside(helper, prepare_features, X, checked=True) if parallel else None
+    if codes is None:
+        X = prepare_features(X, checked=True)
     Y = _prepare_labels(Y)
-    n, m = X.shape
-    feature_names = list(feature_names) if feature_names is not None else [
-        f"f{j}" for j in range(m)]
     label_names = list(label_names) if label_names is not None else [
         f"label{i}" for i in range(Y.shape[1])]
 
     t0 = time.perf_counter()
     cats = flatten_labels(Y, label_names, category_names)
+    if codes is not None:
+        X = codes.result()
+    n, m = X.shape
+    feature_names = list(feature_names) if feature_names is not None else [
+        f"f{j}" for j in range(m)]
     _check_working_set(X, len(cats), n_jobs)
-    parallel = not (n_jobs is None or n_jobs == 1)
     store = None
     if parallel:  # the indicators go straight into a file that local workers map (no copy)
-        from .parallel import SharedArrays
+        from .parallel import SharedArrays, active_client, dask_sees
 
         Q = len(cats)  # its files: the indicators, the two tables, at most the dense codes
         store = SharedArrays(n * Q + 8 * (m + Q) * Q + n * m)
+        if active_client() is not None:  # (a round trip to the cluster's workers, meanwhile)
+            _beside(helper, dask_sees, active_client(), store)
         C = store.empty((n, Q), np.uint8, order="F")
+        # half the columns on the second thread (writing a new file's pages is most of it)
+        half = _beside(helper, _indicators, C, Y, cats[Q // 2:])
+        _indicators(C, Y, cats[:Q // 2])
+        half.result()
+        C = store.readonly(C)
     else:
         C = np.empty((n, len(cats)), dtype=np.uint8, order="F")
-    for c in cats:  # (Y is column-major: each comparison reads and writes one column)
-        np.equal(Y[:, c.label_index], c.value, out=C[:, c.id].view(np.bool_))
-    if parallel:
-        C = store.readonly(C)
+        _indicators(C, Y, cats)
     ones = np.array([c.size for c in cats], dtype=np.int64)  # the ones of each indicator
     levels = pool_levels(X, C, ones)
     thresholds = None
@@ -618,6 +635,8 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
 
     t_tables, c_tables = time.perf_counter(), time.process_time()
     cpu: dict = {"prepare": c_tables - c_start, "tables": [], "targets": []}
+    if parallel:  # (of which this much on the second thread)
+        cpu["prepare_beside"] = sum(helper)
     if not parallel:
         eng = Engine(X, C, **shared)
         tables = (eng.mi_table(), eng.category_mi_table())
@@ -625,20 +644,19 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     else:  # the two tables in row blocks, written by local workers into shared files
         spec, leaves = flatten_shared(shared)
         inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
-        collect = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"], params)
+        timeline: list = []
+        collect = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"], params,
+                                  timeline)
     # (in parallel this runs while the workers compute the tables)
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
     label_of = np.array([c.label_index for c in cats])
-    if parallel:
-        tables, columns, counts = collect()
+    if parallel:  # (through joblib the targets are sent once the tables are in)
+        tables, outcomes = parallel_targets(inputs, collect, todo, label_of, params, trace,
+                                            engine, n_jobs, store, cpu["targets"], timeline)
     t_targets, c_targets = time.perf_counter(), time.process_time()
-
     if not parallel:
         outcomes = serial_outcomes(X, C, tables, todo, label_of, params, trace, engine, shared)
-    else:
-        outcomes = parallel_outcomes(inputs, columns, counts, todo, label_of, params, trace,
-                                     engine, n_jobs, store, cpu["targets"])
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()
@@ -660,7 +678,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
             elif isinstance(how, str):
                 targets[c.id] = TargetResult(c, skipped=True, skip_reason=how)
             else:  # complementary category of a binary label: identical decisions (SPEC.md)
-                targets[c.id] = dataclasses.replace(targets[how], category=c, mirror_of=how)
+                targets[c.id] = _mirror(targets[how], c, how)
     if progress is not None:
         progress(total, total, "done")
     if store is not None:  # the tables as arrays of their own (their files go now)
@@ -688,6 +706,9 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
              # task (serial: one each, here; parallel: as each worker measured it), and of
              # this process over the whole run
              "cpu": cpu}
+    if parallel:  # each task's times, in seconds from the run's start (camcf.tasks._span)
+        stats["timeline"] = [{k: v - t_start if k in ("sent", "start", "end", "received")
+                              else v for k, v in span.items()} for span in timeline]
     res = Result(
         params=params, feature_names=feature_names, label_names=label_names, categories=cats,
         targets=targets, selected_indices=selected, mi_table=tables[0],
@@ -699,6 +720,34 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
             problem="Ca-MCF selected no feature with these parameters", fix="thresholds"),
             stacklevel=2)
     return res
+
+
+def _indicators(C: np.ndarray, Y: np.ndarray, cats: list[Category]) -> None:
+    """Fill the columns of ``cats`` in ``C`` with their indicators [Y_label == value] (Y is
+    column-major: each comparison reads and writes one column)."""
+    for c in cats:
+        np.equal(Y[:, c.label_index], c.value, out=C[:, c.id].view(np.bool_))
+
+
+def _beside(cpu: list, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` started on a thread of its own: a ``concurrent.futures.Future``
+    (``result()`` waits and raises what ``fn`` raised); the thread's CPU seconds are appended
+    to ``cpu``. For a parallel run's preparation, whose work is mostly numpy's (the GIL is
+    released): the second core is idle until the tables' tasks start."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def timed():
+        c0 = time.thread_time()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            cpu.append(time.thread_time() - c0)
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="camcf-prepare")
+    try:
+        return pool.submit(timed)
+    finally:
+        pool.shutdown(wait=False)
 
 
 def _check_working_set(X, n_categories: int, n_jobs: int | None) -> None:
@@ -743,6 +792,17 @@ def _plan(cats: list[Category], min_size: int, *, mirror: bool) -> list:
                 plan[label_cats[0].id] is None:
             plan[c.id] = label_cats[0].id
     return plan
+
+
+def _mirror(res: TargetResult, category: Category, of: int) -> TargetResult:
+    """``dataclasses.replace(res, category=category, mirror_of=of)`` in a tenth of the time
+    (no call of the dataclass's ``__init__`` over its twenty fields; TargetResult has no
+    ``__post_init__``): a new instance with ``res``'s fields and the two set, as ``__init__``
+    sets them on a frozen dataclass. A run makes one per complementary category (about a
+    thousand on delicious's shape)."""
+    out = object.__new__(type(res))
+    out.__dict__.update(res.__dict__, category=category, mirror_of=of)
+    return out
 
 
 def _reintern(res: TargetResult, local_sets: CondSetList, cond_sets: CondSets

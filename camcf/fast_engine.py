@@ -44,6 +44,7 @@ from .info import (
     _sum_axes,
     cmi_from_counts,
 )
+from .sparse_counts import all_code_counts
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -54,6 +55,8 @@ _DENSE_ONEHOT_CELLS = 1 << 18  # cells × rows up to which counting by rows may 
 _GEMM_CELLS = 8  # ... and cells up to which it does (a multiply-add per cell and row)
 _SPARSE_CATEGORIES_FROM = 1 << 20  # n × categories from which that pays (and scipy.sparse loads)
 _TALL = 1 << 15  # rows from which counting goes one column at a time
+_SUBSET_SEARCH = 16  # columns up to which strata() looks for a kept code of all but one
+_SCIPY_ROWS = 128  # sparse columns from which rows_of goes through scipy (4× faster at 900)
 _LAZY = object()  # an input of the tables not given to the engine: computed when needed
 _CACHE_ROWS = 64  # rows of the category table whose arithmetic goes at once (in cache)
 _CACHE_FEATURES = 16  # ... and of the feature table
@@ -156,6 +159,7 @@ class FastEngine(EngineBase):
         self._strata: dict[frozenset, int] = {}  # sets' strata (kept when joints are dropped)
         self._t: tuple[int, np.ndarray] | None = None
         self._ent: tuple | None = None  # (key, _entries()) of the last columns counted
+        self._entry_keys: tuple | None = None  # camcf.sparse_counts.entry_keys()
 
     @classmethod
     def shared(cls, X, C: np.ndarray, ones: np.ndarray | None = None) -> dict:
@@ -203,6 +207,8 @@ class FastEngine(EngineBase):
         """Pool columns ``cols`` as a C-ordered k × n array (one row per column)."""
         cols = np.asarray(cols, dtype=np.int64)
         if self.sparse and cols.size and cols.max() < self.m:
+            if cols.size >= _SCIPY_ROWS:  # scipy's column selection, written out row by row
+                return self.X[:, cols].T.toarray()
             out = np.zeros((cols.size, self.n), dtype=self.X.dtype)
             r, local, codes, _, _ = self._entries(cols, 1)
             out[local, r] = codes
@@ -280,9 +286,26 @@ class FastEngine(EngineBase):
                 (c,) = key
                 k = _n_distinct(self.column(c))
             else:
-                k = _n_distinct(self._hash(sorted(key)))
+                k = self._strata_by_one_more(key)
+                if k is None:
+                    k = _n_distinct(self._hash(sorted(key)))
             self._strata[key] = k
         return k
+
+    def _strata_by_one_more(self, key: frozenset) -> int | None:
+        """The strata of ``key`` from the kept joint code of the set without one of its
+        columns c (the spouse step's {x} ∪ R given R's): the distinct (code, c) pairs, one
+        ``bincount``; None when no such code is kept (or the set is long)."""
+        if len(key) > _SUBSET_SEARCH:
+            return None
+        for c in key:
+            hit = self._joint_cache.get(key - {c})
+            if hit is not None and hit[1] * int(self.card[c]) <= _CELL_BUDGET:
+                kc = int(self.card[c])
+                code = hit[0] * kc
+                code += self.column(c)
+                return int(np.count_nonzero(np.bincount(code, minlength=hit[1] * kc)))
+        return None
 
     # -- unconditional tables --------------------------------------------------------------
     def _category_ones(self) -> np.ndarray:
@@ -472,11 +495,9 @@ class FastEngine(EngineBase):
         return hold, pair_rows
 
     # -- conditional, batched -----------------------------------------------------------------
-    def _entries_kept(self, cols: np.ndarray, K: int | None = None) -> tuple[np.ndarray, ...]:
+    def _entries_kept(self, cols: np.ndarray, K: int) -> tuple[np.ndarray, ...]:
         """:meth:`_entries`, the last columns' kept (Phase 3 asks the same eligible features
         given each member of R; the arrays are read-only to their users)."""
-        if K is None:
-            K = int(self.card[cols].max())
         key = (cols.tobytes(), K)
         if self._ent is None or self._ent[0] != key:
             self._ent = (key, self._entries(cols, K))
@@ -545,13 +566,15 @@ class FastEngine(EngineBase):
                 and rows.shape[1] <= _ROWS_CODES * self.m  # a row costs (K − 1)·m adds
                 and int(cols.max()) < self.m and 2 * S * rows.shape[1] <= _CELL_BUDGET)
 
-    def _cmi_given_codes(self, t: np.ndarray, cols: np.ndarray, s: np.ndarray, ns: int,
-                         entries: tuple | None = None) -> np.ndarray:
+    def _cmi_given_codes(self, t: np.ndarray, cols: np.ndarray, s: np.ndarray, ns: int
+                         ) -> np.ndarray:
         """I(t; V_j | S) for pool columns ``cols`` given the joint code ``s`` of S (ns states).
 
         With sparse features, counts come from the stored entries only (code 0 is the remainder
-        of each (t, s) cell), so sparse data costs what it stores; ``entries`` may pass
-        :meth:`_entries` of ``cols`` computed once for several calls. I(t; V | S) = Σ_s p(s)·
+        of each (t, s) cell), so sparse data costs what it stores: every entry at once when the
+        columns hold most of them (:func:`camcf.sparse_counts.all_code_counts`), else the
+        columns' own entries (:meth:`_entries_kept`, kept for the next call on the same
+        columns). I(t; V | S) = Σ_s p(s)·
         I(t; V | S = s), and a stratum in which t is constant (a singleton, say) contributes
         exactly 0: those strata are left out of the sums (dense rows in them are dropped before
         counting, sparse entries in them go to one extra stratum that is not summed), which
@@ -574,8 +597,10 @@ class FastEngine(EngineBase):
         ts_live = ts_row if live_rows is None else ts_row[live_rows]
         per = K * 2 * S
         chunk = max(1, min(_CELL_BUDGET // per, _ELEM_BUDGET // max(rows, 1)))
-        if sparse and entries is None and chunk >= len(cols):
-            entries = self._entries_kept(cols, K)
+        counts = all_code_counts(self, cols, ts_row, ts_counts, S, K) if sparse else None
+        if counts is not None:  # most of the entries: all of them counted at once
+            return self._values(counts, cells)
+        entries = self._entries_kept(cols, K) if sparse and chunk >= len(cols) else None
         for start in range(0, len(cols), chunk):
             part = cols[start:start + chunk]
             k = len(part)
@@ -818,15 +843,11 @@ class FastEngine(EngineBase):
                     used += need
         for i in zero:
             out[i] = np.zeros(sel.size)
-        # the stored entries of sparse columns are gathered once for every x
-        entries = (self._entries_kept(sel) if self.sparse and sel.size and int(sel.max()) < self.m
-                   else None)
-        for i, x in enumerate(extras):
+        for i, x in enumerate(extras):  # (sparse columns' entries: gathered once, kept)
             self._counted(computed=len(sel))
             if out[i] is None:
                 kx = int(self.card[x])
-                out[i] = self._cmi_given_codes(t, sel, r * kx + self.column(x), nr * kx,
-                                               entries)
+                out[i] = self._cmi_given_codes(t, sel, r * kx + self.column(x), nr * kx)
         return v1, pick, out
 
     def leave_one_out(self, target, members, fixed):

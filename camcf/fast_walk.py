@@ -76,6 +76,14 @@ def _suffix_distinct(s: np.ndarray, W: np.ndarray, K: int) -> np.ndarray:
     return 1 + after[2:B + 2]
 
 
+def _starts(Hs: np.ndarray) -> np.ndarray:
+    """Where each row of sorted hashes (B × r) starts a new value (the first always does)."""
+    new = np.empty(Hs.shape, dtype=bool)
+    new[:, 0] = True
+    np.not_equal(Hs[:, 1:], Hs[:, :-1], out=new[:, 1:])
+    return new
+
+
 class FastLeaveOneOut(LeaveOneOut):
     """Keeps the row hash of members ∪ fixed; "without f" is one subtraction, its strata one
     hash factorisation, and the value one ``bincount`` (no conditioning set is materialised)."""
@@ -89,8 +97,8 @@ class FastLeaveOneOut(LeaveOneOut):
         if k and k * engine.n * 9 <= _JOINT_CACHE_BYTES:
             mem = np.asarray(self.members, dtype=np.int64)
             self._W = engine.rows_of(mem)
-            self._T = self._W.astype(np.uint64)
-            self._T *= engine._mult[mem][:, None]
+            self._T = np.multiply(self._W, engine._mult[mem][:, None], dtype=np.uint64,
+                                  casting="unsafe")  # codes ≥ 0: the same as astype, then ×
             self._pos = {f: i for i, f in enumerate(self.members)}
             # Σ (mod 2^64) in any order: the same total as engine._hash(members + fixed)
             self.total = self._T.sum(axis=0, dtype=np.uint64)
@@ -121,6 +129,7 @@ class FastLeaveOneOut(LeaveOneOut):
         self._removed = 0  # removals so far: the members' state a known strata count is for
         self._known: dict[int, tuple[int, int]] = {}  # f -> (state, strata of its set)
         self._batch: tuple | None = None  # the last batch of walk(), see _chain
+        self._after: tuple | None = None  # (batch, state, total without it), see _chain
         self._want_strata = False  # walk(strata=True): count the batch's strata with values
         self._given: tuple | None = None  # (f, state, codes, states) of values_given's last set
 
@@ -254,11 +263,12 @@ class FastLeaveOneOut(LeaveOneOut):
             yield batch, values, (lambda j, b=batch, e=from_table, s=start:
                                   self._run_strata(b, e, s, j))
             used = 0
-            for f, hit in zip(batch, from_table.tolist(), strict=True):
+            for f in batch:
                 used += 1
-                eng._counted(computed=not hit, lookups=hit)
                 if f in self._in:  # kept: the later values assumed its removal
                     break
+            hits = int(np.count_nonzero(from_table[:used])) if used > 1 else int(from_table[0])
+            eng._counted(computed=used - hits, lookups=hits)
             i += used
             size = min(2 * size, cap) if used == len(batch) else used
 
@@ -315,7 +325,10 @@ class FastLeaveOneOut(LeaveOneOut):
         self._terms = dict(zip(batch, terms, strict=True))  # for remove()
         left = len(self._in) - np.cumsum(inset)  # |S_j|
         t = eng._target(self.target)
-        s_last, ns_last = _compact(self.total - terms.sum(axis=0, dtype=np.uint64), sort=False)
+        after = self.total - terms.sum(axis=0, dtype=np.uint64)  # the hash of S_B
+        s_last, ns_last = _compact(after, sort=False)
+        # removing the whole batch (what the walk mostly does) leaves ``after`` as the total
+        self._after = (batch, self._removed, after) if inset.all() else None
         if inset.all():  # the last set's strata, valid once the others were removed as guessed
             self._known[batch[-1]] = (self._removed + B - 1, ns_last)
         # for strata(): the sets of this batch over all rows, counted when first asked
@@ -347,8 +360,9 @@ class FastLeaveOneOut(LeaveOneOut):
                 H = np.cumsum(terms[:, dead], axis=0, dtype=np.uint64)
                 np.subtract(self.total[dead][None, :], H, out=H)
                 ns = ns + _n_distinct_rows(H)
-            for j, k in enumerate(ns.tolist()):
-                self._known[batch[j]] = (self._removed + j, k + single)
+            r0 = self._removed
+            self._known.update(zip(batch, zip(range(r0, r0 + B), (ns + single).tolist(),
+                                              strict=True), strict=True))
         empty = left == 0
         if empty.any():  # nothing to condition on: the unconditional table
             for j in np.flatnonzero(empty).tolist():
@@ -379,22 +393,24 @@ class FastLeaveOneOut(LeaveOneOut):
             col = (keys & np.uint64((1 << int(bits)) - 1)).astype(np.intp)
             order = col + (np.arange(B) * nr)[:, None]  # flat positions
             Hs = H.ravel()[order]
+            new = _starts(Hs)
             keys >>= bits
-            if np.any((keys[:, 1:] == keys[:, :-1]) & (Hs[:, 1:] != Hs[:, :-1])):
+            if np.any((keys[:, 1:] == keys[:, :-1]) & new[:, 1:]):
                 Hs = None  # high bits shared by two hashes
         if Hs is None and nr < _TALL:
             col = np.argsort(H, axis=1)  # the row positions in each set's hash order
             order = col + (np.arange(B) * nr)[:, None]  # flat positions
             Hs = H.ravel()[order]
+            new = _starts(Hs)
         if nr < _TALL:
             codes = W.ravel()[order]
             ts = t[col]
-            nr = order.shape[1]
-            new = np.empty((B, nr), dtype=bool)
-            new[:, 0] = True
-            np.not_equal(Hs[:, 1:], Hs[:, :-1], out=new[:, 1:])
-            g = np.cumsum(new, axis=1, dtype=np.int64)
-            ns = g[:, -1].copy()
+            # strata numbered across the sets at once: each set's first row starts one
+            g = np.cumsum(new, dtype=np.int64).reshape(new.shape)
+            ends = g[:, -1].copy()  # strata of the sets up to each
+            ns = ends.copy()
+            ns[1:] -= ends[:-1]
+            off = ends - ns
             g -= 1
         else:
             g = np.empty((B, nr), dtype=np.int64)
@@ -402,13 +418,14 @@ class FastLeaveOneOut(LeaveOneOut):
             for j in range(B):
                 g[j], ns[j] = _compact(H[j], sort=False)
             codes, ts = W, t[None, :]
-        off = np.cumsum(ns) - ns
-        g += off[:, None]
+            off = np.cumsum(ns) - ns
+            g += off[:, None]
         NS = int(ns.sum())
         # counts of (stratum, t) decide which strata are informative: one where t is constant
         # contributes exactly 0 and is masked out of every sum below
-        key = g * (2 * K)
-        key += codes.astype(np.int64) * 2
+        key = g
+        key *= 2 * K
+        key += np.multiply(codes, 2, dtype=np.int64)
         key += ts
         c = np.bincount(key.ravel(), minlength=NS * 2 * K).reshape(NS, K, 2)
         c_ts = _sum_axes(c, 1)  # (NS, 2): counts of (stratum, t)
@@ -434,8 +451,12 @@ class FastLeaveOneOut(LeaveOneOut):
         at = [pos.get(f, -1) for f in fs] if pos is not None and len(fs) > 2 else []
         bulk = (bool(at) and at == list(range(at[0], at[0] + len(fs))) and at[0] >= 0
                 and gone <= self._in)
-        if bulk:  # consecutive members (a walk's run): their terms summed at once (mod 2^64)
+        after = self._after
+        if bulk and after is not None and after[1] == self._removed and after[0] == fs:
+            self.total = after[2]  # the last batch, removed whole: its S_B's hash
+        elif bulk:  # consecutive members (a walk's run): their terms summed at once (mod 2^64)
             self.total = self.total - self._T[at[0]:at[-1] + 1].sum(axis=0, dtype=np.uint64)
+        self._after = None
         for i, f in enumerate(fs):
             if f not in self.fixed:
                 self._in.discard(f)

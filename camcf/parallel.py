@@ -1,8 +1,8 @@
 """Parallel runs: shared arrays for local workers, a Dask cluster through its client.
 
 :func:`camcf.run` with ``n_jobs`` > 1 hands its work to joblib: the two unconditional tables in
-row blocks, one block of each per worker, then the target categories in about four tasks per
-worker sized by an estimate of their cost, heaviest first. The large read-only arrays (codes,
+row blocks, a block of each in one task per worker, then the target categories in a few tasks per
+worker sized by an estimate of their cost, the large ones first. The large read-only arrays (codes,
 category indicators, tables, the engine's shared inputs) are put once in files of a
 :class:`SharedArrays` folder: local process workers map them (joblib passes a memory-mapped array
 by file name; :func:`resolve` makes it a plain ndarray), nothing is pickled per task, and the
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
 import mmap
 import os
 import shutil
@@ -82,8 +83,19 @@ def active_client():
     return _CLIENT.get()
 
 
-def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays
-             ) -> Iterator[object]:
+def dask_sees(client, store: SharedArrays) -> bool:
+    """Whether every worker of the Dask ``client`` sees ``store``'s folder (a cluster on this
+    machine): asked once per store (a run) and client, the answer kept in ``store.local_to``
+    (:func:`camcf.run` asks while it prepares its inputs, :func:`dask_map` when not yet
+    asked)."""
+    if store.local_to is not client:
+        seen = client.run(os.path.isdir, store.folder)
+        store.local_to = client if seen and all(seen.values()) else None
+    return store.local_to is client
+
+
+def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays, *,
+             release: bool = True) -> Iterator[object]:
     """``fn(*common, *task)`` for each of ``tasks`` on the Dask ``client``'s workers, submitted
     now: an iterator over the results as they finish (in any order); the tasks are given in
     the order to start them (heaviest first).
@@ -92,31 +104,33 @@ def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays
     sees ``store``'s folder (a cluster on this machine), as references to its files
     (:meth:`SharedArrays.refs`; each task maps them, nothing is copied); otherwise scattered
     to every worker at once (``client.scatter(..., broadcast=True)``), so that no worker
-    waits for another to pass it the data and the scheduler may start a task on any."""
+    waits for another to pass it the data and the scheduler may start a task on any.
+    ``release``: when the iterator closes, the tasks not taken are cancelled and the workers
+    give back the memory the tasks kept (:func:`give_back_freed_memory`); a run's last
+    parallel step releases, an earlier one need not (the workers keep their memory for the
+    next step, and no round trip to them stands between the two)."""
     from distributed import as_completed
 
-    if store.local_to is not client:  # asked once per store (a run) and client
-        seen = client.run(os.path.isdir, store.folder)
-        store.local_to = client if seen and all(seen.values()) else None
-    if store.local_to is client:
+    if dask_sees(client, store):
         args = [store.refs(a) for a in common]
     else:
         args = client.scatter(list(common), broadcast=True, hash=False)
     futures = [client.submit(fn, *args, *task, pure=False, priority=len(tasks) - i)
                for i, task in enumerate(tasks)]
-    return _results(client, futures, as_completed)
+    return _results(client, futures, as_completed, release)
 
 
-def _results(client, futures: list, as_completed) -> Iterator[object]:
-    """:func:`dask_map`'s results as they finish (the tasks were submitted already); the
-    ones not taken are cancelled when the iterator closes, and the workers give back the
-    memory the tasks kept (:func:`give_back_freed_memory`)."""
+def _results(client, futures: list, as_completed, release: bool) -> Iterator[object]:
+    """:func:`dask_map`'s results as they finish (the tasks were submitted already); with
+    ``release``, the ones not taken are cancelled when the iterator closes, and the workers
+    give back the memory the tasks kept (:func:`give_back_freed_memory`)."""
     try:
         for _, result in as_completed(futures, with_results=True):
             yield result
     finally:
-        client.cancel(futures)
-        client.run(give_back_freed_memory)
+        if release:
+            client.cancel(futures)
+            client.run(give_back_freed_memory)
 
 
 _BLAS = None  # one threadpoolctl controller per process (finding the libraries takes ms)
@@ -175,7 +189,7 @@ class SharedArrays:
 
     def __init__(self, nbytes: int = 0) -> None:
         self.folder = tempfile.mkdtemp(prefix="camcf-shared-", dir=_shared_dir(nbytes))
-        self._count = 0
+        self._count = itertools.count(1)  # file numbers (next() is atomic: threads may share)
         self.local_to = None  # the Dask client whose workers all see the folder (dask_map)
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
 
@@ -190,8 +204,7 @@ class SharedArrays:
         self.close()
 
     def _path(self) -> str:
-        self._count += 1
-        return os.path.join(self.folder, f"a{self._count}.npy")
+        return os.path.join(self.folder, f"a{next(self._count)}.npy")
 
     def empty(self, shape: tuple, dtype, *, order: str = "C") -> np.ndarray:
         """A new writable array (uninitialised) in a file of this folder; fill it, then pass it

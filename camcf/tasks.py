@@ -1,14 +1,16 @@
 """The work of :func:`camcf.algorithm.run` after its preparation: one target category's whole
 run as a pure function of read-only inputs (:func:`target_work`), and the two parallel steps
 that hand that work and the two unconditional tables to joblib (local process workers or a
-Dask cluster): the tables in row blocks (:func:`table_blocks`), the targets in tasks of even
-estimated cost (:func:`target_costs`, :func:`plan_tasks`), their results packed into a few
-arrays for the way back (:func:`pack_arrays`).
+Dask cluster): the tables in row blocks (:func:`table_blocks`), the targets in tasks sized by
+their estimated cost (:func:`target_costs`, :func:`plan_tasks`), their results packed into a
+few arrays for the way back (:func:`pack_arrays`); each task's times for the record of where a
+parallel run's wall went (``Result.stats["timeline"]``).
 """
 
 from __future__ import annotations
 
 import heapq
+import os
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
@@ -31,7 +33,10 @@ if TYPE_CHECKING:
     from .parallel import SharedArrays
 
 
-_TASKS_PER_WORKER = 4  # tasks per worker: enough to even out the load, few enough to batch
+# each worker's share of the targets in tasks of these relative sizes, the large ones sent
+# first: few tasks (each costs a round trip and a result to pack), and small ones at the end
+# for whichever worker is free first, to even out the load
+_TASK_SHARES = (4, 1, 1)
 
 
 def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category],
@@ -68,20 +73,23 @@ def _count_above(table: np.ndarray, threshold: float) -> np.ndarray:
     return out
 
 
-def plan_tasks(costs: np.ndarray, n_tasks: int) -> list[list[int]]:
-    """Targets (positions in ``costs``) in at most ``n_tasks`` tasks of even total cost: the
-    heaviest target first into the lightest task (longest-processing-time first); the tasks
-    heaviest first, each listing its targets heaviest first."""
+def plan_tasks(costs: np.ndarray, n_tasks: int, shares=None) -> list[list[int]]:
+    """Targets (positions in ``costs``) in at most ``n_tasks`` tasks of total cost in
+    proportion to ``shares`` (one per task; even without): the heaviest target first into the
+    task least loaded for its share (longest-processing-time first); the tasks heaviest first,
+    each listing its targets heaviest first."""
     order = np.argsort(-costs, kind="stable").tolist()
     n_tasks = max(1, min(int(n_tasks), len(order)))
-    load = [(0.0, k) for k in range(n_tasks)]  # a heap of (load, task)
+    share = [1.0] * n_tasks if shares is None else [float(x) for x in shares[:n_tasks]]
+    load = [(0.0, k) for k in range(n_tasks)]  # a heap of (load / share, task)
+    total = [0.0] * n_tasks
     tasks: list[list[int]] = [[] for _ in range(n_tasks)]
     for i in order:
-        w, k = heapq.heappop(load)
+        _, k = heapq.heappop(load)
         tasks[k].append(i)
-        heapq.heappush(load, (w + float(costs[i]), k))
-    totals = [sum(float(costs[i]) for i in t) for t in tasks]
-    return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -totals[k]) if tasks[k]]
+        total[k] += float(costs[i])
+        heapq.heappush(load, (total[k] / share[k], k))
+    return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -total[k]) if tasks[k]]
 
 
 def table_blocks(m: int, n_categories: int, workers: int,
@@ -136,15 +144,16 @@ def _workers(n_jobs: int) -> int:
 
 
 def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedArrays,
-              prefer: str | None = None):
+              prefer: str | None = None, *, release: bool = True):
     """The results of ``fn(*common, *task)`` for ``tasks`` (given heaviest first), as they
     finish: on the Dask cluster of :func:`camcf.parallel.dask_cluster` through its client
     (:func:`camcf.parallel.dask_map`: ``common`` reaches each worker once), else through
     joblib (local process workers map ``common``'s arrays from ``store``'s files; no
-    batching, every task dispatched at once)."""
+    batching, every task dispatched at once). ``release``: as :func:`camcf.parallel.dask_map`
+    takes it (the last parallel step of a run releases)."""
     client = active_client()
     if client is not None:
-        return dask_map(client, fn, common, tasks, store)
+        return dask_map(client, fn, common, tasks, store, release=release)
     from joblib import Parallel, delayed
 
     return Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator_unordered",
@@ -152,72 +161,124 @@ def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedA
         delayed(fn)(*common, *task) for task in tasks)
 
 
+_LAYOUT = {"features": "C", "categories": "F"}  # each table's layout in a parallel run
+
+
 def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list,
-                    params: dict) -> Callable[[], tuple[tuple, tuple, tuple]]:
-    """The MI table and the category table computed in row blocks (:func:`table_blocks`), one
-    task each (processes preferred: the work holds the GIL in places), started now; returns
-    the function that waits for them (the caller does its own work meanwhile). A local worker writes
-    its rows into two files of ``store`` (:func:`camcf.parallel.write_shared`), one row-major
-    and one column-major, a remote one returns them. Returns the tables row-major (the
-    result's), column-major (the target tasks read a target's column: contiguous so) and
-    :func:`table_counts` (each task counts its rows). Each task's CPU seconds are appended to
-    ``cpu`` in the blocks' order. The pool is asked for ``n_jobs`` workers, as for the targets
-    next, so that joblib keeps the same worker processes for both."""
+                    params: dict, timeline: list | None = None
+                    ) -> Callable[[], tuple[tuple, tuple]]:
+    """The MI table and the category table computed in row blocks (:func:`table_blocks`), a
+    block of each per task and one task per worker (:func:`_engine_tables`; processes
+    preferred: the work holds the GIL in places), started now; returns
+    the function that waits for them (the caller does its own work meanwhile). A local worker
+    writes its rows into the table's file of ``store`` (:func:`camcf.parallel.write_shared`),
+    a remote one returns them. Returns the two tables and :func:`table_counts` (each task
+    counts its rows). The tables are written once, in the layout the target tasks read them
+    fastest (``_LAYOUT``): the MI table row-major (Phase 4 reads the rows of the survivors;
+    a target's column is read once), the category table column-major (a target reads its
+    column over and over: contiguous so); the result keeps the same arrays. Each task's CPU
+    seconds are appended to ``cpu`` in the tasks' order, and to ``timeline`` (when given)
+    one :func:`_span` per task. The pool is asked for ``n_jobs`` workers, as for the targets
+    next, so that joblib keeps the same worker processes for both.
+
+    The returned function also carries ``workers``, the number of workers the tasks were
+    planned for (:func:`parallel_targets` plans for as many: on a Dask cluster asking costs
+    a round trip to the scheduler)."""
     X, C, spec, leaves = inputs
     m, Q = X.shape[1], C.shape[1]
     shapes = {"features": (m, Q), "categories": (Q, Q)}
-    rows = {k: store.empty(v, np.float64) for k, v in shapes.items()}
-    cols = {k: store.empty(v, np.float64, order="F") for k, v in shapes.items()}
+    tables = {k: store.empty(v, np.float64, order=_LAYOUT[k]) for k, v in shapes.items()}
     limit = {"features": params["delta1"], "categories": params["delta2"]}
     counts = {k: np.zeros(Q, dtype=np.int64) for k in shapes}
-    blocks = table_blocks(m, Q, _workers(n_jobs),
+    workers = _workers(n_jobs)
+    blocks = table_blocks(m, Q, workers,
                           category_row_weights(unflatten_shared(spec, leaves), X.shape[0], Q))
-    tasks = [(which, a, b, (store.path(rows[which]), store.path(cols[which])), limit[which])
-             for which, a, b in blocks]
-    results = _dispatch(_engine_table, (engine, X, C, spec, tuple(leaves)), tasks, n_jobs,
-                        store, prefer="processes")
+    # one task per worker: the i-th block of each table (one engine, one round trip)
+    tasks: list[list] = [[] for _ in range(workers)]
+    for which in shapes:
+        mine = [(a, b) for w, a, b in blocks if w == which]
+        for i, (a, b) in enumerate(mine):
+            tasks[i % workers].append((which, a, b, store.path(tables[which]), limit[which]))
+    tasks = [(parts,) for parts in tasks if parts]
+    common = (engine, X, C, spec, tuple(leaves))
+    sent = time.perf_counter()
+    # (on a Dask cluster the targets' step gives the workers' memory back, not this one)
+    results = _dispatch(_engine_tables, common, tasks, n_jobs, store, prefer="processes",
+                        release=False)
 
-    def collect() -> tuple[tuple, tuple, tuple]:
+    def collect() -> tuple[tuple, tuple]:
         seconds = {}
-        for which, a, got, above, sec in results:
-            seconds[which, a] = sec
-            counts[which] += above
-            if got is not None:  # a remote worker's rows
-                rows[which][a:a + got.shape[0]] = got
-                cols[which][a:a + got.shape[0]] = got
-        cpu.extend(seconds[which, a] for which, a, _ in blocks)
-        return (tuple(store.readonly(rows[k]) for k in shapes),
-                tuple(store.readonly(cols[k]) for k in shapes),
+        for parts, stamp in results:
+            seconds[parts[0][:2]] = stamp[0]
+            if timeline is not None:
+                label = " + ".join(f"{which} {a}" for which, a, _, _ in parts)
+                timeline.append(_span(label, sent, stamp))
+            for which, a, got, above in parts:
+                counts[which] += above
+                if got is not None:  # a remote worker's rows
+                    tables[which][a:a + got.shape[0]] = got
+        cpu.extend(seconds[parts[0][:2]] for (parts,) in tasks)
+        return (tuple(store.readonly(tables[k]) for k in shapes),
                 (counts["features"], counts["categories"]))
 
+    collect.workers = workers
     return collect
 
 
-def parallel_outcomes(inputs: tuple, columns: tuple, counts: tuple, todo: list[Category],
-                      label_of: np.ndarray, params: dict, trace: str, engine: str,
-                      n_jobs: int, store: SharedArrays, cpu: list):
-    """The outcomes of :func:`target_work` for ``todo`` in that order, computed in tasks of
-    several targets (:func:`plan_tasks` on :func:`target_costs` from the tables' ``counts``,
-    about four tasks per worker) that return as they finish.
+def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
+                     label_of: np.ndarray, params: dict, trace: str, engine: str,
+                     n_jobs: int, store: SharedArrays, cpu: list,
+                     timeline: list | None = None) -> tuple[tuple, Iterator[tuple]]:
+    """The tables of :func:`parallel_tables` (waited for with ``collect``) and the outcomes of
+    :func:`target_work` for ``todo`` in that order, computed in tasks of several targets
+    (:func:`plan_tasks` on :func:`target_costs` from the tables' counts: per worker a large
+    task, then small ones, ``_TASK_SHARES``) that return as they finish.
 
-    Every large array (codes, indicators, the tables column-major as ``columns``, the engine's
-    shared inputs) is in a file of ``store`` (:class:`camcf.parallel.SharedArrays`): local
-    workers map it, nothing is copied per task; a remote Dask worker receives each once.
-    Each task's CPU seconds are appended to ``cpu``."""
-    workers = _workers(n_jobs)
-    plan = plan_tasks(target_costs(None, todo, params, counts), _TASKS_PER_WORKER * workers)
+    Every large array (codes, indicators, the tables, the engine's shared inputs) is in a
+    file of ``store`` (:class:`camcf.parallel.SharedArrays`): local workers map it, nothing
+    is copied per task; a remote Dask worker receives each once. Each task's CPU seconds are
+    appended to ``cpu``, its :func:`_span` to ``timeline``."""
+    tables, counts = collect()
+    shares = [x for x in _TASK_SHARES for _ in range(collect.workers)]
+    plan = plan_tasks(target_costs(None, todo, params, counts), len(shares), shares)
     X, C, spec, leaves = inputs
-    common = (X, C, *columns, store.share(label_of), spec, tuple(leaves), params, trace,
+    common = (X, C, *tables, store.share(label_of), spec, tuple(leaves), params, trace,
               engine)
+    sent = time.perf_counter()
     done = _dispatch(_targets_work, common, [([todo[i] for i in task],) for task in plan],
                      n_jobs, store)
+    return tables, _in_order(done, todo, sent, cpu, timeline)
+
+
+def _in_order(done: Iterator, todo: list[Category], sent: float, cpu: list,
+              timeline: list | None) -> Iterator[tuple]:
+    """The outcomes of the target tasks ``done`` (results as they finish) in ``todo``'s
+    order."""
     ready: dict[int, tuple] = {}
     for c in todo:  # in flattening order, whatever order the tasks finish in
         while c.id not in ready:
-            (outcomes, packed), seconds = next(done)
+            (outcomes, packed), stamp = next(done)
+            if timeline is not None:
+                timeline.append(_span(f"targets {len(outcomes)}", sent, stamp))
             ready.update(unpack_arrays(outcomes, packed))
-            cpu.append(seconds)
+            cpu.append(stamp[0])
         yield ready.pop(c.id)
+    done.close()  # (a Dask step releases its futures and the workers' memory now)
+
+
+def _stamp(c0: float, t0: float) -> tuple[float, float, float, int]:
+    """A task's CPU seconds since ``c0``, its wall start ``t0`` and end (``time.perf_counter``:
+    one clock for every process of a machine on Linux) and its process id."""
+    return time.process_time() - c0, t0, time.perf_counter(), os.getpid()
+
+
+def _span(label: str, sent: float, stamp: tuple) -> dict:
+    """A task's line of ``Result.stats["timeline"]``: when it was submitted, started, ended
+    (in its worker) and received here (``time.perf_counter`` seconds), its CPU seconds and
+    worker process."""
+    cpu, start, end, pid = stamp
+    return {"task": label, "sent": sent, "start": start, "end": end,
+            "received": time.perf_counter(), "cpu": cpu, "worker": pid}
 
 
 def flatten_shared(shared: dict) -> tuple[list, list]:
@@ -243,26 +304,29 @@ def unflatten_shared(spec: list, leaves) -> dict:
     return out
 
 
-def _engine_table(engine: str, X, C, spec, leaves, which: str, start: int, stop: int,
-                  paths: tuple[str, ...], threshold: float
-                  ) -> tuple[str, int, np.ndarray | None, np.ndarray, float]:
-    """Rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or of the category
-    table of a fresh engine (:meth:`camcf.info.EngineBase.table_rows`), written into those
-    rows of each shared file of ``paths`` when this process can (else returned; a parallel
-    task of :func:`camcf.algorithm.run`): (which, start, the rows or None, per column how many
-    of them exceed ``threshold``, the task's CPU seconds)."""
+def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple]
+                   ) -> tuple[list[tuple[str, int, np.ndarray | None, np.ndarray]], tuple]:
+    """Row blocks of the two tables on one fresh engine (a parallel task of
+    :func:`camcf.algorithm.run`): for each ``(which, start, stop, path, threshold)`` of
+    ``parts``, rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or of the
+    category table (:meth:`camcf.info.EngineBase.table_rows`), written into those rows of the
+    shared file ``path`` when this process can (else returned). Returns, per part, (which,
+    start, the rows or None, per column how many of them exceed ``threshold``), and the
+    task's :func:`_stamp`."""
     from .engines import ENGINES
 
-    c0 = time.process_time()
+    c0, t0 = time.process_time(), time.perf_counter()
     X, C, leaves = resolve(X), resolve(C), resolve(leaves)
     eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
+    out = []
     # one worker, one core (a Dask worker sets no limit itself)
     with one_blas_thread(), freed_memory_kept():
-        rows = eng.table_rows(which, start, stop)
-        above = _count_above(rows, threshold)
-        back = [write_shared(path, rows, start) for path in paths]
-    out = rows if any(b is not None for b in back) else None
-    return which, start, out, above, time.process_time() - c0
+        for which, start, stop, path, threshold in parts:
+            rows = eng.table_rows(which, start, stop)
+            out.append((which, start, write_shared(path, rows, start),
+                        _count_above(rows, threshold)))
+            del rows
+    return out, _stamp(c0, t0)
 
 
 def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
@@ -271,7 +335,7 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, tra
     outcome}, their arrays packed by :func:`pack_arrays`), the task's CPU seconds).
     ``label_of`` holds the label of every category (a target's others are the categories of
     the other labels)."""
-    c0 = time.process_time()
+    c0, t0 = time.process_time(), time.perf_counter()
     X, C, mi_table, cat_table, label_of, leaves = (
         resolve(a) for a in (X, C, mi_table, cat_table, label_of, leaves))
     shared = unflatten_shared(spec, leaves)
@@ -283,7 +347,7 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, tra
                             params, trace, engine, shared)
         out = {c.id: o for c, o in zip(categories, outs, strict=True)}
     packed = pack_arrays(out)
-    return (out, packed), time.process_time() - c0
+    return (out, packed), _stamp(c0, t0)
 
 
 _SET_FIELDS = ("values", "offsets", "strata")  # the arrays of a CondSetList
@@ -292,45 +356,50 @@ _SET_FIELDS = ("values", "offsets", "strata")  # the arrays of a CondSetList
 def pack_arrays(outcomes: dict) -> tuple[list, list]:
     """Move the 1-D number arrays of a task's outcomes (each target's record columns and
     conditioning sets) into one array per dtype, in place: (the arrays, where each array
-    went). A result then travels as a few arrays instead of about a dozen per target —
-    pickling and unpickling thousands of small arrays was most of the cost of receiving
-    them. :func:`unpack_arrays` puts views of the packed arrays back."""
-    parts: dict[np.dtype, list] = {}
-    where: list[tuple] = []
-
-    def take(a, cid: int, kind: int, key: str):
-        if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype.kind not in "biuf":
-            return a
-        lst = parts.setdefault(a.dtype, [])
-        where.append((cid, kind, key, a.dtype.str, a.size))
-        lst.append(a)
-        return None
-
+    went: per field and dtype, the targets in order and their arrays' sizes). A result then
+    travels as a few arrays instead of about a dozen per target — pickling and unpickling
+    thousands of small arrays was most of the cost of receiving them.
+    :func:`unpack_arrays` puts views of the packed arrays back."""
+    groups: dict[tuple, tuple[list, list]] = {}  # (kind, field, dtype) -> (targets, arrays)
     for cid, (res, sets, _) in outcomes.items():
-        if res.trace:
-            for key in list(res.trace):
-                if take(res.trace[key], cid, 0, key) is None:
-                    res.trace[key] = None
-        for key in _SET_FIELDS:
-            if take(getattr(sets, key), cid, 1, key) is None:
+        fields = [(0, key, a) for key, a in (res.trace or {}).items()]
+        fields += [(1, key, getattr(sets, key)) for key in _SET_FIELDS]
+        for kind, key, a in fields:
+            if isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype.kind in "biuf":
+                g = groups.get((kind, key, a.dtype.char))  # (.char: cheap to read)
+                if g is None:
+                    g = groups[kind, key, a.dtype.char] = ([], [])
+                g[0].append(cid)
+                g[1].append(a)
+    parts: dict[str, list] = {}
+    where = []
+    for (kind, key, _), (cids, arrays) in groups.items():
+        dt = arrays[0].dtype.str
+        where.append((kind, key, dt, cids, [a.size for a in arrays]))
+        parts.setdefault(dt, []).extend(arrays)
+        for cid in cids:
+            res, sets, _ = outcomes[cid]
+            if kind == 0:
+                res.trace[key] = None
+            else:
                 setattr(sets, key, None)
-    packed = {dt.str: np.concatenate(lst) for dt, lst in parts.items()}
-    return [packed], where
+    return [{dt: np.concatenate(lst) for dt, lst in parts.items()}], where
 
 
 def unpack_arrays(outcomes: dict, packed: tuple[list, list]) -> dict:
     """Undo :func:`pack_arrays` on the received outcomes (views of the packed arrays)."""
     (arrays,), where = packed
-    offsets = {dt: 0 for dt in arrays}
-    for cid, kind, key, dt, size in where:
-        start = offsets[dt]
-        offsets[dt] = start + size
-        view = arrays[dt][start:start + size]
-        res, sets, _ = outcomes[cid]
-        if kind == 0:
-            res.trace[key] = view
-        else:
-            setattr(sets, key, view)
+    offsets = dict.fromkeys(arrays, 0)
+    for kind, key, dt, cids, sizes in where:
+        data, start = arrays[dt], offsets[dt]
+        for cid, size in zip(cids, sizes, strict=True):
+            res, sets, _ = outcomes[cid]
+            if kind == 0:
+                res.trace[key] = data[start:start + size]
+            else:
+                setattr(sets, key, data[start:start + size])
+            start += size
+        offsets[dt] = start
     return outcomes
 
 

@@ -190,6 +190,8 @@ class TraceBuilder:
         if strata is None:
             return self._conds.id(cond, self._strata)
         if callable(strata):  # a row's own: called without arguments
+            if type(cond) is bytes and cond:
+                return self._conds.id_of_bytes(cond, strata)
             return self._conds.id(cond, lambda _set: strata())
         return self._conds.id(cond, strata)
 
@@ -355,14 +357,21 @@ class TraceBuilder:
         rows = which if sel is None else which[sel]
         # intern each set at its first kept row, in row order
         ids: dict[int, int] = {}
+        intern, by_bytes = self._conds.id, self._conds.id_of_bytes
         for ci in rows.tolist():
             if ci in ids:
                 continue
             cond = conds(ci) if callable(conds) else conds[ci]
+            if callable(cond):
+                cond = cond()
             if callable(strata):  # asked only if the set is new
-                ids[ci] = self._cond_id(cond, functools.partial(strata, ci))
+                ids[ci] = (by_bytes(cond, functools.partial(strata, ci))
+                           if type(cond) is bytes and cond
+                           else intern(cond, lambda _set, ci=ci: strata(ci)))
+            elif strata is None:
+                ids[ci] = intern(cond, self._strata)
             else:
-                ids[ci] = self._cond_id(cond, None if strata is None else strata[ci])
+                ids[ci] = self._cond_id(cond, strata[ci])
         id_of = np.zeros(max(ids) + 1, dtype=np.int32)
         id_of[list(ids)] = list(ids.values())
         if one_step:
@@ -474,11 +483,11 @@ class CondSets:
 
     def __init__(self) -> None:
         self._ids: dict[bytes, int] = {}
-        self._arrays: list[np.ndarray] = []
+        self._keys: list[bytes] = []  # each set's int32 values as bytes, in id order
         self._strata: list[int] = []
 
     def __len__(self) -> int:
-        return len(self._arrays)
+        return len(self._keys)
 
     def id(self, cond, strata=None) -> int:
         """The id of ``cond`` (a sequence or array of pool indices, or the bytes of its int32
@@ -487,12 +496,9 @@ class CondSets:
         ``strata`` is the set's number of strata: an int or a callable taking the set (an int32
         array), asked only when the set is new and not empty (the empty set has 1); None
         records −1 (not known)."""
+        arr = None
         if type(cond) is bytes:
             key = cond
-            i = self._ids.get(key)
-            if i is not None:
-                return i
-            arr = np.frombuffer(key, dtype=np.int32)  # read-only, owns nothing new
         else:
             if type(cond) is np.ndarray and cond.dtype == np.int32:
                 arr = cond
@@ -501,30 +507,42 @@ class CondSets:
             else:
                 arr = np.asarray(cond, dtype=np.int32)
             key = arr.tobytes()
-            i = self._ids.get(key)
-            if i is not None:
-                return i
-            arr = arr.ravel().copy()
-        i = len(self._arrays)
+        i = self._ids.get(key)
+        if i is not None:
+            return i
+        i = len(self._keys)
         self._ids[key] = i
-        self._arrays.append(arr)
-        if arr.size == 0:
+        self._keys.append(key)
+        if not key:
             k = 1
         elif strata is None:
             k = -1
         elif callable(strata):
-            k = strata(arr)
+            k = strata(np.frombuffer(key, dtype=np.int32) if arr is None else arr.ravel())
         else:
             k = strata
         self._strata.append(int(k))
         return i
 
+    def id_of_bytes(self, key: bytes, strata: Callable[[], int]) -> int:
+        """:meth:`id` of a non-empty set given as the bytes of its int32 values, with its
+        strata from a zero-argument callable asked only when the set is new (no array is made
+        for the set)."""
+        i = self._ids.get(key)
+        if i is None:
+            i = len(self._keys)
+            self._ids[key] = i
+            self._keys.append(key)
+            self._strata.append(int(strata()))
+        return i
+
     def freeze(self) -> CondSetList:
         """The sets so far as a :class:`CondSetList`."""
-        offsets = np.zeros(len(self._arrays) + 1, dtype=np.int64)
-        np.cumsum([a.size for a in self._arrays], out=offsets[1:])
-        values = (np.concatenate(self._arrays) if self._arrays
-                  else np.empty(0, dtype=np.int32))
+        keys = self._keys
+        offsets = np.zeros(len(keys) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, keys), dtype=np.int64, count=len(keys)) // 4,
+                  out=offsets[1:])
+        values = np.frombuffer(bytearray().join(keys), dtype=np.int32)  # one copy, writable
         return CondSetList(values, offsets, np.asarray(self._strata, dtype=np.int64))
 
     @property
@@ -543,9 +561,9 @@ class CondSets:
             key = buf[off[j]:off[j + 1]]
             i = ids.get(key)
             if i is None:
-                i = len(self._arrays)
+                i = len(self._keys)
                 ids[key] = i
-                self._arrays.append(np.frombuffer(key, dtype=np.int32))
+                self._keys.append(key)
                 self._strata.append(strata[j])
             out[j] = i
         return np.array(out, dtype=np.int32)

@@ -150,11 +150,38 @@ def test_sparse_input_stays_sparse_and_decides_as_dense():
         np.testing.assert_allclose(f.value.to_numpy(), r.value.to_numpy(), atol=1e-12)
 
 
+def test_a_sparse_x_with_stored_zeros_is_left_as_it_was_and_decides_as_without_them():
+    X, Y = problem(6, n=200, m=25, sparse_share=0.15)
+    A = sp.csc_matrix(X)  # int64 indptr too: the case where nothing would be copied
+    rows = np.flatnonzero(X[:, 2] == 0)[:5]
+    stored = sp.csc_matrix((np.r_[A.data, np.zeros(rows.size, dtype=A.data.dtype)],
+                            (np.r_[A.tocoo().row, rows], np.r_[A.tocoo().col, [2] * rows.size])),
+                           shape=A.shape)
+    stored.indptr = stored.indptr.astype(np.int64)
+    assert stored.nnz == A.nnz + rows.size  # the zeros are stored entries
+    before = (stored.data.copy(), stored.indices.copy(), stored.indptr.copy())
+    S = prepare_features(stored)
+    assert S.nnz == A.nnz
+    for got, was in zip((stored.data, stored.indices, stored.indptr), before, strict=True):
+        np.testing.assert_array_equal(got, was)
+    assert quiet_run(stored, Y, **HEAVIER).to_json() == quiet_run(A, Y, **HEAVIER).to_json()
+
+
 def test_too_big_for_the_memory_limit_is_a_resource_error_before_allocating(monkeypatch):
     X, Y = problem(0, n=200, m=10)
     monkeypatch.setenv("CAMCF_MEMORY_LIMIT", "1M")
     with pytest.raises(ResourceLimitError, match="CAMCF_MEMORY_LIMIT"):
         camcf.run(X, Y)
+
+
+def test_an_error_preparing_the_codes_beside_reaches_the_caller(monkeypatch):
+    """In a parallel run the codes are prepared on a second thread: what it raises is raised
+    by camcf.run, as in a serial run."""
+    X, Y = problem(0, n=200, m=10)
+    monkeypatch.setenv("CAMCF_MEMORY_LIMIT", "1K")  # the 2,000 bytes of codes do not fit
+    for n_jobs in (1, 2):
+        with pytest.raises(ResourceLimitError, match="the codes of X"):
+            camcf.run(X, Y, n_jobs=n_jobs)
 
 
 def test_dask_cluster_gives_the_same_json():
@@ -183,7 +210,8 @@ def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch)
 
     calls = []
     real = tasks.dask_map
-    monkeypatch.setattr(tasks, "dask_map", lambda *a: calls.append(a[1].__name__) or real(*a))
+    monkeypatch.setattr(tasks, "dask_map",
+                        lambda *a, **k: calls.append((a[1].__name__, k)) or real(*a, **k))
     X, Y = problem(8, n=250, m=20)
     serial = quiet_run(X, Y, **HEAVIER).to_json(include_trace=True)
     with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
@@ -192,7 +220,9 @@ def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch)
         local = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
         monkeypatch.setattr(client, "run", lambda *a, **k: {"w": False})  # a remote folder
         remote = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
-    assert calls == ["_engine_table", "_targets_work"] * 2
+    # the tables' step keeps the workers' memory for the targets' step, which gives it back
+    assert calls == [("_engine_tables", {"release": False}),
+                     ("_targets_work", {"release": True})] * 2
     assert local.to_json(include_trace=True) == serial
     assert remote.to_json(include_trace=True) == serial
 
@@ -344,6 +374,16 @@ def test_parallel_tasks_cover_every_target_once_heaviest_first():
     for t in tasks:
         assert list(costs[t]) == sorted(costs[t], reverse=True)
     assert plan_tasks(costs[:3], 8) == [[i] for i in np.argsort(-costs[:3]).tolist()]
+    # with shares: totals in proportion (the large tasks first), each within the largest cost
+    shares = [4, 4, 1, 1, 1, 1]
+    tasks = plan_tasks(costs, 6, shares)
+    assert sorted(i for t in tasks for i in t) == list(range(200))
+    totals = [costs[t].sum() for t in tasks]
+    unit = costs.sum() / sum(shares)
+    for total, share in zip(totals, shares, strict=True):
+        assert abs(total - share * unit) <= costs.max()
+    assert min(totals[:2]) > max(totals[2:])
+    assert [len(t) for t in plan_tasks(np.ones(60), 6, shares)] == [20, 20, 5, 5, 5, 5]
 
 
 def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypatch):
@@ -352,7 +392,7 @@ def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypa
     import camcf.parallel
     import camcf.tasks
 
-    monkeypatch.setattr(camcf.tasks, "_TASKS_PER_WORKER", 1)
+    monkeypatch.setattr(camcf.tasks, "_TASK_SHARES", (1,))
     folders = []
 
     class Recorded(camcf.parallel.SharedArrays):
@@ -376,9 +416,9 @@ def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypa
         table[0, 0] += 1.0
     assert len(folders) == 1 and not os.path.exists(folders[0])
     assert set(par.stats["stages"]) == {"prepare", "tables", "targets"}
-    # CPU seconds: one per table task (each table in two row blocks for two workers) and per
-    # targets task (one task per worker here)
-    assert len(par.stats["cpu"]["tables"]) == 4 and len(par.stats["cpu"]["targets"]) == 2
+    # CPU seconds: one per table task (one task per worker, a row block of each table) and
+    # per targets task (one task per worker here)
+    assert len(par.stats["cpu"]["tables"]) == 2 and len(par.stats["cpu"]["targets"]) == 2
     assert len(serial.stats["cpu"]["tables"]) == len(serial.stats["cpu"]["targets"]) == 1
 
 
@@ -433,3 +473,22 @@ def test_packed_outcomes_travel_as_a_few_arrays_and_come_back_equal():
         assert r2.trace.keys() == r.trace.keys() and sets2 == sets and counters2 == counters
         for key, a in r.trace.items():
             assert r2.trace[key].dtype == a.dtype and r2.trace[key].tobytes() == a.tobytes()
+
+
+def test_a_mirrored_target_is_what_dataclasses_replace_gives():
+    """run's mirrors (the complementary category of a binary label) are made without the
+    dataclass's __init__: the same fields as dataclasses.replace gives, still frozen."""
+    import dataclasses
+
+    from camcf.algorithm import _mirror
+
+    X, Y = problem(2, n=150, m=8)
+    res = quiet_run(X, Y, **HEAVIER)
+    done = next(t for t in res.targets if not t.skipped and t.mirror_of is None and t.trace)
+    other = res.categories[done.id + 1]
+    got = _mirror(done, other, done.id)
+    assert got == dataclasses.replace(done, category=other, mirror_of=done.id)
+    assert got.category is other and got.mirror_of == done.id and got.trace is done.trace
+    assert done.category is not other and done.mirror_of is None  # the original is untouched
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.blanket = ()

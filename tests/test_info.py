@@ -672,3 +672,108 @@ def test_leave_one_out_runs_give_the_walk_and_the_strata_of_each_set(threshold):
     assert got == walked
     if threshold == 1.0:  # everything removed: the runs grow
         assert runs < len(members)
+
+
+def test_chain_counts_sorts_hashes_that_share_their_high_bits_exactly():
+    """_chain_counts sorts packed keys (a hash's high bits and the row); hashes that differ
+    only in their low bits would interleave there, so such a batch is sorted by its whole
+    hashes: the values and strata are those of the same hashes spread apart (same order)."""
+    from types import SimpleNamespace
+
+    from camcf.fast_counts import xlogx_table
+    from camcf.fast_walk import FastLeaveOneOut
+
+    rng = np.random.default_rng(3)
+    B, r, n = 4, 64, 200
+    W = rng.integers(0, 3, size=(B, r)).astype(np.uint8)
+    t = rng.integers(0, 2, size=r)
+    terms = rng.integers(0, 4, size=(B, r)).astype(np.uint64)
+    total = rng.integers(8, 12, size=r).astype(np.uint64)  # small hashes: their high bits agree
+    me = SimpleNamespace(engine=SimpleNamespace(n=n, _tab=xlogx_table(n)))
+    close = FastLeaveOneOut._chain_counts(me, W, terms, t, total, 3)
+    spread = FastLeaveOneOut._chain_counts(me, W, terms << np.uint64(20),
+                                           t, total << np.uint64(20), 3)
+    np.testing.assert_array_equal(close[1], spread[1])
+    np.testing.assert_array_equal(close[0], spread[0])
+    assert close[1].tolist() == [len(set((total - terms[:j + 1].sum(axis=0)).tolist()))
+                                 for j in range(B)]
+
+
+def test_sparse_counts_of_every_entry_match_the_columns_own_entries(monkeypatch):
+    """_cmi_given_codes on sparse features counts every stored entry at once
+    (camcf.sparse_counts.all_code_counts) when the columns asked hold a third of them or
+    more: bit for bit the values of counting each column's own entries, for all columns, a
+    subset of narrower codes than the widest and a few columns, given a joint code with dead
+    strata and one without."""
+    import scipy.sparse as sp
+
+    from camcf import fast_engine, sparse_counts
+
+    rng = np.random.default_rng(11)
+    n, m = 160, 30
+    X = rng.integers(1, 4, size=(n, m)) * (rng.random((n, m)) < 0.2)
+    X[:, :20] = np.minimum(X[:, :20], 1)  # 20 binary columns: code bound 2 below the widest 4
+    C = (rng.random((n, 3)) < 0.4).astype(np.uint8)
+    eng = FastEngine(sp.csc_matrix(X.astype(np.uint8)), C)
+    t = eng._target(0)
+    calls = []
+    real = sparse_counts.all_code_counts
+
+    def spy(*args):
+        out = real(*args)
+        calls.append(out is not None)
+        return out
+
+    for cond in ([m + 1], [m + 1, m + 2, 25, 26, 27]):
+        s, ns = eng.joint(cond)
+        for cols in (np.arange(m), np.arange(20), np.array([3, 22])):
+            monkeypatch.setattr(fast_engine, "all_code_counts", spy)
+            calls.clear()
+            got = eng._cmi_given_codes(t, cols, s, ns)
+            assert calls == [cols.size >= 20]  # a third of the entries or more: all counted
+            monkeypatch.setattr(fast_engine, "all_code_counts", lambda *a: None)
+            np.testing.assert_array_equal(got, eng._cmi_given_codes(t, cols, s, ns))
+
+
+def test_strata_of_a_set_one_column_beyond_a_kept_joint_code(monkeypatch):
+    """FastEngine.strata of a set whose joint code without one column is kept (the spouse
+    step's {x} ∪ R after R's) counts the distinct (code, column) pairs: no row hash, the
+    exact number of distinct rows."""
+    rng = np.random.default_rng(5)
+    n, m = 150, 8
+    X = rng.integers(0, 3, size=(n, m))
+    C = (rng.random((n, 3)) < 0.5).astype(int)
+    fast = FastEngine(X, C)
+    fast.joint([m, m + 2, 4])  # kept
+    monkeypatch.setattr(fast, "_hash", lambda cols: pytest.fail("hashed again"))
+    for extra in (0, 6, m + 1):
+        cond = [extra, m, m + 2, 4]
+        want = joint_codes(np.column_stack([X[:, c] if c < m else C[:, c - m]
+                                            for c in cond]))[1]
+        assert fast.strata(cond) == want
+
+
+def test_entry_keys_are_built_once_for_the_engines_over_one_x():
+    """The per-target engines over one sparse X share one read-only copy of its entry keys
+    (each entry's row and column·K + code), dropped with X; another X gets its own."""
+    import gc
+
+    import scipy.sparse as sp
+
+    from camcf import sparse_counts
+
+    rng = np.random.default_rng(2)
+    X = sp.csc_matrix((rng.integers(1, 3, size=(60, 9)) * (rng.random((60, 9)) < 0.3))
+                      .astype(np.uint8))
+    C = (rng.random((60, 2)) < 0.5).astype(np.uint8)
+    a, b = FastEngine(X, C), FastEngine(X, C)
+    rows, code, K = sparse_counts.entry_keys(a)
+    assert sparse_counts.entry_keys(b)[1] is code and not code.flags.writeable
+    col = np.repeat(np.arange(9), np.diff(X.indptr))
+    np.testing.assert_array_equal(rows, X.indices)
+    np.testing.assert_array_equal(code, col * K + X.data)
+    other = FastEngine(sp.csc_matrix(X.toarray()), C)
+    assert sparse_counts.entry_keys(other)[1] is not code
+    del a, b, other, X
+    gc.collect()
+    assert not sparse_counts._BY_X

@@ -97,10 +97,11 @@ def test_a_row_block_of_narrow_features_sums_as_the_whole_table_does():
         assert np.array_equal(rows, whole[a:b]), (a, b)
 
 
-def test_parallel_tables_give_both_layouts_and_the_cost_counts():
+def test_parallel_tables_give_each_table_once_and_the_cost_counts():
     """parallel_tables (threads here) gives each table bit for bit as the serial engine does,
-    row-major for the result and column-major for the target tasks, and per column the counts
-    of values above δ1 / δ2 that target_costs would count from the whole tables."""
+    written once in the layout the target tasks read (the MI table row-major, the category
+    table column-major), and per column the counts of values above δ1 / δ2 that target_costs
+    would count from the whole tables."""
     import joblib
 
     from camcf.parallel import SharedArrays
@@ -115,14 +116,14 @@ def test_parallel_tables_give_both_layouts_and_the_cost_counts():
     cpu: list = []
     with SharedArrays() as store, joblib.parallel_backend("threading", n_jobs=2):
         collect = parallel_tables("fast", (X, C, spec, leaves), store, 2, cpu, params)
-        rows, cols, counts = collect()
-        for t, r, c in zip(tables, rows, cols, strict=True):
-            assert np.array_equal(r, t) and np.array_equal(c, t)
-            assert r.flags.c_contiguous and c.flags.f_contiguous
+        got, counts = collect()
+        for t, g in zip(tables, got, strict=True):
+            assert np.array_equal(g, t)
+        assert got[0].flags.c_contiguous and got[1].flags.f_contiguous
         want = table_counts(tables, params)
         assert all(np.array_equal(a, b) for a, b in zip(counts, want, strict=True))
         assert want[0].sum() > 0 and want[1].sum() > 0  # the thresholds cut somewhere
-    assert len(cpu) == 4  # two blocks of each table for two workers
+    assert len(cpu) == 2  # two tasks for two workers, a block of each table in each
     from camcf.result import Category
 
     todo = [Category(id=i, label_index=0, label="l", value=0, name="0", size=1)
