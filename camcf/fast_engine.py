@@ -59,7 +59,8 @@ _SUBSET_SEARCH = 16  # columns up to which strata() looks for a kept code of all
 _SCIPY_ROWS = 128  # sparse columns from which rows_of goes through scipy (4× faster at 900)
 _LAZY = object()  # an input of the tables not given to the engine: computed when needed
 _CACHE_ROWS = 64  # rows of the category table whose arithmetic goes at once (in cache)
-_CACHE_FEATURES = 16  # ... and of the feature table
+_CACHE_CELLS = 1 << 16  # ... and (value, indicator) cells of the feature table's (16
+# features × 1,000 categories of binary codes; more features when there are fewer categories)
 
 
 def complements(C: np.ndarray, ones: np.ndarray) -> np.ndarray:
@@ -398,8 +399,9 @@ class FastEngine(EngineBase):
                 n1[:, 1:, drop] = marg[:, 1:, None] - n1[:, 1:, drop - 1]
             n1[:, 0, :] = t_counts[None, :] - n1[:, 1:, :].sum(axis=1)
             marg[:, 0] = n - marg[:, 1:].sum(axis=1)
-            for a2 in range(0, b - a, _CACHE_FEATURES):  # rows whose values stay in cache
-                b2 = min(b - a, a2 + _CACHE_FEATURES)
+            step = max(1, _CACHE_CELLS // (2 * K * Q))  # rows whose values stay in cache
+            for a2 in range(0, b - a, step):
+                b2 = min(b - a, a2 + step)
                 out[a + a2 - lo:a + b2 - lo] = self._mi_blocks(n1[a2:b2], marg[a2:b2], t_counts)
         return out
 
