@@ -28,7 +28,6 @@ Example
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import time
 import warnings
 from collections.abc import Callable
@@ -813,4 +812,6 @@ def _reintern(res: TargetResult, local_sets: CondSetList, cond_sets: CondSets
     ids = cond_sets.merge(local_sets)
     trace = dict(res.trace)
     trace["cond"] = ids[trace["cond"]]
-    return dataclasses.replace(res, trace=trace)
+    out = object.__new__(type(res))  # dataclasses.replace without __init__ (see _mirror)
+    out.__dict__.update(res.__dict__, trace=trace)
+    return out

@@ -552,20 +552,29 @@ class CondSets:
     def merge(self, sets: CondSetList) -> np.ndarray:
         """The ids of another interner's frozen ``sets`` in this one (new ones added in their
         order, with their strata)."""
-        out = [0] * len(sets)
         ids = self._ids
         buf = np.ascontiguousarray(sets.values, dtype=np.int32).tobytes()  # keys are slices
         off = (4 * sets.offsets).tolist()
+        keys = [buf[a:b] for a, b in zip(off[:-1], off[1:], strict=True)]
+        out = [ids.get(key, -1) for key in keys]
+        new = [j for j, i in enumerate(out) if i < 0]
         strata = sets.strata.tolist()
-        for j in range(len(sets)):
-            key = buf[off[j]:off[j + 1]]
-            i = ids.get(key)
-            if i is None:
-                i = len(self._keys)
-                ids[key] = i
-                self._keys.append(key)
-                self._strata.append(strata[j])
-            out[j] = i
+        added = [keys[j] for j in new]
+        if len(set(added)) < len(added):  # a set listed twice: one at a time
+            for j in new:
+                i = ids.get(keys[j])
+                if i is None:
+                    i = ids[keys[j]] = len(self._keys)
+                    self._keys.append(keys[j])
+                    self._strata.append(strata[j])
+                out[j] = i
+        elif new:  # (the sets of one interner are distinct: the new ones get the next ids)
+            first = len(self._keys)
+            ids.update(zip(added, range(first, first + len(new)), strict=True))
+            self._keys.extend(added)
+            self._strata.extend(strata[j] for j in new)
+            for i, j in enumerate(new, first):
+                out[j] = i
         return np.array(out, dtype=np.int32)
 
 
