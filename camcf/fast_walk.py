@@ -25,6 +25,7 @@ from .info import (
 _TALL = 1 << 15  # rows from which a batch's strata come from one hash factorisation per set
 _RADIX_STATES = 1 << 12  # joint states up to which single values number strata by a code
 _PACK_ROWS = 1 << 12  # rows up to which a batch sorts packed keys (see _chain_counts)
+_ARGSORT_CELLS = 1536  # ... from this many rows × sets (below, an argsort takes fewer calls)
 _WALK_BATCH = 64  # most backward-elimination steps computed together (see FastLeaveOneOut)
 
 
@@ -378,7 +379,7 @@ class FastLeaveOneOut(LeaveOneOut):
         H = np.cumsum(terms, axis=0, dtype=np.uint64)  # Σ of removed terms (mod 2^64)
         np.subtract(total[None, :], H, out=H)
         Hs = None
-        if nr <= _PACK_ROWS:
+        if _ARGSORT_CELLS <= B * nr and nr <= _PACK_ROWS:
             # one sort of keys (hash with its low bits replaced by the row position): a plain
             # sort is several times faster than an argsort. The keys order the rows by their
             # hash's high bits; where two different hashes share them (about 2^-52 a pair),
