@@ -201,6 +201,25 @@ def test_cond_sets_are_interned_as_arrays_with_their_strata():
     assert pickle.loads(pickle.dumps(frozen_sets)) == frozen_sets
 
 
+def test_merge_gives_the_ids_of_adding_the_sets_one_at_a_time():
+    from camcf.trace import CondSetList
+
+    def one_by_one(target: CondSets, sets: CondSetList) -> list[int]:
+        return [target.id(sets.array(j), int(sets.strata[j])) for j in range(len(sets))]
+
+    incoming = [
+        CondSetList.of([(3, 4), (), (9,), (1, 2)], strata=[6, 1, 2, 4]),
+        CondSetList.of([(1, 2), (5,), (3, 4), (7, 8, 9)], strata=[4, 3, 6, 12]),
+        CondSetList.of([(5,), (2, 6), (2, 6)], strata=[3, 8, 8]),  # a new set listed twice
+    ]
+    bulk, loop = CondSets(), CondSets()
+    for sets in incoming:
+        assert bulk.merge(sets).tolist() == one_by_one(loop, sets)
+    assert bulk.freeze() == loop.freeze()
+    assert list(bulk.freeze()) == [(3, 4), (), (9,), (1, 2), (5,), (7, 8, 9), (2, 6)]
+    assert bulk.freeze().strata.tolist() == [6, 1, 2, 4, 3, 12, 8]
+
+
 @pytest.mark.parametrize("level", LEVELS)
 def test_add_block_records_what_add_one_records(level):
     """add_block (rows of two steps over three sets, sets given as arrays, bytes or
