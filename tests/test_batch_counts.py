@@ -9,11 +9,18 @@ import dataclasses
 import numpy as np
 import pytest
 
-from camcf import batch_counts
+from camcf import batch_counts, fast_engine
 from camcf.algorithm import check_params
 from camcf.fast_engine import FastEngine
 from camcf.result import Category
 from camcf.tasks import target_work, targets_work
+
+
+@pytest.fixture(autouse=True)
+def _by_rows_on_small_data(monkeypatch):
+    """These data are small (400 rows): count by rows anyway, as on larger data, so that the
+    joint cells and the products over many targets are exercised."""
+    monkeypatch.setattr(fast_engine, "_ROWS_FROM", 0)
 
 
 def _data(seed: int = 5, n: int = 400, m: int = 30):
@@ -225,3 +232,30 @@ def test_spouse_steps_of_engines_of_other_data_are_each_alone():
         assert {k: v.tolist() for k, v in job[6].freeze().items()} == {
             k: v.tolist() for k, v in ref[6].freeze().items()}
     assert {job[0].m for job in jobs} == {30, 18} and any(got)
+
+
+def test_small_data_counted_without_rows_gives_the_values_of_counting_by_rows(monkeypatch):
+    """Below ``_ROWS_FROM`` rows the engine counts dense features by BLAS products and
+    bincounts, not by rows: a whole run (every value, record and conditioning set, at the
+    full level) is bit for bit the run counted by rows."""
+    import camcf
+
+    X, C = _data(11, n=300, m=24)
+    Y = C[:, 1::2]
+    params = dict(delta1=0.005, delta2=0.01, k1=1.0, k2=0.5, trace="full")
+    used = []
+    by_rows = FastEngine._counts_rows
+    monkeypatch.setattr(FastEngine, "_counts_rows", lambda self, *a: (
+        used.append(1) or by_rows(self, *a)))
+    monkeypatch.setattr(fast_engine, "_ROWS_FROM", 10**9)
+    plain = camcf.run(X, Y, **params)
+    assert not used
+    monkeypatch.setattr(fast_engine, "_ROWS_FROM", 0)
+    rows = camcf.run(X, Y, **params)
+    assert used  # the other run did count by rows
+    assert plain.stats["tests"] == rows.stats["tests"] > 100
+    assert plain.cond_sets == rows.cond_sets
+    for a, b in zip(plain.targets, rows.targets, strict=True):
+        assert a.blanket == b.blanket and a.spouses == b.spouses
+        for k in a.trace:
+            assert np.array_equal(a.trace[k], b.trace[k], equal_nan=a.trace[k].dtype.kind == "f")

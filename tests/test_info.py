@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from camcf import fast_engine
 from camcf.engines import ENGINES
 from camcf.fast_engine import FastEngine
 from camcf.info import (
@@ -288,13 +289,14 @@ def test_counting_by_rows_matches_the_other_counting_paths(codes, dense, monkeyp
     one otherwise)
     gives bit for bit the values of the engine without indicators (bincount counting), and
     the reference's to 1e-12, with and without dead strata."""
-    from camcf import fast_engine
     from camcf.fast_counts import (
         category_indicators,
         feature_indicators,
         indicator_rows,
         pool_cardinality,
     )
+
+    monkeypatch.setattr(fast_engine, "_ROWS_FROM", 0)  # by rows on small data too
 
     rng = np.random.default_rng(10 + codes)
     n, m = 250, 30
@@ -505,6 +507,7 @@ def test_joint_cells_give_the_separate_sets_values(fixed, monkeypatch):
     """The spouse step's sets counted from one product over their joint cells (t, S, x_1, …)
     give, bit for bit, the values and counters of counting each set on its own (the lead
     given S, then S ∪ {x} for each x), with and without a lead."""
+    monkeypatch.setattr(fast_engine, "_ROWS_FROM", 0)  # by rows on small data too
     rng = np.random.default_rng(11)
     n, m = 400, 24
     X = rng.integers(0, 3, size=(n, m))
