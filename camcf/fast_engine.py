@@ -50,7 +50,9 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
 
 _ROWS_CODES = 4  # most codes ≥ 1 per feature for counting by rows (FastEngine._counts_rows)
-_ROWS_FROM = 1024  # ... and fewest rows (on fewer, a BLAS product per set takes fewer calls)
+_ROWS_FROM = 1 << 14  # ... and fewest indicator cells, rows × (codes − 1) × features (on
+# fewer, as on flags-mat's 5,016, a BLAS product per set takes fewer calls; chd49's 54,390
+# are counted faster by rows)
 _SPARSE_CATEGORIES = 0.1  # share of ones under which the tables count categories sparsely
 _DENSE_ONEHOT_CELLS = 1 << 18  # cells × rows up to which counting by rows may multiply dense
 _GEMM_CELLS = 8  # ... and cells up to which it does (a multiply-add per cell and row)
@@ -566,7 +568,7 @@ class FastEngine(EngineBase):
         and a product output within the cell budget)."""
         rows = self._rows
         return (rows is not None and cols.size > 0 and 4 * cols.size >= self.m
-                and self.n >= _ROWS_FROM
+                and rows.size >= _ROWS_FROM
                 and rows.shape[1] <= _ROWS_CODES * self.m  # a row costs (K − 1)·m adds
                 and int(cols.max()) < self.m and 2 * S * rows.shape[1] <= _CELL_BUDGET)
 

@@ -235,9 +235,9 @@ def test_spouse_steps_of_engines_of_other_data_are_each_alone():
 
 
 def test_small_data_counted_without_rows_gives_the_values_of_counting_by_rows(monkeypatch):
-    """Below ``_ROWS_FROM`` rows the engine counts dense features by BLAS products and
-    bincounts, not by rows: a whole run (every value, record and conditioning set, at the
-    full level) is bit for bit the run counted by rows."""
+    """Below ``_ROWS_FROM`` indicator cells the engine counts dense features by BLAS
+    products and bincounts, not by rows: a whole run (every value, record and conditioning
+    set, at the full level) is bit for bit the run counted by rows."""
     import camcf
 
     X, C = _data(11, n=300, m=24)
