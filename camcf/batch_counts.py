@@ -513,6 +513,85 @@ def _screen(plans: list[ExtrasPlan], v1: np.ndarray) -> None:
             a += k
 
 
+def single_values(requests: list[tuple]) -> list[tuple[float, int, bool]]:
+    """I(t; V_f | S) for many requests ``(engine, target, f, S)`` (S: a list of pool columns,
+    the columns' codes small enough that their mixed-radix code has at most
+    :data:`SINGLE_STATES` states), each on its own :class:`~camcf.fast_engine.FastEngine`:
+    ``(value, strata of S, whether the value was read from the tables)`` per request, bit for
+    bit what the backward walk's single value (:class:`camcf.fast_walk.FastLeaveOneOut`) gives
+    (S empty: the table's value).
+
+    The strata of S are numbered by first appearance (as the walk numbers them: any exact
+    code of S gives the same numbers), the counts of (stratum, code, t) of every request come
+    from one bincount, and the values of requests of one shape (strata, codes of f) from one
+    :func:`camcf.info.cmi_from_counts` call: each table summed alone, in the same order."""
+    out: list = [None] * len(requests)
+    todo = []
+    for i, (eng, target, f, S) in enumerate(requests):
+        if not len(S):
+            out[i] = (eng._table_value(int(f), target), 1, True)
+        else:
+            todo.append(i)
+    if not todo:
+        return out
+    eng0 = requests[todo[0]][0]
+    n = eng0.n
+    G = len(todo)
+    codes = np.zeros((G, n), dtype=np.int64)
+    bounds = np.empty(G, dtype=np.int64)
+    for g, i in enumerate(todo):
+        eng, _, _, S = requests[i]
+        place = 1
+        row = codes[g]
+        for c in S:
+            row += eng.column(c).astype(np.int64) * place
+            place *= int(eng.card[c])
+        bounds[g] = place
+    # the strata numbered by first appearance, every request at once
+    B = int(bounds.max())
+    flat = codes + (np.arange(G, dtype=np.int64) * B)[:, None]
+    first = np.full(G * B, n, dtype=np.int64)
+    np.minimum.at(first, flat.ravel(), np.tile(np.arange(n, dtype=np.int64), G))
+    first = first.reshape(G, B)
+    ns = np.count_nonzero(first < n, axis=1)
+    label = np.empty((G, B), dtype=np.int64)
+    label[np.arange(G)[:, None], np.argsort(first, axis=1, kind="stable")] = np.arange(B)
+    s = np.take_along_axis(label, codes, axis=1)
+    k = np.array([int(requests[i][0].card[requests[i][2]]) for i in todo], dtype=np.int64)
+    size = ns * k * 2
+    off = np.zeros(G + 1, dtype=np.int64)
+    np.cumsum(size, out=off[1:])
+    X = eng0.X
+    fs = np.array([requests[i][2] for i in todo], dtype=np.int64)
+    if isinstance(X, np.ndarray) and int(fs.max()) < X.shape[1] and all(
+            requests[i][0].X is X for i in todo):  # features of one dense X: at once
+        key = X[:, fs].T.astype(np.int64)
+    else:
+        key = np.stack([requests[i][0].column(requests[i][2]) for i in todo]).astype(np.int64)
+    key *= 2
+    key += np.stack([requests[i][0]._target(requests[i][1]) for i in todo])
+    s *= (2 * k)[:, None]
+    key += s
+    key += off[:-1, None]
+    counts = np.bincount(key.ravel(), minlength=int(off[-1]))
+    shapes: dict[tuple[int, int], list[int]] = {}
+    for g, shape in enumerate(zip(ns.tolist(), k.tolist(), strict=True)):
+        shapes.setdefault(shape, []).append(g)
+    for (nsg, kg), members in shapes.items():
+        c = counts[off[members][:, None] + np.arange(nsg * kg * 2)].reshape(
+            len(members), nsg, kg, 2)
+        ts = _sum_axes(c, 2)  # (stratum, t)
+        vals = cmi_from_counts(c, n, margins=(c[..., 0] + c[..., 1], ts, ts[..., 0] + ts[..., 1]),
+                               batch=1, table=eng0._tab)
+        for g, v in zip(members, np.atleast_1d(vals).tolist(), strict=True):
+            out[todo[g]] = (v, nsg, False)
+    return out
+
+
+SINGLE_STATES = 1 << 12  # joint states of S up to which single_values counts it (the walk's
+# exact code; beyond, the walk numbers S's strata from its row hash)
+
+
 class AtMost:
     """A screen's ``keep`` for :meth:`camcf.info.Engine.screen_then_extras`: the values whose
     rounded value (:func:`camcf.info.rounded`) is at most ``limit``. Elementwise: the plans
@@ -558,6 +637,7 @@ def _values_many(counts: np.ndarray, ts_counts: np.ndarray, S: int, eng,
                            batch=2, table=eng._tab)
 
 
-__all__ = ["AtMost", "ExtrasPlan", "cmi_many_batch", "extras_plan", "extras_plans", "joint_cells",
-           "joint_cells_many", "joint_extras", "lead_cells", "lookups_many", "screen_plan",
-           "screen_plans", "screen_then_extras_many"]
+__all__ = ["SINGLE_STATES", "AtMost", "ExtrasPlan", "cmi_many_batch", "extras_plan",
+           "extras_plans", "joint_cells", "joint_cells_many", "joint_extras", "lead_cells",
+           "lookups_many", "screen_plan", "screen_plans", "screen_then_extras_many",
+           "single_values"]

@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
-from ..batch_counts import AtMost, screen_then_extras_many
-from ..info import rounded
+from ..batch_counts import SINGLE_STATES, AtMost, screen_then_extras_many, single_values
+from ..info import _JOINT_CACHE_BYTES, rounded
 from ..trace import TARGET, TraceBuilder, decide
 
 _BLOCK_ROWS = 8  # backward values from which a run's rows are recorded as one block
@@ -32,6 +32,36 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
 
     ``s`` holds s_f for every feature (bits).
     """
+    return parents_children_many([(engine, target, s, R, delta1, k1, tb)])[0]
+
+
+def parents_children_many(jobs: list[tuple]) -> list[tuple[list[int], list[int], list[int]]]:
+    """:func:`parents_children` of several targets, each job ``(engine, target, s, R, delta1,
+    k1, tb)``: the walks of at most two kept candidates (every value a single one, see
+    :func:`_short_walks`) advance together, their values of a round counted in one call
+    (:func:`camcf.batch_counts.single_values`); each other target walks alone. Each target's
+    result and record are those of :func:`parents_children` alone."""
+    firsts = [_first_step(engine, s, delta1, k1, tb)
+              for engine, _, s, _, delta1, k1, tb in jobs]
+    pcs: list = [None] * len(jobs)
+    short = [i for i, (job, (_, kept)) in enumerate(zip(jobs, firsts, strict=True))
+             if _short(job[0], kept, job[3])]
+    for i, pc in zip(short, _short_walks([(*jobs[i][:2], firsts[i][1], jobs[i][3],
+                                           jobs[i][4], jobs[i][6]) for i in short]),
+                     strict=True):
+        pcs[i] = pc
+    out = []
+    for (engine, target, _, R, delta1, _, tb), (order, kept), pc in zip(jobs, firsts, pcs,
+                                                                         strict=True):
+        if pc is None:
+            pc = _backward(engine, target, kept, R, delta1, tb)
+        out.append(([int(f) for f in order], kept, pc))
+    return out
+
+
+def _first_step(engine, s: np.ndarray, delta1: float, k1: float, tb: TraceBuilder
+                ) -> tuple[np.ndarray, list[int]]:
+    """Phase 2's first step: the candidates sorted and the kept ones (recorded)."""
     rs = rounded(s)
     cand = np.nonzero(rs > delta1)[0]
     order = cand[np.argsort(-rs[cand], kind="stable")]
@@ -43,7 +73,72 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
     tb.add("feature-mi", TARGET, np.asarray(kept, dtype=np.int64), [], s[kept], delta1, "kept")
     tb.add("feature-mi", TARGET, cut, [], s[cut], delta1, "cut-k1")
     tb.add("feature-mi", TARGET, below, [], s[below], delta1, "below-delta1")
+    return order, kept
 
+
+def _short(engine, kept: list[int], R: list[int]) -> bool:
+    """Whether the backward walk over ``kept`` given R takes each value alone from the exact
+    code of its set (:class:`camcf.fast_walk.FastLeaveOneOut`: at most two members, whose
+    runs are single values, and few joint states), so that :func:`_short_walks` may count
+    it with other targets'."""
+    if not kept or len(kept) > 2 or not hasattr(engine, "_extras_finish"):
+        return False
+    cols = kept + [q + engine.m for q in R]
+    if len(cols) > SINGLE_STATES.bit_length() or len(kept) * engine.n * 9 > _JOINT_CACHE_BYTES:
+        return False
+    return math.prod(engine.card[cols].tolist()) <= SINGLE_STATES
+
+
+def _short_walks(jobs: list[tuple]) -> list[list[int]]:
+    """The PC of each job ``(engine, target, kept, R, delta1, tb)`` (:func:`_short`): the
+    walks advance together, one value of each per round."""
+    walks = [_walk_steps(*job) for job in jobs]
+    pcs: list = [None] * len(jobs)
+    asks: dict[int, tuple] = {}
+    for i, w in enumerate(walks):
+        _send(w, None, i, asks, pcs)
+    while asks:
+        items = list(asks.items())
+        asks = {}
+        got = single_values([(jobs[i][0], jobs[i][1], f, S) for i, (f, S) in items])
+        for (i, _), answer in zip(items, got, strict=True):
+            _send(walks[i], answer, i, asks, pcs)
+    return pcs
+
+
+def _send(steps, value, i: int, asks: dict, results: list) -> None:
+    """Send ``value`` to a generator of steps: its next request goes to ``asks``, its result
+    (when it has finished) to ``results``."""
+    try:
+        asks[i] = steps.send(value)
+    except StopIteration as stop:
+        results[i] = stop.value
+
+
+def _walk_steps(engine, target: int, kept: list[int], R: list[int], delta1: float,
+                tb: TraceBuilder):
+    """A short backward walk (:func:`_short`) as a generator: yields ``(f, S)`` for
+    I(t; X_f | S), S = (PC − f) ∪ R, is sent ``(value, strata of S, read from the tables)``,
+    records the row and returns PC: the values, rows and counters of :func:`_backward`."""
+    R_pool = [q + engine.m for q in R]
+    pc = list(kept)
+    for f in kept:
+        S = [g for g in pc if g != f] + R_pool
+        v, ns, from_table = yield f, S
+        engine._counted(computed=not from_table, lookups=from_table)
+        out = rounded(v) <= delta1
+        tb.add_one("backward", TARGET, f, lambda S=S: np.asarray(S, dtype=np.int32).tobytes(),
+                   v, delta1, "removed" if out else "stays", strata=lambda ns=ns: ns)
+        if out:
+            pc.remove(f)
+    return pc
+
+
+def _backward(engine, target: int, kept: list[int], R: list[int], delta1: float,
+              tb: TraceBuilder) -> list[int]:
+    """Phase 2's backward walk over ``kept`` given R (recorded): PC."""
+    if not kept:
+        return []
     R_arr = np.asarray([q + engine.m for q in R], dtype=np.int32)
     R_bytes = R_arr.tobytes()
     loo = engine.leave_one_out(target, kept, R_arr.tolist())
@@ -86,8 +181,7 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
             loo.remove_many(kept[i:i + gone])
             in_pc[i:i + gone] = False
         i += used
-    pc = kept_arr[in_pc].tolist()
-    return [int(f) for f in order], kept, pc
+    return kept_arr[in_pc].tolist()
 
 
 def spouses(engine, target: int, s: np.ndarray, pc: list[int], R: list[int], delta1: float,

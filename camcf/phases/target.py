@@ -25,7 +25,7 @@ from ..trace import (
     CondSets,
     TraceBuilder,
 )
-from .local_structure import parents_children, spouses_many
+from .local_structure import parents_children_many, spouses_many
 from .pruning import symmetry_and_redundancy, symmetry_and_redundancy_many
 from .recovery import recover_blocked
 from .skeleton import label_skeletons
@@ -101,12 +101,16 @@ def run_targets(engines: Sequence, categories: Sequence[Category], others: Seque
         tbs = [TraceBuilder(cond_sets[i], trace, strata=engines[i].strata) for i in group]
         skeletons = label_skeletons([(engines[i], categories[i].id, others[i], d2, tb)
                                      for i, tb in zip(group, tbs, strict=True)])
+        ss = [engines[i].mi_table()[:, categories[i].id] if scores[i] is None else scores[i]
+              for i in group]
+        walks = parents_children_many([
+            (engines[i], categories[i].id, s, R, d1, params["k1"], tb)
+            for i, tb, s, (R, _) in zip(group, tbs, ss, skeletons, strict=True)])
         waiting: list[tuple] = []
         held = 0
-        for i, tb, (R, sk_cands) in zip(group, tbs, skeletons, strict=True):
+        for i, tb, s, (R, sk_cands), (cands_all, kept, pc) in zip(group, tbs, ss, skeletons,
+                                                                  walks, strict=True):
             engine, c = engines[i], categories[i]
-            s = engine.mi_table()[:, c.id] if scores[i] is None else scores[i]
-            cands_all, kept, pc = parents_children(engine, c.id, s, R, d1, params["k1"], tb)
             waiting.append((engine, c, others[i], tb, s, R, sk_cands, cands_all, kept, pc))
             held += getattr(engine, "_joint_bytes", 0)
             if held > _BATCH_BYTES:
