@@ -514,78 +514,103 @@ def _screen(plans: list[ExtrasPlan], v1: np.ndarray) -> None:
 
 
 def single_values(requests: list[tuple]) -> list[tuple[float, int, bool]]:
-    """I(t; V_f | S) for many requests ``(engine, target, f, S)`` (S: a list of pool columns,
-    the columns' codes small enough that their mixed-radix code has at most
-    :data:`SINGLE_STATES` states), each on its own :class:`~camcf.fast_engine.FastEngine`:
-    ``(value, strata of S, whether the value was read from the tables)`` per request, bit for
-    bit what the backward walk's single value (:class:`camcf.fast_walk.FastLeaveOneOut`) gives
-    (S empty: the table's value).
+    """I(t; V_f | S) for many requests ``(engine, target, f, S)`` (S: a list of pool columns
+    whose mixed-radix code has at most :data:`SINGLE_STATES` states), each on its own
+    :class:`~camcf.fast_engine.FastEngine`: ``(value, strata of S, whether the value was read
+    from the tables)`` per request, bit for bit what the backward walk's single value
+    (:class:`camcf.fast_walk.FastLeaveOneOut`) gives (S empty: the table's value).
 
-    The strata of S are numbered by first appearance (as the walk numbers them: any exact
-    code of S gives the same numbers), the counts of (stratum, code, t) of every request come
-    from one bincount, and the values of requests of one shape (strata, codes of f) from one
-    :func:`camcf.info.cmi_from_counts` call: each table summed alone, in the same order."""
+    The walk numbers the strata of S by first appearance (any exact code of S gives the same
+    numbers): here the counts of (code of S, code of f, t) of the requests whose f has one
+    number of codes come from one bincount, and each request's strata are then put in order
+    of first appearance; the values of requests of one shape (strata, codes of f) come from
+    one :func:`camcf.info.cmi_from_counts` call, each table summed alone, in the same order."""
     out: list = [None] * len(requests)
-    todo = []
+    by_k: dict[int, list[int]] = {}
     for i, (eng, target, f, S) in enumerate(requests):
         if not len(S):
             out[i] = (eng._table_value(int(f), target), 1, True)
         else:
-            todo.append(i)
-    if not todo:
-        return out
+            by_k.setdefault(int(eng.card[f]), []).append(i)
+    for k, todo in by_k.items():
+        _single_values(requests, todo, k, out)
+    return out
+
+
+_PREFIX = 64  # rows in which the first appearance of every code is looked for first
+
+
+def _single_values(requests: list[tuple], todo: list[int], k: int, out: list) -> None:
+    """:func:`single_values` of the requests ``todo``, whose f has ``k`` codes."""
     eng0 = requests[todo[0]][0]
-    n = eng0.n
-    G = len(todo)
-    codes = np.zeros((G, n), dtype=np.int64)
-    bounds = np.empty(G, dtype=np.int64)
-    for g, i in enumerate(todo):
-        eng, _, _, S = requests[i]
-        place = 1
-        row = codes[g]
+    n, G, m = eng0.n, len(todo), eng0.m
+    # each request's key per row: ((request·B + code of S)·k + code of f)·2 + t, the code of
+    # S mixed-radix over its columns; as a sum of the pool columns read times their places
+    cols: list[int] = []  # per request: t (as a pool column), f, then S's columns
+    places: list[int] = []
+    sizes = []
+    B = 1
+    for i in todo:
+        eng, target, f, S = requests[i]
+        cols += [m + int(target), int(f)]
+        places += [1, 2]
+        place = 2 * k
         for c in S:
-            row += eng.column(c).astype(np.int64) * place
+            cols.append(int(c))
+            places.append(place)
             place *= int(eng.card[c])
-        bounds[g] = place
-    # the strata numbered by first appearance, every request at once
-    B = int(bounds.max())
-    flat = codes + (np.arange(G, dtype=np.int64) * B)[:, None]
-    first = np.full(G * B, n, dtype=np.int64)
-    np.minimum.at(first, flat.ravel(), np.tile(np.arange(n, dtype=np.int64), G))
-    first = first.reshape(G, B)
-    ns = np.count_nonzero(first < n, axis=1)
-    label = np.empty((G, B), dtype=np.int64)
-    label[np.arange(G)[:, None], np.argsort(first, axis=1, kind="stable")] = np.arange(B)
-    s = np.take_along_axis(label, codes, axis=1)
-    k = np.array([int(requests[i][0].card[requests[i][2]]) for i in todo], dtype=np.int64)
-    size = ns * k * 2
-    off = np.zeros(G + 1, dtype=np.int64)
-    np.cumsum(size, out=off[1:])
-    X = eng0.X
-    fs = np.array([requests[i][2] for i in todo], dtype=np.int64)
-    if isinstance(X, np.ndarray) and int(fs.max()) < X.shape[1] and all(
-            requests[i][0].X is X for i in todo):  # features of one dense X: at once
-        key = X[:, fs].T.astype(np.int64)
+        sizes.append(len(S) + 2)
+        B = max(B, place // (2 * k))
+    X, C = eng0.X, eng0.C
+    col = np.array(cols, dtype=np.int64)
+    dt = np.int32 if G * B * k * 2 < 2**31 else np.int64
+    M = np.empty((col.size, n), dtype=dt)
+    if isinstance(X, np.ndarray) and all(requests[i][0].X is X and requests[i][0].C is C
+                                         for i in todo):  # one dense X and C: read at once
+        feat = col < m
+        M[feat] = X[:, col[feat]].T
+        M[~feat] = C[:, col[~feat] - m].T
     else:
-        key = np.stack([requests[i][0].column(requests[i][2]) for i in todo]).astype(np.int64)
-    key *= 2
-    key += np.stack([requests[i][0]._target(requests[i][1]) for i in todo])
-    s *= (2 * k)[:, None]
-    key += s
-    key += off[:-1, None]
-    counts = np.bincount(key.ravel(), minlength=int(off[-1]))
-    shapes: dict[tuple[int, int], list[int]] = {}
-    for g, shape in enumerate(zip(ns.tolist(), k.tolist(), strict=True)):
-        shapes.setdefault(shape, []).append(g)
-    for (nsg, kg), members in shapes.items():
-        c = counts[off[members][:, None] + np.arange(nsg * kg * 2)].reshape(
-            len(members), nsg, kg, 2)
+        at = 0
+        for i, size in zip(todo, sizes, strict=True):
+            M[at:at + size] = requests[i][0].rows_of(col[at:at + size])
+            at += size
+    M *= np.array(places, dtype=dt)[:, None]
+    starts = np.zeros(G, dtype=np.int64)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    size = np.array(sizes)
+    key = M[starts] + M[starts + 1]
+    for j in range(2, int(size.max())):  # the columns of S, position by position
+        more = np.flatnonzero(size > j)
+        if more.size == G:
+            key += M[starts + j]
+        else:
+            key[more] += M[starts[more] + j]
+    key += (np.arange(G, dtype=dt) * (B * k * 2))[:, None]
+    counts = np.bincount(key.ravel(), minlength=G * B * k * 2).reshape(G, B, k, 2)
+    present = (counts.reshape(G, B, 2 * k) > 0).any(axis=2)
+    # each code of S's first row: looked for in the first rows, then in all when one is not
+    first = np.full(G * B, n, dtype=np.int64)
+    P = min(n, _PREFIX)
+    np.minimum.at(first, key[:, :P].ravel() // (2 * k),
+                  np.tile(np.arange(P, dtype=np.int64), G))
+    if np.any(present.ravel() & (first == n)):
+        np.minimum.at(first, key.ravel() // (2 * k), np.tile(np.arange(n, dtype=np.int64), G))
+    first = first.reshape(G, B)
+    order = np.argsort(first, axis=1, kind="stable")  # present codes first, as they appear
+    ns = np.count_nonzero(present, axis=1).tolist()
+    shapes: dict[int, list[int]] = {}
+    for g, s in enumerate(ns):
+        shapes.setdefault(s, []).append(g)
+    tab = eng0._tab
+    for s, members in shapes.items():
+        rows = np.asarray(members)
+        c = counts[rows[:, None], order[rows, :s]]  # (requests, strata, code of f, t)
         ts = _sum_axes(c, 2)  # (stratum, t)
         vals = cmi_from_counts(c, n, margins=(c[..., 0] + c[..., 1], ts, ts[..., 0] + ts[..., 1]),
-                               batch=1, table=eng0._tab)
+                               batch=1, table=tab)
         for g, v in zip(members, np.atleast_1d(vals).tolist(), strict=True):
-            out[todo[g]] = (v, nsg, False)
-    return out
+            out[todo[g]] = (v, s, False)
 
 
 SINGLE_STATES = 1 << 12  # joint states of S up to which single_values counts it (the walk's
