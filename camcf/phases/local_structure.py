@@ -21,7 +21,7 @@ import numpy as np
 
 from ..batch_counts import SINGLE_STATES, AtMost, screen_then_extras_many, single_values
 from ..info import _JOINT_CACHE_BYTES, rounded
-from ..trace import TARGET, TraceBuilder, decide
+from ..trace import DECISION_CODE, TARGET, TraceBuilder, decide
 
 _BLOCK_ROWS = 8  # backward values from which a run's rows are recorded as one block
 
@@ -41,8 +41,7 @@ def parents_children_many(jobs: list[tuple]) -> list[tuple[list[int], list[int],
     :func:`_short_walks`) advance together, their values of a round counted in one call
     (:func:`camcf.batch_counts.single_values`); each other target walks alone. Each target's
     result and record are those of :func:`parents_children` alone."""
-    firsts = [_first_step(engine, s, delta1, k1, tb)
-              for engine, _, s, _, delta1, k1, tb in jobs]
+    firsts = _first_steps(jobs)
     pcs: list = [None] * len(jobs)
     short = [i for i, (job, (_, kept)) in enumerate(zip(jobs, firsts, strict=True))
              if _short(job[0], kept, job[3])]
@@ -59,21 +58,44 @@ def parents_children_many(jobs: list[tuple]) -> list[tuple[list[int], list[int],
     return out
 
 
-def _first_step(engine, s: np.ndarray, delta1: float, k1: float, tb: TraceBuilder
-                ) -> tuple[np.ndarray, list[int]]:
-    """Phase 2's first step: the candidates sorted and the kept ones (recorded)."""
-    rs = rounded(s)
-    cand = np.nonzero(rs > delta1)[0]
-    order = cand[np.argsort(-rs[cand], kind="stable")]
-    # ⌈k1·n⌉ in floating point, as the authors' code computes it
-    n_keep = math.ceil(k1 * order.size)
-    kept = [int(f) for f in order[:n_keep]]
-    cut = order[n_keep:]
-    below = np.nonzero(~(rs > delta1))[0]
-    tb.add("feature-mi", TARGET, np.asarray(kept, dtype=np.int64), [], s[kept], delta1, "kept")
-    tb.add("feature-mi", TARGET, cut, [], s[cut], delta1, "cut-k1")
-    tb.add("feature-mi", TARGET, below, [], s[below], delta1, "below-delta1")
-    return order, kept
+def _first_steps(jobs: list[tuple]) -> list[tuple[np.ndarray, list[int]]]:
+    """Phase 2's first step of each job ``(engine, target, s, R, delta1, k1, tb)``: the
+    candidates sorted (by rounded s_f, stable descending) and the kept ones, recorded (kept,
+    cut by k1, below δ1, one call per job); the scores of jobs with one number of features
+    rounded and sorted at once."""
+    if len({job[2].shape for job in jobs}) > 1:
+        return [out for job in jobs for out in _first_steps([job])]
+    if not jobs:
+        return []
+    S = np.stack([job[2] for job in jobs])  # (jobs, features)
+    G, m = S.shape
+    rs = rounded(S)
+    is_cand = rs > np.array([job[4] for job in jobs])[:, None]
+    n_cand = np.count_nonzero(is_cand, axis=1)
+    flat = np.flatnonzero(is_cand)
+    job_of = flat // m
+    flat = flat[np.lexsort((-rs.ravel()[flat], job_of))]  # by job, then rounded s_f descending
+    below = np.flatnonzero(~is_cand)
+    ends = np.cumsum(n_cand).tolist()
+    ends_below = np.cumsum(m - n_cand).tolist()
+    out = []
+    lo = lo_b = 0
+    for g, (job, hi, hi_b) in enumerate(zip(jobs, ends, ends_below, strict=True)):
+        delta1, k1, tb = job[4], job[5], job[6]
+        order = flat[lo:hi] - g * m
+        # ⌈k1·n⌉ in floating point, as the authors' code computes it
+        n_keep = math.ceil(k1 * order.size)
+        rows = np.concatenate([order, below[lo_b:hi_b] - g * m])
+        dec = np.full(rows.size, _BELOW, dtype=np.int8)
+        dec[:n_keep] = _KEPT
+        dec[n_keep:order.size] = _CUT
+        tb.add("feature-mi", TARGET, rows, [], job[2][rows], delta1, dec)
+        out.append((order, order[:n_keep].tolist()))
+        lo, lo_b = hi, hi_b
+    return out
+
+
+_KEPT, _CUT, _BELOW = (DECISION_CODE[d] for d in ("kept", "cut-k1", "below-delta1"))
 
 
 def _short(engine, kept: list[int], R: list[int]) -> bool:
