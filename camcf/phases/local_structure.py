@@ -24,6 +24,7 @@ from ..info import _JOINT_CACHE_BYTES, rounded
 from ..trace import DECISION_CODE, TARGET, TraceBuilder, decide
 
 _BLOCK_ROWS = 8  # backward values from which a run's rows are recorded as one block
+_NONE, _NONE_F = np.empty(0, dtype=np.int64), np.empty(0)
 
 
 def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: float,
@@ -257,7 +258,8 @@ def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
                                                                           strict=True)
                             for _ in v2s], [v2.size for v2 in parts])
         hit_all = rounded(v2_all) > limits
-        dec_all = decide(hit_all, "spouse", "not-spouse")
+        if any(jobs[i][6].keeps("spouse", "not-spouse") for i, _, _ in asked):
+            dec_all = decide(hit_all, "spouse", "not-spouse")
     # the screens' decisions, built only for a level that keeps these rows (the full record)
     kept = [jobs[i][6].keeps("spouse-screen", "tested")
             or jobs[i][6].keeps("spouse-screen", "not-tested") for i, _, _ in asked]
@@ -276,10 +278,21 @@ def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
             continue
         found: dict[int, list[int]] = {}
         k = screened.size
+        every = tb.keeps("spouse", "not-spouse")  # else the spouses' rows only
+        if not every and not hit_all[at:at + k * len(pc)].any():  # no row kept: counted
+            tb.add("spouse", TARGET, _NONE, [], _NONE_F, delta1, "spouse", at=_NONE,
+                   n=k * len(pc))
+            at += k * len(pc)
+            continue
         for x, v2 in zip(pc, v2s, strict=True):
             cond = [x] + R_pool
-            tb.add("spouse", TARGET, screened, cond, v2, delta1, dec_all[at:at + k], aux=x)
-            for z in screened[hit_all[at:at + k]].tolist():
+            h = np.flatnonzero(hit_all[at:at + k])
+            if every:
+                tb.add("spouse", TARGET, screened, cond, v2, delta1, dec_all[at:at + k], aux=x)
+            else:
+                tb.add("spouse", TARGET, screened[h], cond, v2[h], delta1, "spouse", aux=x,
+                       at=h, n=k)
+            for z in screened[h].tolist():
                 found.setdefault(z, []).append(int(x))
             at += k
         results[i] = dict(sorted(found.items()))
