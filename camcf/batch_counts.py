@@ -563,7 +563,7 @@ def _single_values(requests: list[tuple], todo: list[int], k: int, out: list) ->
         B = max(B, place // (2 * k))
     X, C = eng0.X, eng0.C
     col = np.array(cols, dtype=np.int64)
-    dt = np.int32 if G * B * k * 2 < 2**31 else np.int64
+    dt = next(t for t in (np.int16, np.int32, np.int64) if G * B * k * 2 <= np.iinfo(t).max)
     M = np.empty((col.size, n), dtype=dt)
     if isinstance(X, np.ndarray) and all(requests[i][0].X is X and requests[i][0].C is C
                                          for i in todo):  # one dense X and C: read at once
