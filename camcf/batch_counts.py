@@ -469,8 +469,9 @@ def _values_of(plans: list[ExtrasPlan], prod: np.ndarray, starts: np.ndarray, k:
     eng = plans[0].engine
     x_axes = tuple(range(2, 2 + len(kxs)))
     if plans[0].lead is not None:
-        lead = _counts(_sum_axes(joint, *x_axes), np.stack([p.lead[2] for p in plans]))
-        v1 = _values_many(lead, np.stack([p.lead[2] for p in plans]), nr, eng)
+        lead_ts = np.stack([p.lead[2] for p in plans])
+        lead, margin = _counts(_sum_axes(joint, *x_axes), lead_ts)
+        v1 = _values_many(lead, lead_ts, nr, eng, margin=margin)
         _screen(plans, v1)
         live = []
         for g, p in enumerate(plans):
@@ -486,8 +487,8 @@ def _values_of(plans: list[ExtrasPlan], prod: np.ndarray, starts: np.ndarray, k:
     for i, kx in enumerate(kxs):
         other = x_axes[:i] + x_axes[i + 1:]
         ts = np.stack([p.cell_of[i][2] for p in plans])
-        ci = _counts(_sum_axes(joint, *other) if other else joint, ts)
-        vals = _values_many(ci, ts, nr * kx, eng)
+        ci, margin = _counts(_sum_axes(joint, *other) if other else joint, ts)
+        vals = _values_many(ci, ts, nr * kx, eng, margin=margin)
         for g, p in enumerate(plans):
             p.out[i] = vals[g][p.sel]
 
@@ -631,34 +632,43 @@ class AtMost:
         return rounded(v) <= self.limit
 
 
-def _counts(cells: np.ndarray, ts_counts: np.ndarray) -> np.ndarray:
+def _counts(cells: np.ndarray, ts_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Counts (G × m × K × 2S, int64) of (feature, code, t, stratum) from float32 counts
-    ``cells`` (G × (t, stratum …) × (K − 1) × m) of the codes ≥ 1; code 0 is the remainder of
-    each cell (``ts_counts``: G × 2S)."""
+    ``cells`` (G × (t, stratum …) × (K − 1) × m) of the codes ≥ 1 (code 0 is the remainder of
+    each cell, ``ts_counts``: G × 2S), and their sums over t (G × m × K × S, the margin
+    :func:`_values_many` takes). Both are laid out in the cells' order first (every code, in
+    float32: integers below 2^24, exact), then transposed once each."""
     G, m = cells.shape[0], cells.shape[-1]
     K1 = cells.shape[-2]
     c = cells.reshape(G, -1, K1, m)
-    out = np.empty((G, m, K1 + 1, c.shape[1]), dtype=np.int64)
-    out[:, :, 1:, :] = c.transpose(0, 3, 2, 1)
-    # the codes ≥ 1 summed before the transpose (float32 sums of integers below 2^24: exact)
-    ones = _sum_axes(c, 2) if K1 > 1 else c[:, :, 0]
-    out[:, :, 0, :] = (ts_counts[:, :, None] - ones.astype(np.int64)).transpose(0, 2, 1)
-    return out
+    C = c.shape[1]
+    full = np.empty((G, C, K1 + 1, m), dtype=np.float32)
+    full[:, :, 1:, :] = c
+    ones = _sum_axes(c, 2) if K1 > 1 else c[:, :, 0]  # the codes ≥ 1
+    np.subtract(ts_counts[:, :, None], ones, out=full[:, :, 0, :], casting="unsafe")
+    out = np.empty((G, m, K1 + 1, C), dtype=np.int64)
+    out[:] = full.transpose(0, 3, 2, 1)
+    half = full.reshape(G, 2, C // 2, K1 + 1, m)
+    margin = np.empty((G, m, K1 + 1, C // 2), dtype=np.int64)
+    margin[:] = (half[:, 0] + half[:, 1]).transpose(0, 3, 2, 1)
+    return out, margin
 
 
 def _values_many(counts: np.ndarray, ts_counts: np.ndarray, S: int, eng,
-                 n_live: int | None = None) -> np.ndarray:
+                 n_live: int | None = None, *, margin: np.ndarray | None = None) -> np.ndarray:
     """:meth:`FastEngine._values` of G tables at once: counts (G × k × K × 2S) of
     (variable, code, t, stratum), ``ts_counts`` (G × 2S) of (t, stratum), the strata from
     ``n_live`` on (default none) left out, as ``_values`` leaves out the extra stratum of the
-    dead ones; G × k values, each bit for bit its table's value alone."""
+    dead ones; G × k values, each bit for bit its table's value alone. ``margin``: the
+    counts summed over t (G × k × K × S) when the caller has them (:func:`_counts`)."""
     G, k, K = counts.shape[:3]
     c5 = counts.reshape(G, k, K, 2, S)
     tsm = ts_counts.reshape(G, 2, S)
     if n_live is not None and n_live < S:
         c5, tsm = c5[..., :n_live], tsm[..., :n_live]
-    return cmi_from_counts(c5, eng.n, margins=(c5[:, :, :, 0] + c5[:, :, :, 1], tsm[:, None],
-                                               (tsm[:, 0] + tsm[:, 1])[:, None]),
+        margin = None if margin is None else margin[..., :n_live]
+    az = c5[:, :, :, 0] + c5[:, :, :, 1] if margin is None else margin
+    return cmi_from_counts(c5, eng.n, margins=(az, tsm[:, None], (tsm[:, 0] + tsm[:, 1])[:, None]),
                            batch=2, table=eng._tab)
 
 
