@@ -1,8 +1,9 @@
-"""Counting for many targets at once: Phase 1's tests given R and Phase 2's spouse step.
+"""Counting for many targets at once: Phase 1's tests given R, Phase 2's short backward walks
+and its spouse step.
 
 :func:`camcf.phases.run_targets` runs targets in groups, each on its own engine. A target
 costs little work but some 150 small numpy calls, so with many small targets (many label
-categories) the calls are the cost; here two steps of a whole group are counted together.
+categories) the calls are the cost; here three steps of a whole group are counted together.
 
 * **Phase 1** (:func:`cmi_many_batch`): each round's I(t; C_d | R) of every target of the
   group, for categories that :class:`~camcf.fast_engine.FastEngine` counts by a BLAS product:
@@ -14,6 +15,9 @@ categories) the calls are the cost; here two steps of a whole group are counted 
   stratum and the joint cells are few, :func:`joint_cells`); :func:`joint_extras` counts the
   joint cells of all the group's targets in one product and turns the counts of every target
   of one shape into values in one call of :func:`camcf.info.cmi_from_counts`.
+* **Phase 2's short walks** (:func:`single_values`): the backward walks of at most two kept
+  candidates take each value alone; a round's values of every target of the group come from
+  one bincount over each request's (t, f, exact code of S) per row.
 
 Every value and counter is bit for bit what the target alone gives: the counts are exact
 integers whatever the product, and each value is the same sum over the same contiguous cells
