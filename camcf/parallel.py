@@ -23,6 +23,7 @@ import contextvars
 import itertools
 import mmap
 import os
+import pickle
 import shutil
 import sys
 import tempfile
@@ -97,33 +98,39 @@ def dask_sees(client, store: SharedArrays) -> bool:
 def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays, *,
              release: bool = True) -> Iterator[object]:
     """``fn(*common, *task)`` for each of ``tasks`` on the Dask ``client``'s workers, submitted
-    now: an iterator over the results as they finish (in any order); the tasks are given in
-    the order to start them (heaviest first).
+    now (:func:`dask_submit`): an iterator over the results as they finish, in any order
+    (:func:`dask_results`); the tasks are given in the order to start them (heaviest first).
+    ``release``: as :func:`dask_results` takes it."""
+    return dask_results(client, dask_submit(client, fn, common, tasks, store), release)
+
+
+def dask_submit(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays) -> list:
+    """Submit ``fn(*common, *task)`` for each of ``tasks`` to the Dask ``client``, the first
+    with the highest priority (give them heaviest first): the futures, in ``tasks``' order.
+    A task may hold futures (of an earlier step, say): Dask runs it once they are done and
+    passes their results in their place, with no round trip through this process.
 
     ``common`` (the arguments every task shares) reach each worker once: when every worker
     sees ``store``'s folder (a cluster on this machine), as references to its files
     (:meth:`SharedArrays.refs`; each task maps them, nothing is copied); otherwise scattered
     to every worker at once (``client.scatter(..., broadcast=True)``), so that no worker
-    waits for another to pass it the data and the scheduler may start a task on any.
-    ``release``: when the iterator closes, the tasks not taken are cancelled and the workers
+    waits for another to pass it the data and the scheduler may start a task on any."""
+    if dask_sees(client, store):
+        args = [store.refs(a) for a in common]
+    else:
+        args = client.scatter(list(common), broadcast=True, hash=False)
+    return [client.submit(fn, *args, *task, pure=False, priority=len(tasks) - i)
+            for i, task in enumerate(tasks)]
+
+
+def dask_results(client, futures: list, release: bool = True) -> Iterator[object]:
+    """The results of the Dask ``futures`` (:func:`dask_submit`) as they finish; with
+    ``release``, the ones not taken are cancelled when the iterator closes, and the workers
     give back the memory the tasks kept (:func:`give_back_freed_memory`); a run's last
     parallel step releases, an earlier one need not (the workers keep their memory for the
     next step, and no round trip to them stands between the two)."""
     from distributed import as_completed
 
-    if dask_sees(client, store):
-        args = [store.refs(a) for a in common]
-    else:
-        args = client.scatter(list(common), broadcast=True, hash=False)
-    futures = [client.submit(fn, *args, *task, pure=False, priority=len(tasks) - i)
-               for i, task in enumerate(tasks)]
-    return _results(client, futures, as_completed, release)
-
-
-def _results(client, futures: list, as_completed, release: bool) -> Iterator[object]:
-    """:func:`dask_map`'s results as they finish (the tasks were submitted already); with
-    ``release``, the ones not taken are cancelled when the iterator closes, and the workers
-    give back the memory the tasks kept (:func:`give_back_freed_memory`)."""
     try:
         for _, result in as_completed(futures, with_results=True):
             yield result
@@ -249,6 +256,15 @@ class SharedArrays:
         out.flush()
         return np.lib.format.open_memmap(out.filename, mode="r")
 
+    def put(self, obj) -> PickleRef:
+        """``obj`` pickled once into a file of this folder: a reference a few bytes long that
+        workers which see the folder load with :func:`resolve` (for an object every task of a
+        step needs, sent so without its bytes in each task)."""
+        path = self._path()[:-4] + ".pkl"
+        with open(path, "wb") as f:
+            pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+        return PickleRef(path)
+
     def refs(self, a):
         """``a`` (as :meth:`share` takes it) with every array in a file of this folder
         replaced by a :class:`FileRef` (for workers that see the folder but are not joblib's:
@@ -304,6 +320,54 @@ class _SparseRef:
         return self.kind(tuple(resolve(x) for x in self.parts), shape=self.shape, copy=False)
 
 
+def claim(ref: PickleRef, n: int) -> int | None:
+    """The first of ``n`` slots (0, 1, …) that no other task has claimed, claimed now for the
+    calling task, or None when all are taken: the order in which tasks start decides which
+    part of the work each takes, whatever order the scheduler sent them in. A claim is a
+    file beside ``ref``'s, made with ``O_EXCL`` (atomic on a local file system: the workers
+    that see a :class:`SharedArrays` folder share it) and holding the Dask task's key, so that
+    a task run again (its worker lost) takes its own slot again."""
+    key = ""
+    with contextlib.suppress(ImportError, ValueError, KeyError):
+        from distributed import get_worker
+
+        key = str(get_worker().get_current_task())
+    for k in range(n):
+        path = f"{ref.path}.{k}"
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            if key:
+                with open(path) as f:
+                    if f.read() == key:
+                        return k
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(key)
+        return k
+    return None
+
+
+class PickleRef:
+    """An object pickled in a file of a :class:`SharedArrays` (:meth:`SharedArrays.put`);
+    :func:`resolve` loads it."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __getstate__(self):
+        return self.path
+
+    def __setstate__(self, state) -> None:
+        self.path = state
+
+    def open(self):
+        with open(self.path, "rb") as f:
+            return pickle.load(f)
+
+
 class FileRef:
     """An array of a :class:`SharedArrays` file by reference (file, offset, shape, strides,
     dtype): a few bytes to send; :func:`resolve` maps the file and gives the same array."""
@@ -335,11 +399,12 @@ def _ref(store: SharedArrays, a):
 
 
 def resolve(a):
-    """What a worker task does with its shared arguments: a :class:`FileRef` mapped, an
+    """What a worker task does with its shared arguments: a :class:`FileRef` mapped (a
+    :class:`PickleRef` loaded), an
     ``np.memmap`` (joblib's process workers receive those) seen as a plain ndarray over the
     same mapping (the subclass adds a Python call to every slice), the same inside a tuple or
     a scipy.sparse matrix; anything else as it is."""
-    if isinstance(a, (FileRef, _SparseRef)):
+    if isinstance(a, (FileRef, _SparseRef, PickleRef)):
         return a.open()
     if isinstance(a, np.memmap):
         return np.asarray(a)

@@ -9,7 +9,6 @@ parallel run's wall went (``Result.stats["timeline"]``).
 
 from __future__ import annotations
 
-import heapq
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -19,8 +18,12 @@ import numpy as np
 
 from .info import _ELEM_BUDGET
 from .parallel import (
+    PickleRef,
     active_client,
-    dask_map,
+    claim,
+    dask_results,
+    dask_sees,
+    dask_submit,
     freed_memory_kept,
     one_blas_thread,
     resolve,
@@ -73,23 +76,24 @@ def _count_above(table: np.ndarray, threshold: float) -> np.ndarray:
     return out
 
 
-def plan_tasks(costs: np.ndarray, n_tasks: int, shares=None) -> list[list[int]]:
-    """Targets (positions in ``costs``) in at most ``n_tasks`` tasks of total cost in
-    proportion to ``shares`` (one per task; even without): the heaviest target first into the
-    task least loaded for its share (longest-processing-time first); the tasks heaviest first,
-    each listing its targets heaviest first."""
-    order = np.argsort(-costs, kind="stable").tolist()
-    n_tasks = max(1, min(int(n_tasks), len(order)))
-    share = [1.0] * n_tasks if shares is None else [float(x) for x in shares[:n_tasks]]
-    load = [(0.0, k) for k in range(n_tasks)]  # a heap of (load / share, task)
-    total = [0.0] * n_tasks
-    tasks: list[list[int]] = [[] for _ in range(n_tasks)]
-    for i in order:
-        _, k = heapq.heappop(load)
-        tasks[k].append(i)
-        total[k] += float(costs[i])
-        heapq.heappush(load, (total[k] / share[k], k))
-    return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -total[k]) if tasks[k]]
+def plan_tasks(costs: np.ndarray, shares) -> list[list[int]]:
+    """Targets (positions in ``costs``, in the order their results are used) in consecutive
+    runs, one per task, of total cost in proportion to ``shares`` (in that order; the
+    larger first), each run listing its targets heaviest first; no run is empty. The tasks
+    sent first hold the first targets, so that the run takes each result as it comes, and
+    the last tasks to finish hold only the last targets (the work left after the last result
+    is theirs alone)."""
+    costs = np.asarray(costs, dtype=float)
+    if not costs.size:
+        return []
+    share = np.asarray(shares, dtype=float)[:costs.size]
+    mid = np.cumsum(costs) - costs / 2  # a target goes to the run its cost's middle is in
+    edges = np.searchsorted(mid, mid[-1] * np.cumsum(share)[:-1] / share.sum()).tolist()
+    out = []
+    for a, b in zip([0, *edges], [*edges, costs.size], strict=True):
+        if b > a:
+            out.append((a + np.argsort(-costs[a:b], kind="stable")).tolist())
+    return out
 
 
 def table_blocks(m: int, n_categories: int, workers: int,
@@ -144,16 +148,21 @@ def _workers(n_jobs: int) -> int:
 
 
 def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedArrays,
-              prefer: str | None = None, *, release: bool = True):
+              prefer: str | None = None, *, release: bool = True,
+              submitted: list | None = None):
     """The results of ``fn(*common, *task)`` for ``tasks`` (given heaviest first), as they
     finish: on the Dask cluster of :func:`camcf.parallel.dask_cluster` through its client
-    (:func:`camcf.parallel.dask_map`: ``common`` reaches each worker once), else through
-    joblib (local process workers map ``common``'s arrays from ``store``'s files; no
-    batching, every task dispatched at once). ``release``: as :func:`camcf.parallel.dask_map`
-    takes it (the last parallel step of a run releases)."""
+    (:func:`camcf.parallel.dask_submit`: ``common`` reaches each worker once; the futures
+    are appended to ``submitted`` when given), else through joblib (local process workers
+    map ``common``'s arrays from ``store``'s files; no batching, every task dispatched at
+    once). ``release``: as :func:`camcf.parallel.dask_results` takes it (the last parallel
+    step of a run releases)."""
     client = active_client()
     if client is not None:
-        return dask_map(client, fn, common, tasks, store, release=release)
+        futures = dask_submit(client, fn, common, tasks, store)
+        if submitted is not None:
+            submitted.extend(futures)
+        return dask_results(client, futures, release)
     from joblib import Parallel, delayed
 
     return Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator_unordered",
@@ -189,7 +198,6 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
     shapes = {"features": (m, Q), "categories": (Q, Q)}
     tables = {k: store.empty(v, np.float64, order=_LAYOUT[k]) for k, v in shapes.items()}
     limit = {"features": params["delta1"], "categories": params["delta2"]}
-    counts = {k: np.zeros(Q, dtype=np.int64) for k in shapes}
     workers = _workers(n_jobs)
     blocks = table_blocks(m, Q, workers,
                           category_row_weights(unflatten_shared(spec, leaves), X.shape[0], Q))
@@ -201,28 +209,54 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
             tasks[i % workers].append((which, a, b, store.path(tables[which]), limit[which]))
     tasks = [(parts,) for parts in tasks if parts]
     common = (engine, X, C, spec, tuple(leaves))
+    submitted: list = []  # (on a Dask cluster: the tasks' futures, for the targets' step)
     sent = time.perf_counter()
     # (on a Dask cluster the targets' step gives the workers' memory back, not this one)
     results = _dispatch(_engine_tables, common, tasks, n_jobs, store, prefer="processes",
-                        release=False)
+                        release=False, submitted=submitted)
+    readonly = tuple(store.readonly(tables[k]) for k in shapes)
 
     def collect() -> tuple[tuple, tuple]:
-        seconds = {}
-        for parts, stamp in results:
-            seconds[parts[0][:2]] = stamp[0]
+        got = list(results)
+        seconds = {parts[0][:2]: stamp[0] for parts, stamp in got}
+        for parts, stamp in got:
             if timeline is not None:
                 label = " + ".join(f"{which} {a}" for which, a, _, _ in parts)
                 timeline.append(_span(label, sent, stamp))
-            for which, a, got, above in parts:
-                counts[which] += above
-                if got is not None:  # a remote worker's rows
-                    tables[which][a:a + got.shape[0]] = got
+            for which, a, rows, _ in parts:
+                if rows is not None:  # a remote worker's rows
+                    tables[which][a:a + rows.shape[0]] = rows
         cpu.extend(seconds[parts[0][:2]] for (parts,) in tasks)
-        return (tuple(store.readonly(tables[k]) for k in shapes),
-                (counts["features"], counts["categories"]))
+        return readonly, _block_counts(got)
 
     collect.workers = workers
+    collect.tables = readonly  # (filled when collect returns)
+    collect.submitted = submitted
     return collect
+
+
+def _block_counts(blocks: list) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`table_counts` of the two tables from the results of their tasks
+    (:func:`_engine_tables`: each counts its rows)."""
+    total: dict[str, np.ndarray] = {}
+    for parts, _ in blocks:
+        for which, _, _, above in parts:
+            total[which] = total[which] + above if which in total else above
+    return total["features"], total["categories"]
+
+
+def task_shares(workers: int) -> list[int]:
+    """The relative sizes of a parallel run's target tasks on ``workers`` workers: each
+    worker's share in tasks of sizes ``_TASK_SHARES``, the large ones first."""
+    return [x for x in _TASK_SHARES for _ in range(workers)]
+
+
+def plan_targets(todo: list[Category], params: dict, counts: tuple, shares: list[int]
+                 ) -> list[list[int]]:
+    """The target tasks of a parallel run: :func:`plan_tasks` on :func:`target_costs` from
+    the tables' ``counts``, in tasks of relative sizes ``shares`` (:func:`task_shares`;
+    positions in ``todo``)."""
+    return plan_tasks(target_costs(None, todo, params, counts), shares)
 
 
 def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
@@ -231,22 +265,37 @@ def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
                      timeline: list | None = None) -> tuple[tuple, Iterator[tuple]]:
     """The tables of :func:`parallel_tables` (waited for with ``collect``) and the outcomes of
     :func:`target_work` for ``todo`` in that order, computed in tasks of several targets
-    (:func:`plan_tasks` on :func:`target_costs` from the tables' counts: per worker a large
-    task, then small ones, ``_TASK_SHARES``) that return as they finish.
+    (:func:`plan_targets`: per worker a large task, then small ones, ``_TASK_SHARES``) that
+    return as they finish.
+
+    On a Dask cluster whose workers see ``store``'s folder the target tasks are submitted at
+    once, before the tables are done: each waits on the workers for the table tasks, plans
+    the targets from their counts and runs its part (:func:`_planned_targets`; every task
+    makes the same plan), so that nothing passes through this process between the two
+    steps. Elsewhere (joblib; a cluster that needs the tables sent) this process waits for
+    the tables, plans, and sends the tasks.
 
     Every large array (codes, indicators, the tables, the engine's shared inputs) is in a
     file of ``store`` (:class:`camcf.parallel.SharedArrays`): local workers map it, nothing
     is copied per task; a remote Dask worker receives each once. Each task's CPU seconds are
     appended to ``cpu``, its :func:`_span` to ``timeline``."""
-    tables, counts = collect()
-    shares = [x for x in _TASK_SHARES for _ in range(collect.workers)]
-    plan = plan_tasks(target_costs(None, todo, params, counts), len(shares), shares)
     X, C, spec, leaves = inputs
-    common = (X, C, *tables, store.share(label_of), spec, tuple(leaves), params, trace,
-              engine)
-    sent = time.perf_counter()
-    done = _dispatch(_targets_work, common, [([todo[i] for i in task],) for task in plan],
-                     n_jobs, store)
+    client = active_client()
+    rest = (store.share(label_of), spec, tuple(leaves), params, trace, engine)
+    if collect.submitted and todo and dask_sees(client, store):
+        todo_f = store.put(todo)  # (no round trip to the busy workers, as a scatter would be)
+        shares = task_shares(collect.workers)
+        sent = time.perf_counter()
+        done = dask_results(client, dask_submit(
+            client, _planned_targets, (X, C, *collect.tables, *rest),
+            [(todo_f, collect.submitted, shares)] * len(shares), store))
+        tables, _ = collect()
+    else:
+        tables, counts = collect()
+        plan = plan_targets(todo, params, counts, task_shares(collect.workers))
+        sent = time.perf_counter()
+        done = _dispatch(_targets_work, (X, C, *tables, *rest),
+                         [([todo[i] for i in task],) for task in plan], n_jobs, store)
     return tables, _in_order(done, todo, sent, cpu, timeline)
 
 
@@ -348,6 +397,25 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, tra
         out = {c.id: o for c, o in zip(categories, outs, strict=True)}
     packed = pack_arrays(out)
     return (out, packed), _stamp(c0, t0)
+
+
+def _planned_targets(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
+                     todo: PickleRef, blocks: list, shares: list[int]
+                     ) -> tuple[tuple[dict[int, tuple], tuple], tuple]:
+    """One of ``len(shares)`` tasks submitted before the tables were done (a parallel task):
+    the plan of :func:`plan_targets` for ``todo`` (a :class:`camcf.parallel.PickleRef` of
+    the categories) from the counts in ``blocks`` (the results of the table tasks, passed by
+    Dask once they are done; every task makes the same plan), then :func:`_targets_work` on
+    the plan's first task not yet taken (:func:`camcf.parallel.claim`: the tasks that start
+    first take the first, large ones; none left, none run)."""
+    c0, t0 = time.process_time(), time.perf_counter()
+    cats = resolve(todo)
+    plan = plan_targets(cats, params, _block_counts(blocks), shares)
+    k = claim(todo, len(plan))
+    mine = [] if k is None else [cats[i] for i in plan[k]]
+    out, (_, _, end, pid) = _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves,
+                                          params, trace, engine, mine)
+    return out, (time.process_time() - c0, t0, end, pid)
 
 
 _SET_FIELDS = ("values", "offsets", "strata")  # the arrays of a CondSetList
