@@ -8,7 +8,7 @@ category indicators, tables, the engine's shared inputs) are put once in files o
 by file name; :func:`resolve` makes it a plain ndarray), nothing is pickled per task, and the
 table tasks write their rows into such files (:func:`write_shared`). Inside :func:`dask_cluster`
 the same tasks go to the workers of a ``dask.distributed`` scheduler through its client
-(:func:`dask_map`): workers on this machine map the same files (:meth:`SharedArrays.refs`),
+(:func:`dask_submit`): workers on this machine map the same files (:meth:`SharedArrays.refs`),
 remote ones receive each shared array once (scattered to every worker), and a task starts on
 whichever worker is free. The workers need camcf installed (the same version as the client).
 
@@ -27,6 +27,7 @@ import pickle
 import shutil
 import sys
 import tempfile
+import threading
 import weakref
 from collections.abc import Iterator
 
@@ -47,7 +48,7 @@ def dask_cluster(address, *, timeout: float = 20.0) -> Iterator[object]:
     closed at the end), a cluster object (``distributed.LocalCluster``, say; likewise) or a
     ``Client`` already connected (used as it is, not closed). Inside, joblib's Dask backend
     is the active one (the evaluation's tasks use it) and :func:`camcf.run` with ``n_jobs``
-    ≠ 1 submits its tasks to the client directly (:func:`dask_map`): the shared arrays reach
+    ≠ 1 submits its tasks to the client directly (:func:`dask_submit`): the shared arrays reach
     each worker once per run, and tasks go to whichever worker is free.
 
     Raises :class:`CamcfError` when dask.distributed is missing or the scheduler cannot be
@@ -87,7 +88,7 @@ def active_client():
 def dask_sees(client, store: SharedArrays) -> bool:
     """Whether every worker of the Dask ``client`` sees ``store``'s folder (a cluster on this
     machine): asked once per store (a run) and client, the answer kept in ``store.local_to``
-    (:func:`camcf.run` asks while it prepares its inputs, :func:`dask_map` when not yet
+    (:func:`camcf.run` asks while it prepares its inputs, :func:`dask_submit` when not yet
     asked)."""
     if store.local_to is not client:
         seen = client.run(os.path.isdir, store.folder)
@@ -95,20 +96,14 @@ def dask_sees(client, store: SharedArrays) -> bool:
     return store.local_to is client
 
 
-def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays, *,
-             release: bool = True) -> Iterator[object]:
-    """``fn(*common, *task)`` for each of ``tasks`` on the Dask ``client``'s workers, submitted
-    now (:func:`dask_submit`): an iterator over the results as they finish, in any order
-    (:func:`dask_results`); the tasks are given in the order to start them (heaviest first).
-    ``release``: as :func:`dask_results` takes it."""
-    return dask_results(client, dask_submit(client, fn, common, tasks, store), release)
-
-
-def dask_submit(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays) -> list:
-    """Submit ``fn(*common, *task)`` for each of ``tasks`` to the Dask ``client``, the first
-    with the highest priority (give them heaviest first): the futures, in ``tasks``' order.
-    A task may hold futures (of an earlier step, say): Dask runs it once they are done and
-    passes their results in their place, with no round trip through this process.
+def dask_submit(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays, *,
+                ordered: bool = True) -> list:
+    """Submit ``fn(*common, *task)`` for each of ``tasks`` to the Dask ``client``: the
+    futures, in ``tasks``' order. ``ordered``: each with its own priority, the first highest
+    (give them heaviest first); else all in one message (``client.map``: a few ms less here,
+    for tasks whose order does not matter). A task may hold futures (of an earlier step,
+    say): Dask runs it once they are done and passes their results in their place, with no
+    round trip through this process.
 
     ``common`` (the arguments every task shares) reach each worker once: when every worker
     sees ``store``'s folder (a cluster on this machine), as references to its files
@@ -119,16 +114,18 @@ def dask_submit(client, fn, common: tuple, tasks: list[tuple], store: SharedArra
         args = [store.refs(a) for a in common]
     else:
         args = client.scatter(list(common), broadcast=True, hash=False)
+    if not ordered and tasks:
+        n = len(tasks)
+        return client.map(fn, *([a] * n for a in args), *map(list, zip(*tasks, strict=True)),
+                          pure=False)
     return [client.submit(fn, *args, *task, pure=False, priority=len(tasks) - i)
             for i, task in enumerate(tasks)]
 
 
 def dask_results(client, futures: list, release: bool = True) -> Iterator[object]:
     """The results of the Dask ``futures`` (:func:`dask_submit`) as they finish; with
-    ``release``, the ones not taken are cancelled when the iterator closes, and the workers
-    give back the memory the tasks kept (:func:`give_back_freed_memory`); a run's last
-    parallel step releases, an earlier one need not (the workers keep their memory for the
-    next step, and no round trip to them stands between the two)."""
+    ``release``, the ones not taken are cancelled when the iterator closes (a run's last
+    parallel step releases; an earlier one leaves them to the next step)."""
     from distributed import as_completed
 
     try:
@@ -136,8 +133,9 @@ def dask_results(client, futures: list, release: bool = True) -> Iterator[object
             yield result
     finally:
         if release:
-            client.cancel(futures)
-            client.run(give_back_freed_memory)
+            left = [f for f in futures if not f.done()]
+            if left:
+                client.cancel(left)
 
 
 _BLAS = None  # one threadpoolctl controller per process (finding the libraries takes ms)
@@ -197,7 +195,7 @@ class SharedArrays:
     def __init__(self, nbytes: int = 0) -> None:
         self.folder = tempfile.mkdtemp(prefix="camcf-shared-", dir=_shared_dir(nbytes))
         self._count = itertools.count(1)  # file numbers (next() is atomic: threads may share)
-        self.local_to = None  # the Dask client whose workers all see the folder (dask_map)
+        self.local_to = None  # the Dask client whose workers all see the folder (dask_sees)
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
 
     def close(self) -> None:
@@ -447,6 +445,11 @@ def _env_bytes(name: str, default: int) -> int:
         return default
 
 
+_GIVE_BACK_AFTER = 0.5  # seconds without a task after which a Dask worker gives memory back
+_TIMER: list = [None]  # the pending give-back of this worker process
+_TIMER_LOCK = threading.Lock()
+
+
 @contextlib.contextmanager
 def freed_memory_kept() -> Iterator[None]:
     """A worker task's context on glibc: memory the task frees is kept for its next
@@ -454,19 +457,56 @@ def freed_memory_kept() -> Iterator[None]:
     32 MB from the heap, the heap trimmed above 256 MB free), and the worker keeps the setting
     for its next tasks. The tasks allocate the same tens of MB of temporaries again and
     again; given back, each allocation faulted its pages in anew, which cost the table tasks
-    a quarter of their time in system CPU. On a Dask cluster :func:`dask_map` gives each
-    worker its own setting back after the parallel step (:func:`give_back_freed_memory`).
-    Nothing happens in the main process or on other C libraries."""
+    a quarter of their time in system CPU. A Dask worker gets its own setting back and gives
+    the memory back once no such task has started for half a second
+    (:func:`give_back_freed_memory` on a timer thread: the end of a parallel step waits for
+    no round trip to the workers). Nothing happens in the main process or on other C
+    libraries."""
     lib = _malloc_lib()
+    dask = lib is not None and _in_dask_worker()
+    if dask:
+        with _TIMER_LOCK:
+            if _TIMER[0] is not None:
+                _TIMER[0].cancel()
+                _TIMER[0] = None
     if lib is not None:
         lib.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
         lib.mallopt(_M_TRIM_THRESHOLD, 256 << 20)
-    yield
+    try:
+        yield
+    finally:
+        if dask:
+            with _TIMER_LOCK:
+                if _TIMER[0] is not None:
+                    _TIMER[0].cancel()
+                _TIMER[0] = threading.Timer(_GIVE_BACK_AFTER, _give_back_later)
+                _TIMER[0].daemon = True
+                _TIMER[0].start()
 
 
-def give_back_freed_memory(dask_worker=None) -> None:
-    """On a Dask worker process (``client.run``), after a parallel step of
-    :func:`camcf.run`: malloc's trimming as the worker started with (the nanny's
+def _give_back_later() -> None:
+    with _TIMER_LOCK:  # (unless a task started meanwhile and replaced this timer)
+        if _TIMER[0] is threading.current_thread():
+            _TIMER[0] = None
+            give_back_freed_memory()
+
+
+def _in_dask_worker() -> bool:
+    """Whether this thread runs a Dask worker's task."""
+    if "distributed" not in sys.modules:
+        return False
+    from distributed import get_worker
+
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
+
+
+def give_back_freed_memory() -> None:
+    """On a Dask worker process, after a parallel step of :func:`camcf.run`
+    (:func:`freed_memory_kept`'s timer): malloc's trimming as the worker started with (the nanny's
     ``MALLOC_TRIM_THRESHOLD_``, else glibc's 128 KB) and the freed memory given back
     (``malloc_trim``), as Dask means its workers to. Nothing elsewhere."""
     lib = _malloc_lib()

@@ -149,17 +149,17 @@ def _workers(n_jobs: int) -> int:
 
 def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedArrays,
               prefer: str | None = None, *, release: bool = True,
-              submitted: list | None = None):
+              submitted: list | None = None, ordered: bool = True):
     """The results of ``fn(*common, *task)`` for ``tasks`` (given heaviest first), as they
     finish: on the Dask cluster of :func:`camcf.parallel.dask_cluster` through its client
     (:func:`camcf.parallel.dask_submit`: ``common`` reaches each worker once; the futures
-    are appended to ``submitted`` when given), else through joblib (local process workers
+    are appended to ``submitted`` when given; ``ordered`` as it takes it), else through joblib (local process workers
     map ``common``'s arrays from ``store``'s files; no batching, every task dispatched at
     once). ``release``: as :func:`camcf.parallel.dask_results` takes it (the last parallel
     step of a run releases)."""
     client = active_client()
     if client is not None:
-        futures = dask_submit(client, fn, common, tasks, store)
+        futures = dask_submit(client, fn, common, tasks, store, ordered=ordered)
         if submitted is not None:
             submitted.extend(futures)
         return dask_results(client, futures, release)
@@ -213,7 +213,7 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
     sent = time.perf_counter()
     # (on a Dask cluster the targets' step gives the workers' memory back, not this one)
     results = _dispatch(_engine_tables, common, tasks, n_jobs, store, prefer="processes",
-                        release=False, submitted=submitted)
+                        release=False, submitted=submitted, ordered=False)
     readonly = tuple(store.readonly(tables[k]) for k in shapes)
 
     def collect() -> tuple[tuple, tuple]:
@@ -288,7 +288,7 @@ def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
         sent = time.perf_counter()
         done = dask_results(client, dask_submit(
             client, _planned_targets, (X, C, *collect.tables, *rest),
-            [(todo_f, collect.submitted, shares)] * len(shares), store))
+            [(todo_f, collect.submitted, shares)] * len(shares), store, ordered=False))
         tables, _ = collect()
     else:
         tables, counts = collect()
@@ -312,7 +312,7 @@ def _in_order(done: Iterator, todo: list[Category], sent: float, cpu: list,
             ready.update(unpack_arrays(outcomes, packed))
             cpu.append(stamp[0])
         yield ready.pop(c.id)
-    done.close()  # (a Dask step releases its futures and the workers' memory now)
+    done.close()  # (a Dask step cancels the tasks not needed now)
 
 
 def _stamp(c0: float, t0: float) -> tuple[float, float, float, int]:

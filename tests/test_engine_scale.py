@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import time
 import warnings
 
 import numpy as np
@@ -12,6 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 import camcf
+import camcf.parallel
 from camcf.algorithm import prepare_features, target_work
 from camcf.errors import ParameterError, ResourceLimitError
 
@@ -197,6 +200,12 @@ def test_dask_cluster_gives_the_same_json():
             res = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
         # the work ran on the two workers: each holds the scattered inputs or task results
         assert len(client.scheduler_info()["workers"]) == 2
+        # each worker keeps the memory its tasks freed until it has been idle a while
+        pending = client.run(lambda: camcf.parallel._TIMER[0] is not None)
+        time.sleep(camcf.parallel._GIVE_BACK_AFTER + 0.3)
+        given = client.run(lambda: camcf.parallel._TIMER[0] is None)
+    if sys.platform.startswith("linux"):  # (glibc's mallopt only)
+        assert any(pending.values()) and all(given.values())
     assert res.to_json(include_trace=True) == serial
 
 
@@ -213,11 +222,11 @@ def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch)
     calls = []
     real = tasks.dask_submit
 
-    def submit(client, fn, common, todo, store):
+    def submit(client, fn, common, todo, store, **kw):
         waits = [len(task) > 1 and isinstance(task[1], list) and len(task[1]) > 0
                  and all(isinstance(f, distributed.Future) for f in task[1]) for task in todo]
         calls.append((fn.__name__, len(todo), all(waits)))
-        return real(client, fn, common, todo, store)
+        return real(client, fn, common, todo, store, **kw)
 
     monkeypatch.setattr(tasks, "dask_submit", submit)
     X, Y = problem(8, n=250, m=20)
