@@ -9,6 +9,7 @@ parallel run's wall went (``Result.stats["timeline"]``).
 
 from __future__ import annotations
 
+import heapq
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -76,23 +77,35 @@ def _count_above(table: np.ndarray, threshold: float) -> np.ndarray:
     return out
 
 
-def plan_tasks(costs: np.ndarray, shares) -> list[list[int]]:
-    """Targets (positions in ``costs``, in the order their results are used) in consecutive
-    runs, one per task, of total cost in proportion to ``shares`` (in that order; the
-    larger first), each run listing its targets heaviest first; no run is empty. The tasks
-    sent first hold the first targets, so that the run takes each result as it comes, and
-    the last tasks to finish hold only the last targets (the work left after the last result
-    is theirs alone)."""
+def plan_tasks(costs: np.ndarray, shares, width: int = 1) -> list[list[int]]:
+    """Targets (positions in ``costs``, in the order their results are used) in tasks of total
+    cost in proportion to ``shares``, sent in that order in rounds of ``width`` tasks (as
+    many as workers): each round takes a consecutive run of the targets, of its shares' part
+    of the cost, and splits it among its tasks heaviest target first into the task least
+    loaded for its share (longest-processing-time first: even totals); each task lists its
+    targets heaviest first; no task is empty. The first rounds hold the first targets, so
+    that the run takes the results as they come, and the last round only the last targets
+    (the work left after the last result is theirs alone)."""
     costs = np.asarray(costs, dtype=float)
-    if not costs.size:
+    share = np.asarray(shares, dtype=float)
+    width = max(1, int(width))
+    if not costs.size or not share.size:
         return []
-    share = np.asarray(shares, dtype=float)[:costs.size]
+    rounds = [share[a:a + width] for a in range(0, share.size, width)]
     mid = np.cumsum(costs) - costs / 2  # a target goes to the run its cost's middle is in
-    edges = np.searchsorted(mid, mid[-1] * np.cumsum(share)[:-1] / share.sum()).tolist()
+    cut = np.cumsum([r.sum() for r in rounds])[:-1] / share.sum()
+    edges = [0, *np.searchsorted(mid, mid[-1] * cut).tolist(), costs.size]
     out = []
-    for a, b in zip([0, *edges], [*edges, costs.size], strict=True):
-        if b > a:
-            out.append((a + np.argsort(-costs[a:b], kind="stable")).tolist())
+    for r, a, b in zip(rounds, edges[:-1], edges[1:], strict=True):
+        load = [(0.0, k) for k in range(r.size)]  # a heap of (load / share, task)
+        total = [0.0] * r.size
+        tasks: list[list[int]] = [[] for _ in range(r.size)]
+        for i in (a + np.argsort(-costs[a:b], kind="stable")).tolist():
+            _, k = heapq.heappop(load)
+            tasks[k].append(i)
+            total[k] += float(costs[i])
+            heapq.heappush(load, (total[k] / r[k], k))
+        out.extend(t for t in tasks if t)
     return out
 
 
@@ -251,12 +264,12 @@ def task_shares(workers: int) -> list[int]:
     return [x for x in _TASK_SHARES for _ in range(workers)]
 
 
-def plan_targets(todo: list[Category], params: dict, counts: tuple, shares: list[int]
-                 ) -> list[list[int]]:
+def plan_targets(todo: list[Category], params: dict, counts: tuple, shares: list[int],
+                 workers: int) -> list[list[int]]:
     """The target tasks of a parallel run: :func:`plan_tasks` on :func:`target_costs` from
-    the tables' ``counts``, in tasks of relative sizes ``shares`` (:func:`task_shares`;
-    positions in ``todo``)."""
-    return plan_tasks(target_costs(None, todo, params, counts), shares)
+    the tables' ``counts``, in tasks of relative sizes ``shares`` (:func:`task_shares`), in
+    rounds of ``workers`` (positions in ``todo``)."""
+    return plan_tasks(target_costs(None, todo, params, counts), shares, workers)
 
 
 def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
@@ -288,11 +301,13 @@ def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
         sent = time.perf_counter()
         done = dask_results(client, dask_submit(
             client, _planned_targets, (X, C, *collect.tables, *rest),
-            [(todo_f, collect.submitted, shares)] * len(shares), store, ordered=False))
+            [(todo_f, collect.submitted, shares, collect.workers)] * len(shares), store,
+            ordered=False))
         tables, _ = collect()
     else:
         tables, counts = collect()
-        plan = plan_targets(todo, params, counts, task_shares(collect.workers))
+        plan = plan_targets(todo, params, counts, task_shares(collect.workers),
+                            collect.workers)
         sent = time.perf_counter()
         done = _dispatch(_targets_work, (X, C, *tables, *rest),
                          [([todo[i] for i in task],) for task in plan], n_jobs, store)
@@ -400,7 +415,7 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, tra
 
 
 def _planned_targets(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
-                     todo: PickleRef, blocks: list, shares: list[int]
+                     todo: PickleRef, blocks: list, shares: list[int], workers: int
                      ) -> tuple[tuple[dict[int, tuple], tuple], tuple]:
     """One of ``len(shares)`` tasks submitted before the tables were done (a parallel task):
     the plan of :func:`plan_targets` for ``todo`` (a :class:`camcf.parallel.PickleRef` of
@@ -410,7 +425,7 @@ def _planned_targets(X, C, mi_table, cat_table, label_of, spec, leaves, params, 
     first take the first, large ones; none left, none run)."""
     c0, t0 = time.process_time(), time.perf_counter()
     cats = resolve(todo)
-    plan = plan_targets(cats, params, _block_counts(blocks), shares)
+    plan = plan_targets(cats, params, _block_counts(blocks), shares, workers)
     k = claim(todo, len(plan))
     mine = [] if k is None else [cats[i] for i in plan[k]]
     out, (_, _, end, pid) = _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves,

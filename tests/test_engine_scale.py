@@ -379,27 +379,30 @@ def test_sparse_x_through_the_estimator_and_the_evaluation():
     np.testing.assert_array_equal(a[0].test, b[0].test)
 
 
-def test_parallel_tasks_cover_every_target_once_in_runs_sized_by_cost():
-    """plan_tasks puts the targets in consecutive runs (the order their results are used),
-    one per task, of total cost in proportion to the shares (each within the largest cost),
-    each run heaviest first, none empty."""
+def test_parallel_tasks_cover_every_target_once_in_rounds_sized_by_cost():
+    """plan_tasks puts each target in one task; the tasks go in rounds (as many as workers),
+    each round a consecutive run of the targets (the order their results are used) of its
+    shares' part of the cost, split evenly for the shares heaviest first (each total within
+    the largest cost); each task heaviest first, none empty."""
     from camcf.tasks import plan_tasks
 
     costs = np.random.default_rng(0).pareto(1.5, size=200) + 1
     shares = [4, 4, 1, 1, 1, 1]
-    tasks = plan_tasks(costs, shares)
+    tasks = plan_tasks(costs, shares, 2)
     assert len(tasks) == 6
     assert sorted(i for t in tasks for i in t) == list(range(200))
-    assert [min(t) for t in tasks] == sorted(min(t) for t in tasks)  # consecutive runs
-    assert all(max(a) < min(b) for a, b in zip(tasks[:-1], tasks[1:], strict=True))
+    rounds = [tasks[0] + tasks[1], tasks[2] + tasks[3], tasks[4] + tasks[5]]
+    assert all(max(a) < min(b) for a, b in zip(rounds[:-1], rounds[1:], strict=True))
     unit = costs.sum() / sum(shares)
     for t, share in zip(tasks, shares, strict=True):
         assert abs(costs[t].sum() - share * unit) <= costs.max()
         assert list(costs[t]) == sorted(costs[t], reverse=True)
+    assert abs(costs[tasks[0]].sum() - costs[tasks[1]].sum()) <= costs.max()
+    assert [len(t) for t in plan_tasks(np.ones(60), shares, 2)] == [20, 20, 5, 5, 5, 5]
     assert [len(t) for t in plan_tasks(np.ones(60), shares)] == [20, 20, 5, 5, 5, 5]
-    assert plan_tasks(costs[:3], shares) == [[0], [1], [2]]
-    assert plan_tasks(np.array([1.0, 100.0, 1.0]), [1, 1]) == [[0], [1, 2]]  # heaviest first
-    assert plan_tasks(np.zeros(0), shares) == []
+    assert sorted(plan_tasks(costs[:3], shares, 2)) == [[0], [1], [2]]
+    assert plan_tasks(np.array([1.0, 100.0, 1.0]), [1, 1]) == [[0], [1, 2]]
+    assert plan_tasks(np.zeros(0), shares, 2) == []
 
 
 def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypatch):
