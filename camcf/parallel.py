@@ -348,18 +348,19 @@ def claim(ref: PickleRef, n: int) -> int | None:
 
 class PickleRef:
     """An object pickled in a file of a :class:`SharedArrays` (:meth:`SharedArrays.put`);
-    :func:`resolve` loads it."""
+    :func:`resolve` loads it. ``token``: random, one per object put (a worker may key what
+    it derives from the object by it)."""
 
-    __slots__ = ("path",)
+    __slots__ = ("path", "token")
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    def __init__(self, path: str, token: str | None = None) -> None:
+        self.path, self.token = path, token or os.urandom(12).hex()
 
     def __getstate__(self):
-        return self.path
+        return self.path, self.token
 
     def __setstate__(self, state) -> None:
-        self.path = state
+        self.path, self.token = state
 
     def open(self):
         with open(self.path, "rb") as f:

@@ -166,9 +166,9 @@ def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedA
     """The results of ``fn(*common, *task)`` for ``tasks`` (given heaviest first), as they
     finish: on the Dask cluster of :func:`camcf.parallel.dask_cluster` through its client
     (:func:`camcf.parallel.dask_submit`: ``common`` reaches each worker once; the futures
-    are appended to ``submitted`` when given; ``ordered`` as it takes it), else through joblib (local process workers
-    map ``common``'s arrays from ``store``'s files; no batching, every task dispatched at
-    once). ``release``: as :func:`camcf.parallel.dask_results` takes it (the last parallel
+    are appended to ``submitted`` when given; ``ordered`` as it takes it), else through
+    joblib (local process workers map ``common``'s arrays from ``store``'s files; no
+    batching, every task dispatched at once). ``release``: as :func:`camcf.parallel.dask_results` takes it (the last parallel
     step of a run releases)."""
     client = active_client()
     if client is not None:
@@ -205,7 +205,9 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
 
     The returned function also carries ``workers``, the number of workers the tasks were
     planned for (:func:`parallel_targets` plans for as many: on a Dask cluster asking costs
-    a round trip to the scheduler)."""
+    a round trip to the scheduler), ``tables``, the two tables as it will return them
+    (filled once it returns), and ``submitted``, the tasks' futures on a Dask cluster (the
+    targets' tasks may wait for them there), else empty."""
     X, C, spec, leaves = inputs
     m, Q = X.shape[1], C.shape[1]
     shapes = {"features": (m, Q), "categories": (Q, Q)}
@@ -224,7 +226,7 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
     common = (engine, X, C, spec, tuple(leaves))
     submitted: list = []  # (on a Dask cluster: the tasks' futures, for the targets' step)
     sent = time.perf_counter()
-    # (on a Dask cluster the targets' step gives the workers' memory back, not this one)
+    # (on a Dask cluster the futures stay for the targets' step: release=False)
     results = _dispatch(_engine_tables, common, tasks, n_jobs, store, prefer="processes",
                         release=False, submitted=submitted, ordered=False)
     readonly = tuple(store.readonly(tables[k]) for k in shapes)
@@ -414,18 +416,27 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, tra
     return (out, packed), _stamp(c0, t0)
 
 
+_PLAN: dict = {}  # in a worker: the categories and plan of the current run's targets
+
+
 def _planned_targets(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
                      todo: PickleRef, blocks: list, shares: list[int], workers: int
                      ) -> tuple[tuple[dict[int, tuple], tuple], tuple]:
     """One of ``len(shares)`` tasks submitted before the tables were done (a parallel task):
     the plan of :func:`plan_targets` for ``todo`` (a :class:`camcf.parallel.PickleRef` of
     the categories) from the counts in ``blocks`` (the results of the table tasks, passed by
-    Dask once they are done; every task makes the same plan), then :func:`_targets_work` on
-    the plan's first task not yet taken (:func:`camcf.parallel.claim`: the tasks that start
-    first take the first, large ones; none left, none run)."""
+    Dask once they are done; every task makes the same plan, the first one of each worker
+    for the others there), then :func:`_targets_work` on the plan's first task not yet
+    taken (:func:`camcf.parallel.claim`: the tasks that start first take the first, large
+    ones; none left, none run)."""
     c0, t0 = time.process_time(), time.perf_counter()
-    cats = resolve(todo)
-    plan = plan_targets(cats, params, _block_counts(blocks), shares, workers)
+    made = _PLAN.get(todo.token)  # (the worker's first task of the run makes it: ~4 ms)
+    if made is None:
+        cats = resolve(todo)
+        made = cats, plan_targets(cats, params, _block_counts(blocks), shares, workers)
+        _PLAN.clear()
+        _PLAN[todo.token] = made
+    cats, plan = made
     k = claim(todo, len(plan))
     mine = [] if k is None else [cats[i] for i in plan[k]]
     out, (_, _, end, pid) = _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves,
