@@ -216,12 +216,17 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
     workers = _workers(n_jobs)
     blocks = table_blocks(m, Q, workers,
                           category_row_weights(unflatten_shared(spec, leaves), X.shape[0], Q))
-    # one task per worker: the i-th block of each table (one engine, one round trip)
+    # one task per worker (one engine, one round trip): the i-th block of the MI table and
+    # the i-th from the end of the category table (the first rows of both cost more than
+    # their estimates, the features' row for row: 0.074 vs 0.063 s CPU and 0.093 vs 0.083
+    # s on delicious's shape; so paired the two tasks take 0.157 and 0.156 s, not 0.167
+    # and 0.146)
     tasks: list[list] = [[] for _ in range(workers)]
-    for which in shapes:
+    for t, which in enumerate(shapes):
         mine = [(a, b) for w, a, b in blocks if w == which]
         for i, (a, b) in enumerate(mine):
-            tasks[i % workers].append((which, a, b, store.path(tables[which]), limit[which]))
+            k = i % workers if t == 0 else workers - 1 - i % workers
+            tasks[k].append((which, a, b, store.path(tables[which]), limit[which]))
     tasks = [(parts,) for parts in tasks if parts]
     common = (engine, X, C, spec, tuple(leaves))
     submitted: list = []  # (on a Dask cluster: the tasks' futures, for the targets' step)
