@@ -681,9 +681,10 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
                 targets[c.id] = _mirror(targets[how], c, how)
     if progress is not None:
         progress(total, total, "done")
-    if store is not None:  # the tables as arrays of their own (their files go now)
+    if store is not None:  # the tables as arrays of their own (their files go meanwhile)
         tables = (store.keep(tables[0]), store.keep(tables[1]))
-        store.close()
+        store.close_later(C, inputs, collect)  # (this run's last references to the others)
+        del C, inputs, collect
     t_end = time.perf_counter()
     if not parallel:
         cpu["targets"].append(time.process_time() - c_targets)

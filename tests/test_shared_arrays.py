@@ -204,3 +204,26 @@ def test_claims_give_each_slot_once_in_order(tmp_path):
         from camcf.parallel import resolve
 
         assert resolve(ref) == ["a", "b"]
+
+
+def test_close_later_drops_the_arrays_and_removes_the_folder_on_a_thread():
+    """close_later: the folder goes on a thread of its own, after the arrays handed to it are
+    dropped (no mapping of the folder's files is left in this process)."""
+    import threading
+
+    from camcf.parallel import SharedArrays
+
+    store = SharedArrays()
+    a = store.empty((300, 300), np.float64)
+    a[:] = 1.0
+    ro = store.readonly(a)
+    folder = store.folder
+    store.close_later(a, ro)
+    del a, ro
+    for t in threading.enumerate():
+        if t.name == "camcf-shared-close":
+            t.join(10)
+    assert not os.path.exists(folder)
+    if sys.platform.startswith("linux"):
+        with open("/proc/self/maps") as f:
+            assert folder not in f.read()
