@@ -10,7 +10,10 @@ table tasks write their rows into such files (:func:`write_shared`). Inside :fun
 the same tasks go to the workers of a ``dask.distributed`` scheduler through its client
 (:func:`dask_submit`): workers on this machine map the same files (:meth:`SharedArrays.refs`),
 remote ones receive each shared array once (scattered to every worker), and a task starts on
-whichever worker is free. The workers need camcf installed (the same version as the client).
+whichever worker is free. On a cluster on this machine the target tasks are submitted with the
+table tasks, waiting for their futures on the workers; each takes the next part of the plan
+when it starts (:func:`claim`). The workers need camcf installed (the same version as the
+client).
 
 >>> with dask_cluster("tcp://10.0.0.5:8786"):            # doctest: +SKIP
 ...     res = camcf.run(X, Y, n_jobs=-1)
