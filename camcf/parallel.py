@@ -465,7 +465,7 @@ def _env_bytes(name: str, default: int) -> int:
 
 
 _GIVE_BACK_AFTER = 0.5  # seconds without a task after which a Dask worker gives memory back
-_TIMER: list = [None]  # the pending give-back of this worker process
+_TIMER: list = [None, 0]  # the pending give-back of this worker process; tasks running
 _TIMER_LOCK = threading.Lock()
 
 
@@ -477,7 +477,7 @@ def freed_memory_kept() -> Iterator[None]:
     for its next tasks. The tasks allocate the same tens of MB of temporaries again and
     again; given back, each allocation faulted its pages in anew, which cost the table tasks
     a quarter of their time in system CPU. A Dask worker gets its own setting back and gives
-    the memory back once no such task has started for half a second
+    the memory back once no such task has run for half a second
     (:func:`give_back_freed_memory` on a timer thread: the end of a parallel step waits for
     no round trip to the workers). Nothing happens in the main process or on other C
     libraries."""
@@ -488,6 +488,7 @@ def freed_memory_kept() -> Iterator[None]:
             if _TIMER[0] is not None:
                 _TIMER[0].cancel()
                 _TIMER[0] = None
+            _TIMER[1] += 1
     if lib is not None:
         lib.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
         lib.mallopt(_M_TRIM_THRESHOLD, 256 << 20)
@@ -496,16 +497,16 @@ def freed_memory_kept() -> Iterator[None]:
     finally:
         if dask:
             with _TIMER_LOCK:
-                if _TIMER[0] is not None:
-                    _TIMER[0].cancel()
-                _TIMER[0] = threading.Timer(_GIVE_BACK_AFTER, _give_back_later)
-                _TIMER[0].daemon = True
-                _TIMER[0].start()
+                _TIMER[1] -= 1
+                if _TIMER[1] == 0:  # (the last task running in this worker)
+                    _TIMER[0] = threading.Timer(_GIVE_BACK_AFTER, _give_back_later)
+                    _TIMER[0].daemon = True
+                    _TIMER[0].start()
 
 
 def _give_back_later() -> None:
-    with _TIMER_LOCK:  # (unless a task started meanwhile and replaced this timer)
-        if _TIMER[0] is threading.current_thread():
+    with _TIMER_LOCK:  # (unless a task started meanwhile: it cancelled this timer)
+        if _TIMER[0] is threading.current_thread() and _TIMER[1] == 0:
             _TIMER[0] = None
             give_back_freed_memory()
 
