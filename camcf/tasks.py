@@ -387,11 +387,12 @@ def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple]
     from .engines import ENGINES
 
     c0, t0 = time.process_time(), time.perf_counter()
-    X, C, leaves = resolve(X), resolve(C), resolve(leaves)
-    eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
     out = []
-    # one worker, one core (a Dask worker sets no limit itself)
+    # one worker, one core (a Dask worker sets no limit itself); memory kept from the
+    # engine's set-up on (a Dask worker gives back whatever exceeds 64 KB free at once)
     with one_blas_thread(), freed_memory_kept():
+        X, C, leaves = resolve(X), resolve(C), resolve(leaves)
+        eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
         for which, start, stop, path, threshold in parts:
             rows = eng.table_rows(which, start, stop)
             out.append((which, start, write_shared(path, rows, start),
@@ -417,7 +418,7 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, tra
                             [np.flatnonzero(label_of != c.label_index) for c in categories],
                             params, trace, engine, shared)
         out = {c.id: o for c, o in zip(categories, outs, strict=True)}
-    packed = pack_arrays(out)
+        packed = pack_arrays(out)
     return (out, packed), _stamp(c0, t0)
 
 
