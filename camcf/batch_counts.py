@@ -1,8 +1,9 @@
-"""Counting for many targets at once: Phase 1's tests given R and Phase 2's spouse step.
+"""Counting for many targets at once: Phase 1's tests given R, Phase 2's short backward walks
+and its spouse step.
 
 :func:`camcf.phases.run_targets` runs targets in groups, each on its own engine. A target
 costs little work but some 150 small numpy calls, so with many small targets (many label
-categories) the calls are the cost; here two steps of a whole group are counted together.
+categories) the calls are the cost; here three steps of a whole group are counted together.
 
 * **Phase 1** (:func:`cmi_many_batch`): each round's I(t; C_d | R) of every target of the
   group, for categories that :class:`~camcf.fast_engine.FastEngine` counts by a BLAS product:
@@ -14,6 +15,9 @@ categories) the calls are the cost; here two steps of a whole group are counted 
   stratum and the joint cells are few, :func:`joint_cells`); :func:`joint_extras` counts the
   joint cells of all the group's targets in one product and turns the counts of every target
   of one shape into values in one call of :func:`camcf.info.cmi_from_counts`.
+* **Phase 2's short walks** (:func:`single_values`): the backward walks of at most two kept
+  candidates take each value alone; a round's values of every target of the group come from
+  one bincount over each request's (t, f, exact code of S) per row.
 
 Every value and counter is bit for bit what the target alone gives: the counts are exact
 integers whatever the product, and each value is the same sum over the same contiguous cells
@@ -469,8 +473,9 @@ def _values_of(plans: list[ExtrasPlan], prod: np.ndarray, starts: np.ndarray, k:
     eng = plans[0].engine
     x_axes = tuple(range(2, 2 + len(kxs)))
     if plans[0].lead is not None:
-        lead = _counts(_sum_axes(joint, *x_axes), np.stack([p.lead[2] for p in plans]))
-        v1 = _values_many(lead, np.stack([p.lead[2] for p in plans]), nr, eng)
+        lead_ts = np.stack([p.lead[2] for p in plans])
+        lead, margin = _counts(_sum_axes(joint, *x_axes), lead_ts)
+        v1 = _values_many(lead, lead_ts, nr, eng, margin=margin)
         _screen(plans, v1)
         live = []
         for g, p in enumerate(plans):
@@ -486,8 +491,8 @@ def _values_of(plans: list[ExtrasPlan], prod: np.ndarray, starts: np.ndarray, k:
     for i, kx in enumerate(kxs):
         other = x_axes[:i] + x_axes[i + 1:]
         ts = np.stack([p.cell_of[i][2] for p in plans])
-        ci = _counts(_sum_axes(joint, *other) if other else joint, ts)
-        vals = _values_many(ci, ts, nr * kx, eng)
+        ci, margin = _counts(_sum_axes(joint, *other) if other else joint, ts)
+        vals = _values_many(ci, ts, nr * kx, eng, margin=margin)
         for g, p in enumerate(plans):
             p.out[i] = vals[g][p.sel]
 
@@ -513,6 +518,110 @@ def _screen(plans: list[ExtrasPlan], v1: np.ndarray) -> None:
             a += k
 
 
+def single_values(requests: list[tuple]) -> list[tuple[float, int, bool]]:
+    """I(t; V_f | S) for many requests ``(engine, target, f, S)`` (S: a list of pool columns
+    whose mixed-radix code has at most :data:`SINGLE_STATES` states), each on its own
+    :class:`~camcf.fast_engine.FastEngine`: ``(value, strata of S, whether the value was read
+    from the tables)`` per request, bit for bit what the backward walk's single value
+    (:class:`camcf.fast_walk.FastLeaveOneOut`) gives (S empty: the table's value).
+
+    The walk numbers the strata of S by first appearance (any exact code of S gives the same
+    numbers): here the counts of (code of S, code of f, t) of the requests whose f has one
+    number of codes come from one bincount, and each request's strata are then put in order
+    of first appearance; the values of requests of one shape (strata, codes of f) come from
+    one :func:`camcf.info.cmi_from_counts` call, each table summed alone, in the same order."""
+    out: list = [None] * len(requests)
+    by_k: dict[int, list[int]] = {}
+    for i, (eng, target, f, S) in enumerate(requests):
+        if not len(S):
+            out[i] = (eng._table_value(int(f), target), 1, True)
+        else:
+            by_k.setdefault(int(eng.card[f]), []).append(i)
+    for k, todo in by_k.items():
+        _single_values(requests, todo, k, out)
+    return out
+
+
+_PREFIX = 64  # rows in which the first appearance of every code is looked for first
+
+
+def _single_values(requests: list[tuple], todo: list[int], k: int, out: list) -> None:
+    """:func:`single_values` of the requests ``todo``, whose f has ``k`` codes."""
+    eng0 = requests[todo[0]][0]
+    n, G, m = eng0.n, len(todo), eng0.m
+    # each request's key per row: ((request·B + code of S)·k + code of f)·2 + t, the code of
+    # S mixed-radix over its columns; as a sum of the pool columns read times their places
+    cols: list[int] = []  # per request: t (as a pool column), f, then S's columns
+    places: list[int] = []
+    sizes = []
+    B = 1
+    for i in todo:
+        eng, target, f, S = requests[i]
+        cols += [m + int(target), int(f)]
+        places += [1, 2]
+        place = 2 * k
+        for c in S:
+            cols.append(int(c))
+            places.append(place)
+            place *= int(eng.card[c])
+        sizes.append(len(S) + 2)
+        B = max(B, place // (2 * k))
+    X, C = eng0.X, eng0.C
+    col = np.array(cols, dtype=np.int64)
+    dt = next(t for t in (np.int16, np.int32, np.int64) if G * B * k * 2 <= np.iinfo(t).max)
+    M = np.empty((col.size, n), dtype=dt)
+    if isinstance(X, np.ndarray) and all(requests[i][0].X is X and requests[i][0].C is C
+                                         for i in todo):  # one dense X and C: read at once
+        feat = col < m
+        M[feat] = X[:, col[feat]].T
+        M[~feat] = C[:, col[~feat] - m].T
+    else:
+        at = 0
+        for i, size in zip(todo, sizes, strict=True):
+            M[at:at + size] = requests[i][0].rows_of(col[at:at + size])
+            at += size
+    M *= np.array(places, dtype=dt)[:, None]
+    starts = np.zeros(G, dtype=np.int64)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    size = np.array(sizes)
+    key = M[starts] + M[starts + 1]
+    for j in range(2, int(size.max())):  # the columns of S, position by position
+        more = np.flatnonzero(size > j)
+        if more.size == G:
+            key += M[starts + j]
+        else:
+            key[more] += M[starts[more] + j]
+    key += (np.arange(G, dtype=dt) * (B * k * 2))[:, None]
+    counts = np.bincount(key.ravel(), minlength=G * B * k * 2).reshape(G, B, k, 2)
+    present = (counts.reshape(G, B, 2 * k) > 0).any(axis=2)
+    # each code of S's first row: looked for in the first rows, then in all when one is not
+    first = np.full(G * B, n, dtype=np.int64)
+    P = min(n, _PREFIX)
+    np.minimum.at(first, key[:, :P].ravel() // (2 * k),
+                  np.tile(np.arange(P, dtype=np.int64), G))
+    if np.any(present.ravel() & (first == n)):
+        np.minimum.at(first, key.ravel() // (2 * k), np.tile(np.arange(n, dtype=np.int64), G))
+    first = first.reshape(G, B)
+    order = np.argsort(first, axis=1, kind="stable")  # present codes first, as they appear
+    ns = np.count_nonzero(present, axis=1).tolist()
+    shapes: dict[int, list[int]] = {}
+    for g, s in enumerate(ns):
+        shapes.setdefault(s, []).append(g)
+    tab = eng0._tab
+    for s, members in shapes.items():
+        rows = np.asarray(members)
+        c = counts[rows[:, None], order[rows, :s]]  # (requests, strata, code of f, t)
+        ts = _sum_axes(c, 2)  # (stratum, t)
+        vals = cmi_from_counts(c, n, margins=(c[..., 0] + c[..., 1], ts, ts[..., 0] + ts[..., 1]),
+                               batch=1, table=tab)
+        for g, v in zip(members, np.atleast_1d(vals).tolist(), strict=True):
+            out[todo[g]] = (v, s, False)
+
+
+SINGLE_STATES = 1 << 12  # joint states of S up to which single_values counts it (the walk's
+# exact code; beyond, the walk numbers S's strata from its row hash)
+
+
 class AtMost:
     """A screen's ``keep`` for :meth:`camcf.info.Engine.screen_then_extras`: the values whose
     rounded value (:func:`camcf.info.rounded`) is at most ``limit``. Elementwise: the plans
@@ -527,37 +636,47 @@ class AtMost:
         return rounded(v) <= self.limit
 
 
-def _counts(cells: np.ndarray, ts_counts: np.ndarray) -> np.ndarray:
+def _counts(cells: np.ndarray, ts_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Counts (G × m × K × 2S, int64) of (feature, code, t, stratum) from float32 counts
-    ``cells`` (G × (t, stratum …) × (K − 1) × m) of the codes ≥ 1; code 0 is the remainder of
-    each cell (``ts_counts``: G × 2S)."""
+    ``cells`` (G × (t, stratum …) × (K − 1) × m) of the codes ≥ 1 (code 0 is the remainder of
+    each cell, ``ts_counts``: G × 2S), and their sums over t (G × m × K × S, the margin
+    :func:`_values_many` takes). Both are laid out in the cells' order first (every code, in
+    float32: integers below 2^24, exact), then transposed once each."""
     G, m = cells.shape[0], cells.shape[-1]
     K1 = cells.shape[-2]
     c = cells.reshape(G, -1, K1, m)
-    out = np.empty((G, m, K1 + 1, c.shape[1]), dtype=np.int64)
-    out[:, :, 1:, :] = c.transpose(0, 3, 2, 1)
-    # the codes ≥ 1 summed before the transpose (float32 sums of integers below 2^24: exact)
-    ones = _sum_axes(c, 2) if K1 > 1 else c[:, :, 0]
-    out[:, :, 0, :] = (ts_counts[:, :, None] - ones.astype(np.int64)).transpose(0, 2, 1)
-    return out
+    C = c.shape[1]
+    full = np.empty((G, C, K1 + 1, m), dtype=np.float32)
+    full[:, :, 1:, :] = c
+    ones = _sum_axes(c, 2) if K1 > 1 else c[:, :, 0]  # the codes ≥ 1
+    np.subtract(ts_counts[:, :, None], ones, out=full[:, :, 0, :], casting="unsafe")
+    out = np.empty((G, m, K1 + 1, C), dtype=np.int64)
+    out[:] = full.transpose(0, 3, 2, 1)
+    half = full.reshape(G, 2, C // 2, K1 + 1, m)
+    margin = np.empty((G, m, K1 + 1, C // 2), dtype=np.int64)
+    margin[:] = (half[:, 0] + half[:, 1]).transpose(0, 3, 2, 1)
+    return out, margin
 
 
 def _values_many(counts: np.ndarray, ts_counts: np.ndarray, S: int, eng,
-                 n_live: int | None = None) -> np.ndarray:
+                 n_live: int | None = None, *, margin: np.ndarray | None = None) -> np.ndarray:
     """:meth:`FastEngine._values` of G tables at once: counts (G × k × K × 2S) of
     (variable, code, t, stratum), ``ts_counts`` (G × 2S) of (t, stratum), the strata from
     ``n_live`` on (default none) left out, as ``_values`` leaves out the extra stratum of the
-    dead ones; G × k values, each bit for bit its table's value alone."""
+    dead ones; G × k values, each bit for bit its table's value alone. ``margin``: the
+    counts summed over t (G × k × K × S) when the caller has them (:func:`_counts`)."""
     G, k, K = counts.shape[:3]
     c5 = counts.reshape(G, k, K, 2, S)
     tsm = ts_counts.reshape(G, 2, S)
     if n_live is not None and n_live < S:
         c5, tsm = c5[..., :n_live], tsm[..., :n_live]
-    return cmi_from_counts(c5, eng.n, margins=(c5[:, :, :, 0] + c5[:, :, :, 1], tsm[:, None],
-                                               (tsm[:, 0] + tsm[:, 1])[:, None]),
+        margin = None if margin is None else margin[..., :n_live]
+    az = c5[:, :, :, 0] + c5[:, :, :, 1] if margin is None else margin
+    return cmi_from_counts(c5, eng.n, margins=(az, tsm[:, None], (tsm[:, 0] + tsm[:, 1])[:, None]),
                            batch=2, table=eng._tab)
 
 
-__all__ = ["AtMost", "ExtrasPlan", "cmi_many_batch", "extras_plan", "extras_plans", "joint_cells",
-           "joint_cells_many", "joint_extras", "lead_cells", "lookups_many", "screen_plan",
-           "screen_plans", "screen_then_extras_many"]
+__all__ = ["SINGLE_STATES", "AtMost", "ExtrasPlan", "cmi_many_batch", "extras_plan",
+           "extras_plans", "joint_cells", "joint_cells_many", "joint_extras", "lead_cells",
+           "lookups_many", "screen_plan", "screen_plans", "screen_then_extras_many",
+           "single_values"]

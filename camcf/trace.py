@@ -146,9 +146,32 @@ def _few(x, idx, sel, n_out: int) -> list:
     return [x] * n_out
 
 
+_FILLED: dict[tuple, np.ndarray] = {}  # (dtype, value) -> a read-only array of that value
+_FILLED_MOST = 256  # values kept, at most
+_FILLED_ROWS = 1 << 12  # rows of a column made from the kept arrays, at most
+
+
+def _filled(x, n: int, dtype) -> np.ndarray:
+    """``n`` copies of the integer ``x`` as ``dtype``: a read-only view of a kept array for a
+    short column (a chunk's column is copied when the record is frozen), else a new one."""
+    if n > _FILLED_ROWS:
+        return np.full(n, x, dtype=dtype)
+    key = (dtype, int(x))
+    arr = _FILLED.get(key)
+    if arr is None:
+        if len(_FILLED) >= _FILLED_MOST:
+            return np.full(n, x, dtype=dtype)
+        arr = np.full(_FILLED_ROWS, x, dtype=dtype)
+        arr.flags.writeable = False
+        _FILLED[key] = arr
+    return arr[:n]
+
+
 def _column(x, dtype, n_out: int, sel: np.ndarray | None) -> np.ndarray:
     """A record column of ``n_out`` rows from ``x``: a scalar repeated, or an array's rows
     ``sel`` (None: all of them)."""
+    if type(x) is int and dtype is not np.float64:
+        return _filled(x, n_out, dtype)
     arr = np.asarray(x)
     if arr.ndim == 0:
         return np.full(n_out, arr, dtype=dtype)
@@ -295,13 +318,13 @@ class TraceBuilder:
         self._flush()
         self._chunks.append((
             column(seq, np.int32),
-            np.full(n_out, code, dtype=np.int8),
+            _filled(code, n_out, np.int8),
             column(a, np.int32),
             column(b, np.int32),
-            np.full(n_out, cond_id, dtype=np.int32),
+            _filled(cond_id, n_out, np.int32),
             value if sel is None else value[sel],
             column(threshold, np.float64),
-            np.full(n_out, dcode, dtype=np.int8) if dec is None else column(dec, np.int8),
+            _filled(dcode, n_out, np.int8) if dec is None else column(dec, np.int8),
             column(aux, np.int32),
         ))
 

@@ -19,11 +19,12 @@ import math
 
 import numpy as np
 
-from ..batch_counts import AtMost, screen_then_extras_many
-from ..info import rounded
-from ..trace import TARGET, TraceBuilder, decide
+from ..batch_counts import SINGLE_STATES, AtMost, screen_then_extras_many, single_values
+from ..info import _JOINT_CACHE_BYTES, rounded
+from ..trace import DECISION_CODE, TARGET, TraceBuilder, decide
 
 _BLOCK_ROWS = 8  # backward values from which a run's rows are recorded as one block
+_NONE, _NONE_F = np.empty(0, dtype=np.int64), np.empty(0)
 
 
 def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: float,
@@ -32,18 +33,135 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
 
     ``s`` holds s_f for every feature (bits).
     """
-    rs = rounded(s)
-    cand = np.nonzero(rs > delta1)[0]
-    order = cand[np.argsort(-rs[cand], kind="stable")]
-    # ⌈k1·n⌉ in floating point, as the authors' code computes it
-    n_keep = math.ceil(k1 * order.size)
-    kept = [int(f) for f in order[:n_keep]]
-    cut = order[n_keep:]
-    below = np.nonzero(~(rs > delta1))[0]
-    tb.add("feature-mi", TARGET, np.asarray(kept, dtype=np.int64), [], s[kept], delta1, "kept")
-    tb.add("feature-mi", TARGET, cut, [], s[cut], delta1, "cut-k1")
-    tb.add("feature-mi", TARGET, below, [], s[below], delta1, "below-delta1")
+    return parents_children_many([(engine, target, s, R, delta1, k1, tb)])[0]
 
+
+def parents_children_many(jobs: list[tuple]) -> list[tuple[list[int], list[int], list[int]]]:
+    """:func:`parents_children` of several targets, each job ``(engine, target, s, R, delta1,
+    k1, tb)``: the walks of at most two kept candidates (every value a single one, see
+    :func:`_short_walks`) advance together, their values of a round counted in one call
+    (:func:`camcf.batch_counts.single_values`); each other target walks alone. Each target's
+    result and record are those of :func:`parents_children` alone."""
+    firsts = _first_steps(jobs)
+    pcs: list = [None] * len(jobs)
+    short = [i for i, (job, (_, kept)) in enumerate(zip(jobs, firsts, strict=True))
+             if _short(job[0], kept, job[3])]
+    for i, pc in zip(short, _short_walks([(*jobs[i][:2], firsts[i][1], jobs[i][3],
+                                           jobs[i][4], jobs[i][6]) for i in short]),
+                     strict=True):
+        pcs[i] = pc
+    out = []
+    for (engine, target, _, R, delta1, _, tb), (order, kept), pc in zip(jobs, firsts, pcs,
+                                                                         strict=True):
+        if pc is None:
+            pc = _backward(engine, target, kept, R, delta1, tb)
+        out.append(([int(f) for f in order], kept, pc))
+    return out
+
+
+def _first_steps(jobs: list[tuple]) -> list[tuple[np.ndarray, list[int]]]:
+    """Phase 2's first step of each job ``(engine, target, s, R, delta1, k1, tb)``: the
+    candidates sorted (by rounded s_f, stable descending) and the kept ones, recorded (kept,
+    cut by k1, below δ1, one call per job); the scores of jobs with one number of features
+    rounded and sorted at once."""
+    if len({job[2].shape for job in jobs}) > 1:
+        return [out for job in jobs for out in _first_steps([job])]
+    if not jobs:
+        return []
+    S = np.stack([job[2] for job in jobs])  # (jobs, features)
+    G, m = S.shape
+    rs = rounded(S)
+    is_cand = rs > np.array([job[4] for job in jobs])[:, None]
+    n_cand = np.count_nonzero(is_cand, axis=1)
+    flat = np.flatnonzero(is_cand)
+    job_of = flat // m
+    flat = flat[np.lexsort((-rs.ravel()[flat], job_of))]  # by job, then rounded s_f descending
+    below = np.flatnonzero(~is_cand)
+    ends = np.cumsum(n_cand).tolist()
+    ends_below = np.cumsum(m - n_cand).tolist()
+    out = []
+    lo = lo_b = 0
+    for g, (job, hi, hi_b) in enumerate(zip(jobs, ends, ends_below, strict=True)):
+        delta1, k1, tb = job[4], job[5], job[6]
+        order = flat[lo:hi] - g * m
+        # ⌈k1·n⌉ in floating point, as the authors' code computes it
+        n_keep = math.ceil(k1 * order.size)
+        rows = np.concatenate([order, below[lo_b:hi_b] - g * m])
+        dec = np.full(rows.size, _BELOW, dtype=np.int8)
+        dec[:n_keep] = _KEPT
+        dec[n_keep:order.size] = _CUT
+        tb.add("feature-mi", TARGET, rows, [], job[2][rows], delta1, dec)
+        out.append((order, order[:n_keep].tolist()))
+        lo, lo_b = hi, hi_b
+    return out
+
+
+_KEPT, _CUT, _BELOW = (DECISION_CODE[d] for d in ("kept", "cut-k1", "below-delta1"))
+
+
+def _short(engine, kept: list[int], R: list[int]) -> bool:
+    """Whether the backward walk over ``kept`` given R takes each value alone from the exact
+    code of its set (:class:`camcf.fast_walk.FastLeaveOneOut`: at most two members, whose
+    runs are single values, and few joint states), so that :func:`_short_walks` may count
+    it with other targets'."""
+    if not kept or len(kept) > 2 or not hasattr(engine, "_extras_finish"):
+        return False
+    cols = kept + [q + engine.m for q in R]
+    if len(cols) > SINGLE_STATES.bit_length() or len(kept) * engine.n * 9 > _JOINT_CACHE_BYTES:
+        return False
+    return math.prod(engine.card[cols].tolist()) <= SINGLE_STATES
+
+
+def _short_walks(jobs: list[tuple]) -> list[list[int]]:
+    """The PC of each job ``(engine, target, kept, R, delta1, tb)`` (:func:`_short`): the
+    walks advance together, one value of each per round."""
+    walks = [_walk_steps(*job) for job in jobs]
+    pcs: list = [None] * len(jobs)
+    asks: dict[int, tuple] = {}
+    for i, w in enumerate(walks):
+        _send(w, None, i, asks, pcs)
+    while asks:
+        items = list(asks.items())
+        asks = {}
+        got = single_values([(jobs[i][0], jobs[i][1], f, S) for i, (f, S) in items])
+        for (i, _), answer in zip(items, got, strict=True):
+            _send(walks[i], answer, i, asks, pcs)
+    return pcs
+
+
+def _send(steps, value, i: int, asks: dict, results: list) -> None:
+    """Send ``value`` to a generator of steps: its next request goes to ``asks``, its result
+    (when it has finished) to ``results``."""
+    try:
+        asks[i] = steps.send(value)
+    except StopIteration as stop:
+        results[i] = stop.value
+
+
+def _walk_steps(engine, target: int, kept: list[int], R: list[int], delta1: float,
+                tb: TraceBuilder):
+    """A short backward walk (:func:`_short`) as a generator: yields ``(f, S)`` for
+    I(t; X_f | S), S = (PC − f) ∪ R, is sent ``(value, strata of S, read from the tables)``,
+    records the row and returns PC: the values, rows and counters of :func:`_backward`."""
+    R_pool = [q + engine.m for q in R]
+    pc = list(kept)
+    for f in kept:
+        S = [g for g in pc if g != f] + R_pool
+        v, ns, from_table = yield f, S
+        engine._counted(computed=not from_table, lookups=from_table)
+        out = rounded(v) <= delta1
+        tb.add_one("backward", TARGET, f, lambda S=S: np.asarray(S, dtype=np.int32).tobytes(),
+                   v, delta1, "removed" if out else "stays", strata=lambda ns=ns: ns)
+        if out:
+            pc.remove(f)
+    return pc
+
+
+def _backward(engine, target: int, kept: list[int], R: list[int], delta1: float,
+              tb: TraceBuilder) -> list[int]:
+    """Phase 2's backward walk over ``kept`` given R (recorded): PC."""
+    if not kept:
+        return []
     R_arr = np.asarray([q + engine.m for q in R], dtype=np.int32)
     R_bytes = R_arr.tobytes()
     loo = engine.leave_one_out(target, kept, R_arr.tolist())
@@ -86,8 +204,7 @@ def parents_children(engine, target: int, s: np.ndarray, R: list[int], delta1: f
             loo.remove_many(kept[i:i + gone])
             in_pc[i:i + gone] = False
         i += used
-    pc = kept_arr[in_pc].tolist()
-    return [int(f) for f in order], kept, pc
+    return kept_arr[in_pc].tolist()
 
 
 def spouses(engine, target: int, s: np.ndarray, pc: list[int], R: list[int], delta1: float,
@@ -141,7 +258,8 @@ def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
                                                                           strict=True)
                             for _ in v2s], [v2.size for v2 in parts])
         hit_all = rounded(v2_all) > limits
-        dec_all = decide(hit_all, "spouse", "not-spouse")
+        if any(jobs[i][6].keeps("spouse", "not-spouse") for i, _, _ in asked):
+            dec_all = decide(hit_all, "spouse", "not-spouse")
     # the screens' decisions, built only for a level that keeps these rows (the full record)
     kept = [jobs[i][6].keeps("spouse-screen", "tested")
             or jobs[i][6].keeps("spouse-screen", "not-tested") for i, _, _ in asked]
@@ -160,10 +278,21 @@ def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
             continue
         found: dict[int, list[int]] = {}
         k = screened.size
+        every = tb.keeps("spouse", "not-spouse")  # else the spouses' rows only
+        if not every and not hit_all[at:at + k * len(pc)].any():  # no row kept: counted
+            tb.add("spouse", TARGET, _NONE, [], _NONE_F, delta1, "spouse", at=_NONE,
+                   n=k * len(pc))
+            at += k * len(pc)
+            continue
         for x, v2 in zip(pc, v2s, strict=True):
             cond = [x] + R_pool
-            tb.add("spouse", TARGET, screened, cond, v2, delta1, dec_all[at:at + k], aux=x)
-            for z in screened[hit_all[at:at + k]].tolist():
+            h = np.flatnonzero(hit_all[at:at + k])
+            if every:
+                tb.add("spouse", TARGET, screened, cond, v2, delta1, dec_all[at:at + k], aux=x)
+            else:
+                tb.add("spouse", TARGET, screened[h], cond, v2[h], delta1, "spouse", aux=x,
+                       at=h, n=k)
+            for z in screened[h].tolist():
                 found.setdefault(z, []).append(int(x))
             at += k
         results[i] = dict(sorted(found.items()))

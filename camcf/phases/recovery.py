@@ -33,6 +33,9 @@ def recover_blocked(engine, target: int, s: np.ndarray, pc: list[int], cmb: list
     rs = rounded(s)
     elig_mask = ~(rs[outside] < delta1 / 2)
     eligible = outside[elig_mask]
+    if eligible.size == 0:  # every feature outside CMB skipped: nothing is measured
+        tb.add("recovery-skip", TARGET, outside, (), s[outside], delta1 / 2, "skipped")
+        return []
     base = {r: list(pc) + [q + m for q in R if q != r] for r in R}
     base_arr = {r: np.asarray(b, dtype=np.int32) for r, b in base.items()}  # as recorded
     vf_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}

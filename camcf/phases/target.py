@@ -25,12 +25,12 @@ from ..trace import (
     CondSets,
     TraceBuilder,
 )
-from .local_structure import parents_children, spouses_many
+from .local_structure import parents_children_many, spouses_many
 from .pruning import symmetry_and_redundancy, symmetry_and_redundancy_many
 from .recovery import recover_blocked
 from .skeleton import label_skeletons
 
-_BATCH = 32  # targets whose Phase 1, spouse steps and Phase 4 go together, at most
+_BATCH = 64  # targets whose Phase 1, spouse steps and Phase 4 go together, at most
 _BATCH_ROWS = 1 << 17  # ... and targets × rows (the engines of waiting targets hold a few
 _BATCH_BYTES = 16 << 20  # arrays of n each) and joint codes their engines may hold meanwhile
 
@@ -68,7 +68,7 @@ def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, p
 
 
 def batch_size(n: int) -> int:
-    """How many targets :func:`run_targets` runs together on data of ``n`` rows: 32, fewer
+    """How many targets :func:`run_targets` runs together on data of ``n`` rows: 64, fewer
     with many rows (targets × rows ≤ 2^17: the engine of each waiting target holds a few
     arrays of n values)."""
     return max(1, min(_BATCH, _BATCH_ROWS // max(1, int(n))))
@@ -84,7 +84,8 @@ def run_targets(engines: Sequence, categories: Sequence[Category], others: Seque
 
     The targets go in groups (:func:`batch_size`): Phase 1 of the group advances together (its
     first step read, rounded and sorted at once, each round's tests given R in one product,
-    :func:`camcf.phases.skeleton.label_skeletons`), then each target's Phase 2 backward walk,
+    :func:`camcf.phases.skeleton.label_skeletons`), then Phase 2's first step and backward
+    walks (the short walks together, :func:`camcf.phases.local_structure.parents_children_many`),
     then their spouse steps together (:func:`camcf.phases.local_structure.spouses_many`:
     planned together, their counts from one product), then each one's Phase 3, then their
     Phase 4 together (:func:`camcf.phases.pruning.symmetry_and_redundancy_many`). The spouse
@@ -101,12 +102,16 @@ def run_targets(engines: Sequence, categories: Sequence[Category], others: Seque
         tbs = [TraceBuilder(cond_sets[i], trace, strata=engines[i].strata) for i in group]
         skeletons = label_skeletons([(engines[i], categories[i].id, others[i], d2, tb)
                                      for i, tb in zip(group, tbs, strict=True)])
+        ss = [engines[i].mi_table()[:, categories[i].id] if scores[i] is None else scores[i]
+              for i in group]
+        walks = parents_children_many([
+            (engines[i], categories[i].id, s, R, d1, params["k1"], tb)
+            for i, tb, s, (R, _) in zip(group, tbs, ss, skeletons, strict=True)])
         waiting: list[tuple] = []
         held = 0
-        for i, tb, (R, sk_cands) in zip(group, tbs, skeletons, strict=True):
+        for i, tb, s, (R, sk_cands), (cands_all, kept, pc) in zip(group, tbs, ss, skeletons,
+                                                                  walks, strict=True):
             engine, c = engines[i], categories[i]
-            s = engine.mi_table()[:, c.id] if scores[i] is None else scores[i]
-            cands_all, kept, pc = parents_children(engine, c.id, s, R, d1, params["k1"], tb)
             waiting.append((engine, c, others[i], tb, s, R, sk_cands, cands_all, kept, pc))
             held += getattr(engine, "_joint_bytes", 0)
             if held > _BATCH_BYTES:
