@@ -536,7 +536,9 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         thread while the labels are read; the two unconditional tables are computed in row
         blocks, a block of each in one task per worker (:func:`camcf.tasks.table_blocks`),
         then the targets go per worker in a large task and two small ones, balanced by an
-        estimate of their cost (:func:`camcf.tasks.plan_tasks`); local workers map the shared
+        estimate of their cost, in rounds over the targets in order
+        (:func:`camcf.tasks.plan_tasks`; on a Dask cluster on this machine submitted with
+        the table tasks, each waiting for them on the workers); local workers map the shared
         arrays from files (:class:`camcf.parallel.SharedArrays`). The result is
         byte-identical for every ``n_jobs``; ``Result.stats["stages"]`` gives the wall seconds
         of the preparation, the tables and the targets, and in parallel
@@ -680,9 +682,10 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
                 targets[c.id] = _mirror(targets[how], c, how)
     if progress is not None:
         progress(total, total, "done")
-    if store is not None:  # the tables as arrays of their own (their files go now)
+    if store is not None:  # the tables as arrays of their own (their files go meanwhile)
         tables = (store.keep(tables[0]), store.keep(tables[1]))
-        store.close()
+        store.close_later(C, inputs, collect)  # (this run's last references to the others)
+        del C, inputs, collect
     t_end = time.perf_counter()
     if not parallel:
         cpu["targets"].append(time.process_time() - c_targets)

@@ -8,9 +8,12 @@ category indicators, tables, the engine's shared inputs) are put once in files o
 by file name; :func:`resolve` makes it a plain ndarray), nothing is pickled per task, and the
 table tasks write their rows into such files (:func:`write_shared`). Inside :func:`dask_cluster`
 the same tasks go to the workers of a ``dask.distributed`` scheduler through its client
-(:func:`dask_map`): workers on this machine map the same files (:meth:`SharedArrays.refs`),
+(:func:`dask_submit`): workers on this machine map the same files (:meth:`SharedArrays.refs`),
 remote ones receive each shared array once (scattered to every worker), and a task starts on
-whichever worker is free. The workers need camcf installed (the same version as the client).
+whichever worker is free. On a cluster on this machine the target tasks are submitted with the
+table tasks, waiting for their futures on the workers; each takes the next part of the plan
+when it starts (:func:`claim`). The workers need camcf installed (the same version as the
+client).
 
 >>> with dask_cluster("tcp://10.0.0.5:8786"):            # doctest: +SKIP
 ...     res = camcf.run(X, Y, n_jobs=-1)
@@ -23,9 +26,11 @@ import contextvars
 import itertools
 import mmap
 import os
+import pickle
 import shutil
 import sys
 import tempfile
+import threading
 import weakref
 from collections.abc import Iterator
 
@@ -46,7 +51,7 @@ def dask_cluster(address, *, timeout: float = 20.0) -> Iterator[object]:
     closed at the end), a cluster object (``distributed.LocalCluster``, say; likewise) or a
     ``Client`` already connected (used as it is, not closed). Inside, joblib's Dask backend
     is the active one (the evaluation's tasks use it) and :func:`camcf.run` with ``n_jobs``
-    ≠ 1 submits its tasks to the client directly (:func:`dask_map`): the shared arrays reach
+    ≠ 1 submits its tasks to the client directly (:func:`dask_submit`): the shared arrays reach
     each worker once per run, and tasks go to whichever worker is free.
 
     Raises :class:`CamcfError` when dask.distributed is missing or the scheduler cannot be
@@ -86,7 +91,7 @@ def active_client():
 def dask_sees(client, store: SharedArrays) -> bool:
     """Whether every worker of the Dask ``client`` sees ``store``'s folder (a cluster on this
     machine): asked once per store (a run) and client, the answer kept in ``store.local_to``
-    (:func:`camcf.run` asks while it prepares its inputs, :func:`dask_map` when not yet
+    (:func:`camcf.run` asks while it prepares its inputs, :func:`dask_submit` when not yet
     asked)."""
     if store.local_to is not client:
         seen = client.run(os.path.isdir, store.folder)
@@ -94,43 +99,46 @@ def dask_sees(client, store: SharedArrays) -> bool:
     return store.local_to is client
 
 
-def dask_map(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays, *,
-             release: bool = True) -> Iterator[object]:
-    """``fn(*common, *task)`` for each of ``tasks`` on the Dask ``client``'s workers, submitted
-    now: an iterator over the results as they finish (in any order); the tasks are given in
-    the order to start them (heaviest first).
+def dask_submit(client, fn, common: tuple, tasks: list[tuple], store: SharedArrays, *,
+                ordered: bool = True) -> list:
+    """Submit ``fn(*common, *task)`` for each of ``tasks`` to the Dask ``client``: the
+    futures, in ``tasks``' order. ``ordered``: each with its own priority, the first highest
+    (give them heaviest first); else all in one message (``client.map``: a few ms less here,
+    for tasks whose order does not matter). A task may hold futures (of an earlier step,
+    say): Dask runs it once they are done and passes their results in their place, with no
+    round trip through this process.
 
     ``common`` (the arguments every task shares) reach each worker once: when every worker
     sees ``store``'s folder (a cluster on this machine), as references to its files
     (:meth:`SharedArrays.refs`; each task maps them, nothing is copied); otherwise scattered
     to every worker at once (``client.scatter(..., broadcast=True)``), so that no worker
-    waits for another to pass it the data and the scheduler may start a task on any.
-    ``release``: when the iterator closes, the tasks not taken are cancelled and the workers
-    give back the memory the tasks kept (:func:`give_back_freed_memory`); a run's last
-    parallel step releases, an earlier one need not (the workers keep their memory for the
-    next step, and no round trip to them stands between the two)."""
-    from distributed import as_completed
-
+    waits for another to pass it the data and the scheduler may start a task on any."""
     if dask_sees(client, store):
         args = [store.refs(a) for a in common]
     else:
         args = client.scatter(list(common), broadcast=True, hash=False)
-    futures = [client.submit(fn, *args, *task, pure=False, priority=len(tasks) - i)
-               for i, task in enumerate(tasks)]
-    return _results(client, futures, as_completed, release)
+    if not ordered and tasks:
+        n = len(tasks)
+        return client.map(fn, *([a] * n for a in args), *map(list, zip(*tasks, strict=True)),
+                          pure=False)
+    return [client.submit(fn, *args, *task, pure=False, priority=len(tasks) - i)
+            for i, task in enumerate(tasks)]
 
 
-def _results(client, futures: list, as_completed, release: bool) -> Iterator[object]:
-    """:func:`dask_map`'s results as they finish (the tasks were submitted already); with
-    ``release``, the ones not taken are cancelled when the iterator closes, and the workers
-    give back the memory the tasks kept (:func:`give_back_freed_memory`)."""
+def dask_results(client, futures: list, release: bool = True) -> Iterator[object]:
+    """The results of the Dask ``futures`` (:func:`dask_submit`) as they finish; with
+    ``release``, the ones not taken are cancelled when the iterator closes (a run's last
+    parallel step releases; an earlier one leaves them to the next step)."""
+    from distributed import as_completed
+
     try:
         for _, result in as_completed(futures, with_results=True):
             yield result
     finally:
         if release:
-            client.cancel(futures)
-            client.run(give_back_freed_memory)
+            left = [f for f in futures if not f.done()]
+            if left:
+                client.cancel(left)
 
 
 _BLAS = None  # one threadpoolctl controller per process (finding the libraries takes ms)
@@ -190,12 +198,27 @@ class SharedArrays:
     def __init__(self, nbytes: int = 0) -> None:
         self.folder = tempfile.mkdtemp(prefix="camcf-shared-", dir=_shared_dir(nbytes))
         self._count = itertools.count(1)  # file numbers (next() is atomic: threads may share)
-        self.local_to = None  # the Dask client whose workers all see the folder (dask_map)
+        self.local_to = None  # the Dask client whose workers all see the folder (dask_sees)
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
 
     def close(self) -> None:
         """Remove the folder (workers that still map a file keep their mapping)."""
         self._cleanup()
+
+    def close_later(self, *held) -> None:
+        """:meth:`close` on a thread of its own, after dropping ``held`` (the caller's last
+        references to arrays of this folder; the caller drops its own): unmapping tens of MB
+        of shared pages and freeing them took a parallel run's end 10–40 ms that nothing
+        waits for. The thread is not a daemon: the interpreter waits for it at exit, so the
+        folder goes in any case."""
+        box = [held]
+        del held
+
+        def drop() -> None:
+            box.clear()
+            self.close()
+
+        threading.Thread(target=drop, name="camcf-shared-close").start()
 
     def __enter__(self) -> SharedArrays:
         return self
@@ -248,6 +271,15 @@ class SharedArrays:
         out[...] = a
         out.flush()
         return np.lib.format.open_memmap(out.filename, mode="r")
+
+    def put(self, obj) -> PickleRef:
+        """``obj`` pickled once into a file of this folder: a reference a few bytes long that
+        workers which see the folder load with :func:`resolve` (for an object every task of a
+        step needs, sent so without its bytes in each task)."""
+        path = self._path()[:-4] + ".pkl"
+        with open(path, "wb") as f:
+            pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+        return PickleRef(path)
 
     def refs(self, a):
         """``a`` (as :meth:`share` takes it) with every array in a file of this folder
@@ -304,6 +336,55 @@ class _SparseRef:
         return self.kind(tuple(resolve(x) for x in self.parts), shape=self.shape, copy=False)
 
 
+def claim(ref: PickleRef, n: int) -> int | None:
+    """The first of ``n`` slots (0, 1, …) that no other task has claimed, claimed now for the
+    calling task, or None when all are taken: the order in which tasks start decides which
+    part of the work each takes, whatever order the scheduler sent them in. A claim is a
+    file beside ``ref``'s, made with ``O_EXCL`` (atomic on a local file system: the workers
+    that see a :class:`SharedArrays` folder share it) and holding the Dask task's key, so that
+    a task run again (its worker lost) takes its own slot again."""
+    key = ""
+    with contextlib.suppress(ImportError, ValueError, KeyError):
+        from distributed import get_worker
+
+        key = str(get_worker().get_current_task())
+    for k in range(n):
+        path = f"{ref.path}.{k}"
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            if key:
+                with open(path) as f:
+                    if f.read() == key:
+                        return k
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(key)
+        return k
+    return None
+
+
+class PickleRef:
+    """An object pickled in a file of a :class:`SharedArrays` (:meth:`SharedArrays.put`);
+    :func:`resolve` loads it. ``token``: random, one per object put (a worker may key what
+    it derives from the object by it)."""
+
+    __slots__ = ("path", "token")
+
+    def __init__(self, path: str, token: str | None = None) -> None:
+        self.path, self.token = path, token or os.urandom(12).hex()
+
+    def __getstate__(self):
+        return self.path, self.token
+
+    def __setstate__(self, state) -> None:
+        self.path, self.token = state
+
+    def open(self):
+        with open(self.path, "rb") as f:
+            return pickle.load(f)
+
+
 class FileRef:
     """An array of a :class:`SharedArrays` file by reference (file, offset, shape, strides,
     dtype): a few bytes to send; :func:`resolve` maps the file and gives the same array."""
@@ -335,11 +416,12 @@ def _ref(store: SharedArrays, a):
 
 
 def resolve(a):
-    """What a worker task does with its shared arguments: a :class:`FileRef` mapped, an
+    """What a worker task does with its shared arguments: a :class:`FileRef` mapped (a
+    :class:`PickleRef` loaded), an
     ``np.memmap`` (joblib's process workers receive those) seen as a plain ndarray over the
     same mapping (the subclass adds a Python call to every slice), the same inside a tuple or
     a scipy.sparse matrix; anything else as it is."""
-    if isinstance(a, (FileRef, _SparseRef)):
+    if isinstance(a, (FileRef, _SparseRef, PickleRef)):
         return a.open()
     if isinstance(a, np.memmap):
         return np.asarray(a)
@@ -382,6 +464,11 @@ def _env_bytes(name: str, default: int) -> int:
         return default
 
 
+_GIVE_BACK_AFTER = 0.5  # seconds without a task after which a Dask worker gives memory back
+_TIMER: list = [None, 0]  # the pending give-back of this worker process; tasks running
+_TIMER_LOCK = threading.Lock()
+
+
 @contextlib.contextmanager
 def freed_memory_kept() -> Iterator[None]:
     """A worker task's context on glibc: memory the task frees is kept for its next
@@ -389,19 +476,57 @@ def freed_memory_kept() -> Iterator[None]:
     32 MB from the heap, the heap trimmed above 256 MB free), and the worker keeps the setting
     for its next tasks. The tasks allocate the same tens of MB of temporaries again and
     again; given back, each allocation faulted its pages in anew, which cost the table tasks
-    a quarter of their time in system CPU. On a Dask cluster :func:`dask_map` gives each
-    worker its own setting back after the parallel step (:func:`give_back_freed_memory`).
-    Nothing happens in the main process or on other C libraries."""
+    a quarter of their time in system CPU. A Dask worker gets its own setting back and gives
+    the memory back once no such task has run for half a second
+    (:func:`give_back_freed_memory` on a timer thread: the end of a parallel step waits for
+    no round trip to the workers). Nothing happens in the main process or on other C
+    libraries."""
     lib = _malloc_lib()
+    dask = lib is not None and _in_dask_worker()
+    if dask:
+        with _TIMER_LOCK:
+            if _TIMER[0] is not None:
+                _TIMER[0].cancel()
+                _TIMER[0] = None
+            _TIMER[1] += 1
     if lib is not None:
         lib.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
         lib.mallopt(_M_TRIM_THRESHOLD, 256 << 20)
-    yield
+    try:
+        yield
+    finally:
+        if dask:
+            with _TIMER_LOCK:
+                _TIMER[1] -= 1
+                if _TIMER[1] == 0:  # (the last task running in this worker)
+                    _TIMER[0] = threading.Timer(_GIVE_BACK_AFTER, _give_back_later)
+                    _TIMER[0].daemon = True
+                    _TIMER[0].start()
 
 
-def give_back_freed_memory(dask_worker=None) -> None:
-    """On a Dask worker process (``client.run``), after a parallel step of
-    :func:`camcf.run`: malloc's trimming as the worker started with (the nanny's
+def _give_back_later() -> None:
+    with _TIMER_LOCK:  # (unless a task started meanwhile: it cancelled this timer)
+        if _TIMER[0] is threading.current_thread() and _TIMER[1] == 0:
+            _TIMER[0] = None
+            give_back_freed_memory()
+
+
+def _in_dask_worker() -> bool:
+    """Whether this thread runs a Dask worker's task."""
+    if "distributed" not in sys.modules:
+        return False
+    from distributed import get_worker
+
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
+
+
+def give_back_freed_memory() -> None:
+    """On a Dask worker process, after a parallel step of :func:`camcf.run`
+    (:func:`freed_memory_kept`'s timer): malloc's trimming as the worker started with (the nanny's
     ``MALLOC_TRIM_THRESHOLD_``, else glibc's 128 KB) and the freed memory given back
     (``malloc_trim``), as Dask means its workers to. Nothing elsewhere."""
     lib = _malloc_lib()

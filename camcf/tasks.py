@@ -19,8 +19,12 @@ import numpy as np
 
 from .info import _ELEM_BUDGET
 from .parallel import (
+    PickleRef,
     active_client,
-    dask_map,
+    claim,
+    dask_results,
+    dask_sees,
+    dask_submit,
     freed_memory_kept,
     one_blas_thread,
     resolve,
@@ -73,23 +77,36 @@ def _count_above(table: np.ndarray, threshold: float) -> np.ndarray:
     return out
 
 
-def plan_tasks(costs: np.ndarray, n_tasks: int, shares=None) -> list[list[int]]:
-    """Targets (positions in ``costs``) in at most ``n_tasks`` tasks of total cost in
-    proportion to ``shares`` (one per task; even without): the heaviest target first into the
-    task least loaded for its share (longest-processing-time first); the tasks heaviest first,
-    each listing its targets heaviest first."""
-    order = np.argsort(-costs, kind="stable").tolist()
-    n_tasks = max(1, min(int(n_tasks), len(order)))
-    share = [1.0] * n_tasks if shares is None else [float(x) for x in shares[:n_tasks]]
-    load = [(0.0, k) for k in range(n_tasks)]  # a heap of (load / share, task)
-    total = [0.0] * n_tasks
-    tasks: list[list[int]] = [[] for _ in range(n_tasks)]
-    for i in order:
-        _, k = heapq.heappop(load)
-        tasks[k].append(i)
-        total[k] += float(costs[i])
-        heapq.heappush(load, (total[k] / share[k], k))
-    return [tasks[k] for k in sorted(range(n_tasks), key=lambda k: -total[k]) if tasks[k]]
+def plan_tasks(costs: np.ndarray, shares, width: int = 1) -> list[list[int]]:
+    """Targets (positions in ``costs``, in the order their results are used) in tasks of total
+    cost in proportion to ``shares``, sent in that order in rounds of ``width`` tasks (as
+    many as workers): each round takes a consecutive run of the targets, of its shares' part
+    of the cost, and splits it among its tasks heaviest target first into the task least
+    loaded for its share (longest-processing-time first: even totals); each task lists its
+    targets heaviest first; no task is empty. The first rounds hold the first targets, so
+    that the run takes the results as they come, and the last round only the last targets
+    (the work left after the last result is theirs alone)."""
+    costs = np.asarray(costs, dtype=float)
+    share = np.asarray(shares, dtype=float)
+    width = max(1, int(width))
+    if not costs.size or not share.size:
+        return []
+    rounds = [share[a:a + width] for a in range(0, share.size, width)]
+    mid = np.cumsum(costs) - costs / 2  # a target goes to the run its cost's middle is in
+    cut = np.cumsum([r.sum() for r in rounds])[:-1] / share.sum()
+    edges = [0, *np.searchsorted(mid, mid[-1] * cut).tolist(), costs.size]
+    out = []
+    for r, a, b in zip(rounds, edges[:-1], edges[1:], strict=True):
+        load = [(0.0, k) for k in range(r.size)]  # a heap of (load / share, task)
+        total = [0.0] * r.size
+        tasks: list[list[int]] = [[] for _ in range(r.size)]
+        for i in (a + np.argsort(-costs[a:b], kind="stable")).tolist():
+            _, k = heapq.heappop(load)
+            tasks[k].append(i)
+            total[k] += float(costs[i])
+            heapq.heappush(load, (total[k] / r[k], k))
+        out.extend(t for t in tasks if t)
+    return out
 
 
 def table_blocks(m: int, n_categories: int, workers: int,
@@ -144,16 +161,21 @@ def _workers(n_jobs: int) -> int:
 
 
 def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedArrays,
-              prefer: str | None = None, *, release: bool = True):
+              prefer: str | None = None, *, release: bool = True,
+              submitted: list | None = None, ordered: bool = True):
     """The results of ``fn(*common, *task)`` for ``tasks`` (given heaviest first), as they
     finish: on the Dask cluster of :func:`camcf.parallel.dask_cluster` through its client
-    (:func:`camcf.parallel.dask_map`: ``common`` reaches each worker once), else through
+    (:func:`camcf.parallel.dask_submit`: ``common`` reaches each worker once; the futures
+    are appended to ``submitted`` when given; ``ordered`` as it takes it), else through
     joblib (local process workers map ``common``'s arrays from ``store``'s files; no
-    batching, every task dispatched at once). ``release``: as :func:`camcf.parallel.dask_map`
-    takes it (the last parallel step of a run releases)."""
+    batching, every task dispatched at once). ``release``: as :func:`camcf.parallel.dask_results` takes it (the last parallel
+    step of a run releases)."""
     client = active_client()
     if client is not None:
-        return dask_map(client, fn, common, tasks, store, release=release)
+        futures = dask_submit(client, fn, common, tasks, store, ordered=ordered)
+        if submitted is not None:
+            submitted.extend(futures)
+        return dask_results(client, futures, release)
     from joblib import Parallel, delayed
 
     return Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator_unordered",
@@ -183,46 +205,78 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
 
     The returned function also carries ``workers``, the number of workers the tasks were
     planned for (:func:`parallel_targets` plans for as many: on a Dask cluster asking costs
-    a round trip to the scheduler)."""
+    a round trip to the scheduler), ``tables``, the two tables as it will return them
+    (filled once it returns), and ``submitted``, the tasks' futures on a Dask cluster (the
+    targets' tasks may wait for them there), else empty."""
     X, C, spec, leaves = inputs
     m, Q = X.shape[1], C.shape[1]
     shapes = {"features": (m, Q), "categories": (Q, Q)}
     tables = {k: store.empty(v, np.float64, order=_LAYOUT[k]) for k, v in shapes.items()}
     limit = {"features": params["delta1"], "categories": params["delta2"]}
-    counts = {k: np.zeros(Q, dtype=np.int64) for k in shapes}
     workers = _workers(n_jobs)
     blocks = table_blocks(m, Q, workers,
                           category_row_weights(unflatten_shared(spec, leaves), X.shape[0], Q))
-    # one task per worker: the i-th block of each table (one engine, one round trip)
+    # one task per worker (one engine, one round trip): the i-th block of the MI table and
+    # the i-th from the end of the category table (the first rows of both cost more than
+    # their estimates, the features' row for row: 0.074 vs 0.063 s CPU and 0.093 vs 0.083
+    # s on delicious's shape; so paired the two tasks take 0.157 and 0.156 s, not 0.167
+    # and 0.146)
     tasks: list[list] = [[] for _ in range(workers)]
-    for which in shapes:
+    for t, which in enumerate(shapes):
         mine = [(a, b) for w, a, b in blocks if w == which]
         for i, (a, b) in enumerate(mine):
-            tasks[i % workers].append((which, a, b, store.path(tables[which]), limit[which]))
+            k = i % workers if t == 0 else workers - 1 - i % workers
+            tasks[k].append((which, a, b, store.path(tables[which]), limit[which]))
     tasks = [(parts,) for parts in tasks if parts]
     common = (engine, X, C, spec, tuple(leaves))
+    submitted: list = []  # (on a Dask cluster: the tasks' futures, for the targets' step)
     sent = time.perf_counter()
-    # (on a Dask cluster the targets' step gives the workers' memory back, not this one)
+    # (on a Dask cluster the futures stay for the targets' step: release=False)
     results = _dispatch(_engine_tables, common, tasks, n_jobs, store, prefer="processes",
-                        release=False)
+                        release=False, submitted=submitted, ordered=False)
+    readonly = tuple(store.readonly(tables[k]) for k in shapes)
 
     def collect() -> tuple[tuple, tuple]:
-        seconds = {}
-        for parts, stamp in results:
-            seconds[parts[0][:2]] = stamp[0]
+        got = list(results)
+        seconds = {parts[0][:2]: stamp[0] for parts, stamp in got}
+        for parts, stamp in got:
             if timeline is not None:
                 label = " + ".join(f"{which} {a}" for which, a, _, _ in parts)
                 timeline.append(_span(label, sent, stamp))
-            for which, a, got, above in parts:
-                counts[which] += above
-                if got is not None:  # a remote worker's rows
-                    tables[which][a:a + got.shape[0]] = got
+            for which, a, rows, _ in parts:
+                if rows is not None:  # a remote worker's rows
+                    tables[which][a:a + rows.shape[0]] = rows
         cpu.extend(seconds[parts[0][:2]] for (parts,) in tasks)
-        return (tuple(store.readonly(tables[k]) for k in shapes),
-                (counts["features"], counts["categories"]))
+        return readonly, _block_counts(got)
 
     collect.workers = workers
+    collect.tables = readonly  # (filled when collect returns)
+    collect.submitted = submitted
     return collect
+
+
+def _block_counts(blocks: list) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`table_counts` of the two tables from the results of their tasks
+    (:func:`_engine_tables`: each counts its rows)."""
+    total: dict[str, np.ndarray] = {}
+    for parts, _ in blocks:
+        for which, _, _, above in parts:
+            total[which] = total[which] + above if which in total else above
+    return total["features"], total["categories"]
+
+
+def task_shares(workers: int) -> list[int]:
+    """The relative sizes of a parallel run's target tasks on ``workers`` workers: each
+    worker's share in tasks of sizes ``_TASK_SHARES``, the large ones first."""
+    return [x for x in _TASK_SHARES for _ in range(workers)]
+
+
+def plan_targets(todo: list[Category], params: dict, counts: tuple, shares: list[int],
+                 workers: int) -> list[list[int]]:
+    """The target tasks of a parallel run: :func:`plan_tasks` on :func:`target_costs` from
+    the tables' ``counts``, in tasks of relative sizes ``shares`` (:func:`task_shares`), in
+    rounds of ``workers`` (positions in ``todo``)."""
+    return plan_tasks(target_costs(None, todo, params, counts), shares, workers)
 
 
 def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
@@ -231,22 +285,39 @@ def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
                      timeline: list | None = None) -> tuple[tuple, Iterator[tuple]]:
     """The tables of :func:`parallel_tables` (waited for with ``collect``) and the outcomes of
     :func:`target_work` for ``todo`` in that order, computed in tasks of several targets
-    (:func:`plan_tasks` on :func:`target_costs` from the tables' counts: per worker a large
-    task, then small ones, ``_TASK_SHARES``) that return as they finish.
+    (:func:`plan_targets`: per worker a large task, then small ones, ``_TASK_SHARES``) that
+    return as they finish.
+
+    On a Dask cluster whose workers see ``store``'s folder the target tasks are submitted at
+    once, before the tables are done: each waits on the workers for the table tasks, plans
+    the targets from their counts and runs its part (:func:`_planned_targets`; every task
+    makes the same plan), so that nothing passes through this process between the two
+    steps. Elsewhere (joblib; a cluster that needs the tables sent) this process waits for
+    the tables, plans, and sends the tasks.
 
     Every large array (codes, indicators, the tables, the engine's shared inputs) is in a
     file of ``store`` (:class:`camcf.parallel.SharedArrays`): local workers map it, nothing
     is copied per task; a remote Dask worker receives each once. Each task's CPU seconds are
     appended to ``cpu``, its :func:`_span` to ``timeline``."""
-    tables, counts = collect()
-    shares = [x for x in _TASK_SHARES for _ in range(collect.workers)]
-    plan = plan_tasks(target_costs(None, todo, params, counts), len(shares), shares)
     X, C, spec, leaves = inputs
-    common = (X, C, *tables, store.share(label_of), spec, tuple(leaves), params, trace,
-              engine)
-    sent = time.perf_counter()
-    done = _dispatch(_targets_work, common, [([todo[i] for i in task],) for task in plan],
-                     n_jobs, store)
+    client = active_client()
+    rest = (store.share(label_of), spec, tuple(leaves), params, trace, engine)
+    if collect.submitted and todo and dask_sees(client, store):
+        todo_f = store.put(todo)  # (no round trip to the busy workers, as a scatter would be)
+        shares = task_shares(collect.workers)
+        sent = time.perf_counter()
+        done = dask_results(client, dask_submit(
+            client, _planned_targets, (X, C, *collect.tables, *rest),
+            [(todo_f, collect.submitted, shares, collect.workers)] * len(shares), store,
+            ordered=False))
+        tables, _ = collect()
+    else:
+        tables, counts = collect()
+        plan = plan_targets(todo, params, counts, task_shares(collect.workers),
+                            collect.workers)
+        sent = time.perf_counter()
+        done = _dispatch(_targets_work, (X, C, *tables, *rest),
+                         [([todo[i] for i in task],) for task in plan], n_jobs, store)
     return tables, _in_order(done, todo, sent, cpu, timeline)
 
 
@@ -263,7 +334,7 @@ def _in_order(done: Iterator, todo: list[Category], sent: float, cpu: list,
             ready.update(unpack_arrays(outcomes, packed))
             cpu.append(stamp[0])
         yield ready.pop(c.id)
-    done.close()  # (a Dask step releases its futures and the workers' memory now)
+    done.close()  # (a Dask step cancels the tasks not needed now)
 
 
 def _stamp(c0: float, t0: float) -> tuple[float, float, float, int]:
@@ -316,11 +387,12 @@ def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple]
     from .engines import ENGINES
 
     c0, t0 = time.process_time(), time.perf_counter()
-    X, C, leaves = resolve(X), resolve(C), resolve(leaves)
-    eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
     out = []
-    # one worker, one core (a Dask worker sets no limit itself)
+    # one worker, one core (a Dask worker sets no limit itself); memory kept from the
+    # engine's set-up on (a Dask worker gives back whatever exceeds 64 KB free at once)
     with one_blas_thread(), freed_memory_kept():
+        X, C, leaves = resolve(X), resolve(C), resolve(leaves)
+        eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
         for which, start, stop, path, threshold in parts:
             rows = eng.table_rows(which, start, stop)
             out.append((which, start, write_shared(path, rows, start),
@@ -346,8 +418,36 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, tra
                             [np.flatnonzero(label_of != c.label_index) for c in categories],
                             params, trace, engine, shared)
         out = {c.id: o for c, o in zip(categories, outs, strict=True)}
-    packed = pack_arrays(out)
+        packed = pack_arrays(out)
     return (out, packed), _stamp(c0, t0)
+
+
+_PLAN: dict = {}  # in a worker: the categories and plan of the current run's targets
+
+
+def _planned_targets(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
+                     todo: PickleRef, blocks: list, shares: list[int], workers: int
+                     ) -> tuple[tuple[dict[int, tuple], tuple], tuple]:
+    """One of ``len(shares)`` tasks submitted before the tables were done (a parallel task):
+    the plan of :func:`plan_targets` for ``todo`` (a :class:`camcf.parallel.PickleRef` of
+    the categories) from the counts in ``blocks`` (the results of the table tasks, passed by
+    Dask once they are done; every task makes the same plan, the first one of each worker
+    for the others there), then :func:`_targets_work` on the plan's first task not yet
+    taken (:func:`camcf.parallel.claim`: the tasks that start first take the first, large
+    ones; none left, none run)."""
+    c0, t0 = time.process_time(), time.perf_counter()
+    made = _PLAN.get(todo.token)  # (the worker's first task of the run makes it: ~4 ms)
+    if made is None:
+        cats = resolve(todo)
+        made = cats, plan_targets(cats, params, _block_counts(blocks), shares, workers)
+        _PLAN.clear()
+        _PLAN[todo.token] = made
+    cats, plan = made
+    k = claim(todo, len(plan))
+    mine = [] if k is None else [cats[i] for i in plan[k]]
+    out, (_, _, end, pid) = _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves,
+                                          params, trace, engine, mine)
+    return out, (time.process_time() - c0, t0, end, pid)
 
 
 _SET_FIELDS = ("values", "offsets", "strata")  # the arrays of a CondSetList

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import time
 import warnings
 
 import numpy as np
@@ -12,6 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 import camcf
+import camcf.parallel
 from camcf.algorithm import prepare_features, target_work
 from camcf.errors import ParameterError, ResourceLimitError
 
@@ -197,21 +200,35 @@ def test_dask_cluster_gives_the_same_json():
             res = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
         # the work ran on the two workers: each holds the scattered inputs or task results
         assert len(client.scheduler_info()["workers"]) == 2
+        # each worker keeps the memory its tasks freed until it has been idle a while
+        pending = client.run(lambda: camcf.parallel._TIMER[0] is not None)
+        time.sleep(camcf.parallel._GIVE_BACK_AFTER + 0.3)
+        given = client.run(lambda: camcf.parallel._TIMER[0] is None)
+    if sys.platform.startswith("linux"):  # (glibc's mallopt only)
+        assert any(pending.values()) and all(given.values())
     assert res.to_json(include_trace=True) == serial
 
 
 def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch):
-    """Inside camcf.parallel.dask_cluster the tasks go to the client directly (dask_map):
-    the arrays by file reference when the workers see the shared folder, scattered to every
-    worker when they do not; the JSON with its record is the serial one either way."""
+    """Inside camcf.parallel.dask_cluster the tasks go to the client directly (dask_submit):
+    the arrays by file reference when the workers see the shared folder (then the target
+    tasks go at once, each waiting on the workers for the table tasks' futures), scattered
+    to every worker when they do not (then the targets go once the tables are in); the JSON
+    with its record is the serial one either way."""
     distributed = pytest.importorskip("distributed")
     from camcf import tasks
     from camcf.parallel import dask_cluster
 
     calls = []
-    real = tasks.dask_map
-    monkeypatch.setattr(tasks, "dask_map",
-                        lambda *a, **k: calls.append((a[1].__name__, k)) or real(*a, **k))
+    real = tasks.dask_submit
+
+    def submit(client, fn, common, todo, store, **kw):
+        waits = [len(task) > 1 and isinstance(task[1], list) and len(task[1]) > 0
+                 and all(isinstance(f, distributed.Future) for f in task[1]) for task in todo]
+        calls.append((fn.__name__, len(todo), all(waits)))
+        return real(client, fn, common, todo, store, **kw)
+
+    monkeypatch.setattr(tasks, "dask_submit", submit)
     X, Y = problem(8, n=250, m=20)
     serial = quiet_run(X, Y, **HEAVIER).to_json(include_trace=True)
     with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
@@ -220,9 +237,12 @@ def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch)
         local = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
         monkeypatch.setattr(client, "run", lambda *a, **k: {"w": False})  # a remote folder
         remote = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
-    # the tables' step keeps the workers' memory for the targets' step, which gives it back
-    assert calls == [("_engine_tables", {"release": False}),
-                     ("_targets_work", {"release": True})] * 2
+    slots = len(tasks.task_shares(2))  # two workers
+    assert calls[0] == ("_engine_tables", 2, False)
+    assert calls[1] == ("_planned_targets", slots, True)  # each task waits for the tables
+    assert calls[2] == ("_engine_tables", 2, False)
+    assert calls[3][0] == "_targets_work" and not calls[3][2]  # sent with the tables' values
+    assert len(calls) == 4
     assert local.to_json(include_trace=True) == serial
     assert remote.to_json(include_trace=True) == serial
 
@@ -359,31 +379,30 @@ def test_sparse_x_through_the_estimator_and_the_evaluation():
     np.testing.assert_array_equal(a[0].test, b[0].test)
 
 
-def test_parallel_tasks_cover_every_target_once_heaviest_first():
-    """plan_tasks puts each target in one task, the heaviest first, and evens the totals out
-    (longest-processing-time first: no task exceeds the mean by more than the largest cost)."""
+def test_parallel_tasks_cover_every_target_once_in_rounds_sized_by_cost():
+    """plan_tasks puts each target in one task; the tasks go in rounds (as many as workers),
+    each round a consecutive run of the targets (the order their results are used) of its
+    shares' part of the cost, split evenly for the shares heaviest first (each total within
+    the largest cost); each task heaviest first, none empty."""
     from camcf.tasks import plan_tasks
 
     costs = np.random.default_rng(0).pareto(1.5, size=200) + 1
-    tasks = plan_tasks(costs, 8)
-    assert len(tasks) == 8
-    assert sorted(i for t in tasks for i in t) == list(range(200))
-    totals = [costs[t].sum() for t in tasks]
-    assert totals == sorted(totals, reverse=True)
-    assert max(totals) <= costs.sum() / 8 + costs.max()
-    for t in tasks:
-        assert list(costs[t]) == sorted(costs[t], reverse=True)
-    assert plan_tasks(costs[:3], 8) == [[i] for i in np.argsort(-costs[:3]).tolist()]
-    # with shares: totals in proportion (the large tasks first), each within the largest cost
     shares = [4, 4, 1, 1, 1, 1]
-    tasks = plan_tasks(costs, 6, shares)
+    tasks = plan_tasks(costs, shares, 2)
+    assert len(tasks) == 6
     assert sorted(i for t in tasks for i in t) == list(range(200))
-    totals = [costs[t].sum() for t in tasks]
+    rounds = [tasks[0] + tasks[1], tasks[2] + tasks[3], tasks[4] + tasks[5]]
+    assert all(max(a) < min(b) for a, b in zip(rounds[:-1], rounds[1:], strict=True))
     unit = costs.sum() / sum(shares)
-    for total, share in zip(totals, shares, strict=True):
-        assert abs(total - share * unit) <= costs.max()
-    assert min(totals[:2]) > max(totals[2:])
-    assert [len(t) for t in plan_tasks(np.ones(60), 6, shares)] == [20, 20, 5, 5, 5, 5]
+    for t, share in zip(tasks, shares, strict=True):
+        assert abs(costs[t].sum() - share * unit) <= costs.max()
+        assert list(costs[t]) == sorted(costs[t], reverse=True)
+    assert abs(costs[tasks[0]].sum() - costs[tasks[1]].sum()) <= costs.max()
+    assert [len(t) for t in plan_tasks(np.ones(60), shares, 2)] == [20, 20, 5, 5, 5, 5]
+    assert [len(t) for t in plan_tasks(np.ones(60), shares)] == [20, 20, 5, 5, 5, 5]
+    assert sorted(plan_tasks(costs[:3], shares, 2)) == [[0], [1], [2]]
+    assert plan_tasks(np.array([1.0, 100.0, 1.0]), [1, 1]) == [[0], [1, 2]]
+    assert plan_tasks(np.zeros(0), shares, 2) == []
 
 
 def test_parallel_run_in_tasks_of_several_targets_gives_the_serial_json(monkeypatch):

@@ -191,3 +191,39 @@ def test_workers_keep_freed_memory_for_the_next_task():
     # (4,088 and 0 here, of 16,384 pages)
     assert min(got[False]) > 2_000 and max(got[True][:2]) < 200, got
     assert got[True][2] > 2_000  # given back: glibc's default again
+
+
+def test_claims_give_each_slot_once_in_order(tmp_path):
+    """claim: the tasks that ask first get the first slots, each slot once, then None."""
+    from camcf.parallel import SharedArrays, claim
+
+    with SharedArrays() as store:
+        ref = store.put(["a", "b"])
+        assert [claim(ref, 3) for _ in range(4)] == [0, 1, 2, None]
+        assert claim(store.put(None), 0) is None
+        from camcf.parallel import resolve
+
+        assert resolve(ref) == ["a", "b"]
+
+
+def test_close_later_drops_the_arrays_and_removes_the_folder_on_a_thread():
+    """close_later: the folder goes on a thread of its own, after the arrays handed to it are
+    dropped (no mapping of the folder's files is left in this process)."""
+    import threading
+
+    from camcf.parallel import SharedArrays
+
+    store = SharedArrays()
+    a = store.empty((300, 300), np.float64)
+    a[:] = 1.0
+    ro = store.readonly(a)
+    folder = store.folder
+    store.close_later(a, ro)
+    del a, ro
+    for t in threading.enumerate():
+        if t.name == "camcf-shared-close":
+            t.join(10)
+    assert not os.path.exists(folder)
+    if sys.platform.startswith("linux"):
+        with open("/proc/self/maps") as f:
+            assert folder not in f.read()
