@@ -22,6 +22,7 @@ import numpy as np
 from ..batch_counts import SINGLE_STATES, AtMost, screen_then_extras_many, single_values
 from ..info import _JOINT_CACHE_BYTES, rounded
 from ..trace import DECISION_CODE, TARGET, TraceBuilder, decide
+from .skeleton import _advance
 
 _BLOCK_ROWS = 8  # backward values from which a run's rows are recorded as one block
 _NONE, _NONE_F = np.empty(0, dtype=np.int64), np.empty(0)
@@ -119,23 +120,14 @@ def _short_walks(jobs: list[tuple]) -> list[list[int]]:
     pcs: list = [None] * len(jobs)
     asks: dict[int, tuple] = {}
     for i, w in enumerate(walks):
-        _send(w, None, i, asks, pcs)
+        _advance(w, None, i, asks, pcs)
     while asks:
         items = list(asks.items())
         asks = {}
         got = single_values([(jobs[i][0], jobs[i][1], f, S) for i, (f, S) in items])
         for (i, _), answer in zip(items, got, strict=True):
-            _send(walks[i], answer, i, asks, pcs)
+            _advance(walks[i], answer, i, asks, pcs)
     return pcs
-
-
-def _send(steps, value, i: int, asks: dict, results: list) -> None:
-    """Send ``value`` to a generator of steps: its next request goes to ``asks``, its result
-    (when it has finished) to ``results``."""
-    try:
-        asks[i] = steps.send(value)
-    except StopIteration as stop:
-        results[i] = stop.value
 
 
 def _walk_steps(engine, target: int, kept: list[int], R: list[int], delta1: float,
