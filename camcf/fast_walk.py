@@ -18,8 +18,7 @@ from .info import (
     _first_appearance,
     _n_distinct,
     _n_distinct_rows,
-    _sum_axes,
-    cmi_from_counts,
+    _row_sums,
 )
 
 _TALL = 1 << 15  # rows from which a batch's strata come from one hash factorisation per set
@@ -27,6 +26,7 @@ _RADIX_STATES = 1 << 12  # joint states up to which single values number strata 
 _PACK_ROWS = 1 << 12  # rows up to which a batch sorts packed keys (see _chain_counts)
 _ARGSORT_CELLS = 1536  # ... from this many rows × sets (below, an argsort takes fewer calls)
 _WALK_BATCH = 64  # most backward-elimination steps computed together (see FastLeaveOneOut)
+_LOOP_ROWS = 256  # rows from which _hashes subtracts set by set
 
 
 _WORD_BITS = 52  # bits of codes packed into one sort key (exact in a float64's mantissa)
@@ -83,6 +83,79 @@ def _starts(Hs: np.ndarray) -> np.ndarray:
     new[:, 0] = True
     np.not_equal(Hs[:, 1:], Hs[:, :-1], out=new[:, 1:])
     return new
+
+
+def _hashes(terms: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """H[j] = total − Σ_{i ≤ j} terms[i] (mod 2^64) of a batch's B × r terms: a cumulative sum
+    down the sets for short rows, else one subtraction per set (numpy accumulates down axis 0
+    of a row-major block a column at a time, several times slower over long rows)."""
+    B, r = terms.shape
+    if r < _LOOP_ROWS:
+        H = np.cumsum(terms, axis=0, dtype=np.uint64)
+        np.subtract(total[None, :], H, out=H)
+        return H
+    H = np.empty_like(terms)
+    np.subtract(total, terms[0], out=H[0])
+    for j in range(1, B):
+        np.subtract(H[j - 1], terms[j], out=H[j])
+    return H
+
+
+def _strata_cells(H: np.ndarray, W: np.ndarray, t: np.ndarray, K2: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The strata of each set of a batch from its row hashes ``H`` (B × r): (each row's
+    stratum, numbered across the sets, the sets in turn and each set's strata in the order of
+    their hashes; each row's cell code·2 + t (``W`` B × r codes, 2·code + 1 < ``K2``), both
+    B × r int64 in any order of the rows within a set; each set's number of strata).
+
+    Short data: one sort of keys per set, the hash's high bits above the cell and the row's
+    flat position (a plain sort is several times faster than an argsort, and the cell comes
+    back without a gather). The keys order the rows by their hash's high bits; where two
+    different hashes share them (about 2^-40 a pair), the rows of the two strata could
+    interleave, so the whole hashes are compared and such a batch is sorted by the argsort
+    below (the strata stay those of the 64-bit hashes, and in their order). Tall data: one
+    hash factorisation per set (strata numbered by first appearance)."""
+    B, r = H.shape
+    size = B * r
+    if r >= _TALL:
+        g = np.empty((B, r), dtype=np.int64)
+        ns = np.empty(B, dtype=np.int64)
+        for j in range(B):
+            g[j], ns[j] = _compact(H[j], sort=False)
+        g += (np.cumsum(ns) - ns)[:, None]
+        cells = np.multiply(W, 2, dtype=np.int64)
+        cells += t
+        return g, cells, ns
+    new = None
+    if _ARGSORT_CELLS <= size and r <= _PACK_ROWS:
+        bits = (size - 1).bit_length()  # the flat position
+        cb = (K2 - 1).bit_length()  # the cell
+        keys = np.arange(size, dtype=np.uint64).reshape(B, r)
+        keys |= np.left_shift(W, bits + 1, dtype=np.uint64)  # (code·2 + t) << bits
+        keys |= (t.astype(np.uint64) << np.uint64(bits))[None, :]
+        keys |= H & np.uint64(((1 << 64) - 1) ^ ((1 << (bits + cb)) - 1))
+        keys.sort(axis=1)
+        at = (keys & np.uint64((1 << bits) - 1)).view(np.int64)
+        new = _starts(np.take(H.ravel(), at))
+        keys >>= np.uint64(bits)
+        cells = (keys & np.uint64((1 << cb) - 1)).view(np.int64)
+        keys >>= np.uint64(cb)
+        if np.any((keys[:, 1:] == keys[:, :-1]) & new[:, 1:]):
+            new = None  # high bits shared by two hashes
+    if new is None:
+        at = np.argsort(H, axis=1)  # the row positions in each set's hash order
+        at += (np.arange(B) * r)[:, None]  # flat positions
+        new = _starts(np.take(H.ravel(), at))
+        cells = np.multiply(np.take(W.ravel(), at), 2, dtype=np.int64)
+        cells += np.take(t, at % r)
+    # strata numbered across the sets at once: each set's first row starts one (the sum
+    # in place: numpy's cumsum of bools into int64 goes through a slow cast)
+    g = new.astype(np.int64)
+    np.cumsum(g.ravel(), out=g.ravel())
+    ns = g[:, -1].copy()
+    ns[1:] -= g[:-1, -1]
+    g -= 1
+    return g, cells, ns
 
 
 class FastLeaveOneOut(LeaveOneOut):
@@ -374,68 +447,40 @@ class FastLeaveOneOut(LeaveOneOut):
                       total: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
         """The batch values from the live rows: codes ``W`` (B × r), hash terms of the removed
         members (B × r, 0 where not a member), ``t`` and the running hash total of those rows;
-        and each S_j's number of strata among those rows."""
-        B, nr = W.shape
-        H = np.cumsum(terms, axis=0, dtype=np.uint64)  # Σ of removed terms (mod 2^64)
-        np.subtract(total[None, :], H, out=H)
-        Hs = None
-        if _ARGSORT_CELLS <= B * nr and nr <= _PACK_ROWS:
-            # one sort of keys (hash with its low bits replaced by the row position): a plain
-            # sort is several times faster than an argsort. The keys order the rows by their
-            # hash's high bits; where two different hashes share them (about 2^-52 a pair),
-            # the rows of the two strata could interleave, so the whole hashes are compared
-            # and such a batch is sorted by the argsort below (the strata stay those of the
-            # 64-bit hashes, and in their order)
-            bits = np.uint64(max(1, (nr - 1).bit_length()))
-            keys = H >> bits
-            keys <<= bits
-            keys |= np.arange(nr, dtype=np.uint64)[None, :]
-            keys.sort(axis=1)
-            col = (keys & np.uint64((1 << int(bits)) - 1)).astype(np.intp)
-            order = col + (np.arange(B) * nr)[:, None]  # flat positions
-            Hs = H.ravel()[order]
-            new = _starts(Hs)
-            keys >>= bits
-            if np.any((keys[:, 1:] == keys[:, :-1]) & new[:, 1:]):
-                Hs = None  # high bits shared by two hashes
-        if Hs is None and nr < _TALL:
-            col = np.argsort(H, axis=1)  # the row positions in each set's hash order
-            order = col + (np.arange(B) * nr)[:, None]  # flat positions
-            Hs = H.ravel()[order]
-            new = _starts(Hs)
-        if nr < _TALL:
-            codes = W.ravel()[order]
-            ts = t[col]
-            # strata numbered across the sets at once: each set's first row starts one
-            g = np.cumsum(new, dtype=np.int64).reshape(new.shape)
-            ends = g[:, -1].copy()  # strata of the sets up to each
-            ns = ends.copy()
-            ns[1:] -= ends[:-1]
-            off = ends - ns
-            g -= 1
-        else:
-            g = np.empty((B, nr), dtype=np.int64)
-            ns = np.empty(B, dtype=np.int64)
-            for j in range(B):
-                g[j], ns[j] = _compact(H[j], sort=False)
-            codes, ts = W, t[None, :]
-            off = np.cumsum(ns) - ns
-            g += off[:, None]
+        and each S_j's number of strata among those rows.
+
+        The strata of every S_j, numbered across the sets (:func:`_strata_cells`), and each
+        row's cell (code·2 + t) give the counts of (cell, stratum) from one ``bincount``. A
+        stratum where t is constant contributes exactly 0: only the informative strata's
+        terms are computed, each in its place among the set's strata (zeros elsewhere), so
+        the sums over the strata add the same numbers in the same order as over every
+        stratum."""
+        B = W.shape[0]
+        K2 = 2 * K
+        g, cells, ns = _strata_cells(_hashes(terms, total), W, t, K2)
         NS = int(ns.sum())
-        # counts of (stratum, t) decide which strata are informative: one where t is constant
-        # contributes exactly 0 and is masked out of every sum below
-        key = g
-        key *= 2 * K
-        key += np.multiply(codes, 2, dtype=np.int64)
-        key += ts
-        c = np.bincount(key.ravel(), minlength=NS * 2 * K).reshape(NS, K, 2)
-        c_ts = _sum_axes(c, 1)  # (NS, 2): counts of (stratum, t)
-        live = (c_ts[:, 0] > 0) & (c_ts[:, 1] > 0)
-        c *= live[:, None, None]
-        c_ts *= live[:, None]
-        return cmi_from_counts(c, self.engine.n, margins=(c[:, :, 0] + c[:, :, 1], c_ts,
-                                                          c_ts[:, 0] + c_ts[:, 1]),
-                               starts=off, table=self.engine._tab), ns
+        off = np.cumsum(ns) - ns
+        cells *= NS  # cell-major: the counts of a cell are one array over the strata
+        g += cells
+        c = np.bincount(g.ravel(), minlength=K2 * NS).reshape(K2, NS)
+        t0, t1 = c[0].copy(), c[1].copy()  # counts of (stratum, t)
+        for v in range(1, K):
+            t0 += c[2 * v]
+            t1 += c[2 * v + 1]
+        live = np.flatnonzero((t0 > 0) & (t1 > 0))
+        if live.size == 0:
+            return np.zeros(B), ns
+        c, t0, t1 = c[:, live], t0[live], t1[live]
+        tab = self.engine._tab
+        # per informative stratum, the terms of cmi_from_counts in its order: S(t, code, S),
+        # S(S), S(t, S), S(code, S), each stratum's cells added in cmi_from_counts's order
+        per = np.zeros((4, NS))
+        per[0, live] = _row_sums(tab[c].T)
+        per[1, live] = tab[t0 + t1]
+        per[2, live] = tab[t0] + tab[t1]
+        per[3, live] = _row_sums(tab[c[0::2] + c[1::2]].T)
+        s = [np.add.reduceat(p, off) for p in per]
+        return (s[0] + s[1] - s[2] - s[3]) / self.engine.n, ns
 
     def remove(self, f: int) -> None:
         self.remove_many([f])

@@ -84,10 +84,11 @@ _SEQUENTIAL = 8  # numpy sums fewer elements than this in order (pairwise from 8
 def _row_sums(w: np.ndarray) -> np.ndarray:
     """``w.sum(axis=1)`` of a 2-D float array, bit for bit: a few columns are added slice by
     slice, in the order numpy's reduction adds them (several times faster than a reduction
-    over a short inner axis)."""
+    over a short inner axis). ``w`` may be a view in any layout (a transposed block): the
+    reduction itself always runs over a row-major copy, so it adds as it does for one."""
     k = w.shape[1]
     if k < 2 or k >= _SEQUENTIAL:
-        return w.sum(axis=1)
+        return np.ascontiguousarray(w).sum(axis=1)
     out = w[:, 0] + w[:, 1]
     for i in range(2, k):
         out += w[:, i]

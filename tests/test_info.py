@@ -677,12 +677,13 @@ def test_leave_one_out_runs_give_the_walk_and_the_strata_of_each_set(threshold):
         assert runs < len(members)
 
 
-def test_chain_counts_sorts_hashes_that_share_their_high_bits_exactly():
+def test_chain_counts_sorts_hashes_that_share_their_high_bits_exactly(monkeypatch):
     """_chain_counts sorts packed keys (a hash's high bits and the row); hashes that differ
     only in their low bits would interleave there, so such a batch is sorted by its whole
     hashes: the values and strata are those of the same hashes spread apart (same order)."""
     from types import SimpleNamespace
 
+    from camcf import fast_walk
     from camcf.fast_counts import xlogx_table
     from camcf.fast_walk import FastLeaveOneOut
 
@@ -692,6 +693,7 @@ def test_chain_counts_sorts_hashes_that_share_their_high_bits_exactly():
     t = rng.integers(0, 2, size=r)
     terms = rng.integers(0, 4, size=(B, r)).astype(np.uint64)
     total = rng.integers(8, 12, size=r).astype(np.uint64)  # small hashes: their high bits agree
+    monkeypatch.setattr(fast_walk, "_ARGSORT_CELLS", 1)  # the packed keys, not the argsort
     me = SimpleNamespace(engine=SimpleNamespace(n=n, _tab=xlogx_table(n)))
     close = FastLeaveOneOut._chain_counts(me, W, terms, t, total, 3)
     spread = FastLeaveOneOut._chain_counts(me, W, terms << np.uint64(20),
@@ -700,6 +702,71 @@ def test_chain_counts_sorts_hashes_that_share_their_high_bits_exactly():
     np.testing.assert_array_equal(close[0], spread[0])
     assert close[1].tolist() == [len(set((total - terms[:j + 1].sum(axis=0)).tolist()))
                                  for j in range(B)]
+
+
+def _chain_counts_reference(W, terms, t, total, K, n, first_appearance=False):
+    """The batch values of _chain_counts the plain way: each set's strata from its hashes
+    (in hash order, or by first appearance), the counts of every stratum, the uninformative
+    ones zeroed, one cmi_from_counts over all of them."""
+    from camcf.fast_counts import xlogx_table
+    from camcf.info import _compact, cmi_from_counts
+
+    B = W.shape[0]
+    H = total[None, :] - np.cumsum(terms, axis=0, dtype=np.uint64)
+    parts, ns = [], []
+    for j in range(B):
+        s, k = _compact(H[j], sort=not first_appearance)
+        parts.append(np.bincount(s * 2 * K + W[j].astype(np.int64) * 2 + t,
+                                 minlength=k * 2 * K).reshape(k, K, 2))
+        ns.append(k)
+    c = np.concatenate(parts)
+    c_ts = c.sum(axis=1)
+    live = (c_ts[:, 0] > 0) & (c_ts[:, 1] > 0)
+    c = c * live[:, None, None]
+    c_ts = c_ts * live[:, None]
+    off = np.cumsum(ns) - np.array(ns)
+    return cmi_from_counts(c, n, margins=(c[:, :, 0] + c[:, :, 1], c_ts, c_ts[:, 0] + c_ts[:, 1]),
+                           starts=off, table=xlogx_table(n)), np.array(ns)
+
+
+@pytest.mark.parametrize("K", [2, 3, 5])
+@pytest.mark.parametrize("path", ["keys", "argsort", "tall"])
+def test_chain_counts_are_bit_for_bit_those_of_every_stratum(monkeypatch, K, path):
+    """_chain_counts counts the strata of every set of a batch at once and sums the terms of
+    the informative strata only, each in its place: the values (to the last bit) and strata
+    counts of counting every stratum of every set alone, through each way of finding the
+    strata (sorted packed keys, an argsort, one factorisation per set for tall data), with
+    sets of a few strata, of more than 8 and of more than 128 (numpy's pairwise sums), and
+    codes of 2·K ≥ 8 cells (numpy's own row sums)."""
+    from types import SimpleNamespace
+
+    from camcf import fast_walk
+    from camcf.fast_counts import xlogx_table
+    from camcf.fast_walk import FastLeaveOneOut
+
+    if path == "argsort":
+        monkeypatch.setattr(fast_walk, "_ARGSORT_CELLS", 1 << 30)
+    elif path == "tall":
+        monkeypatch.setattr(fast_walk, "_TALL", 1)
+    else:
+        monkeypatch.setattr(fast_walk, "_ARGSORT_CELLS", 1)
+    rng = np.random.default_rng(K)
+    B, r, n = 9, 700, 900
+    mult = rng.integers(1, 2**63, size=B + 2, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    W = rng.integers(0, K, size=(B, r)).astype(np.uint8)
+    Z = rng.integers(0, 4, size=(2, r)).astype(np.uint64)  # the rest of S: 16 strata
+    t = (rng.random(r) < 0.3).astype(np.int64)
+    terms = W.astype(np.uint64) * mult[:B, None]
+    terms[3] = 0  # a column of the batch that is not a member
+    total = (Z * mult[B:, None]).sum(axis=0, dtype=np.uint64) + terms.sum(axis=0,
+                                                                           dtype=np.uint64)
+    me = SimpleNamespace(engine=SimpleNamespace(n=n, _tab=xlogx_table(n)))
+    got = FastLeaveOneOut._chain_counts(me, W, terms.copy(), t, total, K)
+    want = _chain_counts_reference(W, terms, t, total, K, n, first_appearance=path == "tall")
+    assert got[1].tolist() == want[1].tolist()
+    assert max(want[1]) > 128 and min(want[1]) <= 16
+    assert np.count_nonzero(want[0]) > B // 2
+    np.testing.assert_array_equal(got[0], want[0])
 
 
 def test_sparse_counts_of_every_entry_match_the_columns_own_entries(monkeypatch):
