@@ -27,6 +27,7 @@ _PACK_ROWS = 1 << 12  # rows up to which a batch sorts packed keys (see _chain_c
 _ARGSORT_CELLS = 1536  # ... from this many rows × sets (below, an argsort takes fewer calls)
 _WALK_BATCH = 64  # most backward-elimination steps computed together (see FastLeaveOneOut)
 _LOOP_ROWS = 256  # rows from which _hashes subtracts set by set
+_SORT_RUN = 256  # keys per run sorted alone (see _sort_rows)
 
 
 _WORD_BITS = 52  # bits of codes packed into one sort key (exact in a float64's mantissa)
@@ -101,6 +102,19 @@ def _hashes(terms: np.ndarray, total: np.ndarray) -> np.ndarray:
     return H
 
 
+def _sort_rows(block: np.ndarray) -> None:
+    """Sort each row of ``block`` in place, rows of a multiple of ``_SORT_RUN`` values when
+    longer: numpy sorts runs of up to 256 keys several times faster per key than longer
+    ones, so each run is sorted alone and the sorted runs are merged by a stable sort
+    (timsort, which merges runs it finds). The result is that of one sort of each row."""
+    B, width = block.shape
+    if width > _SORT_RUN:
+        block.reshape(B, width // _SORT_RUN, _SORT_RUN).sort(axis=2)
+        block.sort(axis=1, kind="stable")
+    else:
+        block.sort(axis=1)
+
+
 def _strata_cells(H: np.ndarray, W: np.ndarray, t: np.ndarray, K2: int
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The strata of each set of a batch from its row hashes ``H`` (B × r): (each row's
@@ -130,11 +144,15 @@ def _strata_cells(H: np.ndarray, W: np.ndarray, t: np.ndarray, K2: int
     if _ARGSORT_CELLS <= size and r <= _PACK_ROWS:
         bits = (size - 1).bit_length()  # the flat position
         cb = (K2 - 1).bit_length()  # the cell
-        keys = np.arange(size, dtype=np.uint64).reshape(B, r)
-        keys |= np.left_shift(W, bits + 1, dtype=np.uint64)  # (code·2 + t) << bits
+        width = r if r <= _SORT_RUN else -(-r // _SORT_RUN) * _SORT_RUN
+        block = np.empty((B, width), dtype=np.uint64)
+        block[:, r:] = np.iinfo(np.uint64).max  # after every key (see _sort_rows)
+        keys = block[:, :r]
+        np.left_shift(W, bits + 1, out=keys, dtype=np.uint64, casting="unsafe")  # codes ≥ 0
+        keys |= np.arange(size, dtype=np.uint64).reshape(B, r)
         keys |= (t.astype(np.uint64) << np.uint64(bits))[None, :]
         keys |= H & np.uint64(((1 << 64) - 1) ^ ((1 << (bits + cb)) - 1))
-        keys.sort(axis=1)
+        _sort_rows(block)
         at = (keys & np.uint64((1 << bits) - 1)).view(np.int64)
         new = _starts(np.take(H.ravel(), at))
         keys >>= np.uint64(bits)
