@@ -19,6 +19,9 @@ from .info import (
     _n_distinct,
     _n_distinct_rows,
     _row_sums,
+    _run_width,
+    _sort_rows,
+    _sorted_rows,
 )
 
 _TALL = 1 << 15  # rows from which a batch's strata come from one hash factorisation per set
@@ -27,7 +30,6 @@ _PACK_ROWS = 1 << 12  # rows up to which a batch sorts packed keys (see _chain_c
 _ARGSORT_CELLS = 1536  # ... from this many rows × sets (below, an argsort takes fewer calls)
 _WALK_BATCH = 64  # most backward-elimination steps computed together (see FastLeaveOneOut)
 _LOOP_ROWS = 256  # rows from which _hashes subtracts set by set
-_SORT_RUN = 256  # keys per run sorted alone (see _sort_rows)
 
 
 _WORD_BITS = 52  # bits of codes packed into one sort key (exact in a float64's mantissa)
@@ -52,7 +54,7 @@ def _suffix_distinct(s: np.ndarray, W: np.ndarray, K: int) -> np.ndarray:
     if B <= per and s_bits <= 64 - _WORD_BITS:  # one key: s above the codes, one plain sort
         key = (place @ Wf).astype(np.uint64)  # Σ code·2^(bpc·i) < 2^52: exact in float64
         key |= s.astype(np.uint64) << np.uint64(_WORD_BITS)
-        key.sort()
+        key = _sorted_rows(key[None, :])[0]
         # the highest differing bit of neighbours (bit length e, exact below 2^53): in s
         # (e > 52) for every j, else at member (e − 1) // bpc; e = 0: the same row
         e = np.frexp((key[1:] ^ key[:-1]).astype(np.float64))[1]
@@ -102,19 +104,6 @@ def _hashes(terms: np.ndarray, total: np.ndarray) -> np.ndarray:
     return H
 
 
-def _sort_rows(block: np.ndarray) -> None:
-    """Sort each row of ``block`` in place, rows of a multiple of ``_SORT_RUN`` values when
-    longer: numpy sorts runs of up to 256 keys several times faster per key than longer
-    ones, so each run is sorted alone and the sorted runs are merged by a stable sort
-    (timsort, which merges runs it finds). The result is that of one sort of each row."""
-    B, width = block.shape
-    if width > _SORT_RUN:
-        block.reshape(B, width // _SORT_RUN, _SORT_RUN).sort(axis=2)
-        block.sort(axis=1, kind="stable")
-    else:
-        block.sort(axis=1)
-
-
 def _strata_cells(H: np.ndarray, W: np.ndarray, t: np.ndarray, K2: int
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The strata of each set of a batch from its row hashes ``H`` (B × r): (each row's
@@ -144,8 +133,7 @@ def _strata_cells(H: np.ndarray, W: np.ndarray, t: np.ndarray, K2: int
     if _ARGSORT_CELLS <= size and r <= _PACK_ROWS:
         bits = (size - 1).bit_length()  # the flat position
         cb = (K2 - 1).bit_length()  # the cell
-        width = r if r <= _SORT_RUN else -(-r // _SORT_RUN) * _SORT_RUN
-        block = np.empty((B, width), dtype=np.uint64)
+        block = np.empty((B, _run_width(r)), dtype=np.uint64)
         block[:, r:] = np.iinfo(np.uint64).max  # after every key (see _sort_rows)
         keys = block[:, :r]
         np.left_shift(W, bits + 1, out=keys, dtype=np.uint64, casting="unsafe")  # codes ≥ 0
@@ -301,8 +289,7 @@ class FastLeaveOneOut(LeaveOneOut):
                 size = np.bincount(s_last, minlength=ns_last)
                 multi = np.flatnonzero(size[s_last] > 1)
                 single = int(np.count_nonzero(size == 1))
-                H = np.cumsum(terms[j:, multi], axis=0, dtype=np.uint64)
-                np.subtract(self.total[multi][None, :], H, out=H)
+                H = _hashes(terms[j:, multi], self.total[multi])
                 for i, k in enumerate(_n_distinct_rows(H).tolist()):
                     self._known[batch[j + i]] = (start + j + i, k + single)
                 return self._known[f][1]
@@ -449,9 +436,7 @@ class FastLeaveOneOut(LeaveOneOut):
             if dead.size * B > _PACK_ROWS:  # one sort of the rows (see _suffix_distinct)
                 ns = ns + _suffix_distinct(s_last[dead], W[:, dead], K)
             elif dead.size:  # few: one sort of the B × rows hashes (fewer calls)
-                H = np.cumsum(terms[:, dead], axis=0, dtype=np.uint64)
-                np.subtract(self.total[dead][None, :], H, out=H)
-                ns = ns + _n_distinct_rows(H)
+                ns = ns + _n_distinct_rows(_hashes(terms[:, dead], self.total[dead]))
             r0 = self._removed
             self._known.update(zip(batch, zip(range(r0, r0 + B), (ns + single).tolist(),
                                               strict=True), strict=True))

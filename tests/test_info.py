@@ -847,3 +847,20 @@ def test_entry_keys_are_built_once_for_the_engines_over_one_x():
     del a, b, other, X
     gc.collect()
     assert not sparse_counts._BY_X
+
+
+@pytest.mark.parametrize("dtype", [np.uint64, np.int64, np.uint8, np.int32])
+@pytest.mark.parametrize("r", [0, 1, 255, 256, 257, 700, 1024])
+def test_sorted_rows_in_runs_is_numpys_sort(dtype, r):
+    """_sorted_rows sorts rows longer than a run in runs of 256 merged by a stable sort, the
+    padding being the type's largest value: exactly np.sort, with that largest value (and
+    the smallest) among the values too; _n_distinct_rows counts from it."""
+    from camcf.info import _n_distinct_rows, _sorted_rows
+
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(r)
+    v = rng.integers(info.min, info.max, size=(3, r), dtype=dtype, endpoint=True)
+    v[1, : r // 3] = info.max  # ties with the padding
+    v[2, : r // 2] = info.min
+    np.testing.assert_array_equal(_sorted_rows(v), np.sort(v, axis=1))
+    assert _n_distinct_rows(v).tolist() == [len(set(row.tolist())) for row in v]
