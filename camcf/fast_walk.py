@@ -41,10 +41,10 @@ def _suffix_distinct(s: np.ndarray, W: np.ndarray, K: int) -> np.ndarray:
     S_j of a backward batch, S_j being S_B (the strata ``s``) with the members after j.
 
     The rows are sorted by s, then by the codes from the last member down (packed into keys
-    of at most 52 bits, with s in the bits above when they fit in 64): rows that agree on
-    (s, W[j + 1:]) are then adjacent for every j, so each count is 1 plus the adjacent pairs
-    that differ there (where two neighbours first differ is read from the highest bit of
-    their keys' XOR)."""
+    of at most 52 bits, with s in the bits above the first key's when they fit in 64): rows
+    that agree on (s, W[j + 1:]) are then adjacent for every j, so each count is 1 plus the
+    adjacent pairs that differ there (where two neighbours first differ is read from the
+    highest bit of their keys' XOR)."""
     B, r = W.shape
     bpc = max(1, (K - 1).bit_length())  # bits per code
     per = max(1, _WORD_BITS // bpc)  # codes per key
@@ -64,16 +64,21 @@ def _suffix_distinct(s: np.ndarray, W: np.ndarray, K: int) -> np.ndarray:
         for hi in range(B, 0, -per):
             lo = max(0, hi - per)
             keys.append(((place[:hi - lo] @ Wf[lo:hi]).astype(np.uint64), lo))
-        order = np.lexsort([k for k, _ in reversed(keys)] + [s])
         first = np.full(r - 1, -1, dtype=np.int64)  # per pair: the highest differing i
-        ss = s[order]
-        first[ss[1:] != ss[:-1]] = B  # another stratum of S_B: differs for every j
+        if s_bits <= 64 - _WORD_BITS:  # s above the last members' codes: one key fewer
+            keys[0] = (keys[0][0] | s.astype(np.uint64) << np.uint64(_WORD_BITS), keys[0][1])
+            order = np.lexsort([k for k, _ in reversed(keys)])
+        else:
+            order = np.lexsort([k for k, _ in reversed(keys)] + [s])
+            ss = s[order]
+            first[ss[1:] != ss[:-1]] = B  # another stratum of S_B: differs for every j
         for key, lo in keys:
             ks = key[order]
             x = ks[1:] ^ ks[:-1]
             here = (x != 0) & (first < 0)
-            if here.any():
-                first[here] = lo + (np.frexp(x[here].astype(np.float64))[1] - 1) // bpc
+            if here.any():  # a bit of s (the first key's bits from 52): B
+                first[here] = np.minimum(
+                    lo + (np.frexp(x[here].astype(np.float64))[1] - 1) // bpc, B)
     # a pair differs on (s, W[j + 1:]) when its highest differing member is after j
     hist = np.bincount(first + 1, minlength=B + 2)  # first = −1: the same row
     after = np.cumsum(hist[::-1])[::-1]  # after[i + 1]: pairs differing at i or later

@@ -623,7 +623,8 @@ def test_compact_without_sort_numbers_values_by_first_appearance(n, monkeypatch)
     np.testing.assert_array_equal(inv, want)
 
 
-@pytest.mark.parametrize("K, B, s_max", [(2, 20, 30), (2, 64, 30), (3, 40, 30), (2, 20, 5000)])
+@pytest.mark.parametrize("K, B, s_max", [(2, 20, 30), (2, 64, 30), (3, 40, 30), (2, 20, 5000),
+                                         (2, 64, 5000), (3, 60, 4096)])
 def test_suffix_distinct_counts_the_distinct_rows_of_each_suffix(K, B, s_max):
     """_suffix_distinct (one sort: one packed key, or several keys by lexsort) gives, for
     every j, the distinct rows of (s, W[j + 1:]) counted as sets of tuples."""
