@@ -83,7 +83,7 @@ def _sum_xlogx(x, batch: int, table: np.ndarray | None, starts) -> np.ndarray:
     return v.reshape(v.shape[:batch] + (-1,)).sum(axis=-1)
 
 
-_TAKE_FROM = 512  # cells from which _sum_xlogx gathers with take (below, indexing is faster)
+_TAKE_FROM = 1024  # cells from which _sum_xlogx gathers with take (below, indexing is faster)
 _SEQUENTIAL = 8  # numpy sums fewer elements than this in order (pairwise from 8 on)
 
 
