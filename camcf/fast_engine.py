@@ -431,10 +431,10 @@ class FastEngine(EngineBase):
                 c01 = na[None, :] - c11
                 c10 = na[a2:b2, None] - c11
                 c00 = (n - na[a2:b2])[:, None] - c01
-                s_j = tab[c00]
-                s_j += tab[c01]
-                s_j += tab[c10]
-                s_j += tab[c11]
+                s_j = tab.take(c00)
+                s_j += tab.take(c01)
+                s_j += tab.take(c10)
+                s_j += tab.take(c11)
                 s_j += tab[n]
                 s_j -= s_b[None, :]
                 s_j -= s_b[a2:b2, None]

@@ -69,7 +69,12 @@ def _xlogx(counts: np.ndarray) -> np.ndarray:
 def _sum_xlogx(x, batch: int, table: np.ndarray | None, starts) -> np.ndarray:
     """S(x) = Σ c·log2(c) over the cells of x: per leading index (the first ``batch`` axes),
     or with ``starts`` per run of rows of the first axis."""
-    v = table[x] if table is not None else _xlogx(np.asarray(x))
+    if table is None:
+        v = _xlogx(np.asarray(x))
+    elif isinstance(x, np.ndarray) and x.size >= _TAKE_FROM:
+        v = table.take(x)  # the same gather as table[x], about a third faster on large arrays
+    else:
+        v = table[x]
     if starts is not None:
         per = _row_sums(v.reshape(v.shape[0], -1)) if v.ndim > 1 else v
         return np.add.reduceat(per, starts)
@@ -78,6 +83,7 @@ def _sum_xlogx(x, batch: int, table: np.ndarray | None, starts) -> np.ndarray:
     return v.reshape(v.shape[:batch] + (-1,)).sum(axis=-1)
 
 
+_TAKE_FROM = 1024  # cells from which _sum_xlogx gathers with take (below, indexing is faster)
 _SEQUENTIAL = 8  # numpy sums fewer elements than this in order (pairwise from 8 on)
 
 

@@ -21,25 +21,31 @@ _MOST = 3  # the columns asked hold at least 1/_MOST of the stored entries: coun
 _BY_X: dict[int, tuple] = {}  # id(X) -> (a weak reference to X, entry_keys): the last X
 
 
-def entry_keys(eng) -> tuple[np.ndarray, np.ndarray, int]:
-    """The stored entries of the engine's sparse X (CSC, column after column): each entry's row
-    (intp), its column·K + code (int64) and K, the largest code bound of the features;
-    read-only. Built once per X object while it lives, for every per-target engine over it (X
-    is read-only to the engines), and kept by the engine."""
+def entry_keys(eng) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The stored entries of the engine's sparse X row after row (CSR order): where each row's
+    entries start (n + 1 offsets, intp), how many each row holds (intp), each entry's
+    column·K + code (int64) and K, the largest code bound of the features; read-only. Built
+    once per X object while it lives, for every per-target engine over it (X is read-only to
+    the engines), and kept by the engine. Row after row, a per-row key of every entry is one
+    ``np.repeat`` (no gather by row index)."""
     keys = eng._entry_keys
     if keys is None:
         X = eng.X
         K = int(eng.card[:eng.m].max())
         key = id(X)
         hit = _BY_X.get(key)
-        if hit is not None and hit[0]() is X and hit[1][2] == K:
+        if hit is not None and hit[0]() is X and hit[1][3] == K:
             keys = hit[1]
         else:
-            code = np.repeat(np.arange(eng.m, dtype=np.int64) * K, np.diff(X.indptr))
-            code += X.data
-            rows = X.indices.astype(np.intp)
-            rows.flags.writeable = code.flags.writeable = False
-            keys = (rows, code, K)
+            R = X.tocsr()
+            code = R.indices.astype(np.int64)
+            code *= K
+            code += R.data
+            ptr = R.indptr.astype(np.intp)
+            lens = np.diff(ptr)
+            for a in (ptr, lens, code):
+                a.flags.writeable = False
+            keys = (ptr, lens, code, K)
             _BY_X.clear()
             _BY_X[key] = (weakref.ref(X, lambda _: _BY_X.pop(key, None)), keys)
         eng._entry_keys = keys
@@ -58,7 +64,7 @@ def all_code_counts(eng, cols: np.ndarray, ts_row: np.ndarray, ts_counts: np.nda
     nnz = int(X.indptr[-1])
     if not nnz:
         return None
-    rows, code, K_all = entry_keys(eng)
+    _, lens, code, K_all = entry_keys(eng)
     width = 2 * S
     if eng.m * K_all * width > _CELL_BUDGET:
         return None
@@ -66,8 +72,9 @@ def all_code_counts(eng, cols: np.ndarray, ts_row: np.ndarray, ts_counts: np.nda
         held = int((X.indptr[cols + 1] - X.indptr[cols]).sum())
         if _MOST * held < nnz:
             return None
-    # key cell·(m·K) + column·K + code: the cell's part gathered per entry, the rest stored
-    idx = np.take(ts_row * (eng.m * K_all), rows)
+    # key cell·(m·K) + column·K + code: the cell's part repeated over each row's entries,
+    # the rest stored
+    idx = np.repeat(ts_row * (eng.m * K_all), lens)
     idx += code
     c = np.bincount(idx, minlength=eng.m * K_all * width).reshape(width, eng.m, K_all)
     counts = np.empty((cols.size, K, width), dtype=np.int64)
