@@ -4,8 +4,9 @@
 from their stored entries. When the columns asked hold most of the entries (Phase 3 and the
 spouse step ask nearly every feature given a set), gathering their entries column by
 column costs more than counting the entries of every feature and keeping the columns asked:
-:func:`all_code_counts` does that from :func:`entry_keys` (each entry's row and column·K + code,
-built once for the per-target engines over one X)."""
+:func:`all_code_counts` does that from :func:`entry_keys` (the entries row after row: each row's
+number of entries, each entry's column·K + code; built once for the per-target engines over one
+X)."""
 
 from __future__ import annotations
 
@@ -21,31 +22,28 @@ _MOST = 3  # the columns asked hold at least 1/_MOST of the stored entries: coun
 _BY_X: dict[int, tuple] = {}  # id(X) -> (a weak reference to X, entry_keys): the last X
 
 
-def entry_keys(eng) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """The stored entries of the engine's sparse X row after row (CSR order): where each row's
-    entries start (n + 1 offsets, intp), how many each row holds (intp), each entry's
-    column·K + code (int64) and K, the largest code bound of the features; read-only. Built
-    once per X object while it lives, for every per-target engine over it (X is read-only to
-    the engines), and kept by the engine. Row after row, a per-row key of every entry is one
-    ``np.repeat`` (no gather by row index)."""
+def entry_keys(eng) -> tuple[np.ndarray, np.ndarray, int]:
+    """The stored entries of the engine's sparse X row after row (CSR order): how many each
+    row holds (intp), each entry's column·K + code (int64) and K, the largest code bound of
+    the features; read-only. Built once per X object while it lives, for every per-target
+    engine over it (X is read-only to the engines), and kept by the engine. Row after row, a
+    per-row key of every entry is one ``np.repeat`` (no gather by row index)."""
     keys = eng._entry_keys
     if keys is None:
         X = eng.X
         K = int(eng.card[:eng.m].max())
         key = id(X)
         hit = _BY_X.get(key)
-        if hit is not None and hit[0]() is X and hit[1][3] == K:
+        if hit is not None and hit[0]() is X and hit[1][2] == K:
             keys = hit[1]
         else:
             R = X.tocsr()
             code = R.indices.astype(np.int64)
             code *= K
             code += R.data
-            ptr = R.indptr.astype(np.intp)
-            lens = np.diff(ptr)
-            for a in (ptr, lens, code):
-                a.flags.writeable = False
-            keys = (ptr, lens, code, K)
+            lens = np.diff(R.indptr).astype(np.intp)
+            lens.flags.writeable = code.flags.writeable = False
+            keys = (lens, code, K)
             _BY_X.clear()
             _BY_X[key] = (weakref.ref(X, lambda _: _BY_X.pop(key, None)), keys)
         eng._entry_keys = keys
@@ -64,7 +62,7 @@ def all_code_counts(eng, cols: np.ndarray, ts_row: np.ndarray, ts_counts: np.nda
     nnz = int(X.indptr[-1])
     if not nnz:
         return None
-    _, lens, code, K_all = entry_keys(eng)
+    lens, code, K_all = entry_keys(eng)
     width = 2 * S
     if eng.m * K_all * width > _CELL_BUDGET:
         return None
