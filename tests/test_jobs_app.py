@@ -182,14 +182,16 @@ def test_a_second_session_queues_or_is_refused():
 
 
 def test_a_study_of_a_session_that_ended_stops(monkeypatch):
-    monkeypatch.setattr(jobs_ui, "HEARTBEAT", 3.0)
+    # (a heartbeat well below the study's time: at 3 s a fast machine's 20 repeats on the demo
+    # could end first, and the job read "done")
+    monkeypatch.setattr(jobs_ui, "HEARTBEAT", 1.0)
     at = _goto(_app(), "pages/evaluation.py")
     at.number_input(key="ev_repeats").set_value(20).run()
     at.button(key="ev_run").click().run()
     job = _job(at, "evaluation")
     del at  # the session is gone: nothing draws the job any more
     s = job.wait(PATIENCE)
-    assert s.state == jobs.STOPPED and "nobody watched it for 3 s" in s.error
+    assert s.state == jobs.STOPPED and "nobody watched it for 1 s" in s.error
     assert "its page was left or its session ended" in s.error
 
 
