@@ -115,8 +115,9 @@ def table_blocks(m: int, n_categories: int, workers: int,
     (the MI table's first: a row of it counts every code of a feature), so that each worker
     takes about as much of each. The MI table's blocks have even rows; the category table's
     have even sums of ``weights`` (an estimated cost per row, :func:`category_row_weights`),
-    even rows without. Entries ``(which, start, stop)`` for
-    :meth:`camcf.info.EngineBase.table_rows`."""
+    even rows without (the category table is symmetric: a block of its columns costs what
+    the same rows would). Entries ``(which, start, stop)`` for
+    :meth:`camcf.info.EngineBase.table_part`."""
     out = []
     for which, rows in (("features", m), ("categories", n_categories)):
         k = max(1, min(int(workers), rows))
@@ -189,16 +190,17 @@ _LAYOUT = {"features": "C", "categories": "F"}  # each table's layout in a paral
 def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list,
                     params: dict, timeline: list | None = None
                     ) -> Callable[[], tuple[tuple, tuple]]:
-    """The MI table and the category table computed in row blocks (:func:`table_blocks`), a
-    block of each per task and one task per worker (:func:`_engine_tables`; processes
+    """The MI table and the category table computed in blocks (:func:`table_blocks`: rows of
+    the first, columns of the second), a block of each per task and one task per worker (:func:`_engine_tables`; processes
     preferred: the work holds the GIL in places), started now; returns
     the function that waits for them (the caller does its own work meanwhile). A local worker
-    writes its rows into the table's file of ``store`` (:func:`camcf.parallel.write_shared`),
-    a remote one returns them. Returns the two tables and :func:`table_counts` (each task
-    counts its rows). The tables are written once, in the layout the target tasks read them
-    fastest (``_LAYOUT``): the MI table row-major (Phase 4 reads the rows of the survivors;
-    a target's column is read once), the category table column-major (a target reads its
-    column over and over: contiguous so); the result keeps the same arrays. Each task's CPU
+    writes its block into the table's file of ``store`` (:func:`camcf.parallel.write_shared`:
+    each block is contiguous there), a remote one returns it. Returns the two tables and
+    :func:`table_counts` (each task counts its block). The tables are written once, in the
+    layout the target tasks read them fastest (``_LAYOUT``): the MI table row-major (Phase 4
+    reads the rows of the survivors; a target's column is read once), the category table
+    column-major (a target reads its column over and over: contiguous so); the result keeps
+    the same arrays. Each task's CPU
     seconds are appended to ``cpu`` in the tasks' order, and to ``timeline`` (when given)
     one :func:`_span` per task. The pool is asked for ``n_jobs`` workers, as for the targets
     next, so that joblib keeps the same worker processes for both.
@@ -244,8 +246,12 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
                 label = " + ".join(f"{which} {a}" for which, a, _, _ in parts)
                 timeline.append(_span(label, sent, stamp))
             for which, a, rows, _ in parts:
-                if rows is not None:  # a remote worker's rows
-                    tables[which][a:a + rows.shape[0]] = rows
+                if rows is not None:  # a remote worker's part
+                    k = rows.shape[0]
+                    if which == "features":
+                        tables[which][a:a + k] = rows
+                    else:
+                        tables[which][:, a:a + k] = rows.T
         cpu.extend(seconds[parts[0][:2]] for (parts,) in tasks)
         return readonly, _block_counts(got)
 
@@ -377,13 +383,13 @@ def unflatten_shared(spec: list, leaves) -> dict:
 
 def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple]
                    ) -> tuple[list[tuple[str, int, np.ndarray | None, np.ndarray]], tuple]:
-    """Row blocks of the two tables on one fresh engine (a parallel task of
+    """Blocks of the two tables on one fresh engine (a parallel task of
     :func:`camcf.algorithm.run`): for each ``(which, start, stop, path, threshold)`` of
-    ``parts``, rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or of the
-    category table (:meth:`camcf.info.EngineBase.table_rows`), written into those rows of the
-    shared file ``path`` when this process can (else returned). Returns, per part, (which,
-    start, the rows or None, per column how many of them exceed ``threshold``), and the
-    task's :func:`_stamp`."""
+    ``parts``, rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or
+    columns of the category table (:meth:`camcf.info.EngineBase.table_part`), written into
+    their place in the shared file ``path`` when this process can (else returned). Returns,
+    per part, (which, start, the part or None, per column of the table how many of the
+    part's values exceed ``threshold``), and the task's :func:`_stamp`."""
     from .engines import ENGINES
 
     c0, t0 = time.process_time(), time.perf_counter()
@@ -394,9 +400,13 @@ def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple]
         X, C, leaves = resolve(X), resolve(C), resolve(leaves)
         eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
         for which, start, stop, path, threshold in parts:
-            rows = eng.table_rows(which, start, stop)
-            out.append((which, start, write_shared(path, rows, start),
-                        _count_above(rows, threshold)))
+            rows = eng.table_part(which, start, stop)
+            if which == "features":
+                above = _count_above(rows, threshold)
+            else:  # (its rows are the table's columns start..)
+                above = np.zeros(rows.shape[1], dtype=np.int64)
+                above[start:stop] = _count_above(rows.T, threshold)
+            out.append((which, start, write_shared(path, rows, start), above))
             del rows
     return out, _stamp(c0, t0)
 

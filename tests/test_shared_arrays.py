@@ -85,8 +85,9 @@ def test_process_workers_map_the_files_and_write_results_in_place():
 
 
 def test_write_shared_puts_rows_at_their_offset_and_returns_what_does_not_fit():
-    """A table task writes its block of rows into the rows it covers; a block that does not
-    fit the file (other width or type, beyond its rows) comes back to the caller."""
+    """A table task writes its block of rows into the rows it covers (of a column-major file,
+    its columns); a block that does not fit the file (other width or type, beyond its rows)
+    comes back to the caller."""
     with SharedArrays() as store:
         out = store.empty((6, 3), np.float64)
         out[:] = -1.0
@@ -99,6 +100,14 @@ def test_write_shared_puts_rows_at_their_offset_and_returns_what_does_not_fit():
                            (np.ones((2, 3)), 5)):
             assert write_shared(path, bad, start) is bad
         assert (np.array(store.readonly(out))[4:] == 9).all()  # nothing was written
+        # a column-major file takes columns, each given as a row (its contiguous part)
+        cols = store.empty((4, 6), np.float64, order="F")
+        cols[:] = -1.0
+        part = np.arange(8.0).reshape(2, 4)
+        assert write_shared(SharedArrays.path(cols), part, 3) is None
+        got = np.array(store.readonly(cols))
+        assert np.array_equal(got[:, 3:5], part.T) and (np.delete(got, [3, 4], 1) == -1).all()
+        assert write_shared(SharedArrays.path(cols), part, 5) is part  # beyond its columns
 
 
 def test_refs_travel_as_a_few_bytes_and_resolve_to_the_same_arrays():
