@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import gc
 import itertools
 import mmap
 import os
@@ -432,6 +433,34 @@ def resolve(a):
         if any(isinstance(x, np.memmap) for x in parts):
             return type(a)(tuple(np.asarray(x) for x in parts), shape=a.shape, copy=False)
     return a
+
+
+_GC: list = [0, False]  # tasks of this process inside collection_paused; collector on before
+_GC_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def collection_paused() -> Iterator[None]:
+    """A worker task's context: Python's cyclic garbage collector paused while the task runs,
+    its state before given back when the last such task of the process ends. A task makes
+    hundreds of thousands of small objects (records, sets, results) that reference counting
+    frees; meanwhile every few hundred of them set off a collection, and now and then a full
+    one that walks every object of the process: in a Dask worker (about 80,000 objects of
+    its own, against 45,000 in a joblib worker) a full collection took 30–37 ms, one every
+    fifth run on delicious's shape, 40 ms of collecting a worker per five runs against 5 in
+    a joblib worker. Cycles made meanwhile are collected after the task."""
+    with _GC_LOCK:
+        if _GC[0] == 0:
+            _GC[1] = gc.isenabled()
+            gc.disable()
+        _GC[0] += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _GC[0] -= 1
+            if _GC[0] == 0 and _GC[1]:
+                gc.enable()
 
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (glibc's malloc.h)

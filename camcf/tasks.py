@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import os
+import pickle
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from .parallel import (
     PickleRef,
     active_client,
     claim,
+    collection_paused,
     dask_results,
     dask_sees,
     dask_submit,
@@ -334,7 +336,8 @@ def _in_order(done: Iterator, todo: list[Category], sent: float, cpu: list,
     ready: dict[int, tuple] = {}
     for c in todo:  # in flattening order, whatever order the tasks finish in
         while c.id not in ready:
-            (outcomes, packed), stamp = next(done)
+            blob, stamp = next(done)
+            outcomes, packed = pickle.loads(blob)
             if timeline is not None:
                 timeline.append(_span(f"targets {len(outcomes)}", sent, stamp))
             ready.update(unpack_arrays(outcomes, packed))
@@ -396,7 +399,7 @@ def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple]
     out = []
     # one worker, one core (a Dask worker sets no limit itself); memory kept from the
     # engine's set-up on (a Dask worker gives back whatever exceeds 64 KB free at once)
-    with one_blas_thread(), freed_memory_kept():
+    with one_blas_thread(), freed_memory_kept(), collection_paused():
         X, C, leaves = resolve(X), resolve(C), resolve(leaves)
         eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
         for which, start, stop, path, threshold in parts:
@@ -412,24 +415,27 @@ def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple]
 
 
 def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
-                  categories) -> tuple[tuple[dict[int, tuple], tuple], float]:
-    """:func:`target_work` for several targets (one parallel task): (({category id:
-    outcome}, their arrays packed by :func:`pack_arrays`), the task's CPU seconds).
+                  categories) -> tuple[bytes, tuple]:
+    """:func:`target_work` for several targets (one parallel task): ({category id: outcome},
+    their arrays packed by :func:`pack_arrays`) pickled, and the task's :func:`_stamp`.
     ``label_of`` holds the label of every category (a target's others are the categories of
-    the other labels)."""
+    the other labels). The outcomes travel pickled by the task: a Dask worker then keeps
+    bytes until the result is fetched, not thousands of objects for its garbage collector
+    to walk (each run's results, kept so, set off a full collection every few runs)."""
     c0, t0 = time.process_time(), time.perf_counter()
     X, C, mi_table, cat_table, label_of, leaves = (
         resolve(a) for a in (X, C, mi_table, cat_table, label_of, leaves))
     shared = unflatten_shared(spec, leaves)
     tables = (mi_table, cat_table)
-    # one worker, one core (a Dask worker sets no limit itself)
-    with one_blas_thread(), freed_memory_kept():
+    # one worker, one core (a Dask worker sets no limit itself); no garbage collection
+    with one_blas_thread(), freed_memory_kept(), collection_paused():
         outs = targets_work(X, C, tables, categories,
                             [np.flatnonzero(label_of != c.label_index) for c in categories],
                             params, trace, engine, shared)
         out = {c.id: o for c, o in zip(categories, outs, strict=True)}
-        packed = pack_arrays(out)
-    return (out, packed), _stamp(c0, t0)
+        blob = pickle.dumps((out, pack_arrays(out)), protocol=pickle.HIGHEST_PROTOCOL)
+        del out, outs
+    return blob, _stamp(c0, t0)
 
 
 _PLAN: dict = {}  # in a worker: the categories and plan of the current run's targets
@@ -437,7 +443,7 @@ _PLAN: dict = {}  # in a worker: the categories and plan of the current run's ta
 
 def _planned_targets(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
                      todo: PickleRef, blocks: list, shares: list[int], workers: int
-                     ) -> tuple[tuple[dict[int, tuple], tuple], tuple]:
+                     ) -> tuple[bytes, tuple]:
     """One of ``len(shares)`` tasks submitted before the tables were done (a parallel task):
     the plan of :func:`plan_targets` for ``todo`` (a :class:`camcf.parallel.PickleRef` of
     the categories) from the counts in ``blocks`` (the results of the table tasks, passed by

@@ -236,3 +236,40 @@ def test_close_later_drops_the_arrays_and_removes_the_folder_on_a_thread():
     if sys.platform.startswith("linux"):
         with open("/proc/self/maps") as f:
             assert folder not in f.read()
+
+
+def test_collection_paused_while_any_task_runs_then_as_before():
+    """collection_paused turns the garbage collector off while a task runs, keeps it off
+    until the last of two overlapping tasks (threads of one worker) ends, and gives back the
+    state it found: on again, or off when it was off."""
+    import gc
+    import threading
+
+    from camcf.parallel import collection_paused
+
+    assert gc.isenabled()
+    first_in, second_out = threading.Event(), threading.Event()
+    seen = []
+
+    def second():
+        first_in.wait()
+        with collection_paused():
+            seen.append(gc.isenabled())
+        second_out.set()
+
+    t = threading.Thread(target=second)
+    t.start()
+    with collection_paused():
+        seen.append(gc.isenabled())
+        first_in.set()
+        second_out.wait()
+        seen.append(gc.isenabled())  # the other task ended: still off for this one
+    t.join()
+    assert seen == [False, False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        with collection_paused():
+            pass
+        assert not gc.isenabled()  # off before, off after
+    finally:
+        gc.enable()
