@@ -89,14 +89,24 @@ def active_client():
     return _CLIENT.get()
 
 
+_SEEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # client -> what its workers saw
+
+
 def dask_sees(client, store: SharedArrays) -> bool:
     """Whether every worker of the Dask ``client`` sees ``store``'s folder (a cluster on this
-    machine): asked once per store (a run) and client, the answer kept in ``store.local_to``
-    (:func:`camcf.run` asks while it prepares its inputs, :func:`dask_submit` when not yet
-    asked)."""
+    machine): the answer kept in ``store.local_to`` (:func:`camcf.run` asks while it prepares
+    its inputs, :func:`dask_submit` when not yet asked). The workers are asked (a round trip
+    through the scheduler to each) once per client, set of workers and parent folder: a
+    folder beside one they saw is on the same file system; a new worker is asked again."""
     if store.local_to is not client:
-        seen = client.run(os.path.isdir, store.folder)
-        store.local_to = client if seen and all(seen.values()) else None
+        key = (frozenset(client.nthreads()), os.path.dirname(store.folder))
+        if _SEEN.get(client) != key:
+            seen = client.run(os.path.isdir, store.folder)
+            if seen and all(seen.values()) and set(seen) == key[0]:
+                _SEEN[client] = key
+            else:
+                _SEEN.pop(client, None)
+        store.local_to = client if _SEEN.get(client) == key else None
     return store.local_to is client
 
 
