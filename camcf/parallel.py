@@ -32,6 +32,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 
@@ -347,19 +348,22 @@ class _SparseRef:
         return self.kind(tuple(resolve(x) for x in self.parts), shape=self.shape, copy=False)
 
 
-def claim(ref: PickleRef, n: int) -> int | None:
+def claim(ref: PickleRef, n: int, done=()) -> int | None:
     """The first of ``n`` slots (0, 1, …) that no other task has claimed, claimed now for the
     calling task, or None when all are taken: the order in which tasks start decides which
     part of the work each takes, whatever order the scheduler sent them in. A claim is a
     file beside ``ref``'s, made with ``O_EXCL`` (atomic on a local file system: the workers
     that see a :class:`SharedArrays` folder share it) and holding the Dask task's key, so that
-    a task run again (its worker lost) takes its own slot again."""
+    a task run again (its worker lost) takes its own slots again; ``done``: the slots the
+    calling task has finished (a task claims slot after slot)."""
     key = ""
     with contextlib.suppress(ImportError, ValueError, KeyError):
         from distributed import get_worker
 
         key = str(get_worker().get_current_task())
     for k in range(n):
+        if k in done:
+            continue
         path = f"{ref.path}.{k}"
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
@@ -373,6 +377,49 @@ def claim(ref: PickleRef, n: int) -> int | None:
             f.write(key)
         return k
     return None
+
+
+def post(ref: PickleRef, k: int, obj) -> None:
+    """Leave ``obj`` pickled beside ``ref`` as the result of slot ``k`` (:func:`claim`),
+    for :func:`posted`: written whole under another name, then renamed (a reader finds all
+    of it or nothing)."""
+    path = f"{ref.path}.r{k}"
+    with open(path + ".part", "wb") as f:
+        pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(path + ".part", path)
+
+
+_POLL = 0.0005  # seconds between looks for posted results
+
+
+def posted(client, ref: PickleRef, n: int, futures: list) -> Iterator[object]:
+    """The results of slots 0..``n`` − 1 (:func:`post`) of the Dask ``futures``' tasks (on
+    workers that see ``ref``'s folder), as they appear, read here without passing through
+    the scheduler; raises what a task raised, or :class:`CamcfError` when the tasks ended
+    without posting them all; the tasks not done are cancelled when the iterator closes."""
+    left = list(range(n))
+    try:
+        while left:
+            found = [k for k in left if os.path.exists(f"{ref.path}.r{k}")]
+            for k in found:
+                with open(f"{ref.path}.r{k}", "rb") as f:
+                    got = pickle.load(f)
+                left.remove(k)
+                yield got
+            if found:
+                continue
+            for fut in futures:
+                if fut.status in ("error", "cancelled"):
+                    fut.result()  # (raises the task's error)
+            if all(fut.done() for fut in futures) \
+                    and not any(os.path.exists(f"{ref.path}.r{k}") for k in left):
+                raise CamcfError(f"the cluster's tasks ended without {len(left)} of their "
+                                 f"{n} results")
+            time.sleep(_POLL)
+    finally:
+        running = [fut for fut in futures if not fut.done()]
+        if running:
+            client.cancel(running)
 
 
 class PickleRef:

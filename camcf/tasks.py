@@ -29,6 +29,8 @@ from .parallel import (
     dask_submit,
     freed_memory_kept,
     one_blas_thread,
+    post,
+    posted,
     resolve,
     write_shared,
 )
@@ -296,12 +298,15 @@ def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
     (:func:`plan_targets`: per worker a large task, then small ones, ``_TASK_SHARES``) that
     return as they finish.
 
-    On a Dask cluster whose workers see ``store``'s folder the target tasks are submitted at
-    once, before the tables are done: each waits on the workers for the table tasks, plans
-    the targets from their counts and runs its part (:func:`_planned_targets`; every task
-    makes the same plan), so that nothing passes through this process between the two
-    steps. Elsewhere (joblib; a cluster that needs the tables sent) this process waits for
-    the tables, plans, and sends the tasks.
+    On a Dask cluster whose workers see ``store``'s folder one target task per worker is
+    submitted at once, before the tables are done: each waits on the workers for the table
+    tasks, plans the targets from their counts and runs the plan's parts one after the
+    other, each the first not yet taken (:func:`_planned_targets`; every task makes the same
+    plan), leaving each part's outcomes in a file that this process reads as it appears
+    (:func:`camcf.parallel.posted`): nothing passes through this process between the two
+    steps, and nothing through the scheduler between parts. Elsewhere (joblib; a cluster
+    that needs the tables sent) this process waits for the tables, plans, and sends the
+    tasks.
 
     Every large array (codes, indicators, the tables, the engine's shared inputs) is in a
     file of ``store`` (:class:`camcf.parallel.SharedArrays`): local workers map it, nothing
@@ -314,11 +319,13 @@ def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
         todo_f = store.put(todo)  # (no round trip to the busy workers, as a scatter would be)
         shares = task_shares(collect.workers)
         sent = time.perf_counter()
-        done = dask_results(client, dask_submit(
+        futures = dask_submit(
             client, _planned_targets, (X, C, *collect.tables, *rest),
-            [(todo_f, collect.submitted, shares, collect.workers)] * len(shares), store,
-            ordered=False))
-        tables, _ = collect()
+            [(todo_f, collect.submitted, shares, collect.workers)] * collect.workers, store,
+            ordered=False)
+        tables, counts = collect()
+        n = len(plan_targets(todo, params, counts, shares, collect.workers))
+        done = posted(client, todo_f, n, futures)
     else:
         tables, counts = collect()
         plan = plan_targets(todo, params, counts, task_shares(collect.workers),
@@ -442,15 +449,16 @@ _PLAN: dict = {}  # in a worker: the categories and plan of the current run's ta
 
 
 def _planned_targets(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
-                     todo: PickleRef, blocks: list, shares: list[int], workers: int
-                     ) -> tuple[bytes, tuple]:
-    """One of ``len(shares)`` tasks submitted before the tables were done (a parallel task):
-    the plan of :func:`plan_targets` for ``todo`` (a :class:`camcf.parallel.PickleRef` of
-    the categories) from the counts in ``blocks`` (the results of the table tasks, passed by
-    Dask once they are done; every task makes the same plan, the first one of each worker
-    for the others there), then :func:`_targets_work` on the plan's first task not yet
-    taken (:func:`camcf.parallel.claim`: the tasks that start first take the first, large
-    ones; none left, none run)."""
+                     todo: PickleRef, blocks: list, shares: list[int], workers: int) -> int:
+    """One of the target tasks submitted before the tables were done (a parallel task, one
+    per worker): the plan of :func:`plan_targets` for ``todo`` (a
+    :class:`camcf.parallel.PickleRef` of the categories) from the counts in ``blocks`` (the
+    results of the table tasks, passed by Dask once they are done; every task makes the
+    same plan, the first one of each worker for the others there), then, part after part,
+    :func:`_targets_work` on the plan's first part not yet taken
+    (:func:`camcf.parallel.claim`: the tasks that start first take the first, large ones),
+    its result left beside ``todo`` (:func:`camcf.parallel.post`) with its
+    :func:`_stamp` (the first one's counting the planning too). Returns the parts done."""
     c0, t0 = time.process_time(), time.perf_counter()
     made = _PLAN.get(todo.token)  # (the worker's first task of the run makes it: ~4 ms)
     if made is None:
@@ -459,11 +467,15 @@ def _planned_targets(X, C, mi_table, cat_table, label_of, spec, leaves, params, 
         _PLAN.clear()
         _PLAN[todo.token] = made
     cats, plan = made
-    k = claim(todo, len(plan))
-    mine = [] if k is None else [cats[i] for i in plan[k]]
-    out, (_, _, end, pid) = _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves,
-                                          params, trace, engine, mine)
-    return out, (time.process_time() - c0, t0, end, pid)
+    done: set[int] = set()
+    while (k := claim(todo, len(plan), done)) is not None:
+        blob, (_, _, end, pid) = _targets_work(X, C, mi_table, cat_table, label_of, spec,
+                                               leaves, params, trace, engine,
+                                               [cats[i] for i in plan[k]])
+        post(todo, k, (blob, (time.process_time() - c0, t0, end, pid)))
+        done.add(k)
+        c0, t0 = time.process_time(), time.perf_counter()
+    return len(done)
 
 
 _SET_FIELDS = ("values", "offsets", "strata")  # the arrays of a CondSetList

@@ -211,8 +211,9 @@ def test_dask_cluster_gives_the_same_json():
 
 def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch):
     """Inside camcf.parallel.dask_cluster the tasks go to the client directly (dask_submit):
-    the arrays by file reference when the workers see the shared folder (then the target
-    tasks go at once, each waiting on the workers for the table tasks' futures), scattered
+    the arrays by file reference when the workers see the shared folder (then a target task
+    per worker goes at once, each waiting on the workers for the table tasks' futures and
+    leaving its parts' results in files), scattered
     to every worker when they do not (then the targets go once the tables are in); the same
     workers are not asked again on the next run; the JSON with its record is the serial one
     either way."""
@@ -244,10 +245,10 @@ def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch)
         monkeypatch.setattr(client, "run", lambda *a, **k: {"w": False})  # a remote folder
         camcf.parallel._SEEN.pop(client)  # (as when the workers change)
         remote = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
-    slots = len(tasks.task_shares(2))  # two workers
     for k in (0, 2):
         assert calls[k] == ("_engine_tables", 2, False)
-        assert calls[k + 1] == ("_planned_targets", slots, True)  # each waits for the tables
+        # a task per worker, each waiting for the tables, then taking part after part
+        assert calls[k + 1] == ("_planned_targets", 2, True)
     assert calls[4] == ("_engine_tables", 2, False)
     assert calls[5][0] == "_targets_work" and not calls[5][2]  # sent with the tables' values
     assert len(calls) == 6

@@ -215,6 +215,42 @@ def test_claims_give_each_slot_once_in_order(tmp_path):
         assert resolve(ref) == ["a", "b"]
 
 
+def test_a_task_claims_slot_after_slot_and_posts_results_read_as_they_appear(monkeypatch):
+    """claim with the slots a task has done gives it the next free one (a task that claims
+    slot after slot); post leaves a result that posted reads in the order the results appear,
+    and posted raises when the tasks ended without posting every result, or what a task
+    raised."""
+    from camcf import parallel
+    from camcf.errors import CamcfError
+    from camcf.parallel import SharedArrays, claim, post, posted
+
+    class Done:  # a finished Dask future
+        def __init__(self, error=None):
+            self.error = error
+            self.status = "error" if error else "finished"
+
+        def done(self):
+            return True
+
+        def result(self):
+            if self.error:
+                raise self.error
+
+    monkeypatch.setattr(parallel, "_POLL", 0.0)
+    with SharedArrays() as store:
+        ref = store.put(None)
+        assert claim(ref, 3) == 0
+        assert claim(ref, 3, {0}) == 1 and claim(ref, 3, {0, 1}) == 2
+        assert claim(ref, 3, {0, 1, 2}) is None
+        post(ref, 1, "b")
+        post(ref, 0, ("a", 1))
+        assert list(posted(None, ref, 2, [Done()])) == [("a", 1), "b"]
+        with pytest.raises(CamcfError, match="1 of their 3 results"):
+            list(posted(None, ref, 3, [Done()]))
+        with pytest.raises(ValueError, match="boom"):
+            list(posted(None, ref, 3, [Done(ValueError("boom"))]))
+
+
 def test_close_later_drops_the_arrays_and_removes_the_folder_on_a_thread():
     """close_later: the folder goes on a thread of its own, after the arrays handed to it are
     dropped (no mapping of the folder's files is left in this process)."""
