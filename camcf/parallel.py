@@ -10,10 +10,11 @@ table tasks write their rows into such files (:func:`write_shared`). Inside :fun
 the same tasks go to the workers of a ``dask.distributed`` scheduler through its client
 (:func:`dask_submit`): workers on this machine map the same files (:meth:`SharedArrays.refs`),
 remote ones receive each shared array once (scattered to every worker), and a task starts on
-whichever worker is free. On a cluster on this machine the target tasks are submitted with the
-table tasks, waiting for their futures on the workers; each takes the next part of the plan
-when it starts (:func:`claim`). The workers need camcf installed (the same version as the
-client).
+whichever worker is free. On a cluster on this machine one target task per worker is submitted
+with the table tasks, waiting for their futures on the workers; each takes the plan's parts one
+after the other (:func:`claim`) and leaves each part's result in a file that the run reads as
+it appears (:func:`post`, :func:`posted`). The workers need camcf installed (the same version
+as the client).
 
 >>> with dask_cluster("tcp://10.0.0.5:8786"):            # doctest: +SKIP
 ...     res = camcf.run(X, Y, n_jobs=-1)
