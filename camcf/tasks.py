@@ -21,6 +21,7 @@ import numpy as np
 from .info import _ELEM_BUDGET
 from .parallel import (
     PickleRef,
+    Posts,
     active_client,
     claim,
     collection_paused,
@@ -30,7 +31,6 @@ from .parallel import (
     freed_memory_kept,
     one_blas_thread,
     post,
-    posted,
     resolve,
     write_shared,
 )
@@ -303,7 +303,7 @@ def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
     tasks, plans the targets from their counts and runs the plan's parts one after the
     other, each the first not yet taken (:func:`_planned_targets`; every task makes the same
     plan), leaving each part's outcomes in a file that this process reads as it appears
-    (:func:`camcf.parallel.posted`): nothing passes through this process between the two
+    (:class:`camcf.parallel.Posts`): nothing passes through this process between the two
     steps, and nothing through the scheduler between parts. Elsewhere (joblib; a cluster
     that needs the tables sent) this process waits for the tables, plans, and sends the
     tasks.
@@ -318,6 +318,7 @@ def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
     if collect.submitted and todo and dask_sees(client, store):
         todo_f = store.put(todo)  # (no round trip to the busy workers, as a scatter would be)
         shares = task_shares(collect.workers)
+        posts = Posts(todo_f)  # (before the tasks: each post wakes it)
         sent = time.perf_counter()
         futures = dask_submit(
             client, _planned_targets, (X, C, *collect.tables, *rest),
@@ -325,7 +326,7 @@ def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
             ordered=False)
         tables, counts = collect()
         n = len(plan_targets(todo, params, counts, shares, collect.workers))
-        done = posted(client, todo_f, n, futures)
+        done = posts.results(client, n, futures)
     else:
         tables, counts = collect()
         plan = plan_targets(todo, params, counts, task_shares(collect.workers),

@@ -217,12 +217,12 @@ def test_claims_give_each_slot_once_in_order(tmp_path):
 
 def test_a_task_claims_slot_after_slot_and_posts_results_read_as_they_appear(monkeypatch):
     """claim with the slots a task has done gives it the next free one (a task that claims
-    slot after slot); post leaves a result that posted reads in the order the results appear,
-    and posted raises when the tasks ended without posting every result, or what a task
-    raised."""
+    slot after slot); post leaves a result that Posts reads in the order the results appear
+    (woken by its pipe), and raises when the tasks ended without posting every result, or
+    what a task raised."""
     from camcf import parallel
     from camcf.errors import CamcfError
-    from camcf.parallel import SharedArrays, claim, post, posted
+    from camcf.parallel import Posts, SharedArrays, claim, post
 
     class Done:  # a finished Dask future
         def __init__(self, error=None):
@@ -236,19 +236,24 @@ def test_a_task_claims_slot_after_slot_and_posts_results_read_as_they_appear(mon
             if self.error:
                 raise self.error
 
-    monkeypatch.setattr(parallel, "_POLL", 0.0)
+    monkeypatch.setattr(parallel, "_LOOK_AGAIN", 0.0)
     with SharedArrays() as store:
         ref = store.put(None)
         assert claim(ref, 3) == 0
         assert claim(ref, 3, {0}) == 1 and claim(ref, 3, {0, 1}) == 2
         assert claim(ref, 3, {0, 1, 2}) is None
+        posts = Posts(ref)
+        assert (posts._fds is not None) == hasattr(os, "mkfifo")
         post(ref, 1, "b")
         post(ref, 0, ("a", 1))
-        assert list(posted(None, ref, 2, [Done()])) == [("a", 1), "b"]
+        if posts._fds is not None:  # two posts, two bytes to wake the reader
+            assert os.read(posts._fds[0], 16) == b".."
+        assert list(posts.results(None, 2, [Done()])) == [("a", 1), "b"]
+        assert posts._fds is None  # (closed)
         with pytest.raises(CamcfError, match="1 of their 3 results"):
-            list(posted(None, ref, 3, [Done()]))
+            list(Posts(ref).results(None, 3, [Done()]))
         with pytest.raises(ValueError, match="boom"):
-            list(posted(None, ref, 3, [Done(ValueError("boom"))]))
+            list(Posts(ref).results(None, 3, [Done(ValueError("boom"))]))
 
 
 def test_close_later_drops_the_arrays_and_removes_the_folder_on_a_thread():
