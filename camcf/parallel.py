@@ -277,13 +277,16 @@ class SharedArrays:
         return np.asarray(np.lib.format.open_memmap(m.filename, mode="r"))
 
     def _write(self, a: np.ndarray) -> np.memmap:
-        """A read-only copy of the contiguous array ``a`` (same order) in a new file."""
-        order = "F" if a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous else "C"
-        out = np.lib.format.open_memmap(self._path(), mode="w+", dtype=a.dtype, shape=a.shape,
-                                        fortran_order=order == "F")
-        out[...] = a
-        out.flush()
-        return np.lib.format.open_memmap(out.filename, mode="r")
+        """A read-only copy of the contiguous array ``a`` (same order) in a new file, written
+        by one call (:func:`write_shared`; not through a mapping, a fault per page)."""
+        fortran = a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous
+        path = self._path()
+        made = np.lib.format.open_memmap(path, mode="w+", dtype=a.dtype, shape=a.shape,
+                                         fortran_order=fortran)
+        del made  # (the file with its header, at its size)
+        if write_shared(path, a.T if fortran else a) is not None:
+            raise OSError(f"cannot write {path}")
+        return np.lib.format.open_memmap(path, mode="r")
 
     def put(self, obj) -> PickleRef:
         """``obj`` pickled once into a file of this folder: a reference a few bytes long that
