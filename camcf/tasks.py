@@ -195,19 +195,20 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
                     params: dict, timeline: list | None = None
                     ) -> Callable[[], tuple[tuple, tuple]]:
     """The MI table and the category table computed in blocks (:func:`table_blocks`: rows of
-    the first, columns of the second), a block of each per task and one task per worker (:func:`_engine_tables`; processes
-    preferred: the work holds the GIL in places), started now; returns
-    the function that waits for them (the caller does its own work meanwhile). A local worker
+    the first, columns of the second), a block of each per task and one task per worker
+    (:func:`_engine_tables`; processes preferred: the work holds the GIL in places), started
+    now; returns the function that waits for them (the caller does its own work meanwhile).
+    A local worker
     writes its block into the table's file of ``store`` (:func:`camcf.parallel.write_shared`:
     each block is contiguous there), a remote one returns it. Returns the two tables and
     :func:`table_counts` (each task counts its block). The tables are written once, in the
     layout the target tasks read them fastest (``_LAYOUT``): the MI table row-major (Phase 4
     reads the rows of the survivors; a target's column is read once), the category table
     column-major (a target reads its column over and over: contiguous so); the result keeps
-    the same arrays. Each task's CPU
-    seconds are appended to ``cpu`` in the tasks' order, and to ``timeline`` (when given)
-    one :func:`_span` per task. The pool is asked for ``n_jobs`` workers, as for the targets
-    next, so that joblib keeps the same worker processes for both.
+    the same arrays. Each task's CPU seconds are appended to ``cpu`` in the tasks' order,
+    and to ``timeline`` (when given) one :func:`_span` per task. The pool is asked for
+    ``n_jobs`` workers, as for the targets next, so that joblib keeps the same worker
+    processes for both.
 
     The returned function also carries ``workers``, the number of workers the tasks were
     planned for (:func:`parallel_targets` plans for as many: on a Dask cluster asking costs
