@@ -189,7 +189,6 @@ def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedA
 
 
 _LAYOUT = {"features": "C", "categories": "F"}  # each table's layout in a parallel run
-_TABLE_SLOTS = 3  # blocks of each table per worker where the table tasks claim them
 
 
 def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list,
@@ -222,28 +221,20 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
     tables = {k: store.empty(v, np.float64, order=_LAYOUT[k]) for k, v in shapes.items()}
     limit = {"features": params["delta1"], "categories": params["delta2"]}
     workers = _workers(n_jobs)
-    client = active_client()
-    # on a Dask cluster on this machine the tasks claim smaller blocks one after the other
-    claims = store.put(None) if client is not None and dask_sees(client, store) else None
-    split = workers * (_TABLE_SLOTS if claims is not None else 1)
-    blocks = table_blocks(m, Q, split,
+    blocks = table_blocks(m, Q, workers,
                           category_row_weights(unflatten_shared(spec, leaves), X.shape[0], Q))
-    # the i-th block of the MI table with the i-th from the end of the category table (the
-    # first rows of both cost more than their estimates, the features' row for row: 0.074
-    # vs 0.063 s CPU and 0.093 vs 0.083 s on delicious's shape; so paired two tasks took
-    # 0.157 and 0.156 s, not 0.167 and 0.146); without claims, one task per worker (one
-    # engine, one round trip) takes its blocks of each
-    slots: list[list] = [[] for _ in range(split)]
+    # one task per worker (one engine, one round trip): the i-th block of the MI table and
+    # the i-th from the end of the category table (the first rows of both cost more than
+    # their estimates, the features' row for row: 0.074 vs 0.063 s CPU and 0.093 vs 0.083
+    # s on delicious's shape; so paired the two tasks take 0.157 and 0.156 s, not 0.167
+    # and 0.146)
+    tasks: list[list] = [[] for _ in range(workers)]
     for t, which in enumerate(shapes):
         mine = [(a, b) for w, a, b in blocks if w == which]
         for i, (a, b) in enumerate(mine):
-            k = i % split if t == 0 else split - 1 - i % split
-            slots[k].append((which, a, b, store.path(tables[which]), limit[which]))
-    if claims is not None:  # each slot's blocks in turn, taken by the first free task
-        parts = [p for slot in slots for p in slot]
-        tasks = [(parts, claims)] * workers
-    else:
-        tasks = [(parts, None) for parts in slots if parts]
+            k = i % workers if t == 0 else workers - 1 - i % workers
+            tasks[k].append((which, a, b, store.path(tables[which]), limit[which]))
+    tasks = [(parts,) for parts in tasks if parts]
     common = (engine, X, C, spec, tuple(leaves))
     submitted: list = []  # (on a Dask cluster: the tasks' futures, for the targets' step)
     sent = time.perf_counter()
@@ -254,8 +245,9 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
 
     def collect() -> tuple[tuple, tuple]:
         got = list(results)
+        seconds = {parts[0][:2]: stamp[0] for parts, stamp in got}
         for parts, stamp in got:
-            if timeline is not None and parts:
+            if timeline is not None:
                 label = " + ".join(f"{which} {a}" for which, a, _, _ in parts)
                 timeline.append(_span(label, sent, stamp))
             for which, a, rows, _ in parts:
@@ -265,7 +257,7 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
                         tables[which][a:a + k] = rows
                     else:
                         tables[which][:, a:a + k] = rows.T
-        cpu.extend(stamp[0] for _, stamp in got)
+        cpu.extend(seconds[parts[0][:2]] for (parts,) in tasks)
         return readonly, _block_counts(got)
 
     collect.workers = workers
@@ -401,18 +393,14 @@ def unflatten_shared(spec: list, leaves) -> dict:
     return out
 
 
-def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple],
-                   claims: PickleRef | None = None
+def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple]
                    ) -> tuple[list[tuple[str, int, np.ndarray | None, np.ndarray]], tuple]:
     """Blocks of the two tables on one fresh engine (a parallel task of
     :func:`camcf.algorithm.run`): for each ``(which, start, stop, path, threshold)`` of
     ``parts``, rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or
     columns of the category table (:meth:`camcf.info.EngineBase.table_part`), written into
-    their place in the shared file ``path`` when this process can (else returned). With
-    ``claims`` (tasks on workers that see its folder), only the parts it claims one after
-    the other (:func:`camcf.parallel.claim`), the others' to the other tasks: the tasks end
-    within a small block of each other whichever starts late or runs slower. Returns, per
-    part done, (which, start, the part or None, per column of the table how many of the
+    their place in the shared file ``path`` when this process can (else returned). Returns,
+    per part, (which, start, the part or None, per column of the table how many of the
     part's values exceed ``threshold``), and the task's :func:`_stamp`."""
     from .engines import ENGINES
 
@@ -423,7 +411,7 @@ def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple],
     with one_blas_thread(), freed_memory_kept(), collection_paused():
         X, C, leaves = resolve(X), resolve(C), resolve(leaves)
         eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
-        for _, (which, start, stop, path, threshold) in _claimed(parts, claims):
+        for which, start, stop, path, threshold in parts:
             rows = eng.table_part(which, start, stop)
             if which == "features":
                 above = _count_above(rows, threshold)
@@ -433,18 +421,6 @@ def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple],
             out.append((which, start, write_shared(path, rows, start), above))
             del rows
     return out, _stamp(c0, t0)
-
-
-def _claimed(parts: list, claims: PickleRef | None) -> Iterator[tuple[int, object]]:
-    """(position, part) of ``parts``, or with ``claims`` of those the caller claims one
-    after the other (:func:`camcf.parallel.claim`)."""
-    if claims is None:
-        yield from enumerate(parts)
-        return
-    done: set[int] = set()
-    while (k := claim(claims, len(parts), done)) is not None:
-        done.add(k)
-        yield k, parts[k]
 
 
 def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
@@ -493,15 +469,15 @@ def _planned_targets(X, C, mi_table, cat_table, label_of, spec, leaves, params, 
         _PLAN.clear()
         _PLAN[todo.token] = made
     cats, plan = made
-    done = 0
-    for k, part in _claimed(plan, todo):
+    done: set[int] = set()
+    while (k := claim(todo, len(plan), done)) is not None:
         blob, (_, _, end, pid) = _targets_work(X, C, mi_table, cat_table, label_of, spec,
                                                leaves, params, trace, engine,
-                                               [cats[i] for i in part])
+                                               [cats[i] for i in plan[k]])
         post(todo, k, (blob, (time.process_time() - c0, t0, end, pid)))
-        done += 1
+        done.add(k)
         c0, t0 = time.process_time(), time.perf_counter()
-    return done
+    return len(done)
 
 
 _SET_FIELDS = ("values", "offsets", "strata")  # the arrays of a CondSetList

@@ -159,42 +159,6 @@ def test_parallel_tables_give_each_table_once_and_the_cost_counts():
                           target_costs(None, todo, params, counts))
 
 
-def test_table_tasks_that_claim_their_blocks_do_each_once():
-    """Table tasks given the same claims take the blocks one after the other: the first task
-    to ask does every block left, a later one none; the tables they write and the counts
-    they give are those of the whole tables."""
-    from camcf.parallel import SharedArrays
-    from camcf.tasks import (
-        _block_counts,
-        _engine_tables,
-        flatten_shared,
-        table_blocks,
-        table_counts,
-    )
-
-    X, C = _data(True)
-    shared = FastEngine.shared(X, C)
-    whole = FastEngine(X, C, **shared)
-    tables = (whole.mi_table(), whole.category_mi_table())
-    params = {"delta1": 0.001, "delta2": 0.002}
-    spec, leaves = flatten_shared(shared)
-    with SharedArrays() as store:
-        out = {"features": store.empty(tables[0].shape, np.float64),
-               "categories": store.empty(tables[1].shape, np.float64, order="F")}
-        limit = {"features": params["delta1"], "categories": params["delta2"]}
-        parts = [(w, a, b, SharedArrays.path(out[w]), limit[w])
-                 for w, a, b in table_blocks(X.shape[1], C.shape[1], 3)]
-        claims = store.put(None)
-        first = _engine_tables("fast", X, C, spec, leaves, parts, claims)
-        later = _engine_tables("fast", X, C, spec, leaves, parts, claims)
-        assert len(first[0]) == len(parts) == 6 and later[0] == []
-        assert np.array_equal(store.readonly(out["features"]), tables[0])
-        assert np.array_equal(store.readonly(out["categories"]), tables[1])
-        got = _block_counts([first, later])
-        assert all(np.array_equal(a, b) for a, b in zip(got, table_counts(tables, params),
-                                                        strict=True))
-
-
 def test_category_blocks_split_by_estimated_cost(monkeypatch):
     """With sparse indicators the category table's blocks hold even estimated cost, not even
     rows: frequent categories' rows (more stored ones) go in smaller blocks; the blocks still
