@@ -408,9 +408,10 @@ class FastEngine(EngineBase):
                 out[a + a2 - lo:a + b2 - lo] = self._mi_blocks(n1[a2:b2], marg[a2:b2], t_counts)
         return out
 
-    def _category_table(self, rows: tuple[int, int] | None = None) -> np.ndarray:
+    def _category_table(self, cols: tuple[int, int] | None = None) -> np.ndarray:
         n, Q = self.n, self.n_categories
-        lo, hi = (0, Q) if rows is None else rows
+        part = cols is not None  # the table's columns lo..hi − 1, each as a row
+        lo, hi = (0, Q) if cols is None else cols
         out = np.empty((hi - lo, Q))
         if hi <= lo:
             return out
@@ -423,21 +424,28 @@ class FastEngine(EngineBase):
             b = min(hi, a + block)
             # the four cells of (C_a, C_b), summed in the order of cmi_from_counts's table
             # (C_a = 0, C_b = 0), (0, 1), (1, 0), (1, 1): the same values, bit for bit, as
-            # _mi_blocks gives (no k × C × 2 × 2 array is built)
+            # _mi_blocks gives (no k × C × 2 × 2 array is built). For a part, row i holds
+            # column i of the table: the same sums with the roles of the two categories
+            # swapped (the pair counts are symmetric), so each value is the table's bit
+            # for bit.
             held = hold(a, b)  # the block's products; then rows that stay in cache
             for a2 in range(a, b, _CACHE_ROWS):
                 b2 = min(b, a2 + _CACHE_ROWS)
                 c11 = pair_rows(a2, b2, held)
-                c01 = na[None, :] - c11
-                c10 = na[a2:b2, None] - c11
-                c00 = (n - na[a2:b2])[:, None] - c01
+                mine, other = na[a2:b2, None], na[None, :]  # (of the row's, each column's)
+                if part:  # row i: C_b; column r: C_a
+                    c01, c10 = mine - c11, other - c11
+                    c00 = (n - other) - c01
+                else:
+                    c01, c10 = other - c11, mine - c11
+                    c00 = (n - mine) - c01
                 s_j = tab.take(c00)
                 s_j += tab.take(c01)
                 s_j += tab.take(c10)
                 s_j += tab.take(c11)
                 s_j += tab[n]
-                s_j -= s_b[None, :]
-                s_j -= s_b[a2:b2, None]
+                s_j -= s_b[a2:b2, None] if part else s_b[None, :]  # C_b's, then C_a's
+                s_j -= s_b[None, :] if part else s_b[a2:b2, None]
                 s_j /= n
                 out[a2 - lo:b2 - lo] = s_j
         return out

@@ -536,10 +536,12 @@ class EngineBase(abc.ABC):
             self._cat_table = self._category_table()
         return self._cat_table
 
-    def table_rows(self, which: str, start: int, stop: int) -> np.ndarray:
-        """Rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or of the
-        category table (``"categories"``): bit for bit those rows of :meth:`mi_table` or
-        :meth:`category_mi_table` (a parallel run computes the tables in row blocks)."""
+    def table_part(self, which: str, start: int, stop: int) -> np.ndarray:
+        """Rows ``start``..``stop`` − 1 of the MI table (``which="features"``), or columns
+        ``start``..``stop`` − 1 of the category table, each as a row (``"categories"``): bit
+        for bit ``mi_table()[start:stop]`` or ``category_mi_table()[:, start:stop].T``. A
+        parallel run computes the tables in such parts; each part is then contiguous in its
+        table's file (the MI table row-major, the category table column-major)."""
         if which == "features":
             return self._feature_table((int(start), int(stop)))
         if which == "categories":
@@ -551,8 +553,9 @@ class EngineBase(abc.ABC):
         """I(X_f; C_c), m × C (rows a..b − 1 for ``rows=(a, b)``)."""
 
     @abc.abstractmethod
-    def _category_table(self, rows: tuple[int, int] | None = None) -> np.ndarray:
-        """I(C_a; C_b), C × C (rows a..b − 1 for ``rows=(a, b)``)."""
+    def _category_table(self, cols: tuple[int, int] | None = None) -> np.ndarray:
+        """I(C_a; C_b), C × C (for ``cols=(a, b)``, columns a..b − 1, each as a row: the
+        transpose of that block, bit for bit)."""
 
     def _table_value(self, j: int, target: int) -> float:
         """I(t; V_j) from the unconditional tables."""
@@ -628,13 +631,15 @@ class ReferenceEngine(EngineBase):
                 out[f - lo, c] = self._cmi(self.pool[:, f], t, None)
         return out
 
-    def _category_table(self, rows: tuple[int, int] | None = None) -> np.ndarray:
+    def _category_table(self, cols: tuple[int, int] | None = None) -> np.ndarray:
         C = self.n_categories
-        lo, hi = (0, C) if rows is None else rows
+        if cols is None:
+            return self._category_table((0, C)).T.copy()
+        lo, hi = cols
         out = np.empty((hi - lo, C))
-        for a in range(lo, hi):
-            for b in range(C):
-                out[a - lo, b] = self._cmi(self.pool[:, self.m + a], self.pool[:, self.m + b],
+        for b in range(lo, hi):
+            for a in range(C):
+                out[b - lo, a] = self._cmi(self.pool[:, self.m + a], self.pool[:, self.m + b],
                                            None)
         return out
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import os
+import pickle
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
@@ -20,13 +21,16 @@ import numpy as np
 from .info import _ELEM_BUDGET
 from .parallel import (
     PickleRef,
+    Posts,
     active_client,
     claim,
+    collection_paused,
     dask_results,
     dask_sees,
     dask_submit,
     freed_memory_kept,
     one_blas_thread,
+    post,
     resolve,
     write_shared,
 )
@@ -115,8 +119,9 @@ def table_blocks(m: int, n_categories: int, workers: int,
     (the MI table's first: a row of it counts every code of a feature), so that each worker
     takes about as much of each. The MI table's blocks have even rows; the category table's
     have even sums of ``weights`` (an estimated cost per row, :func:`category_row_weights`),
-    even rows without. Entries ``(which, start, stop)`` for
-    :meth:`camcf.info.EngineBase.table_rows`."""
+    even rows without (the category table is symmetric: a block of its columns costs what
+    the same rows would). Entries ``(which, start, stop)`` for
+    :meth:`camcf.info.EngineBase.table_part`."""
     out = []
     for which, rows in (("features", m), ("categories", n_categories)):
         k = max(1, min(int(workers), rows))
@@ -189,19 +194,21 @@ _LAYOUT = {"features": "C", "categories": "F"}  # each table's layout in a paral
 def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int, cpu: list,
                     params: dict, timeline: list | None = None
                     ) -> Callable[[], tuple[tuple, tuple]]:
-    """The MI table and the category table computed in row blocks (:func:`table_blocks`), a
-    block of each per task and one task per worker (:func:`_engine_tables`; processes
-    preferred: the work holds the GIL in places), started now; returns
-    the function that waits for them (the caller does its own work meanwhile). A local worker
-    writes its rows into the table's file of ``store`` (:func:`camcf.parallel.write_shared`),
-    a remote one returns them. Returns the two tables and :func:`table_counts` (each task
-    counts its rows). The tables are written once, in the layout the target tasks read them
-    fastest (``_LAYOUT``): the MI table row-major (Phase 4 reads the rows of the survivors;
-    a target's column is read once), the category table column-major (a target reads its
-    column over and over: contiguous so); the result keeps the same arrays. Each task's CPU
-    seconds are appended to ``cpu`` in the tasks' order, and to ``timeline`` (when given)
-    one :func:`_span` per task. The pool is asked for ``n_jobs`` workers, as for the targets
-    next, so that joblib keeps the same worker processes for both.
+    """The MI table and the category table computed in blocks (:func:`table_blocks`: rows of
+    the first, columns of the second), a block of each per task and one task per worker
+    (:func:`_engine_tables`; processes preferred: the work holds the GIL in places), started
+    now; returns the function that waits for them (the caller does its own work meanwhile).
+    A local worker
+    writes its block into the table's file of ``store`` (:func:`camcf.parallel.write_shared`:
+    each block is contiguous there), a remote one returns it. Returns the two tables and
+    :func:`table_counts` (each task counts its block). The tables are written once, in the
+    layout the target tasks read them fastest (``_LAYOUT``): the MI table row-major (Phase 4
+    reads the rows of the survivors; a target's column is read once), the category table
+    column-major (a target reads its column over and over: contiguous so); the result keeps
+    the same arrays. Each task's CPU seconds are appended to ``cpu`` in the tasks' order,
+    and to ``timeline`` (when given) one :func:`_span` per task. The pool is asked for
+    ``n_jobs`` workers, as for the targets next, so that joblib keeps the same worker
+    processes for both.
 
     The returned function also carries ``workers``, the number of workers the tasks were
     planned for (:func:`parallel_targets` plans for as many: on a Dask cluster asking costs
@@ -244,8 +251,12 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
                 label = " + ".join(f"{which} {a}" for which, a, _, _ in parts)
                 timeline.append(_span(label, sent, stamp))
             for which, a, rows, _ in parts:
-                if rows is not None:  # a remote worker's rows
-                    tables[which][a:a + rows.shape[0]] = rows
+                if rows is not None:  # a remote worker's part
+                    k = rows.shape[0]
+                    if which == "features":
+                        tables[which][a:a + k] = rows
+                    else:
+                        tables[which][:, a:a + k] = rows.T
         cpu.extend(seconds[parts[0][:2]] for (parts,) in tasks)
         return readonly, _block_counts(got)
 
@@ -288,12 +299,15 @@ def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
     (:func:`plan_targets`: per worker a large task, then small ones, ``_TASK_SHARES``) that
     return as they finish.
 
-    On a Dask cluster whose workers see ``store``'s folder the target tasks are submitted at
-    once, before the tables are done: each waits on the workers for the table tasks, plans
-    the targets from their counts and runs its part (:func:`_planned_targets`; every task
-    makes the same plan), so that nothing passes through this process between the two
-    steps. Elsewhere (joblib; a cluster that needs the tables sent) this process waits for
-    the tables, plans, and sends the tasks.
+    On a Dask cluster whose workers see ``store``'s folder one target task per worker is
+    submitted at once, before the tables are done: each waits on the workers for the table
+    tasks, plans the targets from their counts and runs the plan's parts one after the
+    other, each the first not yet taken (:func:`_planned_targets`; every task makes the same
+    plan), leaving each part's outcomes in a file that this process reads as it appears
+    (:class:`camcf.parallel.Posts`): nothing passes through this process between the two
+    steps, and nothing through the scheduler between parts. Elsewhere (joblib; a cluster
+    that needs the tables sent) this process waits for the tables, plans, and sends the
+    tasks.
 
     Every large array (codes, indicators, the tables, the engine's shared inputs) is in a
     file of ``store`` (:class:`camcf.parallel.SharedArrays`): local workers map it, nothing
@@ -305,12 +319,15 @@ def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
     if collect.submitted and todo and dask_sees(client, store):
         todo_f = store.put(todo)  # (no round trip to the busy workers, as a scatter would be)
         shares = task_shares(collect.workers)
+        posts = Posts(todo_f)  # (before the tasks: each post wakes it)
         sent = time.perf_counter()
-        done = dask_results(client, dask_submit(
+        futures = dask_submit(
             client, _planned_targets, (X, C, *collect.tables, *rest),
-            [(todo_f, collect.submitted, shares, collect.workers)] * len(shares), store,
-            ordered=False))
-        tables, _ = collect()
+            [(todo_f, collect.submitted, shares, collect.workers)] * collect.workers, store,
+            ordered=False)
+        tables, counts = collect()
+        n = len(plan_targets(todo, params, counts, shares, collect.workers))
+        done = posts.results(client, n, futures)
     else:
         tables, counts = collect()
         plan = plan_targets(todo, params, counts, task_shares(collect.workers),
@@ -328,7 +345,8 @@ def _in_order(done: Iterator, todo: list[Category], sent: float, cpu: list,
     ready: dict[int, tuple] = {}
     for c in todo:  # in flattening order, whatever order the tasks finish in
         while c.id not in ready:
-            (outcomes, packed), stamp = next(done)
+            blob, stamp = next(done)
+            outcomes, packed = pickle.loads(blob)
             if timeline is not None:
                 timeline.append(_span(f"targets {len(outcomes)}", sent, stamp))
             ready.update(unpack_arrays(outcomes, packed))
@@ -377,64 +395,72 @@ def unflatten_shared(spec: list, leaves) -> dict:
 
 def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple]
                    ) -> tuple[list[tuple[str, int, np.ndarray | None, np.ndarray]], tuple]:
-    """Row blocks of the two tables on one fresh engine (a parallel task of
+    """Blocks of the two tables on one fresh engine (a parallel task of
     :func:`camcf.algorithm.run`): for each ``(which, start, stop, path, threshold)`` of
-    ``parts``, rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or of the
-    category table (:meth:`camcf.info.EngineBase.table_rows`), written into those rows of the
-    shared file ``path`` when this process can (else returned). Returns, per part, (which,
-    start, the rows or None, per column how many of them exceed ``threshold``), and the
-    task's :func:`_stamp`."""
+    ``parts``, rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or
+    columns of the category table (:meth:`camcf.info.EngineBase.table_part`), written into
+    their place in the shared file ``path`` when this process can (else returned). Returns,
+    per part, (which, start, the part or None, per column of the table how many of the
+    part's values exceed ``threshold``), and the task's :func:`_stamp`."""
     from .engines import ENGINES
 
     c0, t0 = time.process_time(), time.perf_counter()
     out = []
     # one worker, one core (a Dask worker sets no limit itself); memory kept from the
     # engine's set-up on (a Dask worker gives back whatever exceeds 64 KB free at once)
-    with one_blas_thread(), freed_memory_kept():
+    with one_blas_thread(), freed_memory_kept(), collection_paused():
         X, C, leaves = resolve(X), resolve(C), resolve(leaves)
         eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
         for which, start, stop, path, threshold in parts:
-            rows = eng.table_rows(which, start, stop)
-            out.append((which, start, write_shared(path, rows, start),
-                        _count_above(rows, threshold)))
+            rows = eng.table_part(which, start, stop)
+            if which == "features":
+                above = _count_above(rows, threshold)
+            else:  # (its rows are the table's columns start..)
+                above = np.zeros(rows.shape[1], dtype=np.int64)
+                above[start:stop] = _count_above(rows.T, threshold)
+            out.append((which, start, write_shared(path, rows, start), above))
             del rows
     return out, _stamp(c0, t0)
 
 
 def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
-                  categories) -> tuple[tuple[dict[int, tuple], tuple], float]:
-    """:func:`target_work` for several targets (one parallel task): (({category id:
-    outcome}, their arrays packed by :func:`pack_arrays`), the task's CPU seconds).
+                  categories) -> tuple[bytes, tuple]:
+    """:func:`target_work` for several targets (one parallel task): ({category id: outcome},
+    their arrays packed by :func:`pack_arrays`) pickled, and the task's :func:`_stamp`.
     ``label_of`` holds the label of every category (a target's others are the categories of
-    the other labels)."""
+    the other labels). The outcomes travel pickled by the task: a Dask worker then keeps
+    bytes until the result is fetched, not thousands of objects for its garbage collector
+    to walk (each run's results, kept so, set off a full collection every few runs)."""
     c0, t0 = time.process_time(), time.perf_counter()
     X, C, mi_table, cat_table, label_of, leaves = (
         resolve(a) for a in (X, C, mi_table, cat_table, label_of, leaves))
     shared = unflatten_shared(spec, leaves)
     tables = (mi_table, cat_table)
-    # one worker, one core (a Dask worker sets no limit itself)
-    with one_blas_thread(), freed_memory_kept():
+    # one worker, one core (a Dask worker sets no limit itself); no garbage collection
+    with one_blas_thread(), freed_memory_kept(), collection_paused():
         outs = targets_work(X, C, tables, categories,
                             [np.flatnonzero(label_of != c.label_index) for c in categories],
                             params, trace, engine, shared)
         out = {c.id: o for c, o in zip(categories, outs, strict=True)}
-        packed = pack_arrays(out)
-    return (out, packed), _stamp(c0, t0)
+        blob = pickle.dumps((out, pack_arrays(out)), protocol=pickle.HIGHEST_PROTOCOL)
+        del out, outs
+    return blob, _stamp(c0, t0)
 
 
 _PLAN: dict = {}  # in a worker: the categories and plan of the current run's targets
 
 
 def _planned_targets(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
-                     todo: PickleRef, blocks: list, shares: list[int], workers: int
-                     ) -> tuple[tuple[dict[int, tuple], tuple], tuple]:
-    """One of ``len(shares)`` tasks submitted before the tables were done (a parallel task):
-    the plan of :func:`plan_targets` for ``todo`` (a :class:`camcf.parallel.PickleRef` of
-    the categories) from the counts in ``blocks`` (the results of the table tasks, passed by
-    Dask once they are done; every task makes the same plan, the first one of each worker
-    for the others there), then :func:`_targets_work` on the plan's first task not yet
-    taken (:func:`camcf.parallel.claim`: the tasks that start first take the first, large
-    ones; none left, none run)."""
+                     todo: PickleRef, blocks: list, shares: list[int], workers: int) -> int:
+    """One of the target tasks submitted before the tables were done (a parallel task, one
+    per worker): the plan of :func:`plan_targets` for ``todo`` (a
+    :class:`camcf.parallel.PickleRef` of the categories) from the counts in ``blocks`` (the
+    results of the table tasks, passed by Dask once they are done; every task makes the
+    same plan, the first one of each worker for the others there), then, part after part,
+    :func:`_targets_work` on the plan's first part not yet taken
+    (:func:`camcf.parallel.claim`: the tasks that start first take the first, large ones),
+    its result left beside ``todo`` (:func:`camcf.parallel.post`) with its
+    :func:`_stamp` (the first one's counting the planning too). Returns the parts done."""
     c0, t0 = time.process_time(), time.perf_counter()
     made = _PLAN.get(todo.token)  # (the worker's first task of the run makes it: ~4 ms)
     if made is None:
@@ -443,11 +469,15 @@ def _planned_targets(X, C, mi_table, cat_table, label_of, spec, leaves, params, 
         _PLAN.clear()
         _PLAN[todo.token] = made
     cats, plan = made
-    k = claim(todo, len(plan))
-    mine = [] if k is None else [cats[i] for i in plan[k]]
-    out, (_, _, end, pid) = _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves,
-                                          params, trace, engine, mine)
-    return out, (time.process_time() - c0, t0, end, pid)
+    done: set[int] = set()
+    while (k := claim(todo, len(plan), done)) is not None:
+        blob, (_, _, end, pid) = _targets_work(X, C, mi_table, cat_table, label_of, spec,
+                                               leaves, params, trace, engine,
+                                               [cats[i] for i in plan[k]])
+        post(todo, k, (blob, (time.process_time() - c0, t0, end, pid)))
+        done.add(k)
+        c0, t0 = time.process_time(), time.perf_counter()
+    return len(done)
 
 
 _SET_FIELDS = ("values", "offsets", "strata")  # the arrays of a CondSetList

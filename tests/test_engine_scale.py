@@ -211,10 +211,12 @@ def test_dask_cluster_gives_the_same_json():
 
 def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch):
     """Inside camcf.parallel.dask_cluster the tasks go to the client directly (dask_submit):
-    the arrays by file reference when the workers see the shared folder (then the target
-    tasks go at once, each waiting on the workers for the table tasks' futures), scattered
-    to every worker when they do not (then the targets go once the tables are in); the JSON
-    with its record is the serial one either way."""
+    the arrays by file reference when the workers see the shared folder (then a target task
+    per worker goes at once, each waiting on the workers for the table tasks' futures and
+    leaving its parts' results in files), scattered
+    to every worker when they do not (then the targets go once the tables are in); the same
+    workers are not asked again on the next run; the JSON with its record is the serial one
+    either way."""
     distributed = pytest.importorskip("distributed")
     from camcf import tasks
     from camcf.parallel import dask_cluster
@@ -235,16 +237,23 @@ def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch)
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client, dask_cluster(client):
         local = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
+        asked = []
+        real_run = client.run
+        monkeypatch.setattr(client, "run", lambda *a, **k: asked.append(a) or real_run(*a, **k))
+        again = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
+        assert not asked  # the same workers saw the folder's parent: not asked again
         monkeypatch.setattr(client, "run", lambda *a, **k: {"w": False})  # a remote folder
+        camcf.parallel._SEEN.pop(client)  # (as when the workers change)
         remote = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
-    slots = len(tasks.task_shares(2))  # two workers
-    assert calls[0] == ("_engine_tables", 2, False)
-    assert calls[1] == ("_planned_targets", slots, True)  # each task waits for the tables
-    assert calls[2] == ("_engine_tables", 2, False)
-    assert calls[3][0] == "_targets_work" and not calls[3][2]  # sent with the tables' values
-    assert len(calls) == 4
-    assert local.to_json(include_trace=True) == serial
-    assert remote.to_json(include_trace=True) == serial
+    for k in (0, 2):
+        assert calls[k] == ("_engine_tables", 2, False)
+        # a task per worker, each waiting for the tables, then taking part after part
+        assert calls[k + 1] == ("_planned_targets", 2, True)
+    assert calls[4] == ("_engine_tables", 2, False)
+    assert calls[5][0] == "_targets_work" and not calls[5][2]  # sent with the tables' values
+    assert len(calls) == 6
+    for res in (local, again, remote):
+        assert res.to_json(include_trace=True) == serial
 
 
 def test_cli_n_jobs_and_parquet_record(tmp_path):

@@ -85,8 +85,9 @@ def test_process_workers_map_the_files_and_write_results_in_place():
 
 
 def test_write_shared_puts_rows_at_their_offset_and_returns_what_does_not_fit():
-    """A table task writes its block of rows into the rows it covers; a block that does not
-    fit the file (other width or type, beyond its rows) comes back to the caller."""
+    """A table task writes its block of rows into the rows it covers (of a column-major file,
+    its columns); a block that does not fit the file (other width or type, beyond its rows)
+    comes back to the caller."""
     with SharedArrays() as store:
         out = store.empty((6, 3), np.float64)
         out[:] = -1.0
@@ -99,6 +100,14 @@ def test_write_shared_puts_rows_at_their_offset_and_returns_what_does_not_fit():
                            (np.ones((2, 3)), 5)):
             assert write_shared(path, bad, start) is bad
         assert (np.array(store.readonly(out))[4:] == 9).all()  # nothing was written
+        # a column-major file takes columns, each given as a row (its contiguous part)
+        cols = store.empty((4, 6), np.float64, order="F")
+        cols[:] = -1.0
+        part = np.arange(8.0).reshape(2, 4)
+        assert write_shared(SharedArrays.path(cols), part, 3) is None
+        got = np.array(store.readonly(cols))
+        assert np.array_equal(got[:, 3:5], part.T) and (np.delete(got, [3, 4], 1) == -1).all()
+        assert write_shared(SharedArrays.path(cols), part, 5) is part  # beyond its columns
 
 
 def test_refs_travel_as_a_few_bytes_and_resolve_to_the_same_arrays():
@@ -206,6 +215,47 @@ def test_claims_give_each_slot_once_in_order(tmp_path):
         assert resolve(ref) == ["a", "b"]
 
 
+def test_a_task_claims_slot_after_slot_and_posts_results_read_as_they_appear(monkeypatch):
+    """claim with the slots a task has done gives it the next free one (a task that claims
+    slot after slot); post leaves a result that Posts reads in the order the results appear
+    (woken by its pipe), and raises when the tasks ended without posting every result, or
+    what a task raised."""
+    from camcf import parallel
+    from camcf.errors import CamcfError
+    from camcf.parallel import Posts, SharedArrays, claim, post
+
+    class Done:  # a finished Dask future
+        def __init__(self, error=None):
+            self.error = error
+            self.status = "error" if error else "finished"
+
+        def done(self):
+            return True
+
+        def result(self):
+            if self.error:
+                raise self.error
+
+    monkeypatch.setattr(parallel, "_LOOK_AGAIN", 0.0)
+    with SharedArrays() as store:
+        ref = store.put(None)
+        assert claim(ref, 3) == 0
+        assert claim(ref, 3, {0}) == 1 and claim(ref, 3, {0, 1}) == 2
+        assert claim(ref, 3, {0, 1, 2}) is None
+        posts = Posts(ref)
+        assert (posts._fds is not None) == hasattr(os, "mkfifo")
+        post(ref, 1, "b")
+        post(ref, 0, ("a", 1))
+        if posts._fds is not None:  # two posts, two bytes to wake the reader
+            assert os.read(posts._fds[0], 16) == b".."
+        assert list(posts.results(None, 2, [Done()])) == [("a", 1), "b"]
+        assert posts._fds is None  # (closed)
+        with pytest.raises(CamcfError, match="1 of their 3 results"):
+            list(Posts(ref).results(None, 3, [Done()]))
+        with pytest.raises(ValueError, match="boom"):
+            list(Posts(ref).results(None, 3, [Done(ValueError("boom"))]))
+
+
 def test_close_later_drops_the_arrays_and_removes_the_folder_on_a_thread():
     """close_later: the folder goes on a thread of its own, after the arrays handed to it are
     dropped (no mapping of the folder's files is left in this process)."""
@@ -227,3 +277,40 @@ def test_close_later_drops_the_arrays_and_removes_the_folder_on_a_thread():
     if sys.platform.startswith("linux"):
         with open("/proc/self/maps") as f:
             assert folder not in f.read()
+
+
+def test_collection_paused_while_any_task_runs_then_as_before():
+    """collection_paused turns the garbage collector off while a task runs, keeps it off
+    until the last of two overlapping tasks (threads of one worker) ends, and gives back the
+    state it found: on again, or off when it was off."""
+    import gc
+    import threading
+
+    from camcf.parallel import collection_paused
+
+    assert gc.isenabled()
+    first_in, second_out = threading.Event(), threading.Event()
+    seen = []
+
+    def second():
+        first_in.wait()
+        with collection_paused():
+            seen.append(gc.isenabled())
+        second_out.set()
+
+    t = threading.Thread(target=second)
+    t.start()
+    with collection_paused():
+        seen.append(gc.isenabled())
+        first_in.set()
+        second_out.wait()
+        seen.append(gc.isenabled())  # the other task ended: still off for this one
+    t.join()
+    assert seen == [False, False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        with collection_paused():
+            pass
+        assert not gc.isenabled()  # off before, off after
+    finally:
+        gc.enable()

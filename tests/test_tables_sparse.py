@@ -42,7 +42,8 @@ def test_sparse_category_counts_equal_dense_ones(monkeypatch):
 
 
 def test_tables_in_row_blocks_are_the_whole_tables_bit_for_bit(monkeypatch):
-    """table_rows over the blocks of table_blocks, stacked, gives each table exactly, for
+    """table_part over the blocks of table_blocks, stacked (the category table's parts are
+    its columns), gives each table exactly, for
     the fast engine (sparse and dense counting routes, sparse and dense X) and the reference
     engine; the sparse indicators hold the non-complement categories only."""
     from camcf.info import ReferenceEngine
@@ -65,12 +66,38 @@ def test_tables_in_row_blocks_are_the_whole_tables_bit_for_bit(monkeypatch):
         for which, table in (("features", whole.mi_table()),
                              ("categories", whole.category_mi_table())):
             eng = FastEngine(X, C, **shared)  # a fresh engine per block, as a worker's
-            parts = [eng.table_rows(w, a, b) for w, a, b in blocks if w == which]
-            assert np.array_equal(np.vstack(parts), table)
+            parts = [eng.table_part(w, a, b) for w, a, b in blocks if w == which]
+            got = np.vstack(parts)
+            assert np.array_equal(got if which == "features" else got.T, table)
         monkeypatch.undo()
     ref = ReferenceEngine(X[:60], C[:60])
-    assert np.array_equal(ref.table_rows("features", 3, 7), ref.mi_table()[3:7])
-    assert np.array_equal(ref.table_rows("categories", 2, 5), ref.category_mi_table()[2:5])
+    assert np.array_equal(ref.table_part("features", 3, 7), ref.mi_table()[3:7])
+    assert np.array_equal(ref.table_part("categories", 2, 5), ref.category_mi_table()[:, 2:5].T)
+
+
+def test_category_table_parts_are_its_columns_where_it_is_not_symmetric_bit_for_bit(
+        monkeypatch):
+    """The category table's parts (table_part: columns as rows) are its columns bit for bit
+    on data where the table differs from its transpose in the last bits (the two margins'
+    terms are summed in the other order there), on both counting routes; a part whose rows
+    were the table's rows would differ."""
+    rng = np.random.default_rng(11)
+    n = 700
+    Y = rng.random((n, 24)) < rng.uniform(0.02, 0.12, 24)  # (sparse enough for that route)
+    C = np.asfortranarray(np.column_stack([Y[:, i] == v for i in range(24) for v in (0, 1)])
+                          .astype(np.uint8))
+    X = np.asfortranarray((rng.random((n, 6)) < 0.2).astype(np.uint8))
+    for route in (None, 0):  # dense products, then sparse indicators whatever the size
+        if route is not None:
+            monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES_FROM", route)
+        shared = FastEngine.shared(X, C)
+        assert (shared["categories"] is not None) == (route is not None)
+        table = FastEngine(X, C, **shared).category_mi_table()
+        assert not np.array_equal(table, table.T)
+        for a, b in ((0, 48), (5, 17), (47, 48)):
+            part = FastEngine(X, C, **shared).table_part("categories", a, b)
+            assert np.array_equal(part, table[:, a:b].T), (route, a, b)
+    monkeypatch.undo()
 
 
 def test_a_row_block_of_narrow_features_sums_as_the_whole_table_does():
@@ -93,7 +120,7 @@ def test_a_row_block_of_narrow_features_sums_as_the_whole_table_does():
     blocks = [(a, b) for w, a, b in table_blocks(X.shape[1], C.shape[1], 3) if w == "features"]
     assert blocks[0][0] == 0 and blocks[-1][0] > 0  # the wide feature in the first block only
     for a, b in blocks:
-        rows = FastEngine(X, C, **shared).table_rows("features", a, b)
+        rows = FastEngine(X, C, **shared).table_part("features", a, b)
         assert np.array_equal(rows, whole[a:b]), (a, b)
 
 
