@@ -1,6 +1,6 @@
 """Backward elimination on the fast engine: :class:`FastLeaveOneOut`, the leave-one-out session
 :meth:`camcf.fast_engine.FastEngine.leave_one_out` returns (speculative batches of steps, each
-batch's values and strata from one sort of its rows' hashes)."""
+batch's strata from one sort of its rows by their codes, its values summed in hash order)."""
 
 from __future__ import annotations
 
@@ -19,15 +19,10 @@ from .info import (
     _n_distinct,
     _n_distinct_rows,
     _row_sums,
-    _run_width,
-    _sort_rows,
     _sorted_rows,
 )
 
-_TALL = 1 << 15  # rows from which a batch's strata come from one hash factorisation per set
 _RADIX_STATES = 1 << 12  # joint states up to which single values number strata by a code
-_PACK_ROWS = 1 << 12  # rows up to which a batch sorts packed keys (see _chain_counts)
-_ARGSORT_CELLS = 1536  # ... from this many rows × sets (below, an argsort takes fewer calls)
 _WALK_BATCH = 64  # most backward-elimination steps computed together (see FastLeaveOneOut)
 _LOOP_ROWS = 256  # rows from which _hashes subtracts set by set
 
@@ -35,62 +30,102 @@ _LOOP_ROWS = 256  # rows from which _hashes subtracts set by set
 _WORD_BITS = 52  # bits of codes packed into one sort key (exact in a float64's mantissa)
 
 
-def _suffix_distinct(s: np.ndarray, W: np.ndarray, K: int) -> np.ndarray:
-    """For j = 0..B−1, the number of distinct rows (s, W[j + 1], …, W[B − 1]) among the r
-    rows (``s``: a stratum code per row, ``W``: B × r codes below ``K``): the strata of every
-    S_j of a backward batch, S_j being S_B (the strata ``s``) with the members after j.
+def _suffix_order(s: np.ndarray, W: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """The r rows (``s``: a stratum code per row, ``W``: B × r codes below ``K``) sorted by
+    s, then by the codes from the last member down: (the order; per adjacent pair of sorted
+    rows, the highest member i at which they differ, B where their s differ, −1 for equal
+    rows). The rows of one stratum of every S_j = (s, W[j + 1:]) (S_B with the members after
+    j: the sets of a backward batch) are then adjacent, and a pair starts a new stratum of
+    S_j exactly where it differs after j.
 
-    The rows are sorted by s, then by the codes from the last member down (packed into keys
-    of at most 52 bits, with s in the bits above the first key's when they fit in 64): rows
-    that agree on (s, W[j + 1:]) are then adjacent for every j, so each count is 1 plus the
-    adjacent pairs that differ there (where two neighbours first differ is read from the
-    highest bit of their keys' XOR)."""
+    The codes are packed into keys of at most 52 bits (exact in a float64's mantissa), with
+    s in the bits above the first key's when they fit in 64, and the row's place below them
+    when that fits too (a plain sort, in runs, instead of an argsort); where two neighbours
+    first differ is read from the highest bit of their keys' XOR."""
     B, r = W.shape
     bpc = max(1, (K - 1).bit_length())  # bits per code
     per = max(1, _WORD_BITS // bpc)  # codes per key
     Wf = W.astype(np.float64)
     place = np.ldexp(1.0, bpc * np.arange(min(per, B)))  # code i of a key at bit bpc·i
     s_bits = max(1, int(s.max()).bit_length()) if r else 1
-    if B <= per and s_bits <= 64 - _WORD_BITS:  # one key: s above the codes, one plain sort
+    cb, pb = B * bpc, max(1, (r - 1).bit_length())  # bits of the codes, of a row's place
+    if B <= per and s_bits + cb + pb <= 64:  # one key with the row: s, codes, row; a sort
+        key = (place @ Wf).astype(np.uint64)  # Σ code·2^(bpc·i) < 2^52: exact in float64
+        key <<= np.uint64(pb)
+        key |= s.astype(np.uint64) << np.uint64(cb + pb)
+        key |= np.arange(r, dtype=np.uint64)
+        key = _sorted_rows(key[None, :])[0]
+        order = (key & np.uint64((1 << pb) - 1)).view(np.int64)
+        key >>= np.uint64(pb)
+        e = np.frexp((key[1:] ^ key[:-1]).astype(np.float64))[1]  # as below
+        return order, np.minimum((e - 1) // bpc, B)
+    if B <= per and s_bits <= 64 - _WORD_BITS:  # one key: s above the codes, one argsort
         key = (place @ Wf).astype(np.uint64)  # Σ code·2^(bpc·i) < 2^52: exact in float64
         key |= s.astype(np.uint64) << np.uint64(_WORD_BITS)
-        key = _sorted_rows(key[None, :])[0]
+        order = np.argsort(key)
+        key = key[order]
         # the highest differing bit of neighbours (bit length e, exact below 2^53): in s
         # (e > 52) for every j, else at member (e − 1) // bpc; e = 0: the same row
         e = np.frexp((key[1:] ^ key[:-1]).astype(np.float64))[1]
-        first = np.minimum((e - 1) // bpc, B)
+        return order, np.minimum((e - 1) // bpc, B)
+    keys = []  # the most significant first: the last members
+    for hi in range(B, 0, -per):
+        lo = max(0, hi - per)
+        keys.append(((place[:hi - lo] @ Wf[lo:hi]).astype(np.uint64), lo))
+    first = np.full(max(r - 1, 0), -1, dtype=np.int64)  # per pair: the highest differing i
+    if s_bits <= 64 - _WORD_BITS:  # s above the last members' codes: one key fewer
+        keys[0] = (keys[0][0] | s.astype(np.uint64) << np.uint64(_WORD_BITS), keys[0][1])
+        order = np.lexsort([k for k, _ in reversed(keys)])
     else:
-        keys = []  # the most significant first: the last members
-        for hi in range(B, 0, -per):
-            lo = max(0, hi - per)
-            keys.append(((place[:hi - lo] @ Wf[lo:hi]).astype(np.uint64), lo))
-        first = np.full(r - 1, -1, dtype=np.int64)  # per pair: the highest differing i
-        if s_bits <= 64 - _WORD_BITS:  # s above the last members' codes: one key fewer
-            keys[0] = (keys[0][0] | s.astype(np.uint64) << np.uint64(_WORD_BITS), keys[0][1])
-            order = np.lexsort([k for k, _ in reversed(keys)])
-        else:
-            order = np.lexsort([k for k, _ in reversed(keys)] + [s])
-            ss = s[order]
-            first[ss[1:] != ss[:-1]] = B  # another stratum of S_B: differs for every j
-        for key, lo in keys:
-            ks = key[order]
-            x = ks[1:] ^ ks[:-1]
-            here = (x != 0) & (first < 0)
-            if here.any():  # a bit of s (the first key's bits from 52): B
-                first[here] = np.minimum(
-                    lo + (np.frexp(x[here].astype(np.float64))[1] - 1) // bpc, B)
-    # a pair differs on (s, W[j + 1:]) when its highest differing member is after j
+        order = np.lexsort([k for k, _ in reversed(keys)] + [s])
+        ss = s[order]
+        first[ss[1:] != ss[:-1]] = B  # another stratum of S_B: differs for every j
+    for key, lo in keys:
+        ks = key[order]
+        x = ks[1:] ^ ks[:-1]
+        here = (x != 0) & (first < 0)
+        if here.any():  # a bit of s (the first key's bits from 52): B
+            first[here] = np.minimum(
+                lo + (np.frexp(x[here].astype(np.float64))[1] - 1) // bpc, B)
+    return order, first
+
+
+def _suffix_distinct(first: np.ndarray, B: int) -> np.ndarray:
+    """For j = 0..B−1, the number of strata of S_j (see :func:`_suffix_order`) among rows
+    whose adjacent pairs (in that order) first differ at ``first`` (r − 1 values, r ≥ 1):
+    1 plus the pairs that differ after j."""
     hist = np.bincount(first + 1, minlength=B + 2)  # first = −1: the same row
     after = np.cumsum(hist[::-1])[::-1]  # after[i + 1]: pairs differing at i or later
     return 1 + after[2:B + 2]
 
 
-def _starts(Hs: np.ndarray) -> np.ndarray:
-    """Where each row of sorted hashes (B × r) starts a new value (the first always does)."""
-    new = np.empty(Hs.shape, dtype=bool)
-    new[:, 0] = True
-    np.not_equal(Hs[:, 1:], Hs[:, :-1], out=new[:, 1:])
-    return new
+def _hash_ranks(h: np.ndarray, ns: np.ndarray) -> np.ndarray:
+    """For strata listed set after set (``ns[j]`` of set j, ``h`` each one's hash), each
+    stratum's position when every set's strata are sorted by hash (the sets in turn).
+
+    One sort of keys: the set above the hash's high bits above the stratum's index (a plain
+    sort, rows in runs, see :func:`camcf.info._sorted_rows`); where two strata of one set
+    share those high bits (about 2^-40 a pair) the keys could misorder them, so such strata
+    are sorted by a lexsort of the whole hashes."""
+    B, NS = ns.size, h.size
+    sets = np.repeat(np.arange(B, dtype=np.uint64), ns)
+    sb, kb = max(1, (B - 1).bit_length()), max(1, (NS - 1).bit_length())
+    at = None
+    if sb + kb <= 24:  # 40 bits of hash or more
+        key = h >> np.uint64(sb)
+        key &= np.uint64(((1 << 64) - 1) ^ ((1 << kb) - 1))
+        key |= sets << np.uint64(64 - sb)
+        key |= np.arange(NS, dtype=np.uint64)
+        key = _sorted_rows(key[None, :])[0]
+        at = (key & np.uint64((1 << kb) - 1)).view(np.int64)
+        key >>= np.uint64(kb)
+        if np.any(key[1:] == key[:-1]):  # two strata of a set (two hashes) share high bits
+            at = None
+    if at is None:
+        at = np.lexsort((h, sets))
+    rank = np.empty(NS, dtype=np.int64)
+    rank[at] = np.arange(NS)
+    return rank
 
 
 def _hashes(terms: np.ndarray, total: np.ndarray) -> np.ndarray:
@@ -107,66 +142,6 @@ def _hashes(terms: np.ndarray, total: np.ndarray) -> np.ndarray:
     for j in range(1, B):
         np.subtract(H[j - 1], terms[j], out=H[j])
     return H
-
-
-def _strata_cells(H: np.ndarray, W: np.ndarray, t: np.ndarray, K2: int
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The strata of each set of a batch from its row hashes ``H`` (B × r): (each row's
-    stratum, numbered across the sets, the sets in turn and each set's strata in the order of
-    their hashes; each row's cell code·2 + t (``W`` B × r codes, 2·code + 1 < ``K2``), both
-    B × r int64 in any order of the rows within a set; each set's number of strata).
-
-    Short data: one sort of keys per set, the hash's high bits above the cell and the row's
-    flat position (a plain sort is several times faster than an argsort, and the cell comes
-    back without a gather). The keys order the rows by their hash's high bits; where two
-    different hashes share them (about 2^-40 a pair), the rows of the two strata could
-    interleave, so the whole hashes are compared and such a batch is sorted by the argsort
-    below (the strata stay those of the 64-bit hashes, and in their order). Tall data: one
-    hash factorisation per set (strata numbered by first appearance)."""
-    B, r = H.shape
-    size = B * r
-    if r >= _TALL:
-        g = np.empty((B, r), dtype=np.int64)
-        ns = np.empty(B, dtype=np.int64)
-        for j in range(B):
-            g[j], ns[j] = _compact(H[j], sort=False)
-        g += (np.cumsum(ns) - ns)[:, None]
-        cells = np.multiply(W, 2, dtype=np.int64)
-        cells += t
-        return g, cells, ns
-    new = None
-    if _ARGSORT_CELLS <= size and r <= _PACK_ROWS:
-        bits = (size - 1).bit_length()  # the flat position
-        cb = (K2 - 1).bit_length()  # the cell
-        block = np.empty((B, _run_width(r)), dtype=np.uint64)
-        block[:, r:] = np.iinfo(np.uint64).max  # after every key (see _sort_rows)
-        keys = block[:, :r]
-        np.left_shift(W, bits + 1, out=keys, dtype=np.uint64, casting="unsafe")  # codes ≥ 0
-        keys |= np.arange(size, dtype=np.uint64).reshape(B, r)
-        keys |= (t.astype(np.uint64) << np.uint64(bits))[None, :]
-        keys |= H & np.uint64(((1 << 64) - 1) ^ ((1 << (bits + cb)) - 1))
-        _sort_rows(block)
-        at = (keys & np.uint64((1 << bits) - 1)).view(np.int64)
-        new = _starts(np.take(H.ravel(), at))
-        keys >>= np.uint64(bits)
-        cells = (keys & np.uint64((1 << cb) - 1)).view(np.int64)
-        keys >>= np.uint64(cb)
-        if np.any((keys[:, 1:] == keys[:, :-1]) & new[:, 1:]):
-            new = None  # high bits shared by two hashes
-    if new is None:
-        at = np.argsort(H, axis=1)  # the row positions in each set's hash order
-        at += (np.arange(B) * r)[:, None]  # flat positions
-        new = _starts(np.take(H.ravel(), at))
-        cells = np.multiply(np.take(W.ravel(), at), 2, dtype=np.int64)
-        cells += np.take(t, at % r)
-    # strata numbered across the sets at once: each set's first row starts one (the sum
-    # in place: numpy's cumsum of bools into int64 goes through a slow cast)
-    g = new.astype(np.int64)
-    np.cumsum(g.ravel(), out=g.ravel())
-    ns = g[:, -1].copy()
-    ns[1:] -= g[:-1, -1]
-    g -= 1
-    return g, cells, ns
 
 
 class FastLeaveOneOut(LeaveOneOut):
@@ -380,9 +355,9 @@ class FastLeaveOneOut(LeaveOneOut):
         inside one of the last, smallest set S_B: so only the rows of the strata of S_B where
         both t = 0 and t = 1 occur are counted (one hash factorisation of n rows finds them;
         often a few per cent of the rows), and a batch with none gives exactly 0. The strata of
-        each S_j among those rows come from its row hash (the running total minus the terms of
-        the members removed so far): one sort of the B × rows hash block for short data, one
-        hash factorisation per S_j for tall data. The counts of (stratum, code, t) come from one
+        every S_j among those rows come from one sort of the rows by S_B's stratum, then the
+        members' codes from the last down (:func:`_suffix_order`): each S_j's strata are runs
+        of that order, numbered in it. The counts of (stratum, code, t) come from one
         ``bincount``; the sums keep the full n in the denominator.
         """
         eng = self.engine
@@ -424,24 +399,34 @@ class FastLeaveOneOut(LeaveOneOut):
         out = np.zeros(B)
         ns = np.zeros(B, dtype=np.int64)  # strata of each S_j among the live rows
         nr = rows.size
-        if nr:
-            if nr < n:
-                Wr, Tr, tr, total = W[:, rows], terms[:, rows], t[rows], self.total[rows]
-            else:
-                Wr, Tr, tr, total = W, terms, t, self.total
-            out, ns = self._chain_counts(Wr, Tr, tr, total, K)
         if self._want_strata:
             # every S_j's strata: those among the live rows, plus those of the rows of S_B's
             # other strata of two rows or more (a stratum of one row in S_B stays one; a
-            # stratum of S_j lies in one of S_B)
+            # stratum of S_j lies in one of S_B), sorted with the live rows, after them
             size = c_last[0::2] + c_last[1::2]
             multi = size > 1
             single = ns_last - int(np.count_nonzero(multi))
             dead = np.flatnonzero((multi & ~live_s)[s_last])
-            if dead.size * B > _PACK_ROWS:  # one sort of the rows (see _suffix_distinct)
-                ns = ns + _suffix_distinct(s_last[dead], W[:, dead], K)
-            elif dead.size:  # few: one sort of the B × rows hashes (fewer calls)
-                ns = ns + _n_distinct_rows(_hashes(terms[:, dead], self.total[dead]))
+            if dead.size:
+                rows = np.concatenate([rows, dead])
+        if rows.size:
+            Wr = W[:, rows] if nr < n else W  # nr = n: every row, in order
+            Wk = Wr  # the codes of the sets' members (a column that is not one: 0)
+            if not inset.all():
+                Wk = Wr.copy()
+                Wk[~inset] = 0
+            sk = s_last[rows]
+            if self._want_strata and dead.size:
+                sk[nr:] += ns_last  # the dead strata after the live ones
+            order, first = _suffix_order(sk, Wk, K)
+            if nr:
+                live_order = order[:nr]
+                at = rows[live_order]
+                out, ns = self._chain_counts(Wr[:, live_order], t[at], first[:nr - 1],
+                                             terms[:, at], self.total[at], K)
+            if self._want_strata and dead.size:  # the pairs after the live rows' last
+                ns = ns + _suffix_distinct(first[nr:], B)
+        if self._want_strata:
             r0 = self._removed
             self._known.update(zip(batch, zip(range(r0, r0 + B), (ns + single).tolist(),
                                               strict=True), strict=True))
@@ -451,26 +436,38 @@ class FastLeaveOneOut(LeaveOneOut):
                 out[j] = eng._table_value(batch[j], self.target)
         return out, empty
 
-    def _chain_counts(self, W: np.ndarray, terms: np.ndarray, t: np.ndarray,
-                      total: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
-        """The batch values from the live rows: codes ``W`` (B × r), hash terms of the removed
-        members (B × r, 0 where not a member), ``t`` and the running hash total of those rows;
-        and each S_j's number of strata among those rows.
+    def _chain_counts(self, W: np.ndarray, t: np.ndarray, first: np.ndarray,
+                      terms: np.ndarray, total: np.ndarray, K: int
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """The batch values from the live rows in the order of :func:`_suffix_order`: their
+        codes ``W`` (B × r, each S_j's strata runs of rows), ``t``, ``first`` (per pair of
+        neighbours, the highest member at which they differ), the hash terms of the removed
+        members (B × r, 0 where not a member) and the running hash total of those rows; and
+        each S_j's number of strata among those rows.
 
-        The strata of every S_j, numbered across the sets (:func:`_strata_cells`), and each
-        row's cell (code·2 + t) give the counts of (cell, stratum) from one ``bincount``. A
-        stratum where t is constant contributes exactly 0: only the informative strata's
-        terms are computed, each in its place among the set's strata (zeros elsewhere), so
-        the sums over the strata add the same numbers in the same order as over every
-        stratum."""
-        B = W.shape[0]
+        The strata of every S_j (runs of the rows) and each row's cell (code·2 + t) give the
+        counts of (cell, stratum) from one ``bincount``. A stratum where t is constant
+        contributes exactly 0: only the informative strata's terms are computed, each in its
+        place among the set's strata in the order of their hashes (:func:`_hash_ranks`, the
+        hash of a stratum's first row; zeros elsewhere), so the sums over the strata add the
+        same numbers in the same order as over every stratum of the set in hash order."""
+        B, r = W.shape
         K2 = 2 * K
-        g, cells, ns = _strata_cells(_hashes(terms, total), W, t, K2)
-        NS = int(ns.sum())
+        new = np.empty((B, r), dtype=bool)  # where a row starts a stratum of S_j
+        new[:, 0] = True
+        np.greater(first, np.arange(B)[:, None], out=new[:, 1:])
+        # strata numbered from 1 across the sets at once (the sum in place: numpy's cumsum
+        # of bools into int64 goes through a slow cast)
+        g = new.astype(np.int64)
+        np.cumsum(g.ravel(), out=g.ravel())
+        ns = g[:, -1].copy()
+        ns[1:] -= g[:-1, -1]
+        NS = int(g[-1, -1])
         off = np.cumsum(ns) - ns
-        cells *= NS  # cell-major: the counts of a cell are one array over the strata
-        g += cells
-        c = np.bincount(g.ravel(), minlength=K2 * NS).reshape(K2, NS)
+        # cell-major: the counts of a cell are one array over the strata (index 0 unused)
+        g += np.multiply(W, 2 * NS, dtype=np.int64)
+        g += np.multiply(t, NS, dtype=np.int64)
+        c = np.bincount(g.ravel(), minlength=K2 * NS + 1)[1:].reshape(K2, NS)
         t0, t1 = c[0].copy(), c[1].copy()  # counts of (stratum, t)
         for v in range(1, K):
             t0 += c[2 * v]
@@ -479,15 +476,19 @@ class FastLeaveOneOut(LeaveOneOut):
         if live.size == 0:
             return np.zeros(B), ns
         c, t0, t1 = c[:, live], t0[live], t1[live]
+        # each informative stratum's place: its rank by hash among its set's strata
+        place = _hash_ranks(_hashes(terms, total).ravel()[np.flatnonzero(new)], ns)[live]
         tab = self.engine._tab
         # per informative stratum, the terms of cmi_from_counts in its order: S(t, code, S),
         # S(S), S(t, S), S(code, S), each stratum's cells added in cmi_from_counts's order
+        vals = np.empty((4, live.size))
+        vals[0] = _row_sums(tab[c].T)
+        vals[1] = tab[t0 + t1]
+        np.add(tab[t0], tab[t1], out=vals[2])
+        vals[3] = _row_sums(tab[c[0::2] + c[1::2]].T)
         per = np.zeros((4, NS))
-        per[0, live] = _row_sums(tab[c].T)
-        per[1, live] = tab[t0 + t1]
-        per[2, live] = tab[t0] + tab[t1]
-        per[3, live] = _row_sums(tab[c[0::2] + c[1::2]].T)
-        s = [np.add.reduceat(p, off) for p in per]
+        per[:, place] = vals
+        s = np.add.reduceat(per, off, axis=1)  # each row's segments as that row's alone
         return (s[0] + s[1] - s[2] - s[3]) / self.engine.n, ns
 
     def remove(self, f: int) -> None:

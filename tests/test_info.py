@@ -624,11 +624,13 @@ def test_compact_without_sort_numbers_values_by_first_appearance(n, monkeypatch)
 
 
 @pytest.mark.parametrize("K, B, s_max", [(2, 20, 30), (2, 64, 30), (3, 40, 30), (2, 20, 5000),
-                                         (2, 64, 5000), (3, 60, 4096)])
-def test_suffix_distinct_counts_the_distinct_rows_of_each_suffix(K, B, s_max):
-    """_suffix_distinct (one sort: one packed key, or several keys by lexsort) gives, for
-    every j, the distinct rows of (s, W[j + 1:]) counted as sets of tuples."""
-    from camcf.fast_walk import _suffix_distinct
+                                         (2, 64, 5000), (3, 60, 4096), (2, 50, 1000)])
+def test_suffix_order_sorts_and_counts_the_distinct_rows_of_each_suffix(K, B, s_max):
+    """_suffix_order (one sort: one packed key, or several keys by lexsort) sorts the rows by
+    (s, W[B − 1], …, W[0]) and gives where each pair of neighbours first differs, from which
+    _suffix_distinct counts, for every j, the distinct rows of (s, W[j + 1:]) counted as sets
+    of tuples; each of them is a run of the sorted rows."""
+    from camcf.fast_walk import _suffix_distinct, _suffix_order
 
     rng = np.random.default_rng(K + B + s_max)
     r = 150
@@ -637,7 +639,14 @@ def test_suffix_distinct_counts_the_distinct_rows_of_each_suffix(K, B, s_max):
     s = rng.integers(0, s_max, size=r)
     s[:3] = s_max - 1
     want = [len({(s[c], *W[j + 1:, c].tolist()) for c in range(r)}) for j in range(B)]
-    assert _suffix_distinct(s, W, K).tolist() == want
+    order, first = _suffix_order(s, W, K)
+    assert _suffix_distinct(first, B).tolist() == want
+    rows = [(s[c], *W[::-1, c].tolist()) for c in order.tolist()]
+    assert rows == sorted(rows)
+    for p in range(r - 1):  # the highest member where neighbours differ (B: in s; −1: none)
+        a, b = rows[p], rows[p + 1]
+        differ = [i for i in range(B) if a[B - i] != b[B - i]]
+        assert first[p] == (B if a[0] != b[0] else max(differ, default=-1))
 
 
 @pytest.mark.parametrize("threshold", [0.0, 0.02, 1.0])
@@ -678,37 +687,26 @@ def test_leave_one_out_runs_give_the_walk_and_the_strata_of_each_set(threshold):
         assert runs < len(members)
 
 
-def test_chain_counts_sorts_hashes_that_share_their_high_bits_exactly(monkeypatch):
-    """_chain_counts sorts packed keys (a hash's high bits and the row); hashes that differ
-    only in their low bits would interleave there, so such a batch is sorted by its whole
-    hashes: the values and strata are those of the same hashes spread apart (same order)."""
-    from types import SimpleNamespace
+def test_hash_ranks_sort_each_sets_strata_by_hash_exactly():
+    """_hash_ranks places each stratum among its set's by hash: the ranks of a lexsort by
+    (set, hash), with hashes spread over 64 bits and with hashes that differ only in their
+    low bits (sorted by their high bits in the keys, then found and sorted exactly)."""
+    from camcf.fast_walk import _hash_ranks
 
-    from camcf import fast_walk
-    from camcf.fast_counts import xlogx_table
-    from camcf.fast_walk import FastLeaveOneOut
-
-    rng = np.random.default_rng(3)
-    B, r, n = 4, 64, 200
-    W = rng.integers(0, 3, size=(B, r)).astype(np.uint8)
-    t = rng.integers(0, 2, size=r)
-    terms = rng.integers(0, 4, size=(B, r)).astype(np.uint64)
-    total = rng.integers(8, 12, size=r).astype(np.uint64)  # small hashes: their high bits agree
-    monkeypatch.setattr(fast_walk, "_ARGSORT_CELLS", 1)  # the packed keys, not the argsort
-    me = SimpleNamespace(engine=SimpleNamespace(n=n, _tab=xlogx_table(n)))
-    close = FastLeaveOneOut._chain_counts(me, W, terms, t, total, 3)
-    spread = FastLeaveOneOut._chain_counts(me, W, terms << np.uint64(20),
-                                           t, total << np.uint64(20), 3)
-    np.testing.assert_array_equal(close[1], spread[1])
-    np.testing.assert_array_equal(close[0], spread[0])
-    assert close[1].tolist() == [len(set((total - terms[:j + 1].sum(axis=0)).tolist()))
-                                 for j in range(B)]
+    rng = np.random.default_rng(4)
+    ns = np.array([5, 300, 1, 40, 700])
+    sets = np.repeat(np.arange(ns.size), ns)
+    for h in (rng.integers(0, 2**63, size=ns.sum(), dtype=np.uint64) * np.uint64(2),
+              rng.permutation(ns.sum()).astype(np.uint64) + np.uint64(1 << 40)):
+        want = np.empty(h.size, dtype=np.int64)
+        want[np.lexsort((h, sets))] = np.arange(h.size)
+        np.testing.assert_array_equal(_hash_ranks(h, ns), want)
 
 
-def _chain_counts_reference(W, terms, t, total, K, n, first_appearance=False):
+def _chain_counts_reference(W, terms, t, total, K, n):
     """The batch values of _chain_counts the plain way: each set's strata from its hashes
-    (in hash order, or by first appearance), the counts of every stratum, the uninformative
-    ones zeroed, one cmi_from_counts over all of them."""
+    in hash order, the counts of every stratum, the uninformative ones zeroed, one
+    cmi_from_counts over all of them."""
     from camcf.fast_counts import xlogx_table
     from camcf.info import _compact, cmi_from_counts
 
@@ -716,7 +714,7 @@ def _chain_counts_reference(W, terms, t, total, K, n, first_appearance=False):
     H = total[None, :] - np.cumsum(terms, axis=0, dtype=np.uint64)
     parts, ns = [], []
     for j in range(B):
-        s, k = _compact(H[j], sort=not first_appearance)
+        s, k = _compact(H[j], sort=True)
         parts.append(np.bincount(s * 2 * K + W[j].astype(np.int64) * 2 + t,
                                  minlength=k * 2 * K).reshape(k, K, 2))
         ns.append(k)
@@ -731,39 +729,41 @@ def _chain_counts_reference(W, terms, t, total, K, n, first_appearance=False):
 
 
 @pytest.mark.parametrize("K", [2, 3, 5])
-@pytest.mark.parametrize("path", ["keys", "argsort", "tall"])
-def test_chain_counts_are_bit_for_bit_those_of_every_stratum(monkeypatch, K, path):
-    """_chain_counts counts the strata of every set of a batch at once and sums the terms of
-    the informative strata only, each in its place: the values (to the last bit) and strata
-    counts of counting every stratum of every set alone, through each way of finding the
-    strata (sorted packed keys, an argsort, one factorisation per set for tall data), with
-    sets of a few strata, of more than 8 and of more than 128 (numpy's pairwise sums), and
-    codes of 2·K ≥ 8 cells (numpy's own row sums)."""
+@pytest.mark.parametrize("B, s_max", [(9, 16), (9, 1 << 13), (40, 16), (70, 16)])
+def test_chain_counts_are_bit_for_bit_those_of_every_stratum(K, B, s_max):
+    """_chain_counts finds the strata of every set of a batch from one sort of the rows
+    (_suffix_order: one key with the row, one key, several keys, s apart), places them by
+    hash and sums the terms of the informative strata only, each in its place: the values
+    (to the last bit) and strata counts of counting every stratum of every set alone in
+    hash order, with a column of the batch that is not a member, sets of a few strata, of
+    more than 8 and of more than 128 (numpy's pairwise sums), and codes of 2·K ≥ 8 cells
+    (numpy's own row sums)."""
     from types import SimpleNamespace
 
-    from camcf import fast_walk
     from camcf.fast_counts import xlogx_table
-    from camcf.fast_walk import FastLeaveOneOut
+    from camcf.fast_walk import FastLeaveOneOut, _suffix_order
+    from camcf.info import _compact
 
-    if path == "argsort":
-        monkeypatch.setattr(fast_walk, "_ARGSORT_CELLS", 1 << 30)
-    elif path == "tall":
-        monkeypatch.setattr(fast_walk, "_TALL", 1)
-    else:
-        monkeypatch.setattr(fast_walk, "_ARGSORT_CELLS", 1)
-    rng = np.random.default_rng(K)
-    B, r, n = 9, 700, 900
+    rng = np.random.default_rng(K + B)
+    r, n = 700, 900
     mult = rng.integers(1, 2**63, size=B + 2, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
     W = rng.integers(0, K, size=(B, r)).astype(np.uint8)
+    W[rng.random((B, r)) > 4 / B] = 0  # sparse codes: about 4 of a row's B not 0
+    W[:, rng.random(r) < 0.5] = 0  # half the rows agree on every member: large strata
     Z = rng.integers(0, 4, size=(2, r)).astype(np.uint64)  # the rest of S: 16 strata
     t = (rng.random(r) < 0.3).astype(np.int64)
     terms = W.astype(np.uint64) * mult[:B, None]
     terms[3] = 0  # a column of the batch that is not a member
-    total = (Z * mult[B:, None]).sum(axis=0, dtype=np.uint64) + terms.sum(axis=0,
-                                                                           dtype=np.uint64)
+    after = (Z * mult[B:, None]).sum(axis=0, dtype=np.uint64)  # the hash of S_B
+    total = after + terms.sum(axis=0, dtype=np.uint64)
+    s_last = _compact(after, sort=False)[0] * (s_max // 16)
+    Wk = W.copy()
+    Wk[3] = 0  # not a member: not in the sets
+    order, first = _suffix_order(s_last, Wk, K)
     me = SimpleNamespace(engine=SimpleNamespace(n=n, _tab=xlogx_table(n)))
-    got = FastLeaveOneOut._chain_counts(me, W, terms.copy(), t, total, K)
-    want = _chain_counts_reference(W, terms, t, total, K, n, first_appearance=path == "tall")
+    got = FastLeaveOneOut._chain_counts(me, W[:, order], t[order], first, terms[:, order],
+                                        total[order], K)
+    want = _chain_counts_reference(W, terms, t, total, K, n)
     assert got[1].tolist() == want[1].tolist()
     assert max(want[1]) > 128 and min(want[1]) <= 16
     assert np.count_nonzero(want[0]) > B // 2
