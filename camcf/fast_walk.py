@@ -108,23 +108,23 @@ def _hash_ranks(h: np.ndarray, ns: np.ndarray) -> np.ndarray:
     share those high bits (about 2^-40 a pair) the keys could misorder them, so such strata
     are sorted by a lexsort of the whole hashes."""
     B, NS = ns.size, h.size
-    sets = np.repeat(np.arange(B, dtype=np.uint64), ns)
     sb, kb = max(1, (B - 1).bit_length()), max(1, (NS - 1).bit_length())
+    index = np.arange(NS, dtype=np.int64)
     at = None
     if sb + kb <= 24:  # 40 bits of hash or more
         key = h >> np.uint64(sb)
         key &= np.uint64(((1 << 64) - 1) ^ ((1 << kb) - 1))
-        key |= sets << np.uint64(64 - sb)
-        key |= np.arange(NS, dtype=np.uint64)
+        key |= np.repeat(np.arange(B, dtype=np.uint64) << np.uint64(64 - sb), ns)
+        key |= index.view(np.uint64)
         key = _sorted_rows(key[None, :])[0]
         at = (key & np.uint64((1 << kb) - 1)).view(np.int64)
         key >>= np.uint64(kb)
         if np.any(key[1:] == key[:-1]):  # two strata of a set (two hashes) share high bits
             at = None
     if at is None:
-        at = np.lexsort((h, sets))
+        at = np.lexsort((h, np.repeat(np.arange(B), ns)))
     rank = np.empty(NS, dtype=np.int64)
-    rank[at] = np.arange(NS)
+    rank[at] = index
     return rank
 
 
