@@ -60,6 +60,8 @@ _SPARSE_CATEGORIES_FROM = 1 << 20  # n × categories from which that pays (and s
 _TALL = 1 << 15  # rows from which counting goes one column at a time
 _SUBSET_SEARCH = 16  # columns up to which strata() looks for a kept code of all but one
 _SCIPY_ROWS = 128  # sparse columns from which rows_of goes through scipy (4× faster at 900)
+_DIRECT_STATES = 4  # combinations of codes per row (at least 256 rows' worth) up to which
+# joint codes and strata come from one bincount of the combinations, not from sorted hashes
 _LAZY = object()  # an input of the tables not given to the engine: computed when needed
 _CACHE_ROWS = 64  # rows of the category table whose arithmetic goes at once (in cache)
 _CACHE_CELLS = 1 << 16  # ... and (value, indicator) cells of the feature table's (16
@@ -252,7 +254,9 @@ class FastEngine(EngineBase):
             (c,) = key
             res = self._compact_column(c)
         else:
-            res = _compact(self._hash(sorted(key)))
+            res = self._joint_direct(sorted(key))
+            if res is None:
+                res = _compact(self._hash(sorted(key)))
         if self._joint_bytes + res[0].nbytes > _JOINT_CACHE_BYTES:
             self._joint_cache.clear()
             self._joint_bytes = 0
@@ -260,6 +264,43 @@ class FastEngine(EngineBase):
         self._joint_bytes += res[0].nbytes
         self._strata[key] = res[1]  # the compacted codes number exactly the strata that occur
         return res
+
+    def _combinations(self, cols: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The rows of pool columns ``cols`` by their combination of codes, when the columns
+        have few (∏ card ≤ :data:`_DIRECT_STATES` per row): each row's mixed-radix code of its
+        combination, the codes that occur (one ``bincount``) and their row hashes, summed as
+        :meth:`_hash` sums a row's (mod 2^64); None with more combinations."""
+        card = self.card[cols].tolist()
+        P = 1
+        for k in card:
+            P *= int(k)
+        if P > _DIRECT_STATES * max(self.n, 256):
+            return None
+        code = np.zeros(self.n, dtype=np.int64)
+        for c, k in zip(cols, card, strict=True):  # Horner: code·k + x_c, column by column
+            code *= k
+            code += self.column(c)
+        present = np.flatnonzero(np.bincount(code, minlength=P))
+        h = np.zeros(present.size, dtype=np.uint64)
+        rest = present
+        for c, k in zip(reversed(cols), reversed(card), strict=True):
+            h += (rest % k).astype(np.uint64) * self._mult[c]
+            rest = rest // k
+        return code, present, h
+
+    def _joint_direct(self, cols: list[int]) -> tuple[np.ndarray, int] | None:
+        """``_compact(self._hash(cols))`` (the strata numbered in ascending order of their row
+        hash) without sorting the n rows' hashes: from :meth:`_combinations`, the hashes of
+        the combinations that occur numbered as ``np.unique`` numbers them (equal hashes, one
+        number); None when the columns have many combinations."""
+        got = self._combinations(cols)
+        if got is None:
+            return None
+        code, present, h = got
+        uniq, rank = np.unique(h, return_inverse=True)
+        remap = np.empty(int(present[-1]) + 1 if present.size else 0, dtype=np.int64)
+        remap[present] = rank.ravel()
+        return remap[code], int(uniq.size)
 
     def _compact_column(self, c: int) -> tuple[np.ndarray, int]:
         """Column ``c``'s codes renumbered 0..k−1 in the order of their values (what
@@ -292,7 +333,9 @@ class FastEngine(EngineBase):
             else:
                 k = self._strata_by_one_more(key)
                 if k is None:
-                    k = _n_distinct(self._hash(sorted(key)))
+                    got = self._combinations(sorted(key))
+                    k = (_n_distinct(self._hash(sorted(key))) if got is None
+                         else _n_distinct(got[2]))
             self._strata[key] = k
         return k
 
