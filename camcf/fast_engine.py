@@ -60,8 +60,10 @@ _SPARSE_CATEGORIES_FROM = 1 << 20  # n × categories from which that pays (and s
 _TALL = 1 << 15  # rows from which counting goes one column at a time
 _SUBSET_SEARCH = 16  # columns up to which strata() looks for a kept code of all but one
 _SCIPY_ROWS = 128  # sparse columns from which rows_of goes through scipy (4× faster at 900)
-_DIRECT_STATES = 4  # combinations of codes per row (at least 256 rows' worth) up to which
-# joint codes and strata come from one bincount of the combinations, not from sorted hashes
+_DIRECT_STATES = 4  # combinations of codes per row up to which a joint code comes from one
+# bincount of the combinations, not from the rows' sorted hashes (FastEngine._joint_direct) ...
+_DIRECT_ROWS = 512  # ... from this many rows (on fewer the sort costs about as much; a set's
+# strata, a count of its distinct row hashes, cost less from the hashes at every size tried)
 _LAZY = object()  # an input of the tables not given to the engine: computed when needed
 _CACHE_ROWS = 64  # rows of the category table whose arithmetic goes at once (in cache)
 _CACHE_CELLS = 1 << 16  # ... and (value, indicator) cells of the feature table's (16
@@ -265,17 +267,20 @@ class FastEngine(EngineBase):
         self._strata[key] = res[1]  # the compacted codes number exactly the strata that occur
         return res
 
-    def _combinations(self, cols: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """The rows of pool columns ``cols`` by their combination of codes, when the columns
-        have few (∏ card ≤ :data:`_DIRECT_STATES` per row): each row's mixed-radix code of its
-        combination, the codes that occur (one ``bincount``) and their row hashes, summed as
-        :meth:`_hash` sums a row's (mod 2^64); None with more combinations."""
+    def _joint_direct(self, cols: list[int]) -> tuple[np.ndarray, int] | None:
+        """``_compact(self._hash(cols))`` (the strata numbered in ascending order of their row
+        hash) without sorting the n rows' hashes, when the columns have few combinations of
+        codes (∏ card ≤ :data:`_DIRECT_STATES` per row) and there are :data:`_DIRECT_ROWS`
+        rows or more: each row's mixed-radix code of its
+        combination, the combinations that occur (one ``bincount``), their row hashes (summed
+        as :meth:`_hash` sums a row's, mod 2^64) numbered as ``np.unique`` numbers them (equal
+        hashes, one number); None otherwise."""
         card = self.card[cols].tolist()
         P = 1
         for k in card:
             P *= int(k)
-        if P > _DIRECT_STATES * max(self.n, 256):
-            return None
+        if self.n < _DIRECT_ROWS or P > _DIRECT_STATES * self.n:
+            return None  # (on few rows sorting their hashes costs less)
         code = np.zeros(self.n, dtype=np.int64)
         for c, k in zip(cols, card, strict=True):  # Horner: code·k + x_c, column by column
             code *= k
@@ -286,17 +291,6 @@ class FastEngine(EngineBase):
         for c, k in zip(reversed(cols), reversed(card), strict=True):
             h += (rest % k).astype(np.uint64) * self._mult[c]
             rest = rest // k
-        return code, present, h
-
-    def _joint_direct(self, cols: list[int]) -> tuple[np.ndarray, int] | None:
-        """``_compact(self._hash(cols))`` (the strata numbered in ascending order of their row
-        hash) without sorting the n rows' hashes: from :meth:`_combinations`, the hashes of
-        the combinations that occur numbered as ``np.unique`` numbers them (equal hashes, one
-        number); None when the columns have many combinations."""
-        got = self._combinations(cols)
-        if got is None:
-            return None
-        code, present, h = got
         uniq, rank = np.unique(h, return_inverse=True)
         remap = np.empty(int(present[-1]) + 1 if present.size else 0, dtype=np.int64)
         remap[present] = rank.ravel()
@@ -333,9 +327,7 @@ class FastEngine(EngineBase):
             else:
                 k = self._strata_by_one_more(key)
                 if k is None:
-                    got = self._combinations(sorted(key))
-                    k = (_n_distinct(self._hash(sorted(key))) if got is None
-                         else _n_distinct(got[2]))
+                    k = _n_distinct(self._hash(sorted(key)))
             self._strata[key] = k
         return k
 

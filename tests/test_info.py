@@ -378,11 +378,13 @@ def test_single_column_joint_codes_are_the_sorted_distinct_values():
 def test_joint_codes_of_few_combinations_are_those_of_the_sorted_hashes(sparse_x, monkeypatch):
     """A set with few combinations of codes gets its joint code and strata from a count of
     the combinations (FastEngine._joint_direct): the same numbers, in the same order, as
-    the sorted row hashes give; equal hashes (a collision, forced here) stay one stratum."""
+    the sorted row hashes give; equal hashes (a collision, forced here) stay one stratum; the
+    engine's joint codes and strata are those numbers."""
     import scipy.sparse as sp
 
     from camcf.info import _compact
 
+    monkeypatch.setattr(fast_engine, "_DIRECT_ROWS", 1)  # (from 512 rows otherwise)
     rng = np.random.default_rng(11)
     for n, K in ((1, 2), (7, 3), (300, 2), (2000, 4)):
         X = rng.integers(0, K, size=(n, 6)).astype(np.uint8)
@@ -393,12 +395,13 @@ def test_joint_codes_of_few_combinations_are_those_of_the_sorted_hashes(sparse_x
             want = _compact(eng._hash(cols))
             got = eng._joint_direct(cols)
             if got is None:  # too many combinations for these rows
-                assert np.prod(eng.card[cols]) > fast_engine._DIRECT_STATES * max(n, 256)
+                assert np.prod(eng.card[cols]) > fast_engine._DIRECT_STATES * n
                 continue
             assert got[1] == want[1] and got[0].dtype == want[0].dtype
             np.testing.assert_array_equal(got[0], want[0])
             fresh = FastEngine(eng.X, C)
             assert fresh.strata(cols) == want[1] == eng.joint(cols)[1]
+            np.testing.assert_array_equal(eng.joint(cols)[0], want[0])
     eng = FastEngine(np.array([[0, 0], [1, 0], [0, 1], [1, 1]], dtype=np.uint8),
                      np.array([[1], [0], [1], [0]], dtype=np.uint8))
     eng._mult = np.array([1, 1, 5], dtype=np.uint64)  # rows (1, 0) and (0, 1) collide
