@@ -10,6 +10,7 @@ same decisions as :class:`camcf.info.ReferenceEngine`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -60,10 +61,8 @@ _SPARSE_CATEGORIES_FROM = 1 << 20  # n × categories from which that pays (and s
 _TALL = 1 << 15  # rows from which counting goes one column at a time
 _SUBSET_SEARCH = 16  # columns up to which strata() looks for a kept code of all but one
 _SCIPY_ROWS = 128  # sparse columns from which rows_of goes through scipy (4× faster at 900)
-_DIRECT_STATES = 4  # combinations of codes per row up to which a joint code comes from one
-# bincount of the combinations, not from the rows' sorted hashes (FastEngine._joint_direct) ...
-_DIRECT_ROWS = 512  # ... from this many rows (on fewer the sort costs about as much; a set's
-# strata, a count of its distinct row hashes, cost less from the hashes at every size tried)
+_DIRECT_STATES = 4  # combinations of codes per row up to which joint codes come from a count
+_DIRECT_ROWS = 512  # of them from this many rows (FastEngine._joint_direct; fewer: sort hashes)
 _LAZY = object()  # an input of the tables not given to the engine: computed when needed
 _CACHE_ROWS = 64  # rows of the category table whose arithmetic goes at once (in cache)
 _CACHE_CELLS = 1 << 16  # ... and (value, indicator) cells of the feature table's (16
@@ -256,9 +255,7 @@ class FastEngine(EngineBase):
             (c,) = key
             res = self._compact_column(c)
         else:
-            res = self._joint_direct(sorted(key))
-            if res is None:
-                res = _compact(self._hash(sorted(key)))
+            res = self._joint_direct(sorted(key)) or _compact(self._hash(sorted(key)))
         if self._joint_bytes + res[0].nbytes > _JOINT_CACHE_BYTES:
             self._joint_cache.clear()
             self._joint_bytes = 0
@@ -268,26 +265,19 @@ class FastEngine(EngineBase):
         return res
 
     def _joint_direct(self, cols: list[int]) -> tuple[np.ndarray, int] | None:
-        """``_compact(self._hash(cols))`` (the strata numbered in ascending order of their row
-        hash) without sorting the n rows' hashes, when the columns have few combinations of
-        codes (∏ card ≤ :data:`_DIRECT_STATES` per row) and there are :data:`_DIRECT_ROWS`
-        rows or more: each row's mixed-radix code of its
-        combination, the combinations that occur (one ``bincount``), their row hashes (summed
-        as :meth:`_hash` sums a row's, mod 2^64) numbered as ``np.unique`` numbers them (equal
-        hashes, one number); None otherwise."""
+        """``_compact(self._hash(cols))`` without sorting n hashes (None: too few rows or
+        too many combinations of codes): each row's mixed-radix code of its combination, the
+        combinations that occur (a ``bincount``) and their hashes (mod 2^64, as :meth:`_hash`
+        sums a row's), numbered as ``np.unique`` numbers the hashes."""
         card = self.card[cols].tolist()
-        P = 1
-        for k in card:
-            P *= int(k)
-        if self.n < _DIRECT_ROWS or P > _DIRECT_STATES * self.n:
-            return None  # (on few rows sorting their hashes costs less)
+        if self.n < _DIRECT_ROWS or math.prod(card) > _DIRECT_STATES * self.n:
+            return None
         code = np.zeros(self.n, dtype=np.int64)
         for c, k in zip(cols, card, strict=True):  # Horner: code·k + x_c, column by column
             code *= k
             code += self.column(c)
-        present = np.flatnonzero(np.bincount(code, minlength=P))
-        h = np.zeros(present.size, dtype=np.uint64)
-        rest = present
+        present = np.flatnonzero(np.bincount(code, minlength=math.prod(card)))
+        h, rest = np.zeros(present.size, dtype=np.uint64), present
         for c, k in zip(reversed(cols), reversed(card), strict=True):
             h += (rest % k).astype(np.uint64) * self._mult[c]
             rest = rest // k
