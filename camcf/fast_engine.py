@@ -10,6 +10,7 @@ same decisions as :class:`camcf.info.ReferenceEngine`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -60,6 +61,8 @@ _SPARSE_CATEGORIES_FROM = 1 << 20  # n × categories from which that pays (and s
 _TALL = 1 << 15  # rows from which counting goes one column at a time
 _SUBSET_SEARCH = 16  # columns up to which strata() looks for a kept code of all but one
 _SCIPY_ROWS = 128  # sparse columns from which rows_of goes through scipy (4× faster at 900)
+_DIRECT_STATES = 4  # combinations of codes per row up to which joint codes come from a count
+_DIRECT_ROWS = 512  # of them from this many rows (FastEngine._joint_direct; fewer: sort hashes)
 _LAZY = object()  # an input of the tables not given to the engine: computed when needed
 _CACHE_ROWS = 64  # rows of the category table whose arithmetic goes at once (in cache)
 _CACHE_CELLS = 1 << 16  # ... and (value, indicator) cells of the feature table's (16
@@ -252,7 +255,7 @@ class FastEngine(EngineBase):
             (c,) = key
             res = self._compact_column(c)
         else:
-            res = _compact(self._hash(sorted(key)))
+            res = self._joint_direct(sorted(key)) or _compact(self._hash(sorted(key)))
         if self._joint_bytes + res[0].nbytes > _JOINT_CACHE_BYTES:
             self._joint_cache.clear()
             self._joint_bytes = 0
@@ -260,6 +263,28 @@ class FastEngine(EngineBase):
         self._joint_bytes += res[0].nbytes
         self._strata[key] = res[1]  # the compacted codes number exactly the strata that occur
         return res
+
+    def _joint_direct(self, cols: list[int]) -> tuple[np.ndarray, int] | None:
+        """``_compact(self._hash(cols))`` without sorting n hashes (None: too few rows or
+        too many combinations of codes): each row's mixed-radix code of its combination, the
+        combinations that occur (a ``bincount``) and their hashes (mod 2^64, as :meth:`_hash`
+        sums a row's), numbered as ``np.unique`` numbers the hashes."""
+        card = self.card[cols].tolist()
+        if self.n < _DIRECT_ROWS or math.prod(card) > _DIRECT_STATES * self.n:
+            return None
+        code = np.zeros(self.n, dtype=np.int64)
+        for c, k in zip(cols, card, strict=True):  # Horner: code·k + x_c, column by column
+            code *= k
+            code += self.column(c)
+        present = np.flatnonzero(np.bincount(code, minlength=math.prod(card)))
+        h, rest = np.zeros(present.size, dtype=np.uint64), present
+        for c, k in zip(reversed(cols), reversed(card), strict=True):
+            h += (rest % k).astype(np.uint64) * self._mult[c]
+            rest = rest // k
+        uniq, rank = np.unique(h, return_inverse=True)
+        remap = np.empty(int(present[-1]) + 1 if present.size else 0, dtype=np.int64)
+        remap[present] = rank.ravel()
+        return remap[code], int(uniq.size)
 
     def _compact_column(self, c: int) -> tuple[np.ndarray, int]:
         """Column ``c``'s codes renumbered 0..k−1 in the order of their values (what

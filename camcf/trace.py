@@ -194,8 +194,9 @@ class TraceBuilder:
 
     def __init__(self, cond_sets: CondSets, level: str = "full",
                  strata: Callable[[np.ndarray], int] | None = None) -> None:
-        self._chunks: list[tuple] = []
-        self._rows: list[tuple] = []  # single rows waiting to become one chunk
+        # chunks of column arrays, and lists of single rows (made arrays at freeze, at once)
+        self._chunks: list[tuple | list] = []
+        self._rows: list[tuple] = []  # single rows since the last chunk
         self._conds = cond_sets
         self._strata = strata
         self.level = level
@@ -231,11 +232,11 @@ class TraceBuilder:
         self._rows.append((seq, code, a, b, self._cond_id(cond, strata), value, threshold,
                            DECISION_CODE[decision], aux))
 
-    def _flush(self) -> None:
+    def _park(self) -> None:
+        """Put the single rows since the last chunk in their place among the chunks, as they
+        are (:meth:`freeze` makes every parked row arrays at once)."""
         if self._rows:
-            cols = list(zip(*self._rows, strict=True))
-            self._chunks.append(tuple(np.asarray(c, dtype=d)
-                                      for c, d in zip(cols, _DTYPES, strict=True)))
+            self._chunks.append(self._rows)
             self._rows = []
 
     def keeps(self, step: str, decision: str) -> bool:
@@ -295,7 +296,7 @@ class TraceBuilder:
             dcode = None
         n_out = k if sel is None else sel.size
         cond_id = self._cond_id(cond, strata)
-        if n_out <= _FEW_ROWS:  # a few rows: kept as tuples, made arrays in bulk (_flush)
+        if n_out <= _FEW_ROWS:  # a few rows: kept as tuples, made arrays in bulk (freeze)
             idx = range(k) if sel is None else sel.tolist()
             if at is None:
                 seqs = [seq0 + i for i in idx]
@@ -315,7 +316,7 @@ class TraceBuilder:
         def column(x, dtype):
             return _column(x, dtype, n_out, sel)
 
-        self._flush()
+        self._park()
         self._chunks.append((
             column(seq, np.int32),
             _filled(code, n_out, np.int8),
@@ -403,7 +404,7 @@ class TraceBuilder:
         def column(x, dtype):
             return _column(x, dtype, k if sel is None else sel.size, sel)
 
-        self._flush()
+        self._park()
         self._chunks.append((
             column(np.arange(seq0, seq0 + k), np.int32), column(codes, np.int8),
             column(a, np.int32), column(b, np.int32), id_of[rows],
@@ -412,11 +413,27 @@ class TraceBuilder:
         ))
 
     def freeze(self) -> dict[str, np.ndarray]:
-        self._flush()
-        if not self._chunks:
+        self._park()
+        chunks = self._chunks
+        if not chunks:
             return {c: np.empty(0, dtype=d) for c, d in zip(_COLUMNS, _DTYPES, strict=True)}
+        parked = [ch for ch in chunks if type(ch) is list]
+        if parked:  # every parked row at once: one array per column
+            rows = parked[0] if len(parked) == 1 else [r for p in parked for r in p]
+            made = [np.asarray(c, dtype=d)
+                    for c, d in zip(zip(*rows, strict=True), _DTYPES, strict=True)]
+            if len(parked) == len(chunks):  # (new arrays: no copy needed)
+                return dict(zip(_COLUMNS, made, strict=True))
+            at, whole = 0, []
+            for ch in chunks:
+                if type(ch) is list:  # its rows' slice of the made arrays
+                    k = len(ch)
+                    ch = tuple(col[at:at + k] for col in made)
+                    at += k
+                whole.append(ch)
+            chunks = whole
         return {
-            c: np.concatenate([ch[i] for ch in self._chunks]).astype(d, copy=False)
+            c: np.concatenate([ch[i] for ch in chunks]).astype(d, copy=False)
             for i, (c, d) in enumerate(zip(_COLUMNS, _DTYPES, strict=True))
         }
 

@@ -374,6 +374,42 @@ def test_single_column_joint_codes_are_the_sorted_distinct_values():
     assert eng.joint([0])[0].tolist() == [2, 0, 1, 2, 1]
 
 
+@pytest.mark.parametrize("sparse_x", [False, True])
+def test_joint_codes_of_few_combinations_are_those_of_the_sorted_hashes(sparse_x, monkeypatch):
+    """A set with few combinations of codes gets its joint code and strata from a count of
+    the combinations (FastEngine._joint_direct): the same numbers, in the same order, as
+    the sorted row hashes give; equal hashes (a collision, forced here) stay one stratum; the
+    engine's joint codes and strata are those numbers."""
+    import scipy.sparse as sp
+
+    from camcf.info import _compact
+
+    monkeypatch.setattr(fast_engine, "_DIRECT_ROWS", 1)  # (from 512 rows otherwise)
+    rng = np.random.default_rng(11)
+    for n, K in ((1, 2), (7, 3), (300, 2), (2000, 4)):
+        X = rng.integers(0, K, size=(n, 6)).astype(np.uint8)
+        X[:, 5] = 0  # a constant feature
+        C = (rng.random((n, 4)) < 0.3).astype(np.uint8)
+        eng = FastEngine(sp.csc_matrix(X) if sparse_x else np.asfortranarray(X), C)
+        for cols in ([0, 1], [1, 6, 8], [0, 2, 3, 5], [6, 7, 8, 9], [0, 1, 2, 3, 4, 6]):
+            want = _compact(eng._hash(cols))
+            got = eng._joint_direct(cols)
+            if got is None:  # too many combinations for these rows
+                assert np.prod(eng.card[cols]) > fast_engine._DIRECT_STATES * n
+                continue
+            assert got[1] == want[1] and got[0].dtype == want[0].dtype
+            np.testing.assert_array_equal(got[0], want[0])
+            fresh = FastEngine(eng.X, C)
+            assert fresh.strata(cols) == want[1] == eng.joint(cols)[1]
+            np.testing.assert_array_equal(eng.joint(cols)[0], want[0])
+    eng = FastEngine(np.array([[0, 0], [1, 0], [0, 1], [1, 1]], dtype=np.uint8),
+                     np.array([[1], [0], [1], [0]], dtype=np.uint8))
+    eng._mult = np.array([1, 1, 5], dtype=np.uint64)  # rows (1, 0) and (0, 1) collide
+    want = _compact(eng._hash([0, 1]))
+    got = eng._joint_direct([0, 1])
+    assert want[1] == got[1] == 3 and got[0].tolist() == want[0].tolist() == [0, 1, 1, 2]
+
+
 @pytest.mark.parametrize("layout", ["dense", "sparse"])
 @pytest.mark.parametrize("threshold", [0.0, 0.004, 0.02, 1.0])
 @pytest.mark.parametrize("n", [250, 12])

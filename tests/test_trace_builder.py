@@ -93,6 +93,50 @@ def test_rows_added_one_by_one_few_or_in_bulk_freeze_alike(level):
 
 
 @pytest.mark.parametrize("level", LEVELS)
+def test_few_rows_between_chunks_freeze_in_their_place(level):
+    """Few rows (kept as tuples until the record is frozen, then made arrays at once) between
+    chunks of arrays and blocks land where they were added: the record of the same rows each
+    added alone; the frozen columns are arrays of their own (writable, sharing nothing)."""
+    rng = np.random.default_rng(7)
+    k = 40  # above the few-rows limit: a chunk
+    b = rng.integers(0, 90, k)
+    v = rng.random(k)
+    dec = decide(rng.random(k) < 0.5, "removed", "stays")
+
+    def mixed(tb):
+        tb.add("backward", -1, b[:3], [1, 2], v[:3], 0.01, dec[:3])  # few
+        tb.add("backward", -1, b, [1], v, 0.01, dec)  # a chunk
+        tb.add_one("spouse", -1, 7, [4], 0.5, 0.01, "spouse", aux=2)
+        tb.add("k2-cut", -1, b[:2], [], v[:2], 0.2, "cut-k2")  # few
+        tb.add_block("backward", b[:k], 3, [[1], [5, 6]], np.arange(k) % 2, v, 0.01, dec)
+        tb.add("symmetry", -1, b[:4], [], v[:4], 0.01, dec[:4])  # few, last
+
+    def alone(tb):
+        for i in range(3):
+            tb.add_one("backward", -1, int(b[i]), [1, 2], float(v[i]), 0.01,
+                       "removed" if dec[i] == DECISION_CODE["removed"] else "stays")
+        for i in range(k):
+            tb.add_one("backward", -1, int(b[i]), [1], float(v[i]), 0.01,
+                       "removed" if dec[i] == DECISION_CODE["removed"] else "stays")
+        tb.add_one("spouse", -1, 7, [4], 0.5, 0.01, "spouse", aux=2)
+        for i in range(2):
+            tb.add_one("k2-cut", -1, int(b[i]), [], float(v[i]), 0.2, "cut-k2")
+        for i in range(k):
+            tb.add_one("backward", int(b[i]), 3, [[1], [5, 6]][i % 2], float(v[i]), 0.01,
+                       "removed" if dec[i] == DECISION_CODE["removed"] else "stays")
+        for i in range(4):
+            tb.add_one("symmetry", -1, int(b[i]), [], float(v[i]), 0.01,
+                       "removed" if dec[i] == DECISION_CODE["removed"] else "stays")
+
+    a = rows_of(level, mixed)
+    assert a == rows_of(level, alone)
+    tb = TraceBuilder(CondSets(), level)
+    mixed(tb)
+    for col in tb.freeze().values():
+        assert col.flags.writeable and col.flags.owndata
+
+
+@pytest.mark.parametrize("level", LEVELS)
 def test_rows_given_sparsely_keep_their_place_in_the_sequence(level):
     def calls(tb):
         tb.add("symmetry", -1, [4, 5], [], [0.2, 0.3], 0.01, "stays")
