@@ -286,7 +286,7 @@ def test_spouse_rows_recorded_as_one_add_per_pc_member(level, sparse):
                      TraceBuilder(CondSets(), level, strata=eng.strata)))
     got = spouses_many(jobs)
     n_found = 0
-    for (eng, t, s, pc, R, d1, tb), res in zip(jobs, got, strict=True):
+    for (_, t, s, pc, R, d1, tb), res in zip(jobs, got, strict=True):
         ref = FastEngine(Xs, C, **shared)
         rtb = TraceBuilder(CondSets(), level, strata=ref.strata)
         m = ref.m
