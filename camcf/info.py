@@ -80,38 +80,26 @@ def _sum_xlogx(x, batch: int, table: np.ndarray | None, starts) -> np.ndarray:
         return np.add.reduceat(per, starts)
     if v.ndim != batch + 1:
         v = v.reshape(v.shape[:batch] + (-1,))
-    if v.shape[-1] < _PAIRWISE and v.size >= _SLICES_FROM * v.shape[-1]:
+    if v.shape[-1] < _SEQUENTIAL and v.size >= _SLICES_FROM * v.shape[-1]:
         return _row_sums(v)  # many short rows: slice by slice
     return v.sum(axis=-1)
 
 
 _TAKE_FROM = 1024  # cells from which _sum_xlogx gathers with take (below, indexing is faster)
 _SEQUENTIAL = 8  # numpy sums fewer elements than this in order (pairwise from 8 on)
-_PAIRWISE = 16  # ... and from 16 with its eight partial sums accumulated over blocks of 8
-_SLICES_FROM = 64  # rows from which _sum_xlogx sums short rows slice by slice
+_SLICES_FROM = 128  # rows from which _sum_xlogx sums rows of fewer than 8 slice by slice
 
 
 def _row_sums(w: np.ndarray) -> np.ndarray:
-    """``w.sum(axis=-1)`` of a float array, bit for bit: rows of fewer than 16 elements are
-    added slice by slice, in the order numpy's reduction adds them (several times faster than
-    a reduction over a short inner axis): one after the other below 8, from 8 on the first
-    eight pairwise, ((w0 + w1) + (w2 + w3)) + ((w4 + w5) + (w6 + w7)), then the rest one
-    after the other. ``w`` may be a view in any layout (a transposed block): the reduction
-    itself always runs over a row-major copy, so it adds as it does for one."""
+    """``w.sum(axis=-1)`` of a float array, bit for bit: a few columns are added slice by
+    slice, in the order numpy's reduction adds them (several times faster than a reduction
+    over a short inner axis). ``w`` may be a view in any layout (a transposed block): the
+    reduction itself always runs over a row-major copy, so it adds as it does for one."""
     k = w.shape[-1]
-    if k < 2 or k >= _PAIRWISE:
+    if k < 2 or k >= _SEQUENTIAL:
         return np.ascontiguousarray(w).sum(axis=-1)
-    if k < _SEQUENTIAL:
-        out = w[..., 0] + w[..., 1]
-        first = 2
-    else:
-        out = w[..., 0] + w[..., 1]
-        out += w[..., 2] + w[..., 3]
-        half = w[..., 4] + w[..., 5]
-        half += w[..., 6] + w[..., 7]
-        out += half
-        first = 8
-    for i in range(first, k):
+    out = w[..., 0] + w[..., 1]
+    for i in range(2, k):
         out += w[..., i]
     return out
 

@@ -871,9 +871,9 @@ def test_sorted_rows_in_runs_is_numpys_sort(dtype, r):
 @pytest.mark.parametrize("k", list(range(1, 20)))
 @pytest.mark.parametrize("layout", ["C", "F", "transposed"])
 def test_row_sums_are_numpys_sums_bit_for_bit(k, layout):
-    """_row_sums adds rows of fewer than 16 elements slice by slice (in order below 8,
-    the first eight pairwise from 8 on): exactly numpy's sum over a row-major copy, whatever
-    the layout of the view; _sum_xlogx's batched sums of many short rows likewise."""
+    """_row_sums adds rows of fewer than 8 elements slice by slice, in order, along the last
+    axis of an array of any rank: exactly numpy's sum over a row-major copy, whatever the
+    layout of the view; _sum_xlogx's batched sums of many short rows likewise."""
     from camcf.fast_counts import xlogx_table
     from camcf.info import _row_sums, _sum_xlogx
 
@@ -887,6 +887,6 @@ def test_row_sums_are_numpys_sums_bit_for_bit(k, layout):
     assert np.array_equal(_row_sums(w), want)
     assert np.array_equal(_row_sums(w.reshape(600, k)), want.ravel())
     tab = xlogx_table(5000)
-    counts = rng.integers(0, 5000, size=(2, 300, 1, 1, k))  # rows of k cells
+    counts = rng.integers(0, 5000, size=(2, 300, 1, 1, k))  # 600 rows of k cells
     assert np.array_equal(_sum_xlogx(counts, 2, tab, None),
                           tab[counts].reshape(2, 300, -1).sum(axis=-1))
