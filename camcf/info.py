@@ -78,26 +78,29 @@ def _sum_xlogx(x, batch: int, table: np.ndarray | None, starts) -> np.ndarray:
     if starts is not None:
         per = _row_sums(v.reshape(v.shape[0], -1)) if v.ndim > 1 else v
         return np.add.reduceat(per, starts)
-    if v.ndim == batch + 1:  # one axis of cells already
-        return v.sum(axis=-1)
-    return v.reshape(v.shape[:batch] + (-1,)).sum(axis=-1)
+    if v.ndim != batch + 1:
+        v = v.reshape(v.shape[:batch] + (-1,))
+    if v.shape[-1] < _SEQUENTIAL and v.size >= _SLICES_FROM * v.shape[-1]:
+        return _row_sums(v)  # many short rows: slice by slice
+    return v.sum(axis=-1)
 
 
 _TAKE_FROM = 1024  # cells from which _sum_xlogx gathers with take (below, indexing is faster)
 _SEQUENTIAL = 8  # numpy sums fewer elements than this in order (pairwise from 8 on)
+_SLICES_FROM = 128  # rows from which _sum_xlogx sums rows of fewer than 8 slice by slice
 
 
 def _row_sums(w: np.ndarray) -> np.ndarray:
-    """``w.sum(axis=1)`` of a 2-D float array, bit for bit: a few columns are added slice by
+    """``w.sum(axis=-1)`` of a float array, bit for bit: a few columns are added slice by
     slice, in the order numpy's reduction adds them (several times faster than a reduction
     over a short inner axis). ``w`` may be a view in any layout (a transposed block): the
     reduction itself always runs over a row-major copy, so it adds as it does for one."""
-    k = w.shape[1]
+    k = w.shape[-1]
     if k < 2 or k >= _SEQUENTIAL:
-        return np.ascontiguousarray(w).sum(axis=1)
-    out = w[:, 0] + w[:, 1]
+        return np.ascontiguousarray(w).sum(axis=-1)
+    out = w[..., 0] + w[..., 1]
     for i in range(2, k):
-        out += w[:, i]
+        out += w[..., i]
     return out
 
 

@@ -259,3 +259,70 @@ def test_small_data_counted_without_rows_gives_the_values_of_counting_by_rows(mo
         assert a.blanket == b.blanket and a.spouses == b.spouses
         for k in a.trace:
             assert np.array_equal(a.trace[k], b.trace[k], equal_nan=a.trace[k].dtype.kind == "f")
+
+
+@pytest.mark.parametrize("level", ["full", "decisions", "counters"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_spouse_rows_recorded_as_one_add_per_pc_member(level, sparse):
+    """spouses_many records each target's tests given its PC members as one block and builds
+    its spouses from the hits at once: the record (rows, sets, their strata, counts) and the
+    spouses are, bit for bit, those of the step recorded one PC member at a time, the spouses
+    gathered z by z (the way it was written before), from the same screen and values."""
+    import scipy.sparse as sps
+
+    from camcf.info import rounded
+    from camcf.phases import spouses_many
+    from camcf.trace import TARGET, CondSets, TraceBuilder, decide
+
+    X, C = _data()
+    Xs = sps.csc_matrix(X) if sparse else X
+    shared = FastEngine.shared(Xs, C)
+    cases = [(1, [0, 1], [5], 0.02), (3, [2, 5], [1], 0.02), (7, [0, 6, 9], [], 0.02),
+             (5, [4, 8], [0, 2], 0.005), (1, [0, 1], [5], -1.0), (3, [2], [1], 0.5)]
+    jobs = []
+    for t, pc, R, d1 in cases:
+        eng = FastEngine(Xs, C, **shared)
+        jobs.append((eng, t, eng.mi_table()[:, t], pc, R, d1,
+                     TraceBuilder(CondSets(), level, strata=eng.strata)))
+    got = spouses_many(jobs)
+    n_found = 0
+    for (_, t, s, pc, R, d1, tb), res in zip(jobs, got, strict=True):
+        ref = FastEngine(Xs, C, **shared)
+        rtb = TraceBuilder(CondSets(), level, strata=ref.strata)
+        m = ref.m
+        non_pc = np.setdiff1d(np.arange(m), pc)
+        R_pool = [q + m for q in R]
+        v1, mask, v2s = ref.screen_then_extras(
+            t, non_pc, R_pool, pc, lambda v, d1=d1: rounded(v) <= d1,
+            None if R_pool else s[non_pc])
+        rtb.add("spouse-screen", TARGET, non_pc, R_pool, v1, d1,
+                decide(mask, "tested", "not-tested"))
+        screened = non_pc[mask]
+        found: dict[int, list[int]] = {}
+        if screened.size:
+            k = screened.size
+            every = rtb.keeps("spouse", "not-spouse")
+            hits = [rounded(v2) > d1 for v2 in v2s]
+            if not every and not any(h.any() for h in hits):
+                rtb.add("spouse", TARGET, np.empty(0, dtype=np.int64), [], np.empty(0), d1,
+                        "spouse", at=np.empty(0, dtype=np.int64), n=k * len(pc))
+            else:
+                for x, v2, hit in zip(pc, v2s, hits, strict=True):
+                    h = np.flatnonzero(hit)
+                    if every:
+                        rtb.add("spouse", TARGET, screened, [x] + R_pool, v2, d1,
+                                decide(hit, "spouse", "not-spouse"), aux=x)
+                    else:
+                        rtb.add("spouse", TARGET, screened[h], [x] + R_pool, v2[h], d1,
+                                "spouse", aux=x, at=h, n=k)
+                    for z in screened[h].tolist():
+                        found.setdefault(z, []).append(int(x))
+        assert res == dict(sorted(found.items()))
+        n_found += len(res)
+        rec, want = tb.freeze(), rtb.freeze()
+        assert {c: v.tolist() for c, v in rec.items()} == {c: v.tolist() for c, v in want.items()}
+        assert tb.counts == rtb.counts
+        sets, want_sets = tb._conds.freeze(), rtb._conds.freeze()
+        assert sets.values.tolist() == want_sets.values.tolist()
+        assert sets.strata.tolist() == want_sets.strata.tolist()
+    assert n_found

@@ -902,3 +902,27 @@ def test_sorted_rows_in_runs_is_numpys_sort(dtype, r):
     v[2, : r // 2] = info.min
     np.testing.assert_array_equal(_sorted_rows(v), np.sort(v, axis=1))
     assert _n_distinct_rows(v).tolist() == [len(set(row.tolist())) for row in v]
+
+
+@pytest.mark.parametrize("k", list(range(1, 20)))
+@pytest.mark.parametrize("layout", ["C", "F", "transposed"])
+def test_row_sums_are_numpys_sums_bit_for_bit(k, layout):
+    """_row_sums adds rows of fewer than 8 elements slice by slice, in order, along the last
+    axis of an array of any rank: exactly numpy's sum over a row-major copy, whatever the
+    layout of the view; _sum_xlogx's batched sums of many short rows likewise."""
+    from camcf.fast_counts import xlogx_table
+    from camcf.info import _row_sums, _sum_xlogx
+
+    rng = np.random.default_rng(k)
+    w = rng.random((3, 200, k)) * rng.choice([1.0, 1e6, 1e-6], size=(3, 200, k))
+    if layout == "F":
+        w = np.asfortranarray(w)
+    elif layout == "transposed":
+        w = np.ascontiguousarray(w.transpose(2, 1, 0)).transpose(2, 1, 0)
+    want = np.ascontiguousarray(w).sum(axis=-1)
+    assert np.array_equal(_row_sums(w), want)
+    assert np.array_equal(_row_sums(w.reshape(600, k)), want.ravel())
+    tab = xlogx_table(5000)
+    counts = rng.integers(0, 5000, size=(2, 300, 1, 1, k))  # 600 rows of k cells
+    assert np.array_equal(_sum_xlogx(counts, 2, tab, None),
+                          tab[counts].reshape(2, 300, -1).sum(axis=-1))

@@ -250,8 +250,6 @@ def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
                                                                           strict=True)
                             for _ in v2s], [v2.size for v2 in parts])
         hit_all = rounded(v2_all) > limits
-        if any(jobs[i][6].keeps("spouse", "not-spouse") for i, _, _ in asked):
-            dec_all = decide(hit_all, "spouse", "not-spouse")
     # the screens' decisions, built only for a level that keeps these rows (the full record)
     kept = [jobs[i][6].keeps("spouse-screen", "tested")
             or jobs[i][6].keeps("spouse-screen", "not-tested") for i, _, _ in asked]
@@ -259,7 +257,7 @@ def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
         screens = decide(np.concatenate([mask for _, mask, _ in answers]), "tested",
                          "not-tested")
     at = lo = 0
-    for (i, non_pc, R_pool), (v1, screened_mask, v2s), keep in zip(asked, answers, kept,
+    for (i, non_pc, R_pool), (v1, screened_mask, _), keep in zip(asked, answers, kept,
                                                                     strict=True):
         pc, delta1, tb = jobs[i][3], jobs[i][5], jobs[i][6]
         tb.add("spouse-screen", TARGET, non_pc, R_pool, v1, delta1,
@@ -268,24 +266,26 @@ def spouses_many(jobs: list[tuple]) -> list[dict[int, list[int]]]:
         screened = non_pc[screened_mask]
         if screened.size == 0:
             continue
-        found: dict[int, list[int]] = {}
-        k = screened.size
-        every = tb.keeps("spouse", "not-spouse")  # else the spouses' rows only
-        if not every and not hit_all[at:at + k * len(pc)].any():  # no row kept: counted
-            tb.add("spouse", TARGET, _NONE, [], _NONE_F, delta1, "spouse", at=_NONE,
-                   n=k * len(pc))
-            at += k * len(pc)
+        k, p = screened.size, len(pc)
+        hit = hit_all[at:at + k * p]
+        if not tb.keeps("spouse", "not-spouse") and not hit.any():  # no row kept: counted
+            tb.add("spouse", TARGET, _NONE, [], _NONE_F, delta1, "spouse", at=_NONE, n=k * p)
+            at += k * p
             continue
-        for x, v2 in zip(pc, v2s, strict=True):
-            cond = [x] + R_pool
-            h = np.flatnonzero(hit_all[at:at + k])
-            if every:
-                tb.add("spouse", TARGET, screened, cond, v2, delta1, dec_all[at:at + k], aux=x)
-            else:
-                tb.add("spouse", TARGET, screened[h], cond, v2[h], delta1, "spouse", aux=x,
-                       at=h, n=k)
-            for z in screened[h].tolist():
-                found.setdefault(z, []).append(int(x))
-            at += k
-        results[i] = dict(sorted(found.items()))
+        # the tests given each x in PC order, z ascending: one block (the rows of one add
+        # per x, the spouses' only when the level keeps no other)
+        xs = np.asarray(pc, dtype=np.int64)
+        tb.add_block("spouse", TARGET, np.tile(screened, p),
+                     lambda j, xs=xs, R_pool=R_pool: [int(xs[j])] + R_pool,
+                     np.repeat(np.arange(p), k), v2_all[at:at + k * p], delta1,
+                     decide(hit, "spouse", "not-spouse"), np.repeat(xs, k))
+        at += k * p
+        xi, zi = np.nonzero(hit.reshape(p, k))  # x by x, z ascending
+        if xi.size:
+            z = screened[zi]
+            order = np.argsort(z, kind="stable")  # by z, each z's x in PC order
+            z, x = z[order], xs[xi[order]].tolist()
+            first = np.flatnonzero(np.diff(z, prepend=-1)).tolist()
+            results[i] = {zz: x[a:b] for zz, a, b in zip(
+                z[first].tolist(), first, first[1:] + [len(x)], strict=True)}
     return results
