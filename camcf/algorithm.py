@@ -44,8 +44,7 @@ from .params import validate as _validate_params
 from .result import Category, Result, TargetResult
 from .tasks import (
     flatten_shared,
-    parallel_tables,
-    parallel_targets,
+    parallel_start,
     serial_outcomes,
     target_work,  # noqa: F401 (camcf.algorithm.target_work: the name tests import)
 )
@@ -534,12 +533,12 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         shared arrays reach each worker once; inside ``joblib.parallel_backend("dask")``
         joblib's own Dask route, slower). In parallel the codes are prepared on a second
         thread while the labels are read; the two unconditional tables are computed in row
-        blocks, a block of each in one task per worker (:func:`camcf.tasks.table_blocks`),
-        then the targets go per worker in a large task and two small ones, balanced by an
-        estimate of their cost, in rounds over the targets in order
-        (:func:`camcf.tasks.plan_tasks`; on a Dask cluster on this machine submitted with
-        the table tasks, each waiting for them on the workers); local workers map the shared
-        arrays from files (:class:`camcf.parallel.SharedArrays`). The result is
+        blocks, a block of each per worker (:func:`camcf.tasks.table_blocks`), then the
+        targets go per worker in a large part and two small ones, balanced by an estimate
+        of their cost, in rounds over the targets in order (:func:`camcf.tasks.plan_tasks`);
+        workers on this machine map the shared arrays from files
+        (:class:`camcf.parallel.SharedArrays`) and run one task each that takes the table
+        parts then the target parts (:class:`camcf.tasks.LocalRun`). The result is
         byte-identical for every ``n_jobs``; ``Result.stats["stages"]`` gives the wall seconds
         of the preparation, the tables and the targets, and in parallel
         ``Result.stats["timeline"]`` each task's (sent, started, ended, received).
@@ -642,19 +641,18 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         eng = Engine(X, C, **shared)
         tables = (eng.mi_table(), eng.category_mi_table())
         cpu["tables"].append(time.process_time() - c_tables)
-    else:  # the two tables in row blocks, written by local workers into shared files
+    label_of = np.array([c.label_index for c in cats])
+    if parallel:  # the two tables in row blocks, written by local workers into shared files
         spec, leaves = flatten_shared(shared)
         inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
         timeline: list = []
-        collect = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"], params,
-                                  timeline)
+        started = parallel_start(engine, inputs, store, n_jobs, label_of, params, trace, cpu,
+                                 timeline)
     # (in parallel this runs while the workers compute the tables)
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
-    label_of = np.array([c.label_index for c in cats])
-    if parallel:  # (through joblib the targets are sent once the tables are in)
-        tables, outcomes = parallel_targets(inputs, collect, todo, label_of, params, trace,
-                                            engine, n_jobs, store, cpu["targets"], timeline)
+    if parallel:
+        tables, outcomes = started.outcomes(todo)
     t_targets, c_targets = time.perf_counter(), time.process_time()
     if not parallel:
         outcomes = serial_outcomes(X, C, tables, todo, label_of, params, trace, engine, shared)
@@ -684,8 +682,9 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         progress(total, total, "done")
     if store is not None:  # the tables as arrays of their own (their files go meanwhile)
         tables = (store.keep(tables[0]), store.keep(tables[1]))
-        store.close_later(C, inputs, collect)  # (this run's last references to the others)
-        del C, inputs, collect
+        # (this run's last references to the others; the folder goes once its tasks end)
+        store.close_later(C, inputs, after=started.join)
+        del C, inputs, started
     t_end = time.perf_counter()
     if not parallel:
         cpu["targets"].append(time.process_time() - c_targets)
