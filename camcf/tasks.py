@@ -461,8 +461,11 @@ class LocalRun:
                 if timeline is not None:
                     label = " + ".join(f"{which} {a}" for which, a, _, _ in parts)
                     timeline.append(_span(label, self.sent, stamp))
-            yield from _in_order((got for _, got in self.posts.take(range(n), self._ended)),
+            outcomes = _in_order((got for _, got in self.posts.take(range(n), self._ended)),
                                  todo, self.sent, cpu["targets"], timeline)
+            for i, outcome in enumerate(outcomes, 1):
+                done = i == len(todo)  # (the caller may not ask after the last)
+                yield outcome
             done = True
         finally:
             if not done:
@@ -556,7 +559,7 @@ def _in_order(done: Iterator, todo: list[Category], sent: float, cpu: list,
     """The outcomes of the target tasks ``done`` (results as they finish) in ``todo``'s
     order."""
     ready: dict[int, tuple] = {}
-    for c in todo:  # in flattening order, whatever order the tasks finish in
+    for i, c in enumerate(todo, 1):  # in flattening order, whatever order the tasks finish in
         while c.id not in ready:
             blob, stamp = next(done)
             outcomes, packed = pickle.loads(blob)
@@ -564,8 +567,9 @@ def _in_order(done: Iterator, todo: list[Category], sent: float, cpu: list,
                 timeline.append(_span(f"targets {len(outcomes)}", sent, stamp))
             ready.update(unpack_arrays(outcomes, packed))
             cpu.append(stamp[0])
+        if i == len(todo):  # (before the last: the caller may not ask again)
+            done.close()  # (a Dask step cancels the tasks not needed now)
         yield ready.pop(c.id)
-    done.close()  # (a Dask step cancels the tasks not needed now)
 
 
 def _stamp(c0: float, t0: float) -> tuple[float, float, float, int]:

@@ -540,9 +540,14 @@ def test_local_run_late_tasks_take_what_is_left_and_errors_reach_the_caller(monk
 
     monkeypatch.setattr(tasks, "_local_run", local_run)
     monkeypatch.setattr(tasks, "_workers", lambda n_jobs: 3)  # 3 tasks on 2 threads
+    stops = []
+    real_stop = camcf.parallel.Posts.stop
+    monkeypatch.setattr(camcf.parallel.Posts, "stop",
+                        lambda self: stops.append(1) or real_stop(self))
     with joblib.parallel_backend("threading", n_jobs=2):
         par = quiet_run(X, Y, **HEAVIER, n_jobs=2)
         assert par.to_json(include_trace=True) == serial
+        assert not stops  # (a run that took every result tells no task to give up)
         # each of the 3 table parts and of the target parts done once, by one task or other
         parts = par.stats["cpu"]
         assert len(parts["tables"]) == 3 and len(parts["targets"]) > 3
@@ -565,3 +570,4 @@ def test_local_run_late_tasks_take_what_is_left_and_errors_reach_the_caller(monk
         monkeypatch.setattr(tasks, "_table_parts", broken)
         with pytest.raises(ValueError, match="a broken part"):
             quiet_run(X, Y, **HEAVIER, n_jobs=2)
+        assert stops  # (the task waiting for the broken part was told to give up)
