@@ -607,6 +607,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         _indicators_into(store.path(C), Y, cats[:Q // 2])
         half.result()
         C = store.readonly(C)
+        codes = _beside(helper, store.share, X)  # (the codes' file, meanwhile)
     else:
         C = np.empty((n, len(cats)), dtype=np.uint8, order="F")
         _indicators(C, Y, cats)
@@ -624,7 +625,9 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
                 thresholds[name] = sug[name]
                 thresholds["df_" + name] = sug["df_" + name]
     Engine = ENGINES[engine]
-    shared = Engine.shared(X, C, ones)
+    # (in parallel half of the work on a second thread)
+    shared = Engine.shared(X, C, ones, beside=(lambda fn: _beside(helper, fn)) if parallel
+                           else None)
 
     n_values = np.bincount([c.label_index for c in cats], minlength=Y.shape[1])
     constant = np.flatnonzero(n_values < 2).tolist()
@@ -644,7 +647,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     label_of = np.array([c.label_index for c in cats])
     if parallel:  # the two tables in row blocks, written by local workers into shared files
         spec, leaves = flatten_shared(shared)
-        inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
+        inputs = (codes.result(), C, spec, [store.share(a) for a in leaves])
         timeline: list = []
         started = parallel_start(engine, inputs, store, n_jobs, label_of, params, trace, cpu,
                                  timeline)
