@@ -78,13 +78,23 @@ def table_counts(tables: tuple[np.ndarray, np.ndarray], params: dict
             _count_above(cat, params["delta2"]) if cat.size else np.zeros(0, np.int64))
 
 
-def _count_above(table: np.ndarray, threshold: float) -> np.ndarray:
-    """Per column of ``table``, how many values exceed ``threshold`` (a block of rows at a
-    time: no full-size boolean temporary)."""
-    out = np.zeros(table.shape[1], dtype=np.int64)
-    step = max(1, _ELEM_BUDGET // max(table.shape[1], 1))
-    for a in range(0, table.shape[0], step):
-        out += np.count_nonzero(table[a:a + step] > threshold, axis=0)
+def _count_above(table: np.ndarray, threshold: float, axis: int = 0) -> np.ndarray:
+    """Per column of ``table`` (``axis=0``; per row with ``axis=1``), how many values exceed
+    ``threshold``: a block of rows at a time (no full-size boolean temporary), each block's
+    comparisons added as bytes, at most 255 of them at a time (numpy's count_nonzero along an
+    axis casts each to an int64 first: 1 ms for a 1,000 × 2,000 part, now 0.6)."""
+    rows, cols = table.shape
+    out = np.zeros(cols if axis == 0 else rows, dtype=np.int64)
+    step = max(1, _ELEM_BUDGET // max(cols, 1))
+    if axis == 0:
+        step = min(step, 255)
+    for a in range(0, rows, step):
+        hit = (table[a:a + step] > threshold).view(np.uint8)
+        if axis == 0:
+            out += np.add.reduce(hit, axis=0, dtype=np.uint8)
+            continue
+        for c in range(0, cols, 255):
+            out[a:a + step] += np.add.reduce(hit[:, c:c + 255], axis=1, dtype=np.uint8)
     return out
 
 
@@ -641,7 +651,7 @@ def _table_parts(eng, parts: list[tuple]) -> list[tuple[str, int, np.ndarray | N
             above = _count_above(rows, threshold)
         else:  # (its rows are the table's columns start..)
             above = np.zeros(rows.shape[1], dtype=np.int64)
-            above[start:stop] = _count_above(rows.T, threshold)
+            above[start:stop] = _count_above(rows, threshold, axis=1)
         out.append((which, start, write_shared(path, rows, start), above))
         del rows
     return out

@@ -216,3 +216,19 @@ def test_shared_inputs_built_in_halves_beside_equal_the_plain_ones(monkeypatch):
     for a in ("data", "indices", "indptr"):
         got, want = getattr(S1, a), getattr(S0, a)
         assert got.dtype == want.dtype and np.array_equal(got, want), a
+
+
+def test_counts_above_a_threshold_per_column_and_per_row():
+    """tasks._count_above (comparisons added as bytes, 255 at a time) counts what
+    np.count_nonzero counts, per column and per row, whatever the layout and size."""
+    from camcf.tasks import _count_above
+
+    rng = np.random.default_rng(0)
+    for shape in [(600, 300), (3, 7), (1, 1000), (0, 5), (300, 0)]:
+        t = rng.random(shape) * 0.02
+        t[t.shape[0] // 2:] = 0.0
+        for thr in (0.01, 0.0, -1.0):
+            for a in (t, np.asfortranarray(t)):
+                assert np.array_equal(_count_above(a, thr), np.count_nonzero(t > thr, axis=0))
+                assert np.array_equal(_count_above(a, thr, axis=1),
+                                      np.count_nonzero(t > thr, axis=1))
