@@ -510,9 +510,10 @@ def _local_run(engine: str, X, C, spec, leaves, label_of, tables: tuple, params:
     (:func:`camcf.parallel.post`; a part that raised is posted as
     :class:`camcf.parallel.Failed`, then raised) with its :func:`_stamp`. Between the two
     it waits for every table part and the run's targets (posted as ``"todo"``) and plans
-    them (:func:`plan_targets`; the plan's size posted as ``"n"``). ``tables``: the tables'
-    files (:class:`camcf.parallel.FileRef`, mapped once written). Returns the parts it did,
-    or None when this worker does not see ``ref``'s folder."""
+    them (:func:`plan_targets`; the plan's size posted as ``"n"``); it takes no more parts
+    once the run stopped (:meth:`camcf.parallel.Posts.stop`). ``tables``: the tables' files
+    (:class:`camcf.parallel.FileRef`, mapped once written). Returns the parts it did, or None
+    when this worker does not see ``ref``'s folder."""
     if not os.path.exists(ref.path):
         return None
     from .engines import ENGINES
@@ -549,7 +550,8 @@ def _local_run(engine: str, X, C, spec, leaves, label_of, tables: tuple, params:
         post(ref, "n", len(plan))
         mi, cat = resolve(tables)
         done = set()
-        while (k := claim(ref, range(len(plan)), done)) is not None:
+        while not os.path.exists(f"{ref.path}.stop") \
+                and (k := claim(ref, range(len(plan)), done)) is not None:
             try:
                 blob, (_, _, end, pid) = _targets_work(
                     X, C, mi, cat, label_of, spec, leaves, params, trace, engine,
