@@ -333,33 +333,51 @@ def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
     return tables, _in_order(done, todo, sent, cpu, timeline)
 
 
-def parallel_start(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int,
-                   label_of: np.ndarray, params: dict, trace: str, cpu: dict,
+def parallel_begin(store: SharedArrays, n_jobs: int) -> LocalRun | None:
+    """The tasks of a parallel run sent now, before its inputs are ready (:class:`LocalRun`:
+    the workers start while this process prepares the rest), when the workers see
+    ``store``'s folder (joblib's on this machine; a Dask cluster's there); else None."""
+    client = active_client()
+    if client is None or dask_sees(client, store):
+        return LocalRun(store, n_jobs)
+    return None
+
+
+def parallel_start(begun: LocalRun | None, engine: str, inputs: tuple, store: SharedArrays,
+                   n_jobs: int, label_of: np.ndarray, params: dict, trace: str, cpu: dict,
                    timeline: list | None = None) -> LocalRun | _SentRun:
     """Start a parallel run's work (the two tables, then the targets) now; returns the run,
     whose ``outcomes(todo)`` takes the targets to compute (``todo``, known a little later:
     this process plans them meanwhile) and gives the two tables and the targets' outcomes in
     ``todo``'s order, and whose ``join()`` waits for its tasks to end (before the folder
-    goes). Workers that see ``store``'s folder (joblib's on this
-    machine; a Dask cluster's there) run it as one task each (:class:`LocalRun`); others
-    (a remote Dask cluster) in table tasks, then target tasks sent from here
-    (:func:`parallel_tables`, :func:`parallel_targets`). Each task's CPU seconds go to
-    ``cpu["tables"]`` and ``cpu["targets"]``, its :func:`_span` to ``timeline``."""
-    client = active_client()
-    if client is None or dask_sees(client, store):
-        return LocalRun(engine, inputs, store, n_jobs, label_of, params, trace, cpu, timeline)
-    collect = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"], params, timeline)
-    return _SentRun(lambda todo: parallel_targets(inputs, collect, todo, label_of, params,
-                                                  trace, engine, n_jobs, store, cpu["targets"],
-                                                  timeline))
+    goes). ``begun``: what :func:`parallel_begin` returned: its tasks get the inputs
+    (:meth:`LocalRun.start`); None: workers that do not see the folder (a remote Dask
+    cluster) get table tasks, then target tasks sent from here (:func:`parallel_tables`,
+    :func:`parallel_targets`). Each task's CPU seconds go to ``cpu["tables"]`` and
+    ``cpu["targets"]``, its :func:`_span` to ``timeline``."""
+    args = engine, inputs, store, n_jobs, label_of, params, trace, cpu, timeline
+    if begun is not None:
+        begun.start(*args)
+        return begun
+    return _SentRun(*args)
 
 
 class _SentRun:
     """A parallel run on workers that do not see the shared folder (:func:`parallel_start`):
-    ``outcomes(todo)`` as :meth:`LocalRun.outcomes`; nothing to wait for at the end."""
+    the table tasks sent now, ``outcomes(todo)`` as :meth:`LocalRun.outcomes` takes it;
+    nothing to wait for at the end."""
 
-    def __init__(self, outcomes: Callable) -> None:
-        self.outcomes = outcomes
+    def __init__(self, engine: str, inputs: tuple, store: SharedArrays, n_jobs: int,
+                 label_of: np.ndarray, params: dict, trace: str, cpu: dict,
+                 timeline: list | None) -> None:
+        self.args = engine, inputs, store, n_jobs, label_of, params, trace, cpu, timeline
+        self.collect = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"], params,
+                                       timeline)
+
+    def outcomes(self, todo: list[Category]) -> tuple[tuple, Iterator[tuple]]:
+        engine, inputs, store, n_jobs, label_of, params, trace, cpu, timeline = self.args
+        return parallel_targets(inputs, self.collect, todo, label_of, params, trace, engine,
+                                n_jobs, store, cpu["targets"], timeline)
 
     def join(self) -> None:
         pass
@@ -367,52 +385,60 @@ class _SentRun:
 
 class LocalRun:
     """A parallel run on workers that see a :class:`camcf.parallel.SharedArrays` folder:
-    one task per worker (:func:`_local_run`), sent at once, which takes the table parts one
-    after the other (:func:`camcf.parallel.claim`: pairs of blocks of
-    :func:`_table_tasks`), writes them into the tables' files and posts their counts
-    (:func:`camcf.parallel.post`), waits for every part's post and this process's list of
-    targets, plans the targets (:func:`plan_targets`; every task makes the same plan) and
-    takes the plan's parts one after the other, posting each part's outcomes. This process
-    reads the posts as they appear (:class:`camcf.parallel.Posts`, woken by a pipe): no
-    result passes through joblib's or Dask's hands between the steps, and no task waits
-    for this process (joblib looks for finished tasks every 10 ms; a round trip through a
-    Dask scheduler took as long). Tasks that start late take whatever is left; one worker
-    alone does it all.
+    one task per worker (:func:`_local_run`), sent before the inputs are ready, which waits
+    for them (:meth:`start` posts them, :func:`camcf.parallel.post`), takes the table parts
+    one after the other (:func:`camcf.parallel.claim`: pairs of blocks of
+    :func:`_table_tasks`), writes them into the tables' files and posts their counts, waits
+    for every part's post and this process's list of targets, plans the targets
+    (:func:`plan_targets`; every task makes the same plan) and takes the plan's parts one
+    after the other, posting each part's outcomes. This process reads the posts as they
+    appear (:class:`camcf.parallel.Posts`, woken by a pipe): no result passes through
+    joblib's or Dask's hands between the steps, and no task waits for this process (joblib
+    looks for finished tasks every 10 ms; a round trip through a Dask scheduler took as
+    long), nor for a task to reach its worker (5-15 ms on this machine under load). Tasks
+    that start late take whatever is left; one worker alone does it all.
 
     If every task reports that it does not see the folder (joblib's Dask backend on a remote
-    cluster), the run is done as :func:`parallel_start` does for such workers."""
+    cluster), the run is done as :class:`_SentRun` does it."""
 
-    def __init__(self, engine: str, inputs: tuple, store: SharedArrays, n_jobs: int,
-                 label_of: np.ndarray, params: dict, trace: str, cpu: dict,
-                 timeline: list | None) -> None:
-        self.args = engine, inputs, store, n_jobs, label_of, params, trace, cpu, timeline
-        X, C, spec, leaves = inputs
-        workers = _workers(n_jobs)
-        tables, pairs = _table_tasks(inputs, store, workers, params)
-        self.tables = tuple(store.readonly(tables[k]) for k in _LAYOUT)
-        self.ref = store.put(pairs)
-        self.pairs = [f"t{i}" for i in range(len(pairs))]
+    def __init__(self, store: SharedArrays, n_jobs: int) -> None:
+        self.store, self.n_jobs = store, n_jobs
+        self.workers = _workers(n_jobs)
+        self.ref = store.put(None)  # (the run's posts and claims beside it)
         self.posts = Posts(self.ref)  # (before the tasks: each post wakes it)
-        common = (engine, X, C, spec, tuple(leaves), store.share(label_of),
-                  tuple(store.refs(t) for t in self.tables), params, trace, self.ref,
-                  task_shares(workers), workers)
-        self.sent = time.perf_counter()
         client = active_client()
         self.futures: list = []
         self.got: list = []  # what joblib's tasks returned, or [error]
         self.ended = threading.Event()
+        self.sent = time.perf_counter()
         if client is not None:
-            self.futures = dask_submit(client, _local_run, common, [()] * workers, store,
-                                       ordered=False)
+            self.futures = dask_submit(client, _local_run, (), [(self.ref,)] * self.workers,
+                                       store, ordered=False)
             return
         from joblib import Parallel, delayed
 
         results = Parallel(n_jobs=n_jobs, prefer="processes", return_as="generator_unordered",
                            max_nbytes=None, batch_size=1, pre_dispatch="all")(
-            delayed(_local_run)(*common) for _ in range(workers))
+            delayed(_local_run)(self.ref) for _ in range(self.workers))
         # joblib's results are taken on a thread of their own (the posts are read here)
         threading.Thread(target=self._take, args=(results,), name="camcf-tasks",
                          daemon=True).start()
+
+    def start(self, engine: str, inputs: tuple, store: SharedArrays, n_jobs: int,
+              label_of: np.ndarray, params: dict, trace: str, cpu: dict,
+              timeline: list | None) -> None:
+        """Post the run's inputs for the waiting tasks (the arrays by reference: every large
+        one is in a file of the folder)."""
+        self.args = engine, inputs, store, n_jobs, label_of, params, trace, cpu, timeline
+        X, C, spec, leaves = inputs
+        tables, pairs = _table_tasks(inputs, store, self.workers, params)
+        self.tables = tuple(store.readonly(tables[k]) for k in _LAYOUT)
+        self.pairs = [f"t{i}" for i in range(len(pairs))]
+        self.sent = time.perf_counter()
+        post(self.ref, "inputs", (
+            engine, store.refs(X), store.refs(C), spec, tuple(store.refs(a) for a in leaves),
+            label_of, tuple(store.refs(t) for t in self.tables), params, trace, pairs,
+            task_shares(self.workers), self.workers))
 
     def _take(self, results: Iterator) -> None:
         try:
@@ -449,16 +475,12 @@ class LocalRun:
             n = dict(self.posts.take(["n"], self._ended))["n"]
         except CamcfError:
             if not self._remote():
-                self._stop()
+                self.stop()
                 raise
-            self._stop()
-            engine, inputs, store, n_jobs, label_of, params, trace, cpu, timeline = self.args
-            collect = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"], params,
-                                      timeline)
-            return parallel_targets(inputs, collect, todo, label_of, params, trace, engine,
-                                    n_jobs, store, cpu["targets"], timeline)
+            self.stop()
+            return _SentRun(*self.args).outcomes(todo)
         except BaseException:
-            self._stop()
+            self.stop()
             raise
         return self.tables, self._outcomes(todo, n)
 
@@ -479,7 +501,7 @@ class LocalRun:
             done = True
         finally:
             if not done:
-                self._stop()
+                self.stop()
             self.posts.close()
 
     def join(self) -> None:
@@ -493,7 +515,7 @@ class LocalRun:
         else:
             self.ended.wait()
 
-    def _stop(self) -> None:
+    def stop(self) -> None:
         """Tell the tasks waiting for each other to give up (Dask's are cancelled: not
         needed), and stop reading."""
         self.posts.stop()
@@ -503,26 +525,29 @@ class LocalRun:
             active_client().cancel(left)
 
 
-def _local_run(engine: str, X, C, spec, leaves, label_of, tables: tuple, params: dict,
-               trace: str, ref: PickleRef, shares: list[int], workers: int) -> int | None:
-    """One worker's task of a :class:`LocalRun`: table parts, then target parts, each the
-    first not yet taken (:func:`camcf.parallel.claim`), each posted beside ``ref``
+def _local_run(ref: PickleRef) -> int | None:
+    """One worker's task of a :class:`LocalRun`: it waits for the run's inputs (posted beside
+    ``ref`` as ``"inputs"``), then takes table parts, then target parts, each the first not
+    yet taken (:func:`camcf.parallel.claim`), each posted beside ``ref``
     (:func:`camcf.parallel.post`; a part that raised is posted as
     :class:`camcf.parallel.Failed`, then raised) with its :func:`_stamp`. Between the two
     it waits for every table part and the run's targets (posted as ``"todo"``) and plans
-    them (:func:`plan_targets`; the plan's size posted as ``"n"``); it takes no more parts
-    once the run stopped (:meth:`camcf.parallel.Posts.stop`). ``tables``: the tables' files
-    (:class:`camcf.parallel.FileRef`, mapped once written). Returns the parts it did, or None
-    when this worker does not see ``ref``'s folder."""
+    them (:func:`plan_targets`; the plan's size posted as ``"n"``). Once the run stopped
+    (:meth:`camcf.parallel.Posts.stop`) it waits no more and takes no more parts. Returns
+    the parts it did, or None when this worker does not see ``ref``'s folder."""
     if not os.path.exists(ref.path):
         return None
     from .engines import ENGINES
 
-    c0, t0 = time.process_time(), time.perf_counter()
-    pairs = resolve(ref)
-    keys = [f"t{i}" for i in range(len(pairs))]
     count = 0
     with one_blas_thread(), freed_memory_kept(), collection_paused():
+        got = _posted(ref, ["inputs"])
+        if got is None:
+            return count
+        (engine, X, C, spec, leaves, label_of, tables, params, trace, pairs, shares,
+         workers) = got["inputs"]
+        c0, t0 = time.process_time(), time.perf_counter()
+        keys = [f"t{i}" for i in range(len(pairs))]
         X, C, leaves = resolve(X), resolve(C), resolve(leaves)
         eng = None
         done: set = set()
@@ -539,12 +564,9 @@ def _local_run(engine: str, X, C, spec, leaves, label_of, tables: tuple, params:
             count += 1
             c0, t0 = time.process_time(), time.perf_counter()
         del eng
-        posts = Posts(ref, f"w{os.getpid()}-{threading.get_ident()}")
-        try:
-            # (gives up when the run stops, or its folder went: this process ended)
-            got = dict(posts.take(["todo", *keys], lambda: not os.path.exists(ref.path)))
-        finally:
-            posts.close()
+        got = _posted(ref, ["todo", *keys])
+        if got is None:
+            return count
         todo = got.pop("todo")
         plan = plan_targets(todo, params, _block_counts(list(got.values())), shares, workers)
         post(ref, "n", len(plan))
@@ -564,6 +586,21 @@ def _local_run(engine: str, X, C, spec, leaves, label_of, tables: tuple, params:
             count += 1
             c0, t0 = time.process_time(), time.perf_counter()
     return count
+
+
+def _posted(ref: PickleRef, keys: list) -> dict | None:
+    """In a task of a :class:`LocalRun`: the posts of ``keys`` beside ``ref`` once all are
+    there, or None when the run stopped or its folder went (this process ended) meanwhile;
+    a posted :class:`camcf.parallel.Failed` raises its error."""
+    posts = Posts(ref, f"w{os.getpid()}-{threading.get_ident()}")
+    try:
+        return dict(posts.take(keys, lambda: not os.path.exists(ref.path)))
+    except CamcfError:
+        if os.path.exists(f"{ref.path}.stop") or not os.path.exists(ref.path):
+            return None
+        raise
+    finally:
+        posts.close()
 
 
 def _in_order(done: Iterator, todo: list[Category], sent: float, cpu: list,

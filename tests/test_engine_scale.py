@@ -571,3 +571,36 @@ def test_local_run_late_tasks_take_what_is_left_and_errors_reach_the_caller(monk
         with pytest.raises(ValueError, match="a broken part"):
             quiet_run(X, Y, **HEAVIER, n_jobs=2)
         assert stops  # (the task waiting for the broken part was told to give up)
+
+
+def test_tasks_sent_before_their_inputs_end_when_the_preparation_fails(monkeypatch):
+    """A parallel run sends its tasks before their inputs are ready (camcf.tasks.LocalRun):
+    when the preparation then raises, the run raises it and the waiting tasks end (told to
+    stop), so that the workers are free for the next run."""
+    import joblib
+
+    from camcf import tasks
+    from camcf.fast_engine import FastEngine
+
+    runs = []
+
+    class Recorded(tasks.LocalRun):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            runs.append(self)
+
+    monkeypatch.setattr(tasks, "LocalRun", Recorded)
+    X, Y = problem(4)
+    serial = quiet_run(X, Y, **HEAVIER).to_json(include_trace=True)
+
+    def broken(*a, **k):
+        raise RuntimeError("no shared inputs")
+
+    with joblib.parallel_backend("threading", n_jobs=2):
+        with monkeypatch.context() as m:
+            m.setattr(FastEngine, "shared", classmethod(broken))
+            with pytest.raises(RuntimeError, match="no shared inputs"):
+                quiet_run(X, Y, **HEAVIER, n_jobs=2)
+        assert len(runs) == 1 and runs[0].ended.wait(10)
+        assert runs[0].got == [0, 0]  # (each task gave up before any part)
+        assert quiet_run(X, Y, **HEAVIER, n_jobs=2).to_json(include_trace=True) == serial
