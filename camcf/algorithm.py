@@ -44,8 +44,8 @@ from .params import validate as _validate_params
 from .result import Category, Result, TargetResult
 from .tasks import (
     flatten_shared,
-    parallel_tables,
-    parallel_targets,
+    parallel_begin,
+    parallel_start,
     serial_outcomes,
     target_work,  # noqa: F401 (camcf.algorithm.target_work: the name tests import)
 )
@@ -534,12 +534,12 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         shared arrays reach each worker once; inside ``joblib.parallel_backend("dask")``
         joblib's own Dask route, slower). In parallel the codes are prepared on a second
         thread while the labels are read; the two unconditional tables are computed in row
-        blocks, a block of each in one task per worker (:func:`camcf.tasks.table_blocks`),
-        then the targets go per worker in a large task and two small ones, balanced by an
-        estimate of their cost, in rounds over the targets in order
-        (:func:`camcf.tasks.plan_tasks`; on a Dask cluster on this machine submitted with
-        the table tasks, each waiting for them on the workers); local workers map the shared
-        arrays from files (:class:`camcf.parallel.SharedArrays`). The result is
+        blocks, a block of each per worker (:func:`camcf.tasks.table_blocks`), then the
+        targets go per worker in a large part and two small ones, balanced by an estimate
+        of their cost, in rounds over the targets in order (:func:`camcf.tasks.plan_tasks`);
+        workers on this machine map the shared arrays from files
+        (:class:`camcf.parallel.SharedArrays`) and run one task each that takes the table
+        parts then the target parts (:class:`camcf.tasks.LocalRun`). The result is
         byte-identical for every ``n_jobs``; ``Result.stats["stages"]`` gives the wall seconds
         of the preparation, the tables and the targets, and in parallel
         ``Result.stats["timeline"]`` each task's (sent, started, ended, received).
@@ -594,67 +594,76 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     feature_names = list(feature_names) if feature_names is not None else [
         f"f{j}" for j in range(m)]
     _check_working_set(X, len(cats), n_jobs)
-    store = None
-    if parallel:  # the indicators go straight into a file that local workers map (no copy)
-        from .parallel import SharedArrays, active_client, dask_sees
+    begun = None  # (in parallel: the tasks, sent before their inputs are ready)
+    try:
+        store = None
+        if parallel:  # the indicators go straight into a file that workers map (no copy)
+            from .parallel import SharedArrays
 
-        Q = len(cats)  # its files: the indicators, the two tables, at most the dense codes
-        store = SharedArrays(n * Q + 8 * (m + Q) * Q + n * m)
-        if active_client() is not None:  # (a round trip to the cluster's workers, meanwhile)
-            _beside(helper, dask_sees, active_client(), store)
-        C = store.empty((n, Q), np.uint8, order="F")
-        # half the columns on the second thread (writing a new file's pages is most of it)
-        half = _beside(helper, _indicators_into, store.path(C), Y, cats[Q // 2:])
-        _indicators_into(store.path(C), Y, cats[:Q // 2])
-        half.result()
-        C = store.readonly(C)
-    else:
-        C = np.empty((n, len(cats)), dtype=np.uint8, order="F")
-        _indicators(C, Y, cats)
-    ones = np.array([c.size for c in cats], dtype=np.int64)  # the ones of each indicator
-    levels = pool_levels(X, C, ones)
-    thresholds = None
-    if "auto" in (params["delta1"], params["delta2"]):
-        from .significance import thresholds_from_levels
+            Q = len(cats)  # its files: the indicators, the two tables, at most the codes
+            store = SharedArrays(n * Q + 8 * (m + Q) * Q + n * m)
+            # the tasks sent now: they reach the workers while this process prepares their
+            # inputs (a round trip to a Dask cluster's workers first, to ask where they are)
+            begun = parallel_begin(store, n_jobs)
+            C = store.empty((n, Q), np.uint8, order="F")
+            # half the columns on the second thread (writing a new file's pages is most of it)
+            half = _beside(helper, _indicators_into, store.path(C), Y, cats[Q // 2:])
+            _indicators_into(store.path(C), Y, cats[:Q // 2])
+            half.result()
+            C = store.readonly(C)
+            codes = _beside(helper, store.share, X)  # (the codes' file, meanwhile)
+        else:
+            C = np.empty((n, len(cats)), dtype=np.uint8, order="F")
+            _indicators(C, Y, cats)
+        ones = np.array([c.size for c in cats], dtype=np.int64)  # the ones of each indicator
+        levels = pool_levels(X, C, ones)
+        thresholds = None
+        if "auto" in (params["delta1"], params["delta2"]):
+            from .significance import thresholds_from_levels
 
-        sug = thresholds_from_levels(levels[:m], n, params["significance"])
-        thresholds = {"significance": sug["significance"], "n": n, "rule": sug["rule"]}
-        for name in ("delta1", "delta2"):
-            if params[name] == "auto":
-                params[name] = sug[name]
-                thresholds[name] = sug[name]
-                thresholds["df_" + name] = sug["df_" + name]
-    Engine = ENGINES[engine]
-    shared = Engine.shared(X, C, ones)
+            sug = thresholds_from_levels(levels[:m], n, params["significance"])
+            thresholds = {"significance": sug["significance"], "n": n, "rule": sug["rule"]}
+            for name in ("delta1", "delta2"):
+                if params[name] == "auto":
+                    params[name] = sug[name]
+                    thresholds[name] = sug[name]
+                    thresholds["df_" + name] = sug["df_" + name]
+        Engine = ENGINES[engine]
+        # (in parallel half of the work on a second thread)
+        shared = Engine.shared(X, C, ones, beside=(lambda fn: _beside(helper, fn)) if parallel
+                               else None)
 
-    n_values = np.bincount([c.label_index for c in cats], minlength=Y.shape[1])
-    constant = np.flatnonzero(n_values < 2).tolist()
-    if constant:
-        warnings.warn(
-            f"label(s) {[label_names[i] for i in constant]} have one category only and are "
-            f"skipped; remove them or check the label columns", CamcfWarning, stacklevel=2)
+        n_values = np.bincount([c.label_index for c in cats], minlength=Y.shape[1])
+        constant = np.flatnonzero(n_values < 2).tolist()
+        if constant:
+            warnings.warn(
+                f"label(s) {[label_names[i] for i in constant]} have one category only and are "
+                f"skipped; remove them or check the label columns", CamcfWarning, stacklevel=2)
 
-    t_tables, c_tables = time.perf_counter(), time.process_time()
-    cpu: dict = {"prepare": c_tables - c_start, "tables": [], "targets": []}
-    if parallel:  # (of which this much on the second thread)
-        cpu["prepare_beside"] = sum(helper)
-    if not parallel:
-        eng = Engine(X, C, **shared)
-        tables = (eng.mi_table(), eng.category_mi_table())
-        cpu["tables"].append(time.process_time() - c_tables)
-    else:  # the two tables in row blocks, written by local workers into shared files
-        spec, leaves = flatten_shared(shared)
-        inputs = (store.share(X), C, spec, [store.share(a) for a in leaves])
-        timeline: list = []
-        collect = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"], params,
-                                  timeline)
+        t_tables, c_tables = time.perf_counter(), time.process_time()
+        cpu: dict = {"prepare": c_tables - c_start, "tables": [], "targets": []}
+        if parallel:  # (of which this much on the second thread)
+            cpu["prepare_beside"] = sum(helper)
+        if not parallel:
+            eng = Engine(X, C, **shared)
+            tables = (eng.mi_table(), eng.category_mi_table())
+            cpu["tables"].append(time.process_time() - c_tables)
+        label_of = np.array([c.label_index for c in cats])
+        if parallel:  # the two tables in row blocks, written by local workers into shared files
+            spec, leaves = flatten_shared(shared)
+            inputs = (codes.result(), C, spec, [store.share(a) for a in leaves])
+            timeline: list = []
+            started = parallel_start(begun, engine, inputs, store, n_jobs, label_of, params,
+                                     trace, cpu, timeline)
+    except BaseException:  # (the tasks waiting for their inputs give up)
+        if begun is not None:
+            begun.stop()
+        raise
     # (in parallel this runs while the workers compute the tables)
     plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
     todo = [c for c in cats if plan[c.id] is None]
-    label_of = np.array([c.label_index for c in cats])
-    if parallel:  # (through joblib the targets are sent once the tables are in)
-        tables, outcomes = parallel_targets(inputs, collect, todo, label_of, params, trace,
-                                            engine, n_jobs, store, cpu["targets"], timeline)
+    if parallel:
+        tables, outcomes = started.outcomes(todo)
     t_targets, c_targets = time.perf_counter(), time.process_time()
     if not parallel:
         outcomes = serial_outcomes(X, C, tables, todo, label_of, params, trace, engine, shared)
@@ -684,8 +693,9 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         progress(total, total, "done")
     if store is not None:  # the tables as arrays of their own (their files go meanwhile)
         tables = (store.keep(tables[0]), store.keep(tables[1]))
-        store.close_later(C, inputs, collect)  # (this run's last references to the others)
-        del C, inputs, collect
+        # (this run's last references to the others; the folder goes once its tasks end)
+        store.close_later(C, inputs, after=started.join)
+        del C, inputs, started
     t_end = time.perf_counter()
     if not parallel:
         cpu["targets"].append(time.process_time() - c_targets)

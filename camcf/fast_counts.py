@@ -36,15 +36,20 @@ def xlogx_table(n: int) -> np.ndarray:
     return out
 
 
-def pool_cardinality(X, C: np.ndarray) -> np.ndarray:
-    """Code upper bounds (max + 1) of every pool column: features of X, then categories of C."""
+def pool_cardinality(X, C: np.ndarray, ones: np.ndarray | None = None) -> np.ndarray:
+    """Code upper bounds (max + 1) of every pool column: features of X, then categories of C.
+    ``ones``: the ones of each column of C (0/1 indicators) when known: a column's maximum is
+    then 1 where it has ones, else 0 (no pass over C)."""
     if X.shape[0] == 0:
         return np.ones(X.shape[1] + C.shape[1], dtype=np.int64)
     if issparse(X):
         fx = np.asarray(X.max(axis=0).todense()).ravel() if X.shape[1] else np.empty(0)
     else:
         fx = X.max(axis=0) if X.shape[1] else np.empty(0)
-    fc = C.max(axis=0) if C.shape[1] else np.empty(0)
+    if ones is not None:
+        fc = np.asarray(ones) > 0
+    else:
+        fc = C.max(axis=0) if C.shape[1] else np.empty(0)
     return np.concatenate([np.asarray(fx, dtype=np.int64), np.asarray(fc, dtype=np.int64)]) + 1
 
 

@@ -69,34 +69,51 @@ _CACHE_CELLS = 1 << 16  # ... and (value, indicator) cells of the feature table'
 # features × 1,000 categories of binary codes; more features when there are fewer categories)
 
 
-def complements(C: np.ndarray, ones: np.ndarray) -> np.ndarray:
+def complements(C: np.ndarray, ones: np.ndarray, beside=None) -> np.ndarray:
     """Which categories are the complement of the category just before them (the second
     category of a binary label, in flattened order; in a run a, ¬a, a only the middle one):
     their counts follow from their predecessor's, n(¬a, ·) = n(·) − n(a, ·). ``ones``: the
     ones of each column of ``C``; only columns whose ones add up to n with their
-    predecessor's are compared."""
+    predecessor's are compared. ``beside``: when given, ``beside(fn)`` runs ``fn()`` on
+    another thread and returns its ``concurrent.futures.Future``: half the comparisons go
+    there (numpy's, without the GIL)."""
     n, Q = C.shape
     comp = np.zeros(Q, dtype=bool)
     if Q < 2:
         return comp
     cand = np.flatnonzero(ones[1:] + ones[:-1] == n) + 1
     step = max(1, _ELEM_BUDGET // max(n, 1))
-    for a in range(0, cand.size, step):
-        idx = cand[a:a + step]
-        comp[idx] = (C[:, idx] != C[:, idx - 1]).all(axis=0)
+
+    def compare(lo: int, hi: int) -> None:  # (candidates lo..hi − 1; their own cells of comp)
+        for a in range(lo, hi, step):
+            idx = cand[a:min(a + step, hi)]
+            comp[idx] = (C[:, idx] != C[:, idx - 1]).all(axis=0)
+
+    _in_halves(compare, cand.size, beside)
     for i in np.flatnonzero(comp[1:] & comp[:-1]).tolist():
         if comp[i]:
             comp[i + 1] = False
     return comp
 
 
-def sparse_categories(C: np.ndarray, ones: np.ndarray, cols: np.ndarray
+def _in_halves(fn, k: int, beside=None) -> None:
+    """``fn(lo, hi)`` over 0..``k`` − 1: the second half on another thread when ``beside``
+    is given (as :func:`complements` takes it), the first here."""
+    if beside is None or k < 2:
+        fn(0, k)
+        return
+    half = beside(lambda: fn(k // 2, k))
+    fn(0, k // 2)
+    half.result()
+
+
+def sparse_categories(C: np.ndarray, ones: np.ndarray, cols: np.ndarray, beside=None
                       ) -> sp.csc_matrix | None:
     """The category indicators of columns ``cols``, each replaced by its complement where
     that has fewer ones, as a sparse int64 n × len(cols) matrix (indices sorted); None when
     they are not sparse or too small for that to pay (then counting goes through dense
     indicators). Counts from these are exact integers, whatever n. ``ones``: the ones of each
-    column of ``C``."""
+    column of ``C``; ``beside``: as :func:`complements` takes it (half the columns there)."""
     n = C.shape[0]
     cols = np.asarray(cols, dtype=np.int64)
     k = cols.size
@@ -114,13 +131,17 @@ def sparse_categories(C: np.ndarray, ones: np.ndarray, cols: np.ndarray
     np.cumsum(stored, out=indptr[1:])
     Ct = np.asarray(C).T  # columns as rows: contiguous for column-major C
     block = max(1, _ELEM_BUDGET // n)
-    for a in range(0, k, block):
-        b = min(k, a + block)
-        part = Ct[cols[a:b]]  # (b − a) × n, C order
-        part ^= flip[a:b, None].astype(part.dtype)
-        # indicators are 0/1: numpy finds the non-zeros of a bool array 5-10× faster
-        flat = np.flatnonzero(part.view(np.bool_) if part.dtype == np.uint8 else part)
-        rows[indptr[a]:indptr[b]] = flat % n
+
+    def fill(lo: int, hi: int) -> None:  # (columns lo..hi − 1: their own part of rows)
+        for a in range(lo, hi, block):
+            b = min(hi, a + block)
+            part = Ct[cols[a:b]]  # (b − a) × n, C order
+            part ^= flip[a:b, None].astype(part.dtype)
+            # indicators are 0/1: numpy finds the non-zeros of a bool array 5-10× faster
+            flat = np.flatnonzero(part.view(np.bool_) if part.dtype == np.uint8 else part)
+            rows[indptr[a]:indptr[b]] = flat % n
+
+    _in_halves(fill, k, beside)
     return sp.csc_matrix((np.ones(rows.size, dtype=np.int64), rows, indptr), shape=(n, k))
 
 
@@ -169,21 +190,22 @@ class FastEngine(EngineBase):
         self._entry_keys: tuple | None = None  # camcf.sparse_counts.entry_keys()
 
     @classmethod
-    def shared(cls, X, C: np.ndarray, ones: np.ndarray | None = None) -> dict:
+    def shared(cls, X, C: np.ndarray, ones: np.ndarray | None = None, beside=None) -> dict:
         """The code bounds of the pool and the float32 indicators for BLAS counting
         (:func:`feature_indicators`, :func:`category_indicators`); for the two tables, the ones
         of each category, which categories are their predecessor's complement
         (:func:`complements`) and the sparse indicators of the others
         (:func:`sparse_categories`): built once, whatever the number of table tasks. ``ones``:
-        the ones of each column of C when known (else counted)."""
-        card = pool_cardinality(X, C)
+        the ones of each column of C when known (else counted); ``beside``: as
+        :func:`complements` takes it (half of that work on another thread)."""
         ones = (np.asarray(C).sum(axis=0, dtype=np.int64) if ones is None
                 else np.asarray(ones, dtype=np.int64))
-        comp = complements(C, ones)
+        card = pool_cardinality(X, C, ones)
+        comp = complements(C, ones, beside)
         return {"card": card, "indicators": (feature_indicators(X, card),
                                              category_indicators(C)),
                 "ones": ones, "complements": comp,
-                "categories": sparse_categories(C, ones, np.flatnonzero(~comp))}
+                "categories": sparse_categories(C, ones, np.flatnonzero(~comp), beside)}
 
     # -- columns -------------------------------------------------------------------------------
     def column(self, j: int) -> np.ndarray:

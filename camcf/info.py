@@ -514,10 +514,12 @@ class EngineBase(abc.ABC):
         self._mi_table, self._cat_table = tables if tables is not None else (None, None)
 
     @classmethod
-    def shared(cls, X, C: np.ndarray, ones: np.ndarray | None = None) -> dict:
+    def shared(cls, X, C: np.ndarray, ones: np.ndarray | None = None, beside=None) -> dict:
         """Read-only inputs every per-target engine of a run shares (computed once by
         :func:`camcf.run` and passed to each engine's constructor as keywords). ``ones``: the
-        ones of each column of C when known."""
+        ones of each column of C when known; ``beside``: when given, ``beside(fn)`` runs
+        ``fn()`` on another thread and returns its ``concurrent.futures.Future`` (a parallel
+        run's preparation: the second core is free)."""
         return {}
 
     # -- counters ---------------------------------------------------------------------------

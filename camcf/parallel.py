@@ -1,20 +1,21 @@
 """Parallel runs: shared arrays for local workers, a Dask cluster through its client.
 
 :func:`camcf.run` with ``n_jobs`` > 1 hands its work to joblib: the two unconditional tables in
-row blocks, a block of each in one task per worker, then the target categories in a few tasks per
-worker sized by an estimate of their cost, the large ones first. The large read-only arrays (codes,
-category indicators, tables, the engine's shared inputs) are put once in files of a
-:class:`SharedArrays` folder: local process workers map them (joblib passes a memory-mapped array
-by file name; :func:`resolve` makes it a plain ndarray), nothing is pickled per task, and the
-table tasks write their rows into such files (:func:`write_shared`). Inside :func:`dask_cluster`
-the same tasks go to the workers of a ``dask.distributed`` scheduler through its client
-(:func:`dask_submit`): workers on this machine map the same files (:meth:`SharedArrays.refs`),
-remote ones receive each shared array once (scattered to every worker), and a task starts on
-whichever worker is free. On a cluster on this machine one target task per worker is submitted
-with the table tasks, waiting for their futures on the workers; each takes the plan's parts one
-after the other (:func:`claim`) and leaves each part's result in a file that the run reads as
-it appears (:func:`post`, :class:`Posts`). The workers need camcf installed (the same version
-as the client).
+row blocks, then the target categories in parts sized by an estimate of their cost, the large
+ones first. The large read-only arrays (codes, category indicators, tables, the engine's shared
+inputs) are put once in files of a :class:`SharedArrays` folder: local process workers map
+them (joblib passes a memory-mapped array by file name; :func:`resolve` makes it a plain
+ndarray), nothing is pickled per task, and the workers write the tables' rows into such files
+(:func:`write_shared`). Workers that see the folder run one task each
+(:class:`camcf.tasks.LocalRun`) that takes the table parts, then the target parts, one after
+the other (:func:`claim`), and leaves each part's result in a file that the run and the other
+tasks read as it appears (:func:`post`, :class:`Posts`): no result waits for joblib or a
+scheduler between the steps. Inside :func:`dask_cluster` the tasks go to the workers of a
+``dask.distributed`` scheduler through its client (:func:`dask_submit`): workers on this
+machine map the same files (:meth:`SharedArrays.refs`) and run the same tasks; remote ones
+receive each shared array once (scattered to every worker) and get table tasks, then target
+tasks, whose results come back through the scheduler. The workers need camcf installed (the
+same version as the client).
 
 >>> with dask_cluster("tcp://10.0.0.5:8786"):            # doctest: +SKIP
 ...     res = camcf.run(X, Y, n_jobs=-1)
@@ -218,9 +219,10 @@ class SharedArrays:
         """Remove the folder (workers that still map a file keep their mapping)."""
         self._cleanup()
 
-    def close_later(self, *held) -> None:
+    def close_later(self, *held, after=None) -> None:
         """:meth:`close` on a thread of its own, after dropping ``held`` (the caller's last
-        references to arrays of this folder; the caller drops its own): unmapping tens of MB
+        references to arrays of this folder; the caller drops its own) and calling ``after``
+        (when given: waits for the tasks that use the folder to end): unmapping tens of MB
         of shared pages and freeing them took a parallel run's end 10–40 ms that nothing
         waits for. The thread is not a daemon: the interpreter waits for it at exit, so the
         folder goes in any case."""
@@ -228,8 +230,12 @@ class SharedArrays:
         del held
 
         def drop() -> None:
-            box.clear()
-            self.close()
+            try:
+                if after is not None:
+                    after()
+            finally:
+                box.clear()
+                self.close()
 
         threading.Thread(target=drop, name="camcf-shared-close").start()
 
@@ -352,25 +358,28 @@ class _SparseRef:
         return self.kind(tuple(resolve(x) for x in self.parts), shape=self.shape, copy=False)
 
 
-def claim(ref: PickleRef, n: int, done=()) -> int | None:
-    """The first of ``n`` slots (0, 1, …) that no other task has claimed, claimed now for the
-    calling task, or None when all are taken: the order in which tasks start decides which
-    part of the work each takes, whatever order the scheduler sent them in. A claim is a
-    file beside ``ref``'s, made with ``O_EXCL`` (atomic on a local file system: the workers
-    that see a :class:`SharedArrays` folder share it) and holding the Dask task's key, so that
-    a task run again (its worker lost) takes its own slots again; ``done``: the slots the
-    calling task has finished (a task claims slot after slot)."""
+def claim(ref: PickleRef, keys, done=()):
+    """The first of ``keys`` (slot names: 0, 1, …, or strings) that no other task has claimed,
+    claimed now for the calling task, or None when all are taken: the order in which tasks
+    start decides which part of the work each takes, whatever order they were sent in. A
+    claim is a file beside ``ref``'s, made with ``O_EXCL`` (atomic on a local file system:
+    the workers that see a :class:`SharedArrays` folder share it) and holding the Dask task's
+    key, so that a task run again (its worker lost) takes its own slots again; ``done``: the
+    slots the calling task has finished (a task claims slot after slot)."""
     key = ""
-    with contextlib.suppress(ImportError, ValueError, KeyError):
-        from distributed import get_worker
+    if "distributed" in sys.modules:
+        with contextlib.suppress(ImportError, ValueError, KeyError):
+            from distributed import get_worker
 
-        key = str(get_worker().get_current_task())
-    for k in range(n):
+            key = str(get_worker().get_current_task())
+    for k in keys:
         if k in done:
             continue
         path = f"{ref.path}.{k}"
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileNotFoundError:  # (the folder went: the run ended)
+            return None
         except FileExistsError:
             if key:
                 with open(path) as f:
@@ -383,20 +392,49 @@ def claim(ref: PickleRef, n: int, done=()) -> int | None:
     return None
 
 
-def post(ref: PickleRef, k: int, obj) -> None:
-    """Leave ``obj`` pickled beside ``ref`` as the result of slot ``k`` (:func:`claim`),
-    for :class:`Posts`: written whole under another name, then renamed (a reader finds all
-    of it or nothing); then a byte to the reader's pipe, when there is one, to wake it."""
-    path = f"{ref.path}.r{k}"
-    with open(path + ".part", "wb") as f:
-        pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(path + ".part", path)
-    with contextlib.suppress(OSError):  # (no pipe, or no reader: it looks again anyway)
-        fd = os.open(f"{ref.path}.wake", os.O_WRONLY | os.O_NONBLOCK)
+class Failed:
+    """What a task posts (:func:`post`) in place of a slot's result when its work raised:
+    the error (or, when it does not pickle, its text), raised again by the reader."""
+
+    def __init__(self, error: BaseException) -> None:
         try:
-            os.write(fd, b".")
-        finally:
-            os.close(fd)
+            pickle.dumps(error)
+            self.error = error
+        except Exception:  # (an error that does not pickle)
+            self.error = CamcfError(f"a worker's task failed: {error!r}")
+
+
+def post(ref: PickleRef, k, obj) -> None:
+    """Leave ``obj`` pickled beside ``ref`` as the result of slot ``k`` (:func:`claim`),
+    for :class:`Posts`: written whole under a name of the caller's, then renamed (a reader
+    finds all of it or nothing; tasks that post the same slot leave the same object); then
+    a byte to each reader's pipe beside ``ref`` (``.wake.*``), to wake it. Nothing when the
+    folder went (the run is over)."""
+    path = f"{ref.path}.r{k}"
+    part = f"{path}.{os.getpid()}-{threading.get_ident()}.part"  # (two may post one slot)
+    try:
+        with open(part, "wb") as f:
+            pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(part, path)
+    except FileNotFoundError:
+        return
+    wake(ref)
+
+
+def wake(ref: PickleRef) -> None:
+    """A byte to each pipe of a reader of ``ref``'s posts (:class:`Posts`): each looks for
+    its results again."""
+    folder, name = os.path.split(ref.path)
+    prefix = name + ".wake."
+    with contextlib.suppress(OSError):
+        names = [x for x in os.listdir(folder) if x.startswith(prefix)]
+        for x in names:
+            with contextlib.suppress(OSError):  # (no reader now: it looks again anyway)
+                fd = os.open(os.path.join(folder, x), os.O_WRONLY | os.O_NONBLOCK)
+                try:
+                    os.write(fd, b".")
+                finally:
+                    os.close(fd)
 
 
 _LOOK_AGAIN = 0.05  # seconds after which a reader of posts looks at the tasks and files anyway
@@ -404,21 +442,24 @@ _POLL = 0.002  # seconds between looks for posts where there is no pipe to wait 
 
 
 class Posts:
-    """The results that tasks leave beside ``ref`` (:func:`post`), read as they appear without
-    passing through the scheduler: made before the tasks are sent, with a named pipe beside
-    ``ref`` that each post writes a byte to, so that waiting costs no CPU (looking for the
-    files every half millisecond took 40 % of a core here); without one (no ``os.mkfifo``)
-    it looks every 2 ms."""
+    """The results that tasks leave beside ``ref`` (:func:`post`), read as they appear
+    without passing through a scheduler: made before the posts it waits for (each post
+    wakes it), with a named pipe of its own beside ``ref`` (``reader`` names it: this
+    process and each worker that waits for the others' posts) that each post writes a byte
+    to, so that waiting costs no CPU (looking for the files every half millisecond took 40 %
+    of a core here); without one (no ``os.mkfifo``) it looks every 2 ms. :meth:`stop` tells
+    every reader of ``ref`` to give up."""
 
-    def __init__(self, ref: PickleRef) -> None:
+    def __init__(self, ref: PickleRef, reader: str = "run") -> None:
         self.ref = ref
         self._fds: tuple[int, int] | None = None
         if hasattr(os, "mkfifo"):
+            path = f"{ref.path}.wake.{reader}"
             with contextlib.suppress(OSError):
-                os.mkfifo(f"{ref.path}.wake")
-                r = os.open(f"{ref.path}.wake", os.O_RDONLY | os.O_NONBLOCK)
+                os.mkfifo(path)
+                r = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
                 # (a writer kept open here: the pipe never reads as ended while waiting)
-                self._fds = (r, os.open(f"{ref.path}.wake", os.O_WRONLY | os.O_NONBLOCK))
+                self._fds = (r, os.open(path, os.O_WRONLY | os.O_NONBLOCK))
 
     def _wait(self) -> None:
         if self._fds is None:
@@ -430,38 +471,41 @@ class Posts:
             with contextlib.suppress(BlockingIOError):
                 os.read(self._fds[0], 1 << 16)
 
-    def results(self, client, n: int, futures: list) -> Iterator[object]:
-        """The results of slots 0..``n`` − 1 of the Dask ``futures``' tasks (on workers that
-        see ``ref``'s folder) as they appear; raises what a task raised, or
-        :class:`CamcfError` when the tasks ended without posting them all; the tasks not
-        done are cancelled and the pipe closed when the iterator closes."""
+    def take(self, keys, ended) -> Iterator[tuple[object, object]]:
+        """(slot, result) for each of the slots ``keys`` as its result appears; raises what
+        a task posted as :class:`Failed`, :class:`CamcfError` when :meth:`stop` was called,
+        or when ``ended()`` (asked whenever no result is there: it may raise a task's error
+        itself) says the tasks ended without posting them all."""
         path = self.ref.path
-        left = list(range(n))
-        try:
-            while left:
-                found = [k for k in left if os.path.exists(f"{path}.r{k}")]
-                for k in found:
-                    with open(f"{path}.r{k}", "rb") as f:
-                        got = pickle.load(f)
-                    left.remove(k)
-                    yield got
-                if found:
-                    continue
-                for fut in futures:
-                    if fut.status in ("error", "cancelled"):
-                        fut.result()  # (raises the task's error)
-                if all(fut.done() for fut in futures) \
-                        and not any(os.path.exists(f"{path}.r{k}") for k in left):
-                    raise CamcfError(f"the cluster's tasks ended without {len(left)} of "
-                                     f"their {n} results")
-                self._wait()
-        finally:
-            running = [fut for fut in futures if not fut.done()]
-            if running:
-                client.cancel(running)
-            for fd in self._fds or ():
-                os.close(fd)
-            self._fds = None
+        left = list(keys)
+        while left:
+            found = [k for k in left if os.path.exists(f"{path}.r{k}")]
+            for k in found:
+                with open(f"{path}.r{k}", "rb") as f:
+                    got = pickle.load(f)
+                left.remove(k)
+                if isinstance(got, Failed):
+                    raise got.error
+                yield k, got
+            if found:
+                continue
+            if os.path.exists(f"{path}.stop"):
+                raise CamcfError("the parallel run was stopped")
+            if ended() and not any(os.path.exists(f"{path}.r{k}") for k in left):
+                raise CamcfError(f"the parallel tasks ended without {len(left)} of their "
+                                 f"results")
+            self._wait()
+
+    def stop(self) -> None:
+        """Tell every reader of ``ref``'s posts (tasks waiting for each other's) to give up."""
+        with contextlib.suppress(OSError):
+            open(f"{self.ref.path}.stop", "wb").close()
+        wake(self.ref)
+
+    def close(self) -> None:
+        for fd in self._fds or ():
+            os.close(fd)
+        self._fds = None
 
 
 class PickleRef:

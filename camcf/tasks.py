@@ -1,25 +1,31 @@
 """The work of :func:`camcf.algorithm.run` after its preparation: one target category's whole
 run as a pure function of read-only inputs (:func:`target_work`), and the two parallel steps
 that hand that work and the two unconditional tables to joblib (local process workers or a
-Dask cluster): the tables in row blocks (:func:`table_blocks`), the targets in tasks sized by
-their estimated cost (:func:`target_costs`, :func:`plan_tasks`), their results packed into a
-few arrays for the way back (:func:`pack_arrays`); each task's times for the record of where a
+Dask cluster): the tables in row blocks (:func:`table_blocks`), the targets in parts sized by
+their estimated cost (:func:`target_costs`, :func:`plan_tasks`), on workers of this machine in
+one task each that takes part after part (:class:`LocalRun`), elsewhere in tasks sent from
+here (:func:`parallel_tables`, :func:`parallel_targets`); their results packed into a few
+arrays for the way back (:func:`pack_arrays`); each part's times for the record of where a
 parallel run's wall went (``Result.stats["timeline"]``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import os
 import pickle
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .errors import CamcfError
 from .info import _ELEM_BUDGET
 from .parallel import (
+    Failed,
     PickleRef,
     Posts,
     active_client,
@@ -32,6 +38,7 @@ from .parallel import (
     one_blas_thread,
     post,
     resolve,
+    wake,
     write_shared,
 )
 from .result import Category, TargetResult
@@ -71,13 +78,23 @@ def table_counts(tables: tuple[np.ndarray, np.ndarray], params: dict
             _count_above(cat, params["delta2"]) if cat.size else np.zeros(0, np.int64))
 
 
-def _count_above(table: np.ndarray, threshold: float) -> np.ndarray:
-    """Per column of ``table``, how many values exceed ``threshold`` (a block of rows at a
-    time: no full-size boolean temporary)."""
-    out = np.zeros(table.shape[1], dtype=np.int64)
-    step = max(1, _ELEM_BUDGET // max(table.shape[1], 1))
-    for a in range(0, table.shape[0], step):
-        out += np.count_nonzero(table[a:a + step] > threshold, axis=0)
+def _count_above(table: np.ndarray, threshold: float, axis: int = 0) -> np.ndarray:
+    """Per column of ``table`` (``axis=0``; per row with ``axis=1``), how many values exceed
+    ``threshold``: a block of rows at a time (no full-size boolean temporary), each block's
+    comparisons added as bytes, at most 255 of them at a time (numpy's count_nonzero along an
+    axis casts each to an int64 first: 1 ms for a 1,000 × 2,000 part, now 0.6)."""
+    rows, cols = table.shape
+    out = np.zeros(cols if axis == 0 else rows, dtype=np.int64)
+    step = max(1, _ELEM_BUDGET // max(cols, 1))
+    if axis == 0:
+        step = min(step, 255)
+    for a in range(0, rows, step):
+        hit = (table[a:a + step] > threshold).view(np.uint8)
+        if axis == 0:
+            out += np.add.reduce(hit, axis=0, dtype=np.uint8)
+            continue
+        for c in range(0, cols, 255):
+            out[a:a + step] += np.add.reduce(hit[:, c:c + 255], axis=1, dtype=np.uint8)
     return out
 
 
@@ -166,20 +183,17 @@ def _workers(n_jobs: int) -> int:
 
 
 def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedArrays,
-              prefer: str | None = None, *, release: bool = True,
-              submitted: list | None = None, ordered: bool = True):
+              prefer: str | None = None, *, release: bool = True, ordered: bool = True):
     """The results of ``fn(*common, *task)`` for ``tasks`` (given heaviest first), as they
     finish: on the Dask cluster of :func:`camcf.parallel.dask_cluster` through its client
-    (:func:`camcf.parallel.dask_submit`: ``common`` reaches each worker once; the futures
-    are appended to ``submitted`` when given; ``ordered`` as it takes it), else through
-    joblib (local process workers map ``common``'s arrays from ``store``'s files; no
-    batching, every task dispatched at once). ``release``: as :func:`camcf.parallel.dask_results` takes it (the last parallel
-    step of a run releases)."""
+    (:func:`camcf.parallel.dask_submit`: ``common`` reaches each worker once; ``ordered`` as
+    it takes it), else through joblib (local process workers map ``common``'s arrays from
+    ``store``'s files; no batching, every task dispatched at once). ``release``: as
+    :func:`camcf.parallel.dask_results` takes it (the last parallel step of a run
+    releases)."""
     client = active_client()
     if client is not None:
         futures = dask_submit(client, fn, common, tasks, store, ordered=ordered)
-        if submitted is not None:
-            submitted.extend(futures)
         return dask_results(client, futures, release)
     from joblib import Parallel, delayed
 
@@ -212,36 +226,17 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
 
     The returned function also carries ``workers``, the number of workers the tasks were
     planned for (:func:`parallel_targets` plans for as many: on a Dask cluster asking costs
-    a round trip to the scheduler), ``tables``, the two tables as it will return them
-    (filled once it returns), and ``submitted``, the tasks' futures on a Dask cluster (the
-    targets' tasks may wait for them there), else empty."""
+    a round trip to the scheduler)."""
     X, C, spec, leaves = inputs
-    m, Q = X.shape[1], C.shape[1]
-    shapes = {"features": (m, Q), "categories": (Q, Q)}
-    tables = {k: store.empty(v, np.float64, order=_LAYOUT[k]) for k, v in shapes.items()}
-    limit = {"features": params["delta1"], "categories": params["delta2"]}
     workers = _workers(n_jobs)
-    blocks = table_blocks(m, Q, workers,
-                          category_row_weights(unflatten_shared(spec, leaves), X.shape[0], Q))
-    # one task per worker (one engine, one round trip): the i-th block of the MI table and
-    # the i-th from the end of the category table (the first rows of both cost more than
-    # their estimates, the features' row for row: 0.074 vs 0.063 s CPU and 0.093 vs 0.083
-    # s on delicious's shape; so paired the two tasks take 0.157 and 0.156 s, not 0.167
-    # and 0.146)
-    tasks: list[list] = [[] for _ in range(workers)]
-    for t, which in enumerate(shapes):
-        mine = [(a, b) for w, a, b in blocks if w == which]
-        for i, (a, b) in enumerate(mine):
-            k = i % workers if t == 0 else workers - 1 - i % workers
-            tasks[k].append((which, a, b, store.path(tables[which]), limit[which]))
-    tasks = [(parts,) for parts in tasks if parts]
+    tables, parts = _table_tasks(inputs, store, workers, params)
+    tasks = [(p,) for p in parts]
     common = (engine, X, C, spec, tuple(leaves))
-    submitted: list = []  # (on a Dask cluster: the tasks' futures, for the targets' step)
     sent = time.perf_counter()
     # (on a Dask cluster the futures stay for the targets' step: release=False)
     results = _dispatch(_engine_tables, common, tasks, n_jobs, store, prefer="processes",
-                        release=False, submitted=submitted, ordered=False)
-    readonly = tuple(store.readonly(tables[k]) for k in shapes)
+                        release=False, ordered=False)
+    readonly = tuple(store.readonly(tables[k]) for k in _LAYOUT)
 
     def collect() -> tuple[tuple, tuple]:
         got = list(results)
@@ -261,9 +256,32 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
         return readonly, _block_counts(got)
 
     collect.workers = workers
-    collect.tables = readonly  # (filled when collect returns)
-    collect.submitted = submitted
     return collect
+
+
+def _table_tasks(inputs: tuple, store: SharedArrays, workers: int, params: dict
+                 ) -> tuple[dict, list[list[tuple]]]:
+    """The two tables' files in ``store`` (empty; in the layouts of ``_LAYOUT``) and their
+    blocks (:func:`table_blocks`) in one task per worker (one engine each): the i-th block
+    of the MI table and the i-th from the end of the category table (the first rows of both
+    cost more than their estimates, the features' row for row: 0.074 vs 0.063 s CPU and
+    0.093 vs 0.083 s on delicious's shape; so paired the two tasks take 0.157 and 0.156 s,
+    not 0.167 and 0.146); each part ``(which, start, stop, path of its table's file,
+    threshold)`` as :func:`_table_parts` takes it."""
+    X, C, spec, leaves = inputs
+    m, Q = X.shape[1], C.shape[1]
+    shapes = {"features": (m, Q), "categories": (Q, Q)}
+    tables = {k: store.empty(v, np.float64, order=_LAYOUT[k]) for k, v in shapes.items()}
+    limit = {"features": params["delta1"], "categories": params["delta2"]}
+    blocks = table_blocks(m, Q, workers,
+                          category_row_weights(unflatten_shared(spec, leaves), X.shape[0], Q))
+    tasks: list[list] = [[] for _ in range(workers)]
+    for t, which in enumerate(shapes):
+        mine = [(a, b) for w, a, b in blocks if w == which]
+        for i, (a, b) in enumerate(mine):
+            k = i % workers if t == 0 else workers - 1 - i % workers
+            tasks[k].append((which, a, b, store.path(tables[which]), limit[which]))
+    return tables, [parts for parts in tasks if parts]
 
 
 def _block_counts(blocks: list) -> tuple[np.ndarray, np.ndarray]:
@@ -297,45 +315,292 @@ def parallel_targets(inputs: tuple, collect: Callable, todo: list[Category],
     """The tables of :func:`parallel_tables` (waited for with ``collect``) and the outcomes of
     :func:`target_work` for ``todo`` in that order, computed in tasks of several targets
     (:func:`plan_targets`: per worker a large task, then small ones, ``_TASK_SHARES``) that
-    return as they finish.
-
-    On a Dask cluster whose workers see ``store``'s folder one target task per worker is
-    submitted at once, before the tables are done: each waits on the workers for the table
-    tasks, plans the targets from their counts and runs the plan's parts one after the
-    other, each the first not yet taken (:func:`_planned_targets`; every task makes the same
-    plan), leaving each part's outcomes in a file that this process reads as it appears
-    (:class:`camcf.parallel.Posts`): nothing passes through this process between the two
-    steps, and nothing through the scheduler between parts. Elsewhere (joblib; a cluster
-    that needs the tables sent) this process waits for the tables, plans, and sends the
-    tasks.
+    return as they finish: the route of workers that do not see ``store``'s folder (a
+    remote Dask cluster; :class:`LocalRun` otherwise), which this process sends the tables'
+    values and the targets' tasks once the tables are in.
 
     Every large array (codes, indicators, the tables, the engine's shared inputs) is in a
-    file of ``store`` (:class:`camcf.parallel.SharedArrays`): local workers map it, nothing
-    is copied per task; a remote Dask worker receives each once. Each task's CPU seconds are
-    appended to ``cpu``, its :func:`_span` to ``timeline``."""
+    file of ``store`` (:class:`camcf.parallel.SharedArrays`); a remote Dask worker receives
+    each once. Each task's CPU seconds are appended to ``cpu``, its :func:`_span` to
+    ``timeline``."""
     X, C, spec, leaves = inputs
-    client = active_client()
     rest = (store.share(label_of), spec, tuple(leaves), params, trace, engine)
-    if collect.submitted and todo and dask_sees(client, store):
-        todo_f = store.put(todo)  # (no round trip to the busy workers, as a scatter would be)
-        shares = task_shares(collect.workers)
-        posts = Posts(todo_f)  # (before the tasks: each post wakes it)
-        sent = time.perf_counter()
-        futures = dask_submit(
-            client, _planned_targets, (X, C, *collect.tables, *rest),
-            [(todo_f, collect.submitted, shares, collect.workers)] * collect.workers, store,
-            ordered=False)
-        tables, counts = collect()
-        n = len(plan_targets(todo, params, counts, shares, collect.workers))
-        done = posts.results(client, n, futures)
-    else:
-        tables, counts = collect()
-        plan = plan_targets(todo, params, counts, task_shares(collect.workers),
-                            collect.workers)
-        sent = time.perf_counter()
-        done = _dispatch(_targets_work, (X, C, *tables, *rest),
-                         [([todo[i] for i in task],) for task in plan], n_jobs, store)
+    tables, counts = collect()
+    plan = plan_targets(todo, params, counts, task_shares(collect.workers), collect.workers)
+    sent = time.perf_counter()
+    done = _dispatch(_targets_work, (X, C, *tables, *rest),
+                     [([todo[i] for i in task],) for task in plan], n_jobs, store)
     return tables, _in_order(done, todo, sent, cpu, timeline)
+
+
+def parallel_begin(store: SharedArrays, n_jobs: int) -> LocalRun | None:
+    """The tasks of a parallel run sent now, before its inputs are ready (:class:`LocalRun`:
+    the workers start while this process prepares the rest), when the workers see
+    ``store``'s folder (joblib's on this machine; a Dask cluster's there); else None."""
+    client = active_client()
+    if client is None or dask_sees(client, store):
+        return LocalRun(store, n_jobs)
+    return None
+
+
+def parallel_start(begun: LocalRun | None, engine: str, inputs: tuple, store: SharedArrays,
+                   n_jobs: int, label_of: np.ndarray, params: dict, trace: str, cpu: dict,
+                   timeline: list | None = None) -> LocalRun | _SentRun:
+    """Start a parallel run's work (the two tables, then the targets) now; returns the run,
+    whose ``outcomes(todo)`` takes the targets to compute (``todo``, known a little later:
+    this process plans them meanwhile) and gives the two tables and the targets' outcomes in
+    ``todo``'s order, and whose ``join()`` waits for its tasks to end (before the folder
+    goes). ``begun``: what :func:`parallel_begin` returned: its tasks get the inputs
+    (:meth:`LocalRun.start`); None: workers that do not see the folder (a remote Dask
+    cluster) get table tasks, then target tasks sent from here (:func:`parallel_tables`,
+    :func:`parallel_targets`). Each task's CPU seconds go to ``cpu["tables"]`` and
+    ``cpu["targets"]``, its :func:`_span` to ``timeline``."""
+    args = engine, inputs, store, n_jobs, label_of, params, trace, cpu, timeline
+    if begun is not None:
+        begun.start(*args)
+        return begun
+    return _SentRun(*args)
+
+
+class _SentRun:
+    """A parallel run on workers that do not see the shared folder (:func:`parallel_start`):
+    the table tasks sent now, ``outcomes(todo)`` as :meth:`LocalRun.outcomes` takes it;
+    nothing to wait for at the end."""
+
+    def __init__(self, engine: str, inputs: tuple, store: SharedArrays, n_jobs: int,
+                 label_of: np.ndarray, params: dict, trace: str, cpu: dict,
+                 timeline: list | None) -> None:
+        self.args = engine, inputs, store, n_jobs, label_of, params, trace, cpu, timeline
+        self.collect = parallel_tables(engine, inputs, store, n_jobs, cpu["tables"], params,
+                                       timeline)
+
+    def outcomes(self, todo: list[Category]) -> tuple[tuple, Iterator[tuple]]:
+        engine, inputs, store, n_jobs, label_of, params, trace, cpu, timeline = self.args
+        return parallel_targets(inputs, self.collect, todo, label_of, params, trace, engine,
+                                n_jobs, store, cpu["targets"], timeline)
+
+    def join(self) -> None:
+        pass
+
+
+class LocalRun:
+    """A parallel run on workers that see a :class:`camcf.parallel.SharedArrays` folder:
+    one task per worker (:func:`_local_run`), sent before the inputs are ready, which waits
+    for them (:meth:`start` posts them, :func:`camcf.parallel.post`), takes the table parts
+    one after the other (:func:`camcf.parallel.claim`: pairs of blocks of
+    :func:`_table_tasks`), writes them into the tables' files and posts their counts, waits
+    for every part's post and this process's list of targets, plans the targets
+    (:func:`plan_targets`; every task makes the same plan) and takes the plan's parts one
+    after the other, posting each part's outcomes. This process reads the posts as they
+    appear (:class:`camcf.parallel.Posts`, woken by a pipe): no result passes through
+    joblib's or Dask's hands between the steps, and no task waits for this process (joblib
+    looks for finished tasks every 10 ms; a round trip through a Dask scheduler took as
+    long), nor for a task to reach its worker (5-15 ms on this machine under load). Tasks
+    that start late take whatever is left; one worker alone does it all.
+
+    If every task reports that it does not see the folder (joblib's Dask backend on a remote
+    cluster), the run is done as :class:`_SentRun` does it."""
+
+    def __init__(self, store: SharedArrays, n_jobs: int) -> None:
+        self.store, self.n_jobs = store, n_jobs
+        self.workers = _workers(n_jobs)
+        self.ref = store.put(None)  # (the run's posts and claims beside it)
+        self.posts = Posts(self.ref)  # (before the tasks: each post wakes it)
+        client = active_client()
+        self.futures: list = []
+        self.got: list = []  # what joblib's tasks returned, or [error]
+        self.ended = threading.Event()
+        self.sent = time.perf_counter()
+        if client is not None:
+            self.futures = dask_submit(client, _local_run, (), [(self.ref,)] * self.workers,
+                                       store, ordered=False)
+            return
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=n_jobs, prefer="processes", return_as="generator_unordered",
+                           max_nbytes=None, batch_size=1, pre_dispatch="all")(
+            delayed(_local_run)(self.ref) for _ in range(self.workers))
+        # joblib's results are taken on a thread of their own (the posts are read here)
+        threading.Thread(target=self._take, args=(results,), name="camcf-tasks",
+                         daemon=True).start()
+
+    def start(self, engine: str, inputs: tuple, store: SharedArrays, n_jobs: int,
+              label_of: np.ndarray, params: dict, trace: str, cpu: dict,
+              timeline: list | None) -> None:
+        """Post the run's inputs for the waiting tasks (the arrays by reference: every large
+        one is in a file of the folder)."""
+        self.args = engine, inputs, store, n_jobs, label_of, params, trace, cpu, timeline
+        X, C, spec, leaves = inputs
+        tables, pairs = _table_tasks(inputs, store, self.workers, params)
+        self.tables = tuple(store.readonly(tables[k]) for k in _LAYOUT)
+        self.pairs = [f"t{i}" for i in range(len(pairs))]
+        self.sent = time.perf_counter()
+        post(self.ref, "inputs", (
+            engine, store.refs(X), store.refs(C), spec, tuple(store.refs(a) for a in leaves),
+            label_of, tuple(store.refs(t) for t in self.tables), params, trace, pairs,
+            task_shares(self.workers), self.workers))
+
+    def _take(self, results: Iterator) -> None:
+        try:
+            self.got.extend(results)
+        except BaseException as e:  # (a task's error: raised by outcomes)
+            self.got[:] = [e]
+        finally:
+            self.ended.set()
+            wake(self.ref)
+
+    def _ended(self) -> bool:
+        """Whether every task has ended; raises what one raised."""
+        if self.futures:
+            for fut in self.futures:
+                if fut.status in ("error", "cancelled"):
+                    fut.result()  # (raises the task's error)
+            return all(fut.done() for fut in self.futures)
+        if self.ended.is_set() and self.got and isinstance(self.got[0], BaseException):
+            raise self.got[0]
+        return self.ended.is_set()
+
+    def _remote(self) -> bool:
+        """Whether every task ended reporting that it does not see the folder."""
+        if self.futures:
+            return all(f.done() and f.status == "finished" and f.result() is None
+                       for f in self.futures)
+        return self.ended.is_set() and bool(self.got) and all(g is None for g in self.got)
+
+    def outcomes(self, todo: list[Category]) -> tuple[tuple, Iterator[tuple]]:
+        """The two tables and the outcomes of ``todo``'s targets in that order (as
+        :func:`parallel_targets` gives them)."""
+        post(self.ref, "todo", todo)
+        try:
+            n = dict(self.posts.take(["n"], self._ended))["n"]
+        except CamcfError:
+            if not self._remote():
+                self.stop()
+                raise
+            self.stop()
+            return _SentRun(*self.args).outcomes(todo)
+        except BaseException:
+            self.stop()
+            raise
+        return self.tables, self._outcomes(todo, n)
+
+    def _outcomes(self, todo: list[Category], n: int) -> Iterator[tuple]:
+        cpu, timeline = self.args[7], self.args[8]
+        done = False
+        try:
+            for _, (parts, stamp) in self.posts.take(self.pairs, self._ended):
+                cpu["tables"].append(stamp[0])
+                if timeline is not None:
+                    label = " + ".join(f"{which} {a}" for which, a, _, _ in parts)
+                    timeline.append(_span(label, self.sent, stamp))
+            outcomes = _in_order((got for _, got in self.posts.take(range(n), self._ended)),
+                                 todo, self.sent, cpu["targets"], timeline)
+            for i, outcome in enumerate(outcomes, 1):
+                done = i == len(todo)  # (the caller may not ask after the last)
+                yield outcome
+            done = True
+        finally:
+            if not done:
+                self.stop()
+            self.posts.close()
+
+    def join(self) -> None:
+        """Wait for the tasks to end (the last ones post the plan's size after the run has
+        read it)."""
+        if self.futures:
+            from distributed import wait
+
+            with contextlib.suppress(Exception):  # (cancelled, or failed: raised already)
+                wait(self.futures)
+        else:
+            self.ended.wait()
+
+    def stop(self) -> None:
+        """Tell the tasks waiting for each other to give up (Dask's are cancelled: not
+        needed), and stop reading."""
+        self.posts.stop()
+        self.posts.close()
+        left = [f for f in self.futures if not f.done()]
+        if left:
+            active_client().cancel(left)
+
+
+def _local_run(ref: PickleRef) -> int | None:
+    """One worker's task of a :class:`LocalRun`: it waits for the run's inputs (posted beside
+    ``ref`` as ``"inputs"``), then takes table parts, then target parts, each the first not
+    yet taken (:func:`camcf.parallel.claim`), each posted beside ``ref``
+    (:func:`camcf.parallel.post`; a part that raised is posted as
+    :class:`camcf.parallel.Failed`, then raised) with its :func:`_stamp`. Between the two
+    it waits for every table part and the run's targets (posted as ``"todo"``) and plans
+    them (:func:`plan_targets`; the plan's size posted as ``"n"``). Once the run stopped
+    (:meth:`camcf.parallel.Posts.stop`) it waits no more and takes no more parts. Returns
+    the parts it did, or None when this worker does not see ``ref``'s folder."""
+    if not os.path.exists(ref.path):
+        return None
+    from .engines import ENGINES
+
+    count = 0
+    with one_blas_thread(), freed_memory_kept(), collection_paused():
+        got = _posted(ref, ["inputs"])
+        if got is None:
+            return count
+        (engine, X, C, spec, leaves, label_of, tables, params, trace, pairs, shares,
+         workers) = got["inputs"]
+        c0, t0 = time.process_time(), time.perf_counter()
+        keys = [f"t{i}" for i in range(len(pairs))]
+        X, C, leaves = resolve(X), resolve(C), resolve(leaves)
+        eng = None
+        done: set = set()
+        while (k := claim(ref, keys, done)) is not None:
+            try:
+                if eng is None:
+                    eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
+                out = _table_parts(eng, pairs[int(k[1:])])
+            except BaseException as e:
+                post(ref, k, Failed(e))
+                raise
+            post(ref, k, (out, _stamp(c0, t0)))
+            done.add(k)
+            count += 1
+            c0, t0 = time.process_time(), time.perf_counter()
+        del eng
+        got = _posted(ref, ["todo", *keys])
+        if got is None:
+            return count
+        todo = got.pop("todo")
+        plan = plan_targets(todo, params, _block_counts(list(got.values())), shares, workers)
+        post(ref, "n", len(plan))
+        mi, cat = resolve(tables)
+        done = set()
+        while not os.path.exists(f"{ref.path}.stop") \
+                and (k := claim(ref, range(len(plan)), done)) is not None:
+            try:
+                blob, (_, _, end, pid) = _targets_work(
+                    X, C, mi, cat, label_of, spec, leaves, params, trace, engine,
+                    [todo[i] for i in plan[k]])
+            except BaseException as e:
+                post(ref, k, Failed(e))
+                raise
+            post(ref, k, (blob, (time.process_time() - c0, t0, end, pid)))
+            done.add(k)
+            count += 1
+            c0, t0 = time.process_time(), time.perf_counter()
+    return count
+
+
+def _posted(ref: PickleRef, keys: list) -> dict | None:
+    """In a task of a :class:`LocalRun`: the posts of ``keys`` beside ``ref`` once all are
+    there, or None when the run stopped or its folder went (this process ended) meanwhile;
+    a posted :class:`camcf.parallel.Failed` raises its error."""
+    posts = Posts(ref, f"w{os.getpid()}-{threading.get_ident()}")
+    try:
+        return dict(posts.take(keys, lambda: not os.path.exists(ref.path)))
+    except CamcfError:
+        if os.path.exists(f"{ref.path}.stop") or not os.path.exists(ref.path):
+            return None
+        raise
+    finally:
+        posts.close()
 
 
 def _in_order(done: Iterator, todo: list[Category], sent: float, cpu: list,
@@ -343,7 +608,7 @@ def _in_order(done: Iterator, todo: list[Category], sent: float, cpu: list,
     """The outcomes of the target tasks ``done`` (results as they finish) in ``todo``'s
     order."""
     ready: dict[int, tuple] = {}
-    for c in todo:  # in flattening order, whatever order the tasks finish in
+    for i, c in enumerate(todo, 1):  # in flattening order, whatever order the tasks finish in
         while c.id not in ready:
             blob, stamp = next(done)
             outcomes, packed = pickle.loads(blob)
@@ -351,8 +616,9 @@ def _in_order(done: Iterator, todo: list[Category], sent: float, cpu: list,
                 timeline.append(_span(f"targets {len(outcomes)}", sent, stamp))
             ready.update(unpack_arrays(outcomes, packed))
             cpu.append(stamp[0])
+        if i == len(todo):  # (before the last: the caller may not ask again)
+            done.close()  # (a Dask step cancels the tasks not needed now)
         yield ready.pop(c.id)
-    done.close()  # (a Dask step cancels the tasks not needed now)
 
 
 def _stamp(c0: float, t0: float) -> tuple[float, float, float, int]:
@@ -395,32 +661,39 @@ def unflatten_shared(spec: list, leaves) -> dict:
 
 def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple]
                    ) -> tuple[list[tuple[str, int, np.ndarray | None, np.ndarray]], tuple]:
-    """Blocks of the two tables on one fresh engine (a parallel task of
-    :func:`camcf.algorithm.run`): for each ``(which, start, stop, path, threshold)`` of
-    ``parts``, rows ``start``..``stop`` − 1 of the MI table (``which="features"``) or
-    columns of the category table (:meth:`camcf.info.EngineBase.table_part`), written into
-    their place in the shared file ``path`` when this process can (else returned). Returns,
-    per part, (which, start, the part or None, per column of the table how many of the
-    part's values exceed ``threshold``), and the task's :func:`_stamp`."""
+    """:func:`_table_parts` of ``parts`` on one fresh engine (a parallel task of
+    :func:`parallel_tables`), and the task's :func:`_stamp`."""
     from .engines import ENGINES
 
     c0, t0 = time.process_time(), time.perf_counter()
-    out = []
     # one worker, one core (a Dask worker sets no limit itself); memory kept from the
     # engine's set-up on (a Dask worker gives back whatever exceeds 64 KB free at once)
     with one_blas_thread(), freed_memory_kept(), collection_paused():
         X, C, leaves = resolve(X), resolve(C), resolve(leaves)
-        eng = ENGINES[engine](X, C, **unflatten_shared(spec, leaves))
-        for which, start, stop, path, threshold in parts:
-            rows = eng.table_part(which, start, stop)
-            if which == "features":
-                above = _count_above(rows, threshold)
-            else:  # (its rows are the table's columns start..)
-                above = np.zeros(rows.shape[1], dtype=np.int64)
-                above[start:stop] = _count_above(rows.T, threshold)
-            out.append((which, start, write_shared(path, rows, start), above))
-            del rows
+        out = _table_parts(ENGINES[engine](X, C, **unflatten_shared(spec, leaves)), parts)
     return out, _stamp(c0, t0)
+
+
+def _table_parts(eng, parts: list[tuple]) -> list[tuple[str, int, np.ndarray | None,
+                                                        np.ndarray]]:
+    """Blocks of the two tables on the engine ``eng``: for each ``(which, start, stop, path,
+    threshold)`` of ``parts``, rows ``start``..``stop`` − 1 of the MI table
+    (``which="features"``) or columns of the category table
+    (:meth:`camcf.info.EngineBase.table_part`), written into their place in the shared file
+    ``path`` when this process can (else returned). Returns, per part, (which, start, the
+    part or None, per column of the table how many of the part's values exceed
+    ``threshold``)."""
+    out = []
+    for which, start, stop, path, threshold in parts:
+        rows = eng.table_part(which, start, stop)
+        if which == "features":
+            above = _count_above(rows, threshold)
+        else:  # (its rows are the table's columns start..)
+            above = np.zeros(rows.shape[1], dtype=np.int64)
+            above[start:stop] = _count_above(rows, threshold, axis=1)
+        out.append((which, start, write_shared(path, rows, start), above))
+        del rows
+    return out
 
 
 def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
@@ -445,39 +718,6 @@ def _targets_work(X, C, mi_table, cat_table, label_of, spec, leaves, params, tra
         blob = pickle.dumps((out, pack_arrays(out)), protocol=pickle.HIGHEST_PROTOCOL)
         del out, outs
     return blob, _stamp(c0, t0)
-
-
-_PLAN: dict = {}  # in a worker: the categories and plan of the current run's targets
-
-
-def _planned_targets(X, C, mi_table, cat_table, label_of, spec, leaves, params, trace, engine,
-                     todo: PickleRef, blocks: list, shares: list[int], workers: int) -> int:
-    """One of the target tasks submitted before the tables were done (a parallel task, one
-    per worker): the plan of :func:`plan_targets` for ``todo`` (a
-    :class:`camcf.parallel.PickleRef` of the categories) from the counts in ``blocks`` (the
-    results of the table tasks, passed by Dask once they are done; every task makes the
-    same plan, the first one of each worker for the others there), then, part after part,
-    :func:`_targets_work` on the plan's first part not yet taken
-    (:func:`camcf.parallel.claim`: the tasks that start first take the first, large ones),
-    its result left beside ``todo`` (:func:`camcf.parallel.post`) with its
-    :func:`_stamp` (the first one's counting the planning too). Returns the parts done."""
-    c0, t0 = time.process_time(), time.perf_counter()
-    made = _PLAN.get(todo.token)  # (the worker's first task of the run makes it: ~4 ms)
-    if made is None:
-        cats = resolve(todo)
-        made = cats, plan_targets(cats, params, _block_counts(blocks), shares, workers)
-        _PLAN.clear()
-        _PLAN[todo.token] = made
-    cats, plan = made
-    done: set[int] = set()
-    while (k := claim(todo, len(plan), done)) is not None:
-        blob, (_, _, end, pid) = _targets_work(X, C, mi_table, cat_table, label_of, spec,
-                                               leaves, params, trace, engine,
-                                               [cats[i] for i in plan[k]])
-        post(todo, k, (blob, (time.process_time() - c0, t0, end, pid)))
-        done.add(k)
-        c0, t0 = time.process_time(), time.perf_counter()
-    return len(done)
 
 
 _SET_FIELDS = ("values", "offsets", "strata")  # the arrays of a CondSetList

@@ -211,12 +211,11 @@ def test_dask_cluster_gives_the_same_json():
 
 def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch):
     """Inside camcf.parallel.dask_cluster the tasks go to the client directly (dask_submit):
-    the arrays by file reference when the workers see the shared folder (then a target task
-    per worker goes at once, each waiting on the workers for the table tasks' futures and
-    leaving its parts' results in files), scattered
-    to every worker when they do not (then the targets go once the tables are in); the same
-    workers are not asked again on the next run; the JSON with its record is the serial one
-    either way."""
+    when the workers see the shared folder, one task per worker that does table parts then
+    target parts, leaving their results in files (the arrays by file reference); scattered
+    to every worker when they do not (then the table tasks, and the targets once the tables
+    are in); the same workers are not asked again on the next run; the JSON with its record
+    is the serial one either way."""
     distributed = pytest.importorskip("distributed")
     from camcf import tasks
     from camcf.parallel import dask_cluster
@@ -225,9 +224,7 @@ def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch)
     real = tasks.dask_submit
 
     def submit(client, fn, common, todo, store, **kw):
-        waits = [len(task) > 1 and isinstance(task[1], list) and len(task[1]) > 0
-                 and all(isinstance(f, distributed.Future) for f in task[1]) for task in todo]
-        calls.append((fn.__name__, len(todo), all(waits)))
+        calls.append((fn.__name__, len(todo)))
         return real(client, fn, common, todo, store, **kw)
 
     monkeypatch.setattr(tasks, "dask_submit", submit)
@@ -245,13 +242,11 @@ def test_dask_cluster_submits_to_the_client_and_gives_the_same_json(monkeypatch)
         monkeypatch.setattr(client, "run", lambda *a, **k: {"w": False})  # a remote folder
         camcf.parallel._SEEN.pop(client)  # (as when the workers change)
         remote = quiet_run(X, Y, **HEAVIER, n_jobs=-1)
-    for k in (0, 2):
-        assert calls[k] == ("_engine_tables", 2, False)
-        # a task per worker, each waiting for the tables, then taking part after part
-        assert calls[k + 1] == ("_planned_targets", 2, True)
-    assert calls[4] == ("_engine_tables", 2, False)
-    assert calls[5][0] == "_targets_work" and not calls[5][2]  # sent with the tables' values
-    assert len(calls) == 6
+    # a task per worker, each taking table parts then target parts
+    assert calls[:2] == [("_local_run", 2)] * 2
+    assert calls[2] == ("_engine_tables", 2)
+    assert calls[3][0] == "_targets_work"  # sent with the tables' values
+    assert len(calls) == 4
     for res in (local, again, remote):
         assert res.to_json(include_trace=True) == serial
 
@@ -518,3 +513,92 @@ def test_a_mirrored_target_is_what_dataclasses_replace_gives():
     assert done.category is not other and done.mirror_of is None  # the original is untouched
     with pytest.raises(dataclasses.FrozenInstanceError):
         got.blanket = ()
+
+
+def test_local_run_late_tasks_take_what_is_left_and_errors_reach_the_caller(monkeypatch):
+    """A parallel run on workers that see the shared folder (camcf.tasks.LocalRun; threads
+    here): with more tasks than workers, the tasks that start late take the table and target
+    parts left (or none) and the JSON is the serial one; when every task reports that it does
+    not see the folder, the run goes the remote route (table tasks, then target tasks) and
+    gives the same JSON; a part that raises raises in the caller, and the other task waiting
+    for it gives up (no hang)."""
+    import joblib
+
+    from camcf import tasks
+
+    X, Y = problem(4)
+    serial = quiet_run(X, Y, **HEAVIER).to_json(include_trace=True)
+    calls = []
+    real = tasks._local_run
+
+    def local_run(*args):
+        out = real(*args)
+        calls.append(out)
+        return out
+
+    monkeypatch.setattr(tasks, "_local_run", local_run)
+    monkeypatch.setattr(tasks, "_workers", lambda n_jobs: 3)  # 3 tasks on 2 threads
+    stops = []
+    real_stop = camcf.parallel.Posts.stop
+    monkeypatch.setattr(camcf.parallel.Posts, "stop",
+                        lambda self: stops.append(1) or real_stop(self))
+    with joblib.parallel_backend("threading", n_jobs=2):
+        par = quiet_run(X, Y, **HEAVIER, n_jobs=2)
+        assert par.to_json(include_trace=True) == serial
+        assert not stops  # (a run that took every result tells no task to give up)
+        # each of the 3 table parts and of the target parts done once, by one task or other
+        parts = par.stats["cpu"]
+        assert len(parts["tables"]) == 3 and len(parts["targets"]) > 3
+        assert len(calls) == 3 and sum(calls) == 3 + len(parts["targets"])
+        sent = []
+        real_tables = tasks._engine_tables
+        monkeypatch.setattr(tasks, "_local_run", lambda *a: None)  # a folder it cannot see
+        monkeypatch.setattr(tasks, "_engine_tables",
+                            lambda *a: sent.append(1) or real_tables(*a))
+        remote = quiet_run(X, Y, **HEAVIER, n_jobs=2)
+        assert remote.to_json(include_trace=True) == serial and len(sent) == 3
+        monkeypatch.setattr(tasks, "_local_run", real)
+
+        def broken(eng, parts):
+            if parts[0][1] > 0:
+                raise ValueError("a broken part")
+            return real_parts(eng, parts)
+
+        real_parts = tasks._table_parts
+        monkeypatch.setattr(tasks, "_table_parts", broken)
+        with pytest.raises(ValueError, match="a broken part"):
+            quiet_run(X, Y, **HEAVIER, n_jobs=2)
+        assert stops  # (the task waiting for the broken part was told to give up)
+
+
+def test_tasks_sent_before_their_inputs_end_when_the_preparation_fails(monkeypatch):
+    """A parallel run sends its tasks before their inputs are ready (camcf.tasks.LocalRun):
+    when the preparation then raises, the run raises it and the waiting tasks end (told to
+    stop), so that the workers are free for the next run."""
+    import joblib
+
+    from camcf import tasks
+    from camcf.fast_engine import FastEngine
+
+    runs = []
+
+    class Recorded(tasks.LocalRun):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            runs.append(self)
+
+    monkeypatch.setattr(tasks, "LocalRun", Recorded)
+    X, Y = problem(4)
+    serial = quiet_run(X, Y, **HEAVIER).to_json(include_trace=True)
+
+    def broken(*a, **k):
+        raise RuntimeError("no shared inputs")
+
+    with joblib.parallel_backend("threading", n_jobs=2):
+        with monkeypatch.context() as m:
+            m.setattr(FastEngine, "shared", classmethod(broken))
+            with pytest.raises(RuntimeError, match="no shared inputs"):
+                quiet_run(X, Y, **HEAVIER, n_jobs=2)
+        assert len(runs) == 1 and runs[0].ended.wait(10)
+        assert runs[0].got == [0, 0]  # (each task gave up before any part)
+        assert quiet_run(X, Y, **HEAVIER, n_jobs=2).to_json(include_trace=True) == serial

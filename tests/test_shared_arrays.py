@@ -208,8 +208,9 @@ def test_claims_give_each_slot_once_in_order(tmp_path):
 
     with SharedArrays() as store:
         ref = store.put(["a", "b"])
-        assert [claim(ref, 3) for _ in range(4)] == [0, 1, 2, None]
-        assert claim(store.put(None), 0) is None
+        assert [claim(ref, range(3)) for _ in range(4)] == [0, 1, 2, None]
+        assert claim(store.put(None), []) is None
+        assert [claim(ref, ["t0", "t1"]) for _ in range(3)] == ["t0", "t1", None]
         from camcf.parallel import resolve
 
         assert resolve(ref) == ["a", "b"]
@@ -217,43 +218,48 @@ def test_claims_give_each_slot_once_in_order(tmp_path):
 
 def test_a_task_claims_slot_after_slot_and_posts_results_read_as_they_appear(monkeypatch):
     """claim with the slots a task has done gives it the next free one (a task that claims
-    slot after slot); post leaves a result that Posts reads in the order the results appear
-    (woken by its pipe), and raises when the tasks ended without posting every result, or
-    what a task raised."""
+    slot after slot); post leaves a result that each reader (Posts) reads as the results
+    appear (woken by its own pipe), and raises what a task posted as Failed, when the tasks
+    ended without posting every result (or what ended() raises), or once stopped; a claim
+    in a folder that went is None."""
     from camcf import parallel
     from camcf.errors import CamcfError
-    from camcf.parallel import Posts, SharedArrays, claim, post
-
-    class Done:  # a finished Dask future
-        def __init__(self, error=None):
-            self.error = error
-            self.status = "error" if error else "finished"
-
-        def done(self):
-            return True
-
-        def result(self):
-            if self.error:
-                raise self.error
+    from camcf.parallel import Failed, Posts, SharedArrays, claim, post
 
     monkeypatch.setattr(parallel, "_LOOK_AGAIN", 0.0)
     with SharedArrays() as store:
         ref = store.put(None)
-        assert claim(ref, 3) == 0
-        assert claim(ref, 3, {0}) == 1 and claim(ref, 3, {0, 1}) == 2
-        assert claim(ref, 3, {0, 1, 2}) is None
-        posts = Posts(ref)
+        assert claim(ref, range(3)) == 0
+        assert claim(ref, range(3), {0}) == 1 and claim(ref, range(3), {0, 1}) == 2
+        assert claim(ref, range(3), {0, 1, 2}) is None
+        posts, other = Posts(ref), Posts(ref, "w1")
         assert (posts._fds is not None) == hasattr(os, "mkfifo")
         post(ref, 1, "b")
         post(ref, 0, ("a", 1))
-        if posts._fds is not None:  # two posts, two bytes to wake the reader
+        if posts._fds is not None:  # two posts, two bytes to wake each reader
             assert os.read(posts._fds[0], 16) == b".."
-        assert list(posts.results(None, 2, [Done()])) == [("a", 1), "b"]
-        assert posts._fds is None  # (closed)
-        with pytest.raises(CamcfError, match="1 of their 3 results"):
-            list(Posts(ref).results(None, 3, [Done()]))
+            assert os.read(other._fds[0], 16) == b".."
+        assert list(posts.take(range(2), lambda: True)) == [(0, ("a", 1)), (1, "b")]
+        assert dict(other.take([1], lambda: False)) == {1: "b"}
+        posts.close()
+        assert posts._fds is None
+        with pytest.raises(CamcfError, match="without 1 of their results"):
+            list(Posts(ref).take(range(3), lambda: True))
+
+        def boom():
+            raise ValueError("boom")
+
         with pytest.raises(ValueError, match="boom"):
-            list(Posts(ref).results(None, 3, [Done(ValueError("boom"))]))
+            list(Posts(ref).take(range(3), boom))
+        post(ref, 2, Failed(KeyError("lost")))
+        with pytest.raises(KeyError, match="lost"):
+            list(Posts(ref).take([2], lambda: False))
+        Posts(ref, "w2").stop()
+        with pytest.raises(CamcfError, match="stopped"):
+            list(Posts(ref).take(["x"], lambda: False))
+        folder = store.folder
+    assert not os.path.exists(folder)
+    assert claim(ref, range(5)) is None
 
 
 def test_close_later_drops_the_arrays_and_removes_the_folder_on_a_thread():

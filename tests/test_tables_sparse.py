@@ -181,3 +181,54 @@ def test_category_blocks_split_by_estimated_cost(monkeypatch):
     assert [(a, b) for which, a, b in table_blocks(30, 8, 2) if which == "categories"] == [
         (0, 4), (4, 8)]
     assert category_row_weights({"complements": None}, 10, 3) is None
+
+
+def test_shared_inputs_built_in_halves_beside_equal_the_plain_ones(monkeypatch):
+    """FastEngine.shared with ``beside`` (half the complement comparisons and half the sparse
+    columns on another thread, in small steps here) gives what it gives without, and the
+    categories' code bounds from their ones are those of the indicators' maxima."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from camcf.fast_counts import pool_cardinality
+
+    monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES_FROM", 0)
+    monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES", 1.0)
+    monkeypatch.setattr(fast_engine, "_ELEM_BUDGET", 800)  # two columns a step
+    rng = np.random.default_rng(7)
+    n = 400
+    Y = np.column_stack([rng.random(n) < p for p in rng.uniform(0.01, 0.99, 9)]
+                        + [rng.integers(0, 3, n)]).astype(np.uint8)
+    Y[:, 3] = Y[:, 2]  # a, ¬a, a, ¬a across two labels: the fix-up of runs
+    C = np.column_stack([Y[:, i] == v for i in range(Y.shape[1])
+                         for v in np.unique(Y[:, i])] + [np.zeros(n, bool)]).astype(np.uint8)
+    C = np.asfortranarray(C)
+    ones = C.sum(axis=0)
+    X = sp.csc_matrix((rng.random((n, 12)) < 0.1).astype(np.uint8))
+    plain = FastEngine.shared(X, C)
+    with ThreadPoolExecutor(1) as pool:
+        halves = FastEngine.shared(X, C, ones, beside=pool.submit)
+    assert np.array_equal(pool_cardinality(X, C, ones), pool_cardinality(X, C))
+    for key in ("card", "ones", "complements"):
+        assert np.array_equal(plain[key], halves[key]), key
+    assert 8 <= plain["complements"].sum() < 10
+    S0, S1 = plain["categories"], halves["categories"]
+    assert S0 is not None and S0.shape == S1.shape
+    for a in ("data", "indices", "indptr"):
+        got, want = getattr(S1, a), getattr(S0, a)
+        assert got.dtype == want.dtype and np.array_equal(got, want), a
+
+
+def test_counts_above_a_threshold_per_column_and_per_row():
+    """tasks._count_above (comparisons added as bytes, 255 at a time) counts what
+    np.count_nonzero counts, per column and per row, whatever the layout and size."""
+    from camcf.tasks import _count_above
+
+    rng = np.random.default_rng(0)
+    for shape in [(600, 300), (3, 7), (1, 1000), (0, 5), (300, 0)]:
+        t = rng.random(shape) * 0.02
+        t[t.shape[0] // 2:] = 0.0
+        for thr in (0.01, 0.0, -1.0):
+            for a in (t, np.asfortranarray(t)):
+                assert np.array_equal(_count_above(a, thr), np.count_nonzero(t > thr, axis=0))
+                assert np.array_equal(_count_above(a, thr, axis=1),
+                                      np.count_nonzero(t > thr, axis=1))
