@@ -1,16 +1,23 @@
 """Read-only inputs the fast engine shares between the per-target engines of a run: the row-hash
-multipliers, the ``c·log2 c`` table, code cardinalities and the float32 indicators its BLAS
-products count with (:class:`camcf.fast_engine.FastEngine`)."""
+multipliers, the ``c·log2 c`` table, code cardinalities, the float32 indicators its BLAS
+products count with, which categories are their predecessor's complement and the sparse
+indicators of the others (:class:`camcf.fast_engine.FastEngine`)."""
 
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._sparse import issparse
 from .info import _ELEM_BUDGET, _xlogx
 
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+_SPARSE_CATEGORIES = 0.1  # share of ones under which the tables count categories sparsely
+_SPARSE_CATEGORIES_FROM = 1 << 20  # n × categories from which that pays (and scipy.sparse loads)
 _INDICATOR_BYTES = 64 << 20  # float32 code indicators of X kept for BLAS counting, at most
 HASH_SEED = 20240611
 
@@ -100,3 +107,79 @@ def category_indicators(C: np.ndarray) -> np.ndarray | None:
     out = np.asfortranarray(C, dtype=np.float32)
     out.flags.writeable = False
     return out
+
+
+def complements(C: np.ndarray, ones: np.ndarray, beside=None) -> np.ndarray:
+    """Which categories are the complement of the category just before them (the second
+    category of a binary label, in flattened order; in a run a, ¬a, a only the middle one):
+    their counts follow from their predecessor's, n(¬a, ·) = n(·) − n(a, ·). ``ones``: the
+    ones of each column of ``C``; only columns whose ones add up to n with their
+    predecessor's are compared. ``beside``: when given, ``beside(fn)`` runs ``fn()`` on
+    another thread and returns its ``concurrent.futures.Future``: half the comparisons go
+    there (numpy's, without the GIL)."""
+    n, Q = C.shape
+    comp = np.zeros(Q, dtype=bool)
+    if Q < 2:
+        return comp
+    cand = np.flatnonzero(ones[1:] + ones[:-1] == n) + 1
+    step = max(1, _ELEM_BUDGET // max(n, 1))
+
+    def compare(lo: int, hi: int) -> None:  # (candidates lo..hi − 1; their own cells of comp)
+        for a in range(lo, hi, step):
+            idx = cand[a:min(a + step, hi)]
+            comp[idx] = (C[:, idx] != C[:, idx - 1]).all(axis=0)
+
+    _in_halves(compare, cand.size, beside)
+    for i in np.flatnonzero(comp[1:] & comp[:-1]).tolist():
+        if comp[i]:
+            comp[i + 1] = False
+    return comp
+
+
+def _in_halves(fn, k: int, beside=None) -> None:
+    """``fn(lo, hi)`` over 0..``k`` − 1: the second half on another thread when ``beside``
+    is given (as :func:`complements` takes it), the first here."""
+    if beside is None or k < 2:
+        fn(0, k)
+        return
+    half = beside(lambda: fn(k // 2, k))
+    fn(0, k // 2)
+    half.result()
+
+
+def sparse_categories(C: np.ndarray, ones: np.ndarray, cols: np.ndarray, beside=None
+                      ) -> sp.csc_matrix | None:
+    """The category indicators of columns ``cols``, each replaced by its complement where
+    that has fewer ones, as a sparse int64 n × len(cols) matrix (indices sorted); None when
+    they are not sparse or too small for that to pay (then counting goes through dense
+    indicators). Counts from these are exact integers, whatever n. ``ones``: the ones of each
+    column of ``C``; ``beside``: as :func:`complements` takes it (half the columns there)."""
+    n = C.shape[0]
+    cols = np.asarray(cols, dtype=np.int64)
+    k = cols.size
+    if not k or not n or n * C.shape[1] < _SPARSE_CATEGORIES_FROM:
+        return None
+    nb = np.asarray(ones)[cols]
+    flip = 2 * nb > n
+    stored = np.where(flip, n - nb, nb)
+    if stored.sum() > _SPARSE_CATEGORIES * n * k:
+        return None
+    import scipy.sparse as sp
+
+    rows = np.empty(int(stored.sum()), dtype=np.int32 if n < 2**31 else np.int64)
+    indptr = np.zeros(k + 1, dtype=np.int64)
+    np.cumsum(stored, out=indptr[1:])
+    Ct = np.asarray(C).T  # columns as rows: contiguous for column-major C
+    block = max(1, _ELEM_BUDGET // n)
+
+    def fill(lo: int, hi: int) -> None:  # (columns lo..hi − 1: their own part of rows)
+        for a in range(lo, hi, block):
+            b = min(hi, a + block)
+            part = Ct[cols[a:b]]  # (b − a) × n, C order
+            part ^= flip[a:b, None].astype(part.dtype)
+            # indicators are 0/1: numpy finds the non-zeros of a bool array 5-10× faster
+            flat = np.flatnonzero(part.view(np.bool_) if part.dtype == np.uint8 else part)
+            rows[indptr[a]:indptr[b]] = flat % n
+
+    _in_halves(fill, k, beside)
+    return sp.csc_matrix((np.ones(rows.size, dtype=np.int64), rows, indptr), shape=(n, k))

@@ -28,10 +28,12 @@ from .batch_counts import (
 from .fast_counts import (
     HASH_SEED,
     category_indicators,
+    complements,
     feature_indicators,
     hash_multipliers,
     indicator_rows,
     pool_cardinality,
+    sparse_categories,
     xlogx_table,
 )
 from .fast_walk import FastLeaveOneOut
@@ -54,10 +56,8 @@ _ROWS_CODES = 4  # most codes ≥ 1 per feature for counting by rows (FastEngine
 _ROWS_FROM = 1 << 14  # ... and fewest indicator cells, rows × (codes − 1) × features (on
 # fewer, as on flags-mat's 5,016, a BLAS product per set takes fewer calls; chd49's 54,390
 # are counted faster by rows)
-_SPARSE_CATEGORIES = 0.1  # share of ones under which the tables count categories sparsely
 _DENSE_ONEHOT_CELLS = 1 << 18  # cells × rows up to which counting by rows may multiply dense
 _GEMM_CELLS = 8  # ... and cells up to which it does (a multiply-add per cell and row)
-_SPARSE_CATEGORIES_FROM = 1 << 20  # n × categories from which that pays (and scipy.sparse loads)
 _TALL = 1 << 15  # rows from which counting goes one column at a time
 _SUBSET_SEARCH = 16  # columns up to which strata() looks for a kept code of all but one
 _SCIPY_ROWS = 128  # sparse columns from which rows_of goes through scipy (4× faster at 900)
@@ -67,83 +67,6 @@ _LAZY = object()  # an input of the tables not given to the engine: computed whe
 _CACHE_ROWS = 64  # rows of the category table whose arithmetic goes at once (in cache)
 _CACHE_CELLS = 1 << 16  # ... and (value, indicator) cells of the feature table's (16
 # features × 1,000 categories of binary codes; more features when there are fewer categories)
-
-
-def complements(C: np.ndarray, ones: np.ndarray, beside=None) -> np.ndarray:
-    """Which categories are the complement of the category just before them (the second
-    category of a binary label, in flattened order; in a run a, ¬a, a only the middle one):
-    their counts follow from their predecessor's, n(¬a, ·) = n(·) − n(a, ·). ``ones``: the
-    ones of each column of ``C``; only columns whose ones add up to n with their
-    predecessor's are compared. ``beside``: when given, ``beside(fn)`` runs ``fn()`` on
-    another thread and returns its ``concurrent.futures.Future``: half the comparisons go
-    there (numpy's, without the GIL)."""
-    n, Q = C.shape
-    comp = np.zeros(Q, dtype=bool)
-    if Q < 2:
-        return comp
-    cand = np.flatnonzero(ones[1:] + ones[:-1] == n) + 1
-    step = max(1, _ELEM_BUDGET // max(n, 1))
-
-    def compare(lo: int, hi: int) -> None:  # (candidates lo..hi − 1; their own cells of comp)
-        for a in range(lo, hi, step):
-            idx = cand[a:min(a + step, hi)]
-            comp[idx] = (C[:, idx] != C[:, idx - 1]).all(axis=0)
-
-    _in_halves(compare, cand.size, beside)
-    for i in np.flatnonzero(comp[1:] & comp[:-1]).tolist():
-        if comp[i]:
-            comp[i + 1] = False
-    return comp
-
-
-def _in_halves(fn, k: int, beside=None) -> None:
-    """``fn(lo, hi)`` over 0..``k`` − 1: the second half on another thread when ``beside``
-    is given (as :func:`complements` takes it), the first here."""
-    if beside is None or k < 2:
-        fn(0, k)
-        return
-    half = beside(lambda: fn(k // 2, k))
-    fn(0, k // 2)
-    half.result()
-
-
-def sparse_categories(C: np.ndarray, ones: np.ndarray, cols: np.ndarray, beside=None
-                      ) -> sp.csc_matrix | None:
-    """The category indicators of columns ``cols``, each replaced by its complement where
-    that has fewer ones, as a sparse int64 n × len(cols) matrix (indices sorted); None when
-    they are not sparse or too small for that to pay (then counting goes through dense
-    indicators). Counts from these are exact integers, whatever n. ``ones``: the ones of each
-    column of ``C``; ``beside``: as :func:`complements` takes it (half the columns there)."""
-    n = C.shape[0]
-    cols = np.asarray(cols, dtype=np.int64)
-    k = cols.size
-    if not k or not n or n * C.shape[1] < _SPARSE_CATEGORIES_FROM:
-        return None
-    nb = np.asarray(ones)[cols]
-    flip = 2 * nb > n
-    stored = np.where(flip, n - nb, nb)
-    if stored.sum() > _SPARSE_CATEGORIES * n * k:
-        return None
-    import scipy.sparse as sp
-
-    rows = np.empty(int(stored.sum()), dtype=np.int32 if n < 2**31 else np.int64)
-    indptr = np.zeros(k + 1, dtype=np.int64)
-    np.cumsum(stored, out=indptr[1:])
-    Ct = np.asarray(C).T  # columns as rows: contiguous for column-major C
-    block = max(1, _ELEM_BUDGET // n)
-
-    def fill(lo: int, hi: int) -> None:  # (columns lo..hi − 1: their own part of rows)
-        for a in range(lo, hi, block):
-            b = min(hi, a + block)
-            part = Ct[cols[a:b]]  # (b − a) × n, C order
-            part ^= flip[a:b, None].astype(part.dtype)
-            # indicators are 0/1: numpy finds the non-zeros of a bool array 5-10× faster
-            flat = np.flatnonzero(part.view(np.bool_) if part.dtype == np.uint8 else part)
-            rows[indptr[a]:indptr[b]] = flat % n
-
-    _in_halves(fill, k, beside)
-    return sp.csc_matrix((np.ones(rows.size, dtype=np.int64), rows, indptr), shape=(n, k))
-
 
 
 class FastEngine(EngineBase):

@@ -154,7 +154,7 @@ def table_blocks(m: int, n_categories: int, workers: int,
 
 def category_row_weights(shared: dict, n: int, n_categories: int) -> np.ndarray | None:
     """An estimated cost of each row of the category table when the engine counts it from
-    sparse indicators (:func:`camcf.fast_engine.sparse_categories` in ``shared``, the
+    sparse indicators (:func:`camcf.fast_counts.sparse_categories` in ``shared``, the
     engine's shared inputs): the row's dense arithmetic over the C columns, plus for a row
     counted by the sparse product its stored entries times the mean stored entries of a
     sample row, a twelfth as dear each (fitted on the table tasks of delicious's shape at

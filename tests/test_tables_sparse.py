@@ -4,7 +4,7 @@ complement, whichever is sparser) equal those counted from the dense float32 ind
 import numpy as np
 import scipy.sparse as sp
 
-from camcf import fast_engine
+from camcf import fast_counts
 from camcf.fast_engine import FastEngine
 
 
@@ -30,10 +30,10 @@ def test_sparse_category_counts_equal_dense_ones(monkeypatch):
         X, C = _data(sparse_x)
         # small data (n × categories under _SPARSE_CATEGORIES_FROM) counts dense by default
         assert not _tables(X, C)[2]
-        monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES_FROM", 0)
+        monkeypatch.setattr(fast_counts, "_SPARSE_CATEGORIES_FROM", 0)
         feat, cat, used = _tables(X, C)
         assert used  # the data is sparse enough for the sparse route
-        monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES", -1.0)  # dense route
+        monkeypatch.setattr(fast_counts, "_SPARSE_CATEGORIES", -1.0)  # dense route
         feat0, cat0, used0 = _tables(X, C)
         monkeypatch.undo()
         assert not used0
@@ -51,7 +51,7 @@ def test_tables_in_row_blocks_are_the_whole_tables_bit_for_bit(monkeypatch):
 
     for sparse_x, route in ((True, 0), (False, 0), (True, None), (False, None)):
         if route is not None:  # the sparse route whatever the size
-            monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES_FROM", route)
+            monkeypatch.setattr(fast_counts, "_SPARSE_CATEGORIES_FROM", route)
         X, C = _data(sparse_x)
         shared = FastEngine.shared(X, C)
         # the second category of each binary label is its first's complement
@@ -89,7 +89,7 @@ def test_category_table_parts_are_its_columns_where_it_is_not_symmetric_bit_for_
     X = np.asfortranarray((rng.random((n, 6)) < 0.2).astype(np.uint8))
     for route in (None, 0):  # dense products, then sparse indicators whatever the size
         if route is not None:
-            monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES_FROM", route)
+            monkeypatch.setattr(fast_counts, "_SPARSE_CATEGORIES_FROM", route)
         shared = FastEngine.shared(X, C)
         assert (shared["categories"] is not None) == (route is not None)
         table = FastEngine(X, C, **shared).category_mi_table()
@@ -165,7 +165,7 @@ def test_category_blocks_split_by_estimated_cost(monkeypatch):
     cover every row once, in order; without sparse indicators the rows are split evenly."""
     from camcf.tasks import category_row_weights, table_blocks
 
-    monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES_FROM", 0)
+    monkeypatch.setattr(fast_counts, "_SPARSE_CATEGORIES_FROM", 0)
     X, C = _data(True)
     Q = C.shape[1]
     shared = FastEngine.shared(X, C)
@@ -191,9 +191,9 @@ def test_shared_inputs_built_in_halves_beside_equal_the_plain_ones(monkeypatch):
 
     from camcf.fast_counts import pool_cardinality
 
-    monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES_FROM", 0)
-    monkeypatch.setattr(fast_engine, "_SPARSE_CATEGORIES", 1.0)
-    monkeypatch.setattr(fast_engine, "_ELEM_BUDGET", 800)  # two columns a step
+    monkeypatch.setattr(fast_counts, "_SPARSE_CATEGORIES_FROM", 0)
+    monkeypatch.setattr(fast_counts, "_SPARSE_CATEGORIES", 1.0)
+    monkeypatch.setattr(fast_counts, "_ELEM_BUDGET", 800)  # two columns a step
     rng = np.random.default_rng(7)
     n = 400
     Y = np.column_stack([rng.random(n) < p for p in rng.uniform(0.01, 0.99, 9)]
