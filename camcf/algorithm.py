@@ -535,7 +535,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         joblib's own Dask route, slower). In parallel the codes are prepared on a second
         thread while the labels are read; the two unconditional tables are computed in row
         blocks, a block of each per worker (:func:`camcf.tasks.table_blocks`), then the
-        targets go per worker in a large part and two small ones, balanced by an estimate
+        targets go per worker in a large part and three smaller ones, balanced by an estimate
         of their cost, in rounds over the targets in order (:func:`camcf.tasks.plan_tasks`);
         workers on this machine map the shared arrays from files
         (:class:`camcf.parallel.SharedArrays`) and run one task each that takes the table

@@ -50,8 +50,10 @@ if TYPE_CHECKING:
 
 # each worker's share of the targets in tasks of these relative sizes, the large ones sent
 # first: few tasks (each costs a round trip and a result to pack), and small ones at the end
-# for whichever worker is free first, to even out the load
-_TASK_SHARES = (4, 1, 1)
+# for whichever worker is free first, to even out the load (the last two half as large: on
+# delicious's shape, 16,000 × 500 with 1,000 labels, two workers ended 8-15 ms sooner than
+# with (4, 1, 1), loky and Dask alike, best of 7 in two rounds)
+_TASK_SHARES = (4, 1, 0.5, 0.5)
 
 
 def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category],
@@ -294,13 +296,13 @@ def _block_counts(blocks: list) -> tuple[np.ndarray, np.ndarray]:
     return total["features"], total["categories"]
 
 
-def task_shares(workers: int) -> list[int]:
+def task_shares(workers: int) -> list[float]:
     """The relative sizes of a parallel run's target tasks on ``workers`` workers: each
     worker's share in tasks of sizes ``_TASK_SHARES``, the large ones first."""
     return [x for x in _TASK_SHARES for _ in range(workers)]
 
 
-def plan_targets(todo: list[Category], params: dict, counts: tuple, shares: list[int],
+def plan_targets(todo: list[Category], params: dict, counts: tuple, shares: list[float],
                  workers: int) -> list[list[int]]:
     """The target tasks of a parallel run: :func:`plan_tasks` on :func:`target_costs` from
     the tables' ``counts``, in tasks of relative sizes ``shares`` (:func:`task_shares`), in
