@@ -595,8 +595,8 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         f"f{j}" for j in range(m)]
     _check_working_set(X, len(cats), n_jobs)
     begun = None  # (in parallel: the tasks, sent before their inputs are ready)
+    store = None
     try:
-        store = None
         if parallel:  # the indicators go straight into a file that workers map (no copy)
             from .parallel import SharedArrays
 
@@ -655,15 +655,17 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
             timeline: list = []
             started = parallel_start(begun, engine, inputs, store, n_jobs, label_of, params,
                                      trace, cpu, timeline)
-    except BaseException:  # (the tasks waiting for their inputs give up)
-        if begun is not None:
+        # (in parallel this runs while the workers compute the tables)
+        plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
+        todo = [c for c in cats if plan[c.id] is None]
+        if parallel:  # (the tasks wait for these targets once the tables are done)
+            tables, outcomes = started.outcomes(todo)
+    except BaseException:  # (e.g. KeyboardInterrupt: the tasks waiting for the run's inputs
+        if begun is not None:  # or targets give up, and the folder goes now)
             begun.stop()
+        if store is not None:
+            store.close()
         raise
-    # (in parallel this runs while the workers compute the tables)
-    plan = _plan(cats, params["min_category_size"], mirror=Engine.mirrors)
-    todo = [c for c in cats if plan[c.id] is None]
-    if parallel:
-        tables, outcomes = started.outcomes(todo)
     t_targets, c_targets = time.perf_counter(), time.process_time()
     if not parallel:
         outcomes = serial_outcomes(X, C, tables, todo, label_of, params, trace, engine, shared)

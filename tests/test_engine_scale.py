@@ -602,3 +602,39 @@ def test_tasks_sent_before_their_inputs_end_when_the_preparation_fails(monkeypat
         assert len(runs) == 1 and runs[0].ended.wait(10)
         assert runs[0].got == [0, 0]  # (each task gave up before any part)
         assert quiet_run(X, Y, **HEAVIER, n_jobs=2).to_json(include_trace=True) == serial
+
+
+def test_tasks_waiting_for_the_targets_end_when_the_run_fails_before_sending_them(monkeypatch):
+    """Between the tasks' start and the run's list of targets (which the tasks wait for once
+    the tables are done) the run plans the targets itself: an error there (a
+    KeyboardInterrupt, say) ends the waiting tasks and removes the run's shared folder, so
+    that the workers are free for the next run (before, the tasks waited for the targets
+    for good and the next parallel run hung behind them)."""
+    import os
+
+    import joblib
+
+    from camcf import algorithm, tasks
+
+    runs = []
+
+    class Recorded(tasks.LocalRun):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            runs.append(self)
+
+    monkeypatch.setattr(tasks, "LocalRun", Recorded)
+    X, Y = problem(4)
+    serial = quiet_run(X, Y, **HEAVIER).to_json(include_trace=True)
+
+    def broken(*a, **k):
+        raise RuntimeError("no plan")
+
+    with joblib.parallel_backend("threading", n_jobs=2):
+        with monkeypatch.context() as m:
+            m.setattr(algorithm, "_plan", broken)
+            with pytest.raises(RuntimeError, match="no plan"):
+                quiet_run(X, Y, **HEAVIER, n_jobs=2)
+        assert len(runs) == 1 and runs[0].ended.wait(10)
+        assert not os.path.exists(os.path.dirname(runs[0].ref.path))
+        assert quiet_run(X, Y, **HEAVIER, n_jobs=2).to_json(include_trace=True) == serial
