@@ -661,9 +661,10 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         if parallel:  # (the tasks wait for these targets once the tables are done)
             tables, outcomes = started.outcomes(todo)
     except BaseException:  # (e.g. KeyboardInterrupt: the tasks waiting for the run's inputs
-        if begun is not None:  # or targets give up, and the folder goes now)
+        if begun is not None:  # or targets give up; the folder goes once they have ended)
             begun.stop()
-        if store is not None:
+            store.close_later(after=begun.join)
+        elif store is not None:
             store.close()
         raise
     t_targets, c_targets = time.perf_counter(), time.process_time()

@@ -607,11 +607,9 @@ def test_tasks_sent_before_their_inputs_end_when_the_preparation_fails(monkeypat
 def test_tasks_waiting_for_the_targets_end_when_the_run_fails_before_sending_them(monkeypatch):
     """Between the tasks' start and the run's list of targets (which the tasks wait for once
     the tables are done) the run plans the targets itself: an error there (a
-    KeyboardInterrupt, say) ends the waiting tasks and removes the run's shared folder, so
-    that the workers are free for the next run (before, the tasks waited for the targets
-    for good and the next parallel run hung behind them)."""
-    import os
-
+    KeyboardInterrupt, say) ends the waiting tasks, and the run's shared folder goes once
+    they have ended, so that the workers are free for the next run (before, the tasks
+    waited for the targets for good and the next parallel run hung behind them)."""
     import joblib
 
     from camcf import algorithm, tasks
@@ -636,5 +634,10 @@ def test_tasks_waiting_for_the_targets_end_when_the_run_fails_before_sending_the
             with pytest.raises(RuntimeError, match="no plan"):
                 quiet_run(X, Y, **HEAVIER, n_jobs=2)
         assert len(runs) == 1 and runs[0].ended.wait(10)
-        assert not os.path.exists(os.path.dirname(runs[0].ref.path))
+        folder = os.path.dirname(runs[0].ref.path)
+        for _ in range(1000):  # (removed on a thread of its own once the tasks ended)
+            if not os.path.exists(folder):
+                break
+            time.sleep(0.01)
+        assert not os.path.exists(folder)
         assert quiet_run(X, Y, **HEAVIER, n_jobs=2).to_json(include_trace=True) == serial
