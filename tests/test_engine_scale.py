@@ -571,13 +571,17 @@ def test_local_run_late_tasks_take_what_is_left_and_errors_reach_the_caller(monk
         assert stops  # (the task waiting for the broken part was told to give up)
 
 
-def test_tasks_sent_before_their_inputs_end_when_the_preparation_fails(monkeypatch):
-    """A parallel run sends its tasks before their inputs are ready (camcf.tasks.LocalRun):
-    when the preparation then raises, the run raises it and the waiting tasks end (told to
-    stop), so that the workers are free for the next run."""
+@pytest.mark.parametrize("where", ["preparation", "planning"])
+def test_tasks_of_a_failed_parallel_run_end_and_its_folder_goes(monkeypatch, where):
+    """A parallel run sends its tasks before their inputs are ready (camcf.tasks.LocalRun),
+    and they wait for its list of targets once the tables are done. When the run raises
+    before posting either (in its preparation, or planning the targets; a KeyboardInterrupt,
+    say), the waiting tasks end (told to stop) and the run's shared folder goes once they
+    have, so that the workers are free for the next run (before the planning was covered,
+    the tasks waited for the targets for good and the next parallel run hung behind them)."""
     import joblib
 
-    from camcf import tasks
+    from camcf import algorithm, tasks
     from camcf.fast_engine import FastEngine
 
     runs = []
@@ -592,48 +596,19 @@ def test_tasks_sent_before_their_inputs_end_when_the_preparation_fails(monkeypat
     serial = quiet_run(X, Y, **HEAVIER).to_json(include_trace=True)
 
     def broken(*a, **k):
-        raise RuntimeError("no shared inputs")
+        raise RuntimeError(f"a broken {where}")
 
     with joblib.parallel_backend("threading", n_jobs=2):
         with monkeypatch.context() as m:
-            m.setattr(FastEngine, "shared", classmethod(broken))
-            with pytest.raises(RuntimeError, match="no shared inputs"):
+            if where == "preparation":
+                m.setattr(FastEngine, "shared", classmethod(broken))
+            else:
+                m.setattr(algorithm, "_plan", broken)
+            with pytest.raises(RuntimeError, match=f"a broken {where}"):
                 quiet_run(X, Y, **HEAVIER, n_jobs=2)
         assert len(runs) == 1 and runs[0].ended.wait(10)
-        assert runs[0].got == [0, 0]  # (each task gave up before any part)
-        assert quiet_run(X, Y, **HEAVIER, n_jobs=2).to_json(include_trace=True) == serial
-
-
-def test_tasks_waiting_for_the_targets_end_when_the_run_fails_before_sending_them(monkeypatch):
-    """Between the tasks' start and the run's list of targets (which the tasks wait for once
-    the tables are done) the run plans the targets itself: an error there (a
-    KeyboardInterrupt, say) ends the waiting tasks, and the run's shared folder goes once
-    they have ended, so that the workers are free for the next run (before, the tasks
-    waited for the targets for good and the next parallel run hung behind them)."""
-    import joblib
-
-    from camcf import algorithm, tasks
-
-    runs = []
-
-    class Recorded(tasks.LocalRun):
-        def __init__(self, *a, **k):
-            super().__init__(*a, **k)
-            runs.append(self)
-
-    monkeypatch.setattr(tasks, "LocalRun", Recorded)
-    X, Y = problem(4)
-    serial = quiet_run(X, Y, **HEAVIER).to_json(include_trace=True)
-
-    def broken(*a, **k):
-        raise RuntimeError("no plan")
-
-    with joblib.parallel_backend("threading", n_jobs=2):
-        with monkeypatch.context() as m:
-            m.setattr(algorithm, "_plan", broken)
-            with pytest.raises(RuntimeError, match="no plan"):
-                quiet_run(X, Y, **HEAVIER, n_jobs=2)
-        assert len(runs) == 1 and runs[0].ended.wait(10)
+        if where == "preparation":
+            assert runs[0].got == [0, 0]  # (each task gave up before any part)
         folder = os.path.dirname(runs[0].ref.path)
         for _ in range(1000):  # (removed on a thread of its own once the tasks ended)
             if not os.path.exists(folder):
