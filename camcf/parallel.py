@@ -139,20 +139,18 @@ def dask_submit(client, fn, common: tuple, tasks: list[tuple], store: SharedArra
             for i, task in enumerate(tasks)]
 
 
-def dask_results(client, futures: list, release: bool = True) -> Iterator[object]:
-    """The results of the Dask ``futures`` (:func:`dask_submit`) as they finish; with
-    ``release``, the ones not taken are cancelled when the iterator closes (a run's last
-    parallel step releases; an earlier one leaves them to the next step)."""
+def dask_results(client, futures: list) -> Iterator[object]:
+    """The results of the Dask ``futures`` (:func:`dask_submit`) as they finish; the ones not
+    taken are cancelled when the iterator closes."""
     from distributed import as_completed
 
     try:
         for _, result in as_completed(futures, with_results=True):
             yield result
     finally:
-        if release:
-            left = [f for f in futures if not f.done()]
-            if left:
-                client.cancel(left)
+        left = [f for f in futures if not f.done()]
+        if left:
+            client.cancel(left)
 
 
 _BLAS = None  # one threadpoolctl controller per process (finding the libraries takes ms)

@@ -185,18 +185,17 @@ def _workers(n_jobs: int) -> int:
 
 
 def _dispatch(fn, common: tuple, tasks: list[tuple], n_jobs: int, store: SharedArrays,
-              prefer: str | None = None, *, release: bool = True, ordered: bool = True):
+              prefer: str | None = None, *, ordered: bool = True):
     """The results of ``fn(*common, *task)`` for ``tasks`` (given heaviest first), as they
     finish: on the Dask cluster of :func:`camcf.parallel.dask_cluster` through its client
     (:func:`camcf.parallel.dask_submit`: ``common`` reaches each worker once; ``ordered`` as
-    it takes it), else through joblib (local process workers map ``common``'s arrays from
-    ``store``'s files; no batching, every task dispatched at once). ``release``: as
-    :func:`camcf.parallel.dask_results` takes it (the last parallel step of a run
-    releases)."""
+    it takes it; the tasks not done are cancelled when the results' iterator closes), else
+    through joblib (local process workers map ``common``'s arrays from ``store``'s files; no
+    batching, every task dispatched at once)."""
     client = active_client()
     if client is not None:
         futures = dask_submit(client, fn, common, tasks, store, ordered=ordered)
-        return dask_results(client, futures, release)
+        return dask_results(client, futures)
     from joblib import Parallel, delayed
 
     return Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator_unordered",
@@ -235,9 +234,8 @@ def parallel_tables(engine: str, inputs: tuple, store: SharedArrays, n_jobs: int
     tasks = [(p,) for p in parts]
     common = (engine, X, C, spec, tuple(leaves))
     sent = time.perf_counter()
-    # (on a Dask cluster the futures stay for the targets' step: release=False)
     results = _dispatch(_engine_tables, common, tasks, n_jobs, store, prefer="processes",
-                        release=False, ordered=False)
+                        ordered=False)
     readonly = tuple(store.readonly(tables[k]) for k in _LAYOUT)
 
     def collect() -> tuple[tuple, tuple]:
