@@ -198,40 +198,25 @@ def _n_distinct_rows(values: np.ndarray) -> np.ndarray:
     return 1 + np.count_nonzero(s[:, 1:] != s[:, :-1], axis=1)
 
 
-_SORT_RUN = 256  # values per run sorted alone (see _sort_rows)
-
-
-def _run_width(r: int) -> int:
-    """The row width :func:`_sort_rows` sorts r values in: r, or the next multiple of
-    ``_SORT_RUN`` above it."""
-    return r if r <= _SORT_RUN else -(-r // _SORT_RUN) * _SORT_RUN
-
-
-def _sort_rows(block: np.ndarray) -> None:
-    """Sort each row of ``block`` (rows of :func:`_run_width` values) in place: numpy sorts
-    runs of up to 256 values several times faster per value than longer ones, so each run
-    is sorted alone and the sorted runs are merged by a stable sort (timsort, which merges
-    the runs it finds). The result is that of one sort of each row."""
-    B, width = block.shape
-    if width > _SORT_RUN:
-        block.reshape(B, width // _SORT_RUN, _SORT_RUN).sort(axis=2)
-        block.sort(axis=1, kind="stable")
-    else:
-        block.sort(axis=1)
+_SORT_RUN = 256  # values per run sorted alone (see _sorted_rows)
 
 
 def _sorted_rows(values: np.ndarray) -> np.ndarray:
-    """``np.sort(values, axis=1)`` of a 2-D integer array, by :func:`_sort_rows`: each row is
-    padded with the type's largest value, which sorts after (or ties with) every value, so
-    the first columns of the sorted block are the sorted rows."""
+    """``np.sort(values, axis=1)`` of a 2-D integer array. numpy sorts runs of up to 256
+    values several times faster per value than longer ones, so a longer row is padded to a
+    multiple of 256 with the type's largest value (which sorts after, or ties with, every
+    value), each run is sorted alone and the sorted runs are merged by a stable sort
+    (timsort, which merges the runs it finds); the first columns of the sorted block are
+    the sorted rows."""
     R, r = values.shape
-    width = _run_width(r)
-    if width == r:
+    if r <= _SORT_RUN:
         return np.sort(values, axis=1)
+    width = -(-r // _SORT_RUN) * _SORT_RUN
     block = np.empty((R, width), dtype=values.dtype)
     block[:, r:] = np.iinfo(values.dtype).max
     block[:, :r] = values
-    _sort_rows(block)
+    block.reshape(R, width // _SORT_RUN, _SORT_RUN).sort(axis=2)
+    block.sort(axis=1, kind="stable")
     return block[:, :r]
 
 
