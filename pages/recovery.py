@@ -35,11 +35,18 @@ if not t.skeleton:
     st.stop()
 comp = summary.recovery_frame(res, tid)
 won = comp[comp["decision"] == "recovered"]
-c1, c2, c3 = st.columns(3)
-c1.metric("Recovered", len(won))
-c2.metric("Competitions lost", int((comp["decision"] == "lost").sum()))
-df = res.to_frame(tid)
-c3.metric("Not tried (s_f < δ1/2)", int((df["step"] == "recovery-skip").sum()))
+n = summary.recovery_counts(res, tid)
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("Recovered", n["recovered"])
+c2.metric("Competitions lost", n["lost"])
+c3.metric("Skipped (s_f < δ1/2)", n["skipped"])
+c4.metric("Not reached", "n/a" if n["not_reached"] is None else n["not_reached"])
+if n["ended"] is not None and n["not_reached"]:
+    last = res.feature_names[t.recovered[-1][0]]
+    why = ("the scan stops at the first recovered feature (recovery = \"first\", the authors' "
+           "code)" if n["ended"] == "first" else "every member of R has been displaced")
+    st.caption(f"Of the {n['outside']} features outside PC ∪ SP, the {n['not_reached']} after "
+               f"{last} were not looked at: {why}.")
 st.subheader("The competition")
 if comp.empty:
     st.info(f"No feature competed for {t.category.display}: no feature outside the blanket had "

@@ -13,6 +13,8 @@ pytest.importorskip("streamlit")
 from support import APP, goto, new_app, run_button, texts  # noqa: E402
 from support import DRAW_PAGES as PAGES  # noqa: E402
 
+from camcf.viz import summary  # noqa: E402
+
 
 def test_opens_on_the_demo_with_results(shared_app):
     at = goto(shared_app, "pages/overview.py")
@@ -75,6 +77,15 @@ def test_recovery_page(shared_app):
     assert "The competition" in {s.value for s in at.subheader}
     tables = [d.value for d in at.dataframe]
     assert any("blocker" in t.columns and (t["decision"] == "recovered").any() for t in tables)
+    # the tiles say what the record says: B=0's scan stopped at its first feature (recovery
+    # "first"), so the features after it are not reached, not skipped
+    n = summary.recovery_counts(res, res.target("B=0").id)
+    tiles = {m.label: m.value for m in at.metric}
+    assert tiles["Skipped (s_f < δ1/2)"] == str(n["skipped"]) == "0"
+    assert tiles["Not reached"] == str(n["not_reached"]) and n["not_reached"] > 0
+    last = res.feature_names[res.target("B=0").recovered[-1][0]]
+    assert (f"the {n['not_reached']} after {last} were not looked at: the scan stops at the "
+            f"first recovered feature") in texts(at)
 
 
 def test_pruning_page_explains_a_feature(shared_app):

@@ -187,6 +187,42 @@ def test_every_sentence_agrees_with_its_record_row_shared_data(shared_runs):
     assert len({s for s, _ in seen}) >= 9
 
 
+def test_recovery_counts_cover_every_feature_outside_the_pc_and_spouses(demo_runs, shared_runs):
+    """The Recovery page's numbers, from the record: each feature outside PC ∪ SP is skipped,
+    tried or not reached, and the features not reached are those after the last recovered
+    one, left when the scan ended early (landed defect: the page said "Not tried (s_f <
+    δ1/2): 0" for the demo's B=0, whose scan stopped at its first feature and never looked at
+    the 22 others)."""
+    runs = [res for _, _, res in demo_runs] + [res for _, res in shared_runs]
+    ended = set()
+    for res in runs:
+        for t in res.targets:
+            if t.skipped or not t.skeleton:
+                continue
+            n = summary.recovery_counts(res, t.id)
+            df = res.to_frame(t.id, names=False)
+            skip = df[df["step"] == "recovery-skip"]
+            comp = df[df["step"] == "recovery"]
+            where = f"{t.category.display}, recovery={res.params['recovery']}"
+            assert n["skipped"] == len(skip) == skip["b"].nunique(), where
+            assert n["lost"] == int((comp["decision"] == "lost").sum()), where
+            assert n["recovered"] == int((comp["decision"] == "recovered").sum()), where
+            assert n["tried"] == comp["b"].nunique(), where
+            outside = set(range(res.n_features)) - set(t.pc) - set(t.spouses)
+            looked = set(skip["b"]) | set(comp["b"])
+            assert looked <= outside and n["outside"] == len(outside), where
+            missed = outside - looked
+            assert n["not_reached"] == len(missed), where
+            if missed:  # only after an early end, and only after the last recovered feature
+                assert n["ended"] in ("first", "consumed"), where
+                assert min(missed) > t.recovered[-1][0], where
+            ended.add(n["ended"])
+    assert "first" in ended  # the case of the defect is among the runs checked
+    res = demo_runs[0][2]
+    b0 = summary.recovery_counts(res, res.target("B=0").id)
+    assert b0["ended"] == "first" and b0["not_reached"] > 0 and b0["skipped"] == 0
+
+
 def test_the_subject_of_a_redundancy_removal_is_the_removed_feature(demo_runs):
     """Landed defect: "This decision" named A=0 as the variable when f00 was removed."""
     _, _, res = demo_runs[0]

@@ -178,6 +178,39 @@ def recovery_frame(result, target) -> pd.DataFrame:
     })
 
 
+def recovery_counts(result, target) -> dict:
+    """Phase 3 of one target in numbers, from the record. Phase 3 scans the features outside
+    PC ∪ SP (``outside``) by ascending index: a feature with s_f < δ1/2 is skipped (``skipped``:
+    the ``recovery-skip`` rows), any other competes against the members of R not yet displaced
+    (``tried`` features; ``lost`` competitions, ``recovered`` features). The scan ends early
+    after a recovery when ``recovery="first"`` (``ended="first"``, the authors' code) or once
+    every member of R is displaced (``ended="consumed"``): the ``not_reached`` features after
+    the last recovered one are neither skipped nor tried. ``tried`` and ``not_reached`` need
+    the full record (None at a lower trace level); the other counts come from the test counts
+    and hold at every level. Empty R: Phase 3 does not run (every count 0, ``outside`` aside)."""
+    t = result.target(target)
+    outside = result.n_features - len(set(t.pc) | set(t.spouses))
+    recovered = len(t.recovered)
+    counts = t.test_counts
+    out = {"outside": outside, "recovered": recovered,
+           "lost": int(counts.get("recovery", 0)) - recovered,
+           "skipped": int(counts.get("recovery-skip", 0)), "tried": 0, "not_reached": 0,
+           "ended": None}
+    if not t.skeleton or t.skipped:
+        return out
+    if recovered and result.params["recovery"] == "first":
+        out["ended"] = "first"
+    elif recovered and recovered == len(t.skeleton):
+        out["ended"] = "consumed"
+    if result.stats.get("trace", "full") != "full":
+        out["tried"] = out["not_reached"] = None
+        return out
+    df = result.to_frame(t.id, names=False)
+    out["tried"] = int(df.loc[df["step"] == "recovery", "b"].nunique())
+    out["not_reached"] = outside - out["skipped"] - out["tried"]
+    return out
+
+
 def s_f_p(result, target) -> dict[int, str]:
     """``{feature: "p = …"}``: the p of s_f = I(X_f; t) for one target, from the record's
     ``feature-mi`` rows (:func:`camcf.viz.explain.p_text`); features without a row are absent."""
