@@ -10,6 +10,8 @@ against Found vs true at several samples and parameters.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -26,6 +28,8 @@ from camcf.viz.explain import (
     describe_cond,
     explain_row_full,
     explain_test,
+    feature_path,
+    feature_steps,
     feature_story,
     measured,
     redundancy_summary,
@@ -221,6 +225,50 @@ def test_recovery_counts_cover_every_feature_outside_the_pc_and_spouses(demo_run
     res = demo_runs[0][2]
     b0 = summary.recovery_counts(res, res.target("B=0").id)
     assert b0["ended"] == "first" and b0["not_reached"] > 0 and b0["skipped"] == 0
+
+
+_NUM = r"(-?\d+\.\d+)"
+_BOUND = re.compile(rf"γ·s = {_NUM} × {_NUM} = {_NUM} bits")
+
+
+def _shown(text: str) -> int:
+    """The decimals of a number as shown."""
+    return len(text.split(".")[1])
+
+
+@pytest.mark.parametrize("params", [{}, {"delta1": 0.002749, "delta2": 0.01}],
+                         ids=["defaults", "small-thresholds"])
+def test_pruning_sentences_show_each_number_one_way_and_their_sums_add_up(params):
+    """Landed defect (yeast at the suggested thresholds): "I(Att70; Class12=0) = 0.0048 > γ·s
+    = 0.0047 bits" and, in the same paragraph, "the same bound γ·s = 1.2 × 0.004 = 0.005
+    bits"; "δ1 = 0.003" for δ1 = 0.002749. Every number of a feature's Phase 4 sentences must
+    be written one way, γ × s must make the bound shown, and δ1 is shown with all its digits,
+    as the sidebar shows it (the thresholds the app suggests are rounded to four significant
+    digits, as 0.002749 here)."""
+    _, res = _demo_run(**params)
+    checked = 0
+    for t in res.targets:
+        if t.skipped:
+            continue
+        for f in sorted(set(t.cmb)):
+            texts = [e.text for e in feature_path(res, t.id, f) if e.step in ("symmetry",
+                                                                              "redundancy")]
+            summary_text = redundancy_summary(res, t.id, f)
+            texts += [summary_text] if summary_text else []
+            texts += feature_steps(res, t.id, f)[0]
+            bounds = [m for text in texts for m in _BOUND.findall(text)]
+            for g, sv, bound in bounds:  # γ × s shown = the bound shown, to their rounding
+                slack = float(g) * 0.5 * 10.0 ** -_shown(sv) + 0.5 * 10.0 ** -_shown(bound)
+                assert abs(float(g) * float(sv) - float(bound)) <= slack * 1.0001, (g, sv, bound)
+                checked += 1
+            # one number, one text: s and the bound the same in every sentence
+            assert len({sv for _, sv, _ in bounds}) <= 1, bounds
+            assert len({b for _, _, b in bounds}) <= 1, bounds
+            d1 = res.params["delta1"]
+            for text in texts:
+                if "δ1 = " in text:
+                    assert re.search(rf"δ1 = {d1!r}0*\b", text), text
+    assert checked
 
 
 def test_the_subject_of_a_redundancy_removal_is_the_removed_feature(demo_runs):

@@ -12,7 +12,9 @@ through's "This decision" table. :func:`explain` is the sentence alone::
 Every sentence and table row comes from the same :class:`Explanation`, so a test can check each
 one against the record (tests/test_explain.py does, on several runs).
 
-Values are shown in bits with three decimals (more when three would hide the difference).
+Values are shown in bits with three significant digits and at least three decimals, a
+parameter with all its digits, each number the same wherever it appears (more digits when
+that would hide the difference between a value and what it is compared with: :func:`_pair`).
 A measured value is written by :func:`measured` alone: when the record gains a significance
 column (``p_value``, with ``g`` and ``df``), that one function shows it beside the bits.
 
@@ -72,17 +74,38 @@ def _plural(k: int, word: str) -> str:
     return f"{k:,} {word if k == 1 else many}"
 
 
+def _decimals(x: float) -> int:
+    """The decimals a number is shown with on its own: three significant digits, at least
+    three decimals and at most twelve (the precision of the algorithm's comparisons); a
+    number written with few digits (a parameter such as δ1 = 0.002749, or δ1/2) all of its
+    digits, as the sidebar shows it. A number so shown is the same wherever it appears."""
+    if x == 0 or not math.isfinite(x):
+        return 3
+    d = min(_PREC, max(3, 2 - math.floor(math.log10(abs(x)))))
+    short = repr(float(x))  # the shortest text that reads back as x
+    if "e" not in short and "." in short:
+        digits = short.split(".")[1]
+        if len(digits.lstrip("0")) <= 7:
+            d = max(d, min(_PREC, len(digits)))
+    return d
+
+
 def _pair(v: float, thr: float) -> tuple[str, str]:
-    """Format a value and its threshold so that they differ on screen when they differ."""
+    """Format a value and its threshold (:func:`_decimals` each) so that they differ on
+    screen when they differ, in the order the algorithm sees them (both get more decimals
+    until they do)."""
     if v != v:
-        return "n/a", f"{thr:.3f}"
+        return "n/a", f"{thr:.{_decimals(thr)}f}"
     if thr != thr:
-        return f"{v:.3f}", "n/a"
-    for d in (3, 4, 6, 9, 12):
-        a, b = f"{v:.{d}f}", f"{thr:.{d}f}"
-        if a != b or round(v, _PREC) == round(thr, _PREC):
+        return f"{v:.{_decimals(v)}f}", "n/a"
+    dv, dt = _decimals(v), _decimals(thr)
+    rv, rt = round(v, _PREC), round(thr, _PREC)
+    for extra in (0, 1, 2, 3, 6, 9):
+        a, b = f"{v:.{min(_PREC, dv + extra)}f}", f"{thr:.{min(_PREC, dt + extra)}f}"
+        fa, fb = float(a), float(b)
+        if (fa > fb) == (rv > rt) and (fa < fb) == (rv < rt):
             return a, b
-    return f"{v:.12f}", f"{thr:.12f}"
+    return f"{v:.{_PREC}f}", f"{thr:.{_PREC}f}"
 
 
 def describe_cond(cond, result, target: int) -> str:
