@@ -32,7 +32,7 @@ with left:
     event = st.plotly_chart(figures.pruning_scatter(res, tid), key=f"pr_scatter_{tid}",
                             on_select="rerun", selection_mode="points")
 with right:
-    st.markdown("**Why was it pruned?**")
+    st.markdown("**Why was it pruned, or kept?**")
     points = (event.selection.points if event is not None and hasattr(event, "selection")
               else []) or []
     df = trace_frame(run_id(rec), tid, res)
