@@ -118,7 +118,8 @@ def upload_bundle(data: bytes, filename: str, labels=None, xml_bytes: bytes | No
         labels = labels.strip() or None
     elif labels is not None:
         labels = list(labels) or None
-    ds = load_bytes(data, filename, labels=labels, xml_bytes=xml_bytes, variable=variable or None)
+    ds = load_bytes(data, filename, labels=labels, xml_bytes=xml_bytes, xml_filename=xml_name,
+                    variable=variable or None)
     spec = labels if isinstance(labels, str) or labels is None else (
         json.dumps(list(labels), ensure_ascii=False) if any("," in str(v) for v in labels)
         else ",".join(labels))  # a JSON list keeps names with commas for --labels

@@ -373,7 +373,11 @@ def test_mat_combined_matrix_first_k(tmp_path):
 def test_load_bytes(tmp_path):
     ds = load_bytes(XML_ARFF.encode(), "upload.arff", xml_bytes=XML.encode())
     assert ds.label_names == ["lab1", "lab2"]
-    assert ds.source.startswith("upload.arff")
+    assert ds.source.startswith("upload.arff") and "listed in labels.xml" in ds.source
+    # the uploaded XML's own name is what the source names (it said uploaded-labels.xml)
+    ds = load_bytes(XML_ARFF.encode(), "upload.arff", xml_bytes=XML.encode(),
+                    xml_filename="../my yeast.xml")
+    assert ds.label_names == ["lab1", "lab2"] and "listed in my_yeast.xml" in ds.source
     csv = load_bytes(CSV.encode(), "../../evil name.csv", labels="last:2")
     assert csv.n_labels == 2 and csv.source.startswith("evil name.csv")
     with pytest.raises(LabelSpecError, match="unknown"):

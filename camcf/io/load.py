@@ -284,6 +284,7 @@ def load_bytes(
     *,
     labels: LabelSpec = None,
     xml_bytes: bytes | None = None,
+    xml_filename: str | None = None,
     variable: str | None = None,
 ) -> Dataset:
     """Read an uploaded file from memory.
@@ -298,6 +299,9 @@ def load_bytes(
         As for :func:`load`.
     xml_bytes : bytes, optional
         Content of a MULAN label XML file.
+    xml_filename : str, optional
+        That file's name, shown in messages and in the dataset's source (default
+        ``labels.xml``).
     variable : str, optional
         MATLAB files: which variable(s) to read (as for :func:`load`).
 
@@ -312,7 +316,9 @@ def load_bytes(
         path.write_bytes(data)
         xml_path = None
         if xml_bytes is not None:
-            xml_path = Path(tmp) / "uploaded-labels.xml"
+            xml_shown = Path(xml_filename or "").name or "labels.xml"
+            xml_path = Path(tmp) / "xml" / (_SAFE.sub("_", xml_shown) or "labels.xml")
+            xml_path.parent.mkdir()  # (beside the data, even if both have one name)
             xml_path.write_bytes(xml_bytes)
         ds = load(path, labels=labels, xml=xml_path, name=shown, variable=variable)
     return ds
