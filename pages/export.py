@@ -35,7 +35,7 @@ d2.download_button("Result with decision record (JSON)",
 st.subheader("Configuration")
 cfg = export.run_config(rec.data.source, rec.disc, rec.params, fingerprint=rec.data.fingerprint)
 st.markdown("This command reproduces the run:")
-st.code(cfg["cli"], language="bash", wrap_lines=True)
+st.code(export.cli_lines(cfg["cli"]), language="bash")
 if rec.data.source.get("kind") == "demo":
     st.caption("The demo has no file: download it as `demo.csv` (features, then the labels as "
                "integer codes) and run the command beside it.")

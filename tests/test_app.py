@@ -133,9 +133,9 @@ def test_export_page(shared_app):
     at = goto(shared_app, "pages/export.py")
     buttons = at.get("download_button")
     assert len(buttons) >= 9
-    code = at.code[0].value
-    assert code.startswith("camcf select demo.csv --labels last:5")
-    assert "--delta1 0.05" in code and "--output" in code
+    code = at.code[0].value  # one option a line (camcf.viz.export.cli_lines)
+    assert code.startswith("camcf select demo.csv \\\n    --labels last:5 \\\n")
+    assert "\n    --delta1 0.05 \\\n" in code and "\n    --output " in code
 
 
 def test_slider_and_run_change_the_result():

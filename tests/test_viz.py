@@ -243,6 +243,26 @@ def test_export_config_and_cli(res, demo):
     assert "." not in text.splitlines()[1]  # integer codes, not floats
 
 
+def test_the_shown_command_is_the_command_one_option_a_line(res):
+    """Landed defect: the Export page wrapped the one-line command inside ``--k1``. Shown one
+    option a line with continuations, it is still the same command to a shell."""
+    import shlex
+    import subprocess
+
+    from camcf.viz.export import cli_lines
+
+    src = {"kind": "upload", "path": "my data.arff", "labels": "a,b c", "xml": None}
+    cmd = run_config(src, {"discretize": "auto", "bins": 3, "strategy": "uniform"},
+                     res.params)["cli"]
+    shown = cli_lines(cmd)
+    lines = shown.splitlines()
+    assert len(lines) > 10 and all(ln.count(" --") <= 1 for ln in lines)
+    assert all(ln.endswith(" \\") for ln in lines[:-1])
+    out = subprocess.run(["bash", "-c", "set -- " + shown + '\nprintf "%s\\0" "$@"'],
+                         capture_output=True, check=True).stdout.decode()
+    assert out.split("\0")[:-1] == shlex.split(cmd)
+
+
 def test_csv_round_trip_reproduces_the_demo_run(res, demo, tmp_path):
     """The demo CSV + the exported parameters give the same selection (what the CLI does)."""
     from camcf.io import load

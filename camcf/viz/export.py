@@ -38,6 +38,18 @@ def cli_command(data_path: str, *, labels: str | None, xml: str | None, discreti
     return shlex.join(args)
 
 
+def cli_lines(cmd: str) -> str:
+    """A command of :func:`cli_command` for the screen: each option and its value on a line of
+    its own, joined by shell line continuations (the same command to a shell; a narrow box
+    then never breaks a line inside an option such as ``--k1``)."""
+    lines: list[list[str]] = [[]]
+    for arg in shlex.split(cmd):
+        if arg.startswith("--") and lines[-1]:
+            lines.append([])
+        lines[-1].append(arg)
+    return " \\\n    ".join(shlex.join(line) for line in lines)
+
+
 def run_config(source: dict, discretize: dict, params: dict, *, fingerprint: str = "") -> dict:
     """The configuration as data: where the data came from, discretisation, parameters, and the
     CLI command. ``source``: ``{"kind", "path", "labels", "xml", "variable", "description"}``
