@@ -188,7 +188,7 @@ def test_compare_and_evaluation_figures_are_readable(figure_page):
     starting at 0.84."""
     from camcf.evaluation.metrics import METRICS
     from camcf.viz.comparison import cd_diagram, normalised_radar, split_ranks_heatmap
-    from camcf.viz.evaluation_figures import metrics_radar
+    from camcf.viz.evaluation_figures import ablation_lines, metrics_radar
 
     rng = np.random.default_rng(0)
     methods = ["Ca-MCF", "MI-MCF", "M2LC", "D2F", "MDFS", "JFSC", "FIMF", "MCLS"]
@@ -212,16 +212,47 @@ def test_compare_and_evaluation_figures_are_readable(figure_page):
                        {"all": "All features", "camcf": "Ca-MCF"})
     cd = cd_diagram(dict(zip(methods, np.linspace(1.5, 6.5, 8), strict=True)), 3.5,
                     control="Ca-MCF", title="Hamming loss")
+    # the ablation panels, each with its own y scale (landed: the tick labels of the second
+    # to fourth panels ran into the panel to their left)
+    stages = ["All", "Phase 2", "Phase 3", "Phase 4", "Ca-MCF"]
+    ab = pd.DataFrame([{"stage": st, "metric name": info["name"],
+                        "mean": rng.uniform(0.1, 0.9) if k == 0 else rng.uniform(0.4, 0.5),
+                        "sd": 0.01, "n_features": 8.0}
+                       for st in stages for k, info in enumerate(METRICS.values())])
     figs = {"radar-compare": (radar, 700), "ranks-one-split": (heat, 620),
-            "radar-evaluation": (ev, 700), "cd-diagram": (cd, 1100)}
+            "radar-evaluation": (ev, 700), "cd-diagram": (cd, 1100),
+            "ablation": (ablation_lines(ab, stages), 1100)}
     page = figure_page
     drawn = draw_figures(page, figs)
     bar = page.evaluate("""() => { const c = document.querySelector(
         "[id='box-ranks-one-split'] .colorbar .cbfills"); return c ?
         c.getBoundingClientRect().height : 0; }""")
+    # a panel's y tick labels stay out of every other panel's plot area
+    intruders = page.evaluate("""() => {
+        const root = document.querySelector("[id='box-ablation']");
+        const areas = [...root.querySelectorAll('.draglayer rect.nsewdrag')].map(r => [
+            r.getAttribute('data-subplot'), r.getBoundingClientRect()]);
+        const out = [];
+        for (const g of root.querySelectorAll('.cartesianlayer > .subplot')) {
+            const mine = [...g.classList].find(c => c !== 'subplot');
+            for (const t of g.querySelectorAll('.yaxislayer-above text')) {  // y, y2, … ticks
+                const a = t.getBoundingClientRect();
+                for (const [id, b] of areas) {
+                    if (id !== mine && a.left < b.right && b.left < a.right
+                            && a.top < b.bottom && b.top < a.bottom) {
+                        out.push([mine, t.textContent, id]);
+                    }
+                }
+            }
+        }
+        const n = root.querySelectorAll('.yaxislayer-above text').length;
+        return [areas.length, out, n];
+    }""")
     _shoot(page, figs, "figure")
     _assert_readable(drawn)
     assert bar >= 150, bar  # the colour bar is readable (it was ~20 px)
+    assert intruders[0] == len(METRICS) and intruders[2] >= 2 * len(METRICS), intruders
+    assert not intruders[1], intruders
 
 
 def test_graphs_have_no_overlapping_labels(browser, cal, arts):

@@ -36,13 +36,17 @@ def ablation_lines(ab: pd.DataFrame, stages: list[str]) -> go.Figure:
     """Mean ± SD of every metric per stage (columns ``stage``, ``mean``, ``sd``,
     ``metric name``, ``n_features``), one small panel a metric."""
     fig = px.line(ab, x="stage", y="mean", error_y="sd", facet_col="metric name",
-                  facet_col_wrap=4, markers=True,
+                  facet_col_wrap=3, markers=True,
+                  # each panel has its own y scale and tick labels: room for them between
+                  # the panels (four a row, at plotly's default spacing, they ran into the
+                  # panel before, and wider gaps left the stage names no room)
+                  facet_col_spacing=0.07, facet_row_spacing=0.09,
                   category_orders={"stage": stages,
                                    "metric name": [i["name"] for i in METRICS.values()]},
-                  hover_data={"n_features": ":.1f"}, height=560)
+                  hover_data={"n_features": ":.1f"}, height=780)
     fig.update_yaxes(matches=None, showticklabels=True)
     fig.for_each_annotation(lambda a: a.update(text=a.text.split("=")[-1]))
-    fig.update_xaxes(title=None)
+    fig.update_xaxes(title=None, showticklabels=True)  # (a panel with none below it too)
     return fig
 
 
