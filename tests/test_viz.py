@@ -71,6 +71,32 @@ def test_local_graph_layout_is_stable_and_highlight_adds_ring_nodes(res):
         assert by_id[name]["x"] == pytest.approx(x) and by_id[name]["y"] == pytest.approx(y)
 
 
+def test_graph_titles_write_their_comparisons_as_the_explanations_do(demo):
+    """The local graph's hover text on a feature removed by redundancy compares two numbers:
+    written as the explanations write them (:func:`camcf.viz.explain._pair`), they show the
+    order the algorithm saw (three decimals showed 0.005 > γ·s = 0.005 at small thresholds)."""
+    import re
+
+    from camcf.viz.explain import _pair
+
+    ds = demo.dataset
+    codes, _ = discretize(ds.X)
+    small = camcf.run(codes, ds.Y, feature_names=ds.feature_names, label_names=ds.label_names,
+                      category_names=ds.category_names, delta1=0.002749, delta2=0.01)
+    seen = 0
+    for t in small.targets:
+        if t.skipped or not t.redundancy_removed:
+            continue
+        g = graphs.local_graph(small, t.id)
+        for f, d, v, sf in t.redundancy_removed:
+            title = g.nodes[small.feature_names[f]]["title"]
+            m = re.search(r"explains it \((\S+) > γ·s = (\S+)\)", title)
+            assert m and m.groups() == _pair(v, small.params["gamma"] * sf), title
+            assert float(m.group(1)) > float(m.group(2)), title
+            seen += 1
+    assert seen
+
+
 def test_local_graph_spouse_edges_go_to_the_inducing_pc_member(res):
     t = res.target("C=0")
     g = graphs.local_graph(res, t.id)

@@ -90,14 +90,17 @@ def _decimals(x: float) -> int:
     return d
 
 
+def number(x: float) -> str:
+    """One number in bits as the explanations write it (:func:`_decimals`; "n/a" for NaN)."""
+    return "n/a" if x != x else f"{x:.{_decimals(x)}f}"
+
+
 def _pair(v: float, thr: float) -> tuple[str, str]:
     """Format a value and its threshold (:func:`_decimals` each) so that they differ on
     screen when they differ, in the order the algorithm sees them (both get more decimals
     until they do)."""
-    if v != v:
-        return "n/a", f"{thr:.{_decimals(thr)}f}"
-    if thr != thr:
-        return f"{v:.{_decimals(v)}f}", "n/a"
+    if v != v or thr != thr:
+        return number(v), number(thr)
     dv, dt = _decimals(v), _decimals(thr)
     rv, rt = round(v, _PREC), round(thr, _PREC)
     for extra in (0, 1, 2, 3, 6, 9):

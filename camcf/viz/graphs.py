@@ -18,6 +18,7 @@ import networkx as nx
 import numpy as np
 
 from ..trace import TARGET
+from .explain import _pair, number
 from .style import COLORS, FONT, legend_html, lighten
 from .summary import label_mi_p, s_f_p
 
@@ -42,8 +43,7 @@ EGO_REJECTED = 10
 EGO_NEIGHBOURS = 8
 
 
-def _fmt(v: float) -> str:
-    return "n/a" if v != v else f"{v:.3f}"
+_fmt = number  # one number in bits, written as the explanations write it
 
 
 def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.Graph:
@@ -73,8 +73,9 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
         fate = fates.get(f, "")
         if fate == "redundancy":
             d, v, sf = red[f]
+            shown, bound = _pair(v, result.params["gamma"] * sf)
             parts.append(f"removed by redundancy: {result.categories[d].display} explains it "
-                         f"({_fmt(v)} > γ·s = {_fmt(result.params['gamma'] * sf)})")
+                         f"({shown} > γ·s = {bound})")
         elif fate:
             parts.append({"blanket": "in the final blanket", "cut-k2": "cut by k2",
                           "symmetry": "removed by symmetry (s ≤ δ1)",
@@ -467,9 +468,9 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
     others = sorted(others, key=lambda q: (-mi[q], q))[:n_neighbours]
     for q in others:
         c = result.categories[q]
+        shown, d2 = _pair(float(mi[q]), result.params["delta2"])
         g.add_node(c.display, role="neighbour",
-                   title=f"{c.display}: I(t; C') = {_fmt(float(mi[q]))} bits "
-                         f"(≤ δ2 = {result.params['delta2']:g}: not a candidate)"
+                   title=f"{c.display}: I(t; C') = {shown} bits (≤ δ2 = {d2}: not a candidate)"
                    if mi[q] <= result.params["delta2"] else
                    f"{c.display}: I(t; C') = {_fmt(float(mi[q]))} bits")
         g.add_edge(tname, c.display, kind="neighbour", title=f"I = {_fmt(float(mi[q]))} bits")
