@@ -38,9 +38,14 @@ won = comp[comp["decision"] == "recovered"]
 n = summary.recovery_counts(res, tid)
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Recovered", n["recovered"])
-c2.metric("Competitions lost", n["lost"])
+c2.metric("Competed, not recovered", "n/a" if n["tried"] is None
+          else n["tried"] - n["recovered"],
+          help=f"Features that competed and lost every competition ({n['lost']} competitions "
+               "lost in all: a feature competes with each member of R not yet displaced)")
 c3.metric("Skipped (s_f < δ1/2)", n["skipped"])
 c4.metric("Not reached", "n/a" if n["not_reached"] is None else n["not_reached"])
+if n["not_reached"] is not None:
+    st.caption(f"The four add up to the {n['outside']} features outside PC ∪ SP.")
 if n["ended"] is not None and n["not_reached"]:
     last = res.feature_names[t.recovered[-1][0]]
     why = ("the scan stops at the first recovered feature (recovery = \"first\", the authors' "
@@ -59,7 +64,8 @@ if won.empty:
     st.caption("None: every feature that competed lost to the member of R it challenged.")
 else:
     st.dataframe(won, hide_index=True, width="stretch")
-st.markdown("**Features that competed and lost**")
+st.markdown("**Competitions lost** (a feature may lose to one member of R and then win "
+            "against the next)")
 lost = comp[comp["decision"] == "lost"]
 if lost.empty:
     st.caption("None: the first feature tried won (or no feature was eligible).")

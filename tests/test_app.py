@@ -83,6 +83,10 @@ def test_recovery_page(shared_app):
     tiles = {m.label: m.value for m in at.metric}
     assert tiles["Skipped (s_f < δ1/2)"] == str(n["skipped"]) == "0"
     assert tiles["Not reached"] == str(n["not_reached"]) and n["not_reached"] > 0
+    # the four tiles count features, and add up to those outside PC ∪ SP
+    four = ("Recovered", "Competed, not recovered", "Skipped (s_f < δ1/2)", "Not reached")
+    assert sum(int(tiles[k]) for k in four) == n["outside"]
+    assert f"The four add up to the {n['outside']} features outside PC ∪ SP." in texts(at)
     last = res.feature_names[res.target("B=0").recovered[-1][0]]
     assert (f"the {n['not_reached']} after {last} were not looked at: the scan stops at the "
             f"first recovered feature") in texts(at)
