@@ -241,8 +241,9 @@ def _shown(text: str) -> int:
 def test_pruning_sentences_show_each_number_one_way_and_their_sums_add_up(params):
     """Landed defect (yeast at the suggested thresholds): "I(Att70; Class12=0) = 0.0048 > γ·s
     = 0.0047 bits" and, in the same paragraph, "the same bound γ·s = 1.2 × 0.004 = 0.005
-    bits"; "δ1 = 0.003" for δ1 = 0.002749. Every number of a feature's Phase 4 sentences must
-    be written one way, γ × s must make the bound shown, and δ1 is shown with all its digits,
+    bits"; "δ1 = 0.003" for δ1 = 0.002749; then "1.2 × 0.00389 = 0.00466". Every number of a
+    feature's Phase 4 sentences must be written one way, γ × s as shown must make the bound
+    shown (rounded as it is shown), and δ1 is shown with all its digits,
     as the sidebar shows it (the thresholds the app suggests are rounded to four significant
     digits, as 0.002749 here)."""
     _, res = _demo_run(**params)
@@ -257,9 +258,8 @@ def test_pruning_sentences_show_each_number_one_way_and_their_sums_add_up(params
             texts += [summary_text] if summary_text else []
             texts += feature_steps(res, t.id, f)[0]
             bounds = [m for text in texts for m in _BOUND.findall(text)]
-            for g, sv, bound in bounds:  # γ × s shown = the bound shown, to their rounding
-                slack = float(g) * 0.5 * 10.0 ** -_shown(sv) + 0.5 * 10.0 ** -_shown(bound)
-                assert abs(float(g) * float(sv) - float(bound)) <= slack * 1.0001, (g, sv, bound)
+            for g, sv, bound in bounds:  # γ × s shown, rounded as shown: the bound shown
+                assert f"{float(g) * float(sv):.{_shown(bound)}f}" == bound, (g, sv, bound)
                 checked += 1
             # one number, one text: s and the bound the same in every sentence
             assert len({sv for _, sv, _ in bounds}) <= 1, bounds

@@ -111,6 +111,19 @@ def _pair(v: float, thr: float) -> tuple[str, str]:
     return f"{v:.{_PREC}f}", f"{thr:.{_PREC}f}"
 
 
+def _times(g: float, s: float, product: str) -> str:
+    """``s`` written so that ``g`` × it, rounded as ``product`` is shown, gives ``product``
+    (γ·s = 1.2 × 0.003885 = 0.00466, not 1.2 × 0.00389 = 0.00466): its own digits
+    (:func:`number`), more when the product needs them."""
+    if s != s or product == "n/a":
+        return number(s)
+    dp = len(product.split(".")[1]) if "." in product else 0
+    for d in range(_decimals(s), _PREC + 1):
+        if f"{g * float(f'{s:.{d}f}'):.{dp}f}" == product:
+            return f"{s:.{d}f}"
+    return f"{s:.{_PREC}f}"
+
+
 def describe_cond(cond, result, target: int) -> str:
     """``f01, B=1`` for small sets, else ``3 features, 1 label category``; "" when empty."""
     if not cond:
@@ -421,7 +434,7 @@ def explain_test(test: Test, result, fields: Mapping | None = None) -> Explanati
         other, other_name = test.b, name(test.b)
         sf = float(result.mi_table[test.a, test.target]) if test.a >= 0 else math.nan
         q = f"I({s_name}; {other_name})"
-        sv = _pair(sf, test.threshold)[0]
+        sv = _times(p["gamma"], sf, thr)
         ref = f"γ·s = {p['gamma']:g} × {sv}"
         op = ">" if above else "≤"
         if above:
@@ -580,8 +593,9 @@ def redundancy_summary(result, target, feature: int) -> str | None:
     bound = tests[0].threshold
     under = [x for x in tests if x.decision == "does-not-dominate"]
     over = [x for x in tests if x.decision == "dominates"]
-    bound_txt = (f"the same bound γ·s = {g:g} × {_pair(sf, bound)[0]} = "
-                 f"{_pair(sf, bound)[1]} bits (s = I({fname}; {tname}))")
+    bt = _pair(sf, bound)[1]
+    bound_txt = (f"the same bound γ·s = {g:g} × {_times(g, sf, bt)} = {bt} bits "
+                 f"(s = I({fname}; {tname}))")
     closest = ""
     if under:
         c = max(under, key=lambda x: round(x.value, _PREC))
