@@ -97,6 +97,40 @@ def test_graph_titles_write_their_comparisons_as_the_explanations_do(demo):
     assert seen
 
 
+def test_skeleton_ego_draws_each_candidate_once_and_only_non_candidates_as_neighbours(demo):
+    """Landed (yeast at the suggested thresholds, seen in Chromium): the candidates beyond the
+    drawn rejected ones were counted in "+3 more rejected" and drawn again as grey "strongest
+    other DCSMI (≤ δ2)" nodes whose I was above δ2; a rejected candidate's title read "p =
+    1.98e-147 > δ2"."""
+    from camcf.viz.explain import _pair
+
+    ds = demo.dataset
+    codes, _ = discretize(ds.X)
+    small = camcf.run(codes, ds.Y, feature_names=ds.feature_names, label_names=ds.label_names,
+                      category_names=ds.category_names, delta2=0.002)
+    d2 = small.params["delta2"]
+    seen = 0
+    for t in small.targets:
+        rejected = [q for q in t.skeleton_candidates if q not in set(t.skeleton)]
+        if t.skipped or len(rejected) < 2:
+            continue
+        g, _ = graphs.skeleton_ego(small, t.id, n_rejected=1)
+        mi = small.category_mi[t.id]
+        cands = {small.categories[q].display for q in t.skeleton_candidates}
+        for node, a in g.nodes(data=True):
+            if a.get("role") == "neighbour":
+                assert node not in cands, node
+                q = next(c.id for c in small.categories if c.display == node)
+                assert round(float(mi[q]), 12) <= round(d2, 12), node
+            if a.get("role") == "rejected" and node in cands:
+                q = next(c.id for c in small.categories if c.display == node)
+                shown, thr = _pair(float(mi[q]), d2)
+                assert f"I(t; C') = {shown} bits > δ2 = {thr}" in a["title"], a["title"]
+                seen += 1
+        assert f"+{len(rejected) - 1} more rejected" in g
+    assert seen
+
+
 def test_local_graph_spouse_edges_go_to_the_inducing_pc_member(res):
     t = res.target("C=0")
     g = graphs.local_graph(res, t.id)

@@ -422,9 +422,10 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
 
     Nodes: the target; its R in acceptance order (role ``label-category``, labelled
     ``1. L=v``, ``2. …``); up to ``n_rejected`` candidates (I(t; C') > δ2) that were not accepted
-    (role ``rejected``, the strongest first); up to ``n_neighbours`` other categories with the
-    largest DCSMI with the target (role ``neighbour``; categories of the target's own label left
-    out), and the categories whose R holds the target (role ``points-here``, at most
+    (role ``rejected``, the strongest first; the rest in one "+k more rejected" node); up to
+    ``n_neighbours`` other categories that were no candidate, with the largest DCSMI with the
+    target (role ``neighbour``; categories of the target's own label left out), and the
+    categories whose R holds the target (role ``points-here``, at most
     ``n_neighbours``). Returns the graph and fixed positions in pixels: R on an inner arc,
     the others on an outer ring — the same target always gets the same picture.
     """
@@ -452,19 +453,22 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
     rejected = sorted(rejected, key=lambda q: (-mi[q], q))
     for q in rejected[:n_rejected]:
         c = result.categories[q]
+        shown, d2 = _pair(float(mi[q]), result.params["delta2"])
         g.add_node(c.display, role="rejected",
-                   title=f"{c.display}: candidate (I(t; C') = {_fmt(float(mi[q]))} bits"
-                         f"{pq(q)} > δ2), "
-                         "not accepted: its conditional MI given the categories accepted before it "
-                         "was ≤ δ2")
+                   title=f"{c.display}: candidate (I(t; C') = {shown} bits > δ2 = {d2}"
+                         f"{pq(q)}), not accepted: its conditional MI given the categories "
+                         "accepted before it was ≤ δ2")
         g.add_edge(tname, c.display, kind="rejected", title=f"I = {_fmt(float(mi[q]))} bits")
     if len(rejected) > n_rejected:
         more = f"+{len(rejected) - n_rejected} more rejected"
         g.add_node(more, role="rejected", title=f"{len(rejected) - n_rejected} weaker candidates "
                                                 "not accepted (see the greedy acceptance table)")
         g.add_edge(tname, more, kind="rejected")
+    # the other labels' categories that were no candidate (the candidates not drawn are in
+    # the "+k more rejected" node, not among these)
+    cands = set(t.skeleton_candidates)
     others = [c.id for c in result.categories
-              if c.label_index != own and c.display not in g]
+              if c.label_index != own and c.id not in cands and c.display not in g]
     others = sorted(others, key=lambda q: (-mi[q], q))[:n_neighbours]
     for q in others:
         c = result.categories[q]
