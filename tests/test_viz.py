@@ -88,7 +88,7 @@ def test_graph_titles_write_their_comparisons_as_the_explanations_do(demo):
         if t.skipped or not t.redundancy_removed:
             continue
         g = graphs.local_graph(small, t.id)
-        for f, d, v, sf in t.redundancy_removed:
+        for f, _d, v, sf in t.redundancy_removed:
             title = g.nodes[small.feature_names[f]]["title"]
             m = re.search(r"explains it \((\S+) > γ·s = (\S+)\)", title)
             assert m and m.groups() == _pair(v, small.params["gamma"] * sf), title
