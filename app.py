@@ -21,6 +21,7 @@ The functions above ``main()`` hold no Streamlit state, so tests can import them
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import io
 import json
@@ -322,8 +323,9 @@ def cached_run(data: DataBundle, disc: dict, params: dict) -> RunRecord:
     store = _run_store()
     key = run_key(data, disc, params)
     rec = store.get(key)
-    if rec is not None:
-        return rec
+    if rec is not None:  # the same data and choices, perhaps from another source or session:
+        # the record says where this session's data came from (its Overview, its export)
+        return rec if rec.data is data else dataclasses.replace(rec, data=data)
     if data.cells > SHOW_PROGRESS:
         with progress_box(f"Running Ca-MCF on {data.description}…", unit="categories",
                           finished="Ca-MCF finished in {seconds:.2f} s") as progress:

@@ -286,6 +286,28 @@ def test_a_load_and_its_run_discretise_the_data_once(monkeypatch):
     assert calls == [(150, 5), (150, 5)]
 
 
+def test_a_cached_run_is_shown_with_the_data_source_of_the_session_asking():
+    """Landed (seen in Chromium): an upload of yeast whose run was already cached from the
+    shared folder (same data, same choices, any session) showed "Data: yeast (shared data
+    folder)" and exported the shared folder's paths. The cached result is reused, with the
+    asking session's data and source."""
+    import dataclasses
+
+    import app
+    from camcf.algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS
+
+    shared = app.demo_bundle(300, 11)
+    upload = dataclasses.replace(shared, description="demo.csv (uploaded)",
+                                 source={**shared.source, "kind": "upload"})
+    params = {p.name: p.default for p in ALGORITHM_PARAMS}
+    disc = {p.name: p.default for p in DISCRETIZE_PARAMS}
+    first = app.cached_run(shared, disc, params)
+    again = app.cached_run(upload, disc, params)
+    assert again.result is first.result  # not run twice
+    assert again.data is upload and first.data is shared
+    assert app.cached_run(shared, disc, params).data is shared
+
+
 def test_make_run_starts_without_the_file_watcher_unless_a_developer_asks():
     """Streamlit's file watcher costs CPU on a big tree: `make run` turns it off, `make run
     DEV=1` keeps it (the README says so)."""
