@@ -153,6 +153,15 @@ def paged(frame: pd.DataFrame, key: str, *, size: int = 200, where=None) -> pd.D
     return frame.iloc[a:b]
 
 
+def four_digits(frame: pd.DataFrame) -> dict:
+    """``column_config`` for a table's float columns: four significant digits (``%.4g``), so
+    a value and its threshold that differ do not read alike (0.005716 and 0.0057 at four
+    decimals did, beside "dominates"), and a small threshold reads as the sidebar writes it
+    (0.002749, not 0.0027)."""
+    return {c: st.column_config.NumberColumn(format="%.4g") for c in frame.columns
+            if pd.api.types.is_float_dtype(frame[c])}
+
+
 def truth_for(rec, tid: int):
     if rec.data.truth is None:
         return None

@@ -8,6 +8,7 @@ from camcf.viz import figures, graphs
 from camcf.viz.explain import p_column
 from pages._common import (
     current_run,
+    four_digits,
     legend,
     local_html,
     paged,
@@ -56,14 +57,14 @@ bw = df[df["step"] == "backward"]
 if bw.empty:
     st.info("No candidate passed δ1: nothing to eliminate.")
 else:
-    st.dataframe(paged(pd.DataFrame({
-        "feature": bw["b_name"], "I(t; X_f | PC−f ∪ R) bits": bw["value"].round(4),
+    table = paged(pd.DataFrame({
+        "feature": bw["b_name"], "I(t; X_f | PC−f ∪ R) bits": bw["value"],
         "p": p_column(bw),
         "conditioning on": bw["cond_names"].replace("", "— (s_f)"),
         "features / label categories in S": bw["cond_size_features"].astype(str) + " / "
         + bw["cond_size_labels"].astype(str),
-        "δ1": bw["threshold"], "decision": bw["decision"]}), "ls_bw_page"), hide_index=True,
-        width="stretch")
+        "δ1": bw["threshold"], "decision": bw["decision"]}), "ls_bw_page")
+    st.dataframe(table, hide_index=True, width="stretch", column_config=four_digits(table))
 
 st.subheader("Spouses")
 sp = df[(df["step"] == "spouse") & (df["decision"] == "spouse")]
@@ -73,8 +74,7 @@ st.caption(f"{screened} features passed the screen I(t; X_z | R) ≤ δ1 and wer
 if sp.empty:
     st.info("No spouse found for this category.")
 else:
-    st.dataframe(paged(pd.DataFrame({"spouse": sp["b_name"], "induced by": sp["aux_name"],
-                                     "I(t; X_z | x ∪ R) bits": sp["value"].round(4),
-                                     "p": p_column(sp),
-                                     "δ1": sp["threshold"]}), "ls_sp_page"),
-                 hide_index=True, width="stretch")
+    table = paged(pd.DataFrame({"spouse": sp["b_name"], "induced by": sp["aux_name"],
+                                "I(t; X_z | x ∪ R) bits": sp["value"], "p": p_column(sp),
+                                "δ1": sp["threshold"]}), "ls_sp_page")
+    st.dataframe(table, hide_index=True, width="stretch", column_config=four_digits(table))

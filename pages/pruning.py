@@ -5,7 +5,15 @@ import streamlit as st
 from camcf.viz import explain_row, figures, summary
 from camcf.viz.explain import redundancy_summary, subject_indices
 from pages import _state as S
-from pages._common import current_run, fmt_features, paged, pick_target, run_id, trace_frame
+from pages._common import (
+    current_run,
+    fmt_features,
+    four_digits,
+    paged,
+    pick_target,
+    run_id,
+    trace_frame,
+)
 
 rec = current_run()
 res = rec.result
@@ -71,8 +79,9 @@ red = frame[frame["fate"] == "redundancy"]
 if red.empty:
     st.write("—")
 else:
-    st.dataframe(red[["feature", "s_f", "p (s_f)", "explaining category", "I(f; C_d)",
-                      "p (I(f; C_d))", "ratio I(f;C_d)/s_f", "gamma"]].round(4),
-                 hide_index=True, width="stretch")
+    table = red[["feature", "s_f", "p (s_f)", "explaining category", "I(f; C_d)",
+                 "p (I(f; C_d))", "ratio I(f;C_d)/s_f", "gamma"]]
+    st.dataframe(table, hide_index=True, width="stretch", column_config=four_digits(table))
 with st.expander("Every feature that reached Phase 4"):
-    st.dataframe(paged(frame.round(4), "pr_all_page"), hide_index=True, width="stretch")
+    table = paged(frame, "pr_all_page")
+    st.dataframe(table, hide_index=True, width="stretch", column_config=four_digits(table))

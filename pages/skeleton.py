@@ -12,6 +12,7 @@ from camcf.viz.explain import p_column
 from pages._common import (
     current_run,
     ego_html,
+    four_digits,
     heatmap_figure,
     legend,
     paged,
@@ -78,17 +79,16 @@ a, b = st.columns([1, 1])
 with a:
     st.markdown(f"**Candidates** (I(t; C') > δ2 = {res.params['delta2']:g}): {len(cand):,} of "
                 f"{len(mi):,} categories of the other labels")
-    st.dataframe(paged(pd.DataFrame({"category": cand["b_name"], "I(t; C') bits":
-                                     cand["value"].round(4), "p": p_column(cand)}),
-                       "sk_cand_page", where=a),
-                 hide_index=True, width="stretch")
+    table = paged(pd.DataFrame({"category": cand["b_name"], "I(t; C') bits": cand["value"],
+                                "p": p_column(cand)}), "sk_cand_page", where=a)
+    st.dataframe(table, hide_index=True, width="stretch", column_config=four_digits(table))
 with b:
     st.markdown("**Each greedy step**: the conditional MI given the categories accepted so far")
-    st.dataframe(paged(pd.DataFrame({
+    table = paged(pd.DataFrame({
         "category": cmi["b_name"], "given": cmi["cond_names"].replace("", "— (first)"),
-        "I(t; C' | accepted) bits": cmi["value"].round(4), "p": p_column(cmi),
-        "δ2": cmi["threshold"],
-        "decision": cmi["decision"]}), "sk_cmi_page", where=b), hide_index=True, width="stretch")
+        "I(t; C' | accepted) bits": cmi["value"], "p": p_column(cmi), "δ2": cmi["threshold"],
+        "decision": cmi["decision"]}), "sk_cmi_page", where=b)
+    st.dataframe(table, hide_index=True, width="stretch", column_config=four_digits(table))
 if len(cand):
     st.plotly_chart(figures.skeleton_steps(res, tid), key="sk_steps")
 st.markdown("**R** = " + (", ".join(res.categories[q].display for q in t.skeleton) or

@@ -17,6 +17,7 @@ from camcf.viz.explain import explain_row_full, routine_summary, step_items, sub
 from pages import _state as S
 from pages._common import (
     current_run,
+    four_digits,
     legend,
     local_html,
     paged,
@@ -168,4 +169,5 @@ with st.expander(f"All {len(view):,} decisions in the chosen phases (paged)"):
         columns={"cond_names": "given"})
     listing.insert(2, "decided about", subject)
     listing.insert(0, "#", range(1, len(view) + 1))
-    st.dataframe(paged(listing.round(4), "st_list_page"), hide_index=True, width="stretch")
+    table = paged(listing, "st_list_page")
+    st.dataframe(table, hide_index=True, width="stretch", column_config=four_digits(table))
