@@ -11,6 +11,7 @@ from camcf.diff import diff_results
 from camcf.discretize import discretize
 from camcf.info import rounded
 from camcf.landscape import default_values, landscape
+from camcf.viz.explain import number
 
 DELTA1_STEPS = ("feature-mi", "backward", "spouse-screen", "spouse", "symmetry")
 
@@ -68,7 +69,7 @@ def test_raising_delta1_just_above_a_value_flips_exactly_that_decision(demo):
     assert f.before.decision != f.after.decision
     assert (f.before.step, f.before.b, f.before.cond) == (f.after.step, f.after.b, f.after.cond)
     text = d.explain(cd)
-    assert "Before:" in text and "Now:" in text and f"{d1:.3f}" in text
+    assert "Before:" in text and "Now:" in text and f"δ1 = {number(d1)}" in text
     row = d.to_frame().set_index("target").loc[tid]
     assert row["first_flip_step"] == f.step
     assert row["value_before"] == pytest.approx(v)

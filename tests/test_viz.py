@@ -12,6 +12,7 @@ import camcf
 from camcf.discretize import discretize
 from camcf.trace import STEPS
 from camcf.viz import explain, explain_row, figures, graphs, summary
+from camcf.viz.explain import _pair
 from camcf.viz.export import cli_command, dataset_csv, run_config
 from camcf.viz.style import COLORS, LEGEND, legend_html
 
@@ -77,8 +78,6 @@ def test_graph_titles_write_their_comparisons_as_the_explanations_do(demo):
     order the algorithm saw (three decimals showed 0.005 > γ·s = 0.005 at small thresholds)."""
     import re
 
-    from camcf.viz.explain import _pair
-
     ds = demo.dataset
     codes, _ = discretize(ds.X)
     small = camcf.run(codes, ds.Y, feature_names=ds.feature_names, label_names=ds.label_names,
@@ -102,8 +101,6 @@ def test_skeleton_ego_draws_each_candidate_once_and_only_non_candidates_as_neigh
     drawn rejected ones were counted in "+3 more rejected" and drawn again as grey "strongest
     other DCSMI (≤ δ2)" nodes whose I was above δ2; a rejected candidate's title read "p =
     1.98e-147 > δ2"."""
-    from camcf.viz.explain import _pair
-
     ds = demo.dataset
     codes, _ = discretize(ds.X)
     small = camcf.run(codes, ds.Y, feature_names=ds.feature_names, label_names=ds.label_names,
@@ -189,7 +186,8 @@ def test_explain_example_sentence(res):
     s = explain(test, res)
     name = res.feature_names[test.b]
     assert s.startswith(f"{name} stays in PC: I({name}; A=0 | ")
-    assert f"= {test.value:.3f} bits (G = {test.g:.2f}, df = {test.df}, p = {test.p_value:.3g}) > δ1 = 0.050" in s
+    v = _pair(test.value, 0.05)[0]
+    assert f"= {v} bits (G = {test.g:.2f}, df = {test.df}, p = {test.p_value:.3g}) > δ1 = 0.05" in s
 
 
 def test_explain_counts_large_conditioning_sets():

@@ -75,19 +75,19 @@ def _plural(k: int, word: str) -> str:
 
 
 def _decimals(x: float) -> int:
-    """The decimals a number is shown with on its own: three significant digits, at least
-    three decimals and at most twelve (the precision of the algorithm's comparisons); a
-    number written with few digits (a parameter such as δ1 = 0.002749, or δ1/2) all of its
-    digits, as the sidebar shows it. A number so shown is the same wherever it appears."""
+    """The decimals a number is shown with on its own: a number written with few digits (a
+    parameter such as δ1 = 0.002749 or 0.05, or δ1/2) exactly those digits, as the sidebar
+    shows it; any other three significant digits, at least three decimals and at most twelve
+    (the precision of the algorithm's comparisons). A number so shown is the same wherever it
+    appears."""
     if x == 0 or not math.isfinite(x):
         return 3
-    d = min(_PREC, max(3, 2 - math.floor(math.log10(abs(x)))))
     short = repr(float(x))  # the shortest text that reads back as x
     if "e" not in short and "." in short:
         digits = short.split(".")[1]
         if len(digits.lstrip("0")) <= 7:
-            d = max(d, min(_PREC, len(digits)))
-    return d
+            return min(_PREC, len(digits))
+    return min(_PREC, max(3, 2 - math.floor(math.log10(abs(x)))))
 
 
 def number(x: float) -> str:
