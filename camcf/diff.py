@@ -32,7 +32,7 @@ import pandas as pd
 
 from .errors import CamcfError
 from .result import Result, TargetResult
-from .trace import DECISIONS, STEP_NAMES, STEPS, Test
+from .trace import DECISIONS, STEP_NAMES, STEPS, Test, subject_of
 
 __all__ = ["CategoryDiff", "Divergence", "Flip", "RunDiff", "diff_results"]
 
@@ -161,7 +161,10 @@ class RunDiff:
             f = cd.first_flip
             row["first_flip_phase"] = f.before.phase if f else None
             row["first_flip_step"] = f.step if f else None
-            row["first_flip_variable"] = (res.var_name(f.before.b, cd.target) if f else None)
+            # the variable decided about (a redundancy row's feature is ``a``)
+            row["first_flip_variable"] = (res.var_name(subject_of(f.step, f.before.a,
+                                                                  f.before.b), cd.target)
+                                          if f else None)
             for side in ("before", "after"):
                 t = getattr(f, side) if f else None
                 row[f"value_{side}"] = t.value if t else np.nan

@@ -92,6 +92,16 @@ _KEEP_ANY = _KEEP.any(axis=1).tolist()  # per step: does level "decisions" keep 
 _KEEP_ONE = [int(np.flatnonzero(row)[0]) if row.sum() == 1 else None for row in _KEEP]
 
 
+#: steps whose row decides about ``a`` (the feature a redundancy test may remove; ``b`` is the
+#: category tested against it); every other step decides about ``b``
+SUBJECT_IS_A = frozenset({"redundancy"})
+
+
+def subject_of(step: str, a: int, b: int) -> int:
+    """Pool index of the variable a record row decides about (see :data:`SUBJECT_IS_A`)."""
+    return a if step in SUBJECT_IS_A else b
+
+
 def decide(mask, yes: str, no: str) -> np.ndarray:
     """Decision codes (int8) for :meth:`TraceBuilder.add`: ``yes`` where ``mask``, else ``no``."""
     y, n = DECISION_CODE[yes], DECISION_CODE[no]

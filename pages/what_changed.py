@@ -56,7 +56,10 @@ c1.metric("Selected features", f"{s['selected_after']}",
           delta=s["selected_after"] - s["selected_before"] or None)
 c2.metric("Categories changed", f"{s['changed']} of {s['categories']}")
 c3.metric("… with a flipped decision", s["with_flip"])
-c4.metric("Features entered / left", f"+{s['entered']} / −{s['left']}")
+c4.metric("Selection: entered / left", f"+{s['entered']} / −{s['left']}",
+          help="Features that entered or left the selection (the union of the blankets); a "
+               "feature can enter one category's blanket and stay selected through another: "
+               "the chart and the table show each category's blanket")
 if d.params:
     st.markdown("**Parameters:** " + "; ".join(
         f"{SYM.get(k, k)} {b:g} → {a:g}" if isinstance(a, float) else f"{SYM.get(k, k)} {b} → {a}"

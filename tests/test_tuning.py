@@ -185,3 +185,18 @@ def test_figures_draw_changes_and_cells(demo):
     assert len(cells.x) == 4 and [list(c[:2]) for c in cells.customdata] == [
         [0, 0], [0, 1], [1, 0], [1, 1]]
     assert h.data[2].name == "current parameters" and h.data[2].x == ("0.2",)
+
+
+def test_a_redundancy_flip_names_the_feature_it_decides_about():
+    """Landed (yeast, γ 1.2 → 1.25, seen in Chromium): What changed's "variable" of a
+    redundancy flip was the other label's category the feature was tested against, not the
+    feature that left or entered the blanket (a redundancy row decides about its ``a``)."""
+    d = make_causal_multilabel(1000, seed=0)
+    demo = (d.dataset, discretize(d.dataset.X)[0])
+    diff = diff_results(_run(demo), _run(demo, gamma=2.0))
+    frame = diff.to_frame()
+    red = frame[frame["first_flip_step"] == "redundancy"]
+    assert len(red)
+    for _, row in red.iterrows():
+        f = diff.categories[int(row["target"])].first_flip
+        assert row["first_flip_variable"] == diff.after.feature_names[f.before.a]

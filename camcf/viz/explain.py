@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..trace import DECISIONS, STEP_NAMES, STEPS, TARGET, Test
+from ..trace import DECISIONS, STEP_NAMES, STEPS, SUBJECT_IS_A, TARGET, Test, subject_of
 
 _SMALL_COND = 3  # conditioning sets up to this size are listed by name
 _PREC = 12  # the algorithm compares values rounded to 12 decimals (SPEC)
@@ -270,15 +270,6 @@ class Explanation:
 
 _OTHER_ROLE = {"redundancy": "explained by", "recovery": "blocker", "spouse": "induced by"}
 
-
-#: steps whose row decides about ``a`` (the feature a redundancy test may remove; ``b`` is the
-#: category tested against it); every other step decides about ``b``
-SUBJECT_IS_A = frozenset({"redundancy"})
-
-
-def subject_of(step: str, a: int, b: int) -> int:
-    """Pool index of the variable a record row decides about (see :data:`SUBJECT_IS_A`)."""
-    return a if step in SUBJECT_IS_A else b
 
 
 def subject_indices(frame):
