@@ -43,9 +43,6 @@ EGO_REJECTED = 10
 EGO_NEIGHBOURS = 8
 
 
-_fmt = number  # one number in bits, written as the explanations write it
-
-
 def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.Graph:
     """The target's local structure as an undirected networkx graph with drawing attributes.
 
@@ -69,7 +66,7 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
     def feat_title(f: int, role: str) -> str:
         p = f", {p_s[f]}" if p_s.get(f) else ""
         parts = [f"{result.feature_names[f]}: {role}",
-                 f"s = I(f; t) = {_fmt(float(s[f]))} bits{p}"]
+                 f"s = I(f; t) = {number(float(s[f]))} bits{p}"]
         fate = fates.get(f, "")
         if fate == "redundancy":
             d, v, sf = red[f]
@@ -89,7 +86,7 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
         name = result.categories[q].display
         g.add_node(name, role="label-category", pool=m + q, fate="",
                    title=f"{name}: in the label skeleton R of {tname}; "
-                         f"I = {_fmt(float(result.category_mi[t.id, q]))} bits")
+                         f"I = {number(float(result.category_mi[t.id, q]))} bits")
         g.add_edge(name, tname, kind="skeleton")
     def strongest(fs) -> list[int]:  # blanket members first, then by s_f
         return sorted(fs, key=lambda f: (fates.get(f) != "blanket", -round(float(s[f]), 12), f))
@@ -147,7 +144,7 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
             if name not in g:
                 g.add_node(name, role="missed", pool=f, fate="",
                            title=f"{name}: true blanket member, not found\n"
-                                 f"s = {_fmt(float(s[f]))} bits")
+                                 f"s = {number(float(s[f]))} bits")
                 g.add_edge(name, tname, kind="missed")
     return g
 
@@ -385,7 +382,7 @@ def skeleton_graph(result) -> nx.Graph:
                 g.edges[a, b]["title"] += f"; also {b} → {a}"
                 continue
             g.add_edge(a, b, kind="skeleton", width=1 + 6 * min(v, 1.0),
-                       title=f"{b} ∈ R({a}); I = {_fmt(v)} bits")
+                       title=f"{b} ∈ R({a}); I = {number(v)} bits")
     return g
 
 
@@ -446,9 +443,9 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
         c = result.categories[q]
         g.add_node(c.display, role="label-category", label=f"{i + 1}. {c.display}",
                    title=f"{c.display}: accepted into R as number {i + 1}; "
-                         f"I(t; C') = {_fmt(float(mi[q]))} bits{pq(q)}")
+                         f"I(t; C') = {number(float(mi[q]))} bits{pq(q)}")
         g.add_edge(tname, c.display, kind="skeleton", width=1 + 6 * min(float(mi[q]), 1.0),
-                   title=f"I = {_fmt(float(mi[q]))} bits")
+                   title=f"I = {number(float(mi[q]))} bits")
     rejected = [q for q in t.skeleton_candidates if q not in set(acc)]
     rejected = sorted(rejected, key=lambda q: (-mi[q], q))
     for q in rejected[:n_rejected]:
@@ -458,7 +455,7 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
                    title=f"{c.display}: candidate (I(t; C') = {shown} bits > δ2 = {d2}"
                          f"{pq(q)}), not accepted: its conditional MI given the categories "
                          "accepted before it was ≤ δ2")
-        g.add_edge(tname, c.display, kind="rejected", title=f"I = {_fmt(float(mi[q]))} bits")
+        g.add_edge(tname, c.display, kind="rejected", title=f"I = {number(float(mi[q]))} bits")
     if len(rejected) > n_rejected:
         more = f"+{len(rejected) - n_rejected} more rejected"
         g.add_node(more, role="rejected", title=f"{len(rejected) - n_rejected} weaker candidates "
@@ -476,8 +473,8 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
         g.add_node(c.display, role="neighbour",
                    title=f"{c.display}: I(t; C') = {shown} bits (≤ δ2 = {d2}: not a candidate)"
                    if mi[q] <= result.params["delta2"] else
-                   f"{c.display}: I(t; C') = {_fmt(float(mi[q]))} bits")
-        g.add_edge(tname, c.display, kind="neighbour", title=f"I = {_fmt(float(mi[q]))} bits")
+                   f"{c.display}: I(t; C') = {number(float(mi[q]))} bits")
+        g.add_edge(tname, c.display, kind="neighbour", title=f"I = {number(float(mi[q]))} bits")
     back = [o.id for o in result.targets if t.id in o.skeleton and o.id != t.id]
     for q in back[:n_neighbours]:
         c = result.categories[q]
