@@ -27,7 +27,6 @@ Example
 
 from __future__ import annotations
 
-import contextlib
 import time
 import warnings
 from collections.abc import Callable
@@ -36,9 +35,8 @@ import numpy as np
 
 from ._sparse import issparse
 from .algorithm_params import ALGORITHM_PARAMS, N_JOBS, significance_used
+from .engine import pool_levels
 from .errors import CamcfError, InvalidDataError, ParameterError
-from .info import _ELEM_BUDGET, pool_levels
-from .parallel import one_blas_thread
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
 from .result import Category, Result, TargetResult
@@ -278,7 +276,7 @@ def _prepare_labels(Y) -> np.ndarray:
     """Y (checked by :func:`check_data`) as non-negative codes in the smallest unsigned type,
     column-major (one column a label), −1/+1 read as 0/1. Column blocks at a time: no full-size
     float or int64 copy."""
-    from .info import smallest_uint
+    from .engine import smallest_uint
 
     A = np.asarray(Y)
     if A.ndim == 1:
@@ -310,6 +308,7 @@ def _prepare_labels(Y) -> np.ndarray:
     return out
 
 
+_ELEM_BUDGET = 1 << 22  # elements of one n × k block of codes read at once (~32 MB)
 _ROW_BLOCK = 256  # rows per step of a row-major to column-major copy
 
 
@@ -341,7 +340,7 @@ def prepare_features(X, *, checked: bool = False):
     non-integer values or a wrong shape and :class:`camcf.ResourceLimitError` when the codes
     would not fit in memory.
     """
-    from .info import smallest_uint
+    from .engine import smallest_uint
     from .limits import check_memory
 
     if issparse(X):
@@ -522,7 +521,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     significance : float in (0, 1)
         The level α from which an ``"auto"`` threshold is derived (unused otherwise).
     engine : str
-        A name of :data:`camcf.engines.ENGINES`: "fast" (default) or "reference" (every
+        A name of :data:`camcf.engine.ENGINES`: "fast" (default, compiled) or "reference" (every
         quantity computed separately, both categories of a binary label; slow, for checking
         and benchmarks).
     progress : callable(done, total, message), optional
@@ -551,7 +550,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     -------
     Result
     """
-    from .engines import ENGINES
+    from .engine import ENGINES
 
     t_start, c_start = time.perf_counter(), time.process_time()
     params = check_params(delta1, delta2, k1, k2, gamma, min_category_size, recovery,
@@ -676,22 +675,19 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     cond_sets.id(())  # set 0 is the empty set (Phase 4 rerun from a result relies on it)
     computed = lookups = 0
     total = len(cats)
-    blas = shared.get("indicators")
-    with one_blas_thread() if blas is not None and any(a is not None for a in blas) \
-            else contextlib.nullcontext():
-        for c in cats:
-            if progress is not None:
-                progress(c.id, total, f"target {c.display}")
-            how = plan[c.id]
-            if how is None:
-                res, local_sets, counters = next(outcomes)
-                targets[c.id] = _reintern(res, local_sets, cond_sets)
-                computed += counters["computed"]
-                lookups += counters["lookups"]
-            elif isinstance(how, str):
-                targets[c.id] = TargetResult(c, skipped=True, skip_reason=how)
-            else:  # complementary category of a binary label: identical decisions (SPEC.md)
-                targets[c.id] = _mirror(targets[how], c, how)
+    for c in cats:
+        if progress is not None:
+            progress(c.id, total, f"target {c.display}")
+        how = plan[c.id]
+        if how is None:
+            res, local_sets, counters = next(outcomes)
+            targets[c.id] = _reintern(res, local_sets, cond_sets)
+            computed += counters["computed"]
+            lookups += counters["lookups"]
+        elif isinstance(how, str):
+            targets[c.id] = TargetResult(c, skipped=True, skip_reason=how)
+        else:  # complementary category of a binary label: identical decisions (SPEC.md)
+            targets[c.id] = _mirror(targets[how], c, how)
     if progress is not None:
         progress(total, total, "done")
     if store is not None:  # the tables as arrays of their own (their files go meanwhile)
@@ -788,15 +784,13 @@ def _beside(cpu: list, fn, *args, **kwargs):
 def _check_working_set(X, n_categories: int, n_jobs: int | None) -> None:
     """Refuse before allocating when the run would not fit (:func:`camcf.limits.check_memory`).
 
-    The estimate: the indicators (1 byte a cell), the shared tables (and at most 2 × 64 MB of
-    float32 indicators for BLAS counting) and, per parallel worker,
-    the per-target working set — a few n-length int64/uint64 vectors, the bounded count blocks
-    and the joint-code cache — on top of the codes already held.
+    The estimate: the indicators (1 byte a cell), the pool of the compiled engine (5 bytes an
+    exception, at most one per cell), the two tables and, per parallel worker, a target's
+    session (about 40 bytes a row) and the joint counts of a table block (64 MB at most),
+    on top of the codes already held.
     """
     import os
 
-    from .fast_counts import _INDICATOR_BYTES
-    from .info import _CELL_BUDGET, _ELEM_BUDGET, _JOINT_CACHE_BYTES
     from .limits import check_memory
 
     n, m = X.shape
@@ -804,9 +798,11 @@ def _check_working_set(X, n_categories: int, n_jobs: int | None) -> None:
         workers = 1
     else:
         workers = (os.cpu_count() or 1) if n_jobs < 0 else int(n_jobs)
-    per_worker = 12 * 8 * n + 8 * (_CELL_BUDGET + 2 * _ELEM_BUDGET) + _JOINT_CACHE_BYTES
-    tables = 8 * (m + n_categories) * n_categories + 4 * n * n_categories + 2 * _INDICATOR_BYTES
-    need = n * n_categories + tables + workers * per_worker
+    stored = X.nnz if hasattr(X, "nnz") else n * m
+    pool = 5 * (stored + n * n_categories // 2)
+    tables = 8 * (m + n_categories) * n_categories
+    per_worker = 40 * n + (64 << 20)
+    need = n * n_categories + pool + tables + workers * per_worker
     check_memory(need, f"Ca-MCF on {n} samples × {m} features with {n_categories} label "
                        f"categories ({workers} worker{'s' if workers > 1 else ''})")
 

@@ -234,7 +234,7 @@ def suggest_thresholds(X_codes, Y, significance: float = 0.01) -> dict:
         ((median levels − 1) over the non-constant features, rounded up) for δ1 and 1 (two
         indicators) for δ2.
     """
-    from .info import pool_levels
+    from .engine import pool_levels
 
     n = int(np.shape(X_codes)[0])
     if np.shape(Y)[0] != n:

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import CamcfError
-from .info import _ELEM_BUDGET
 from .parallel import (
     Failed,
     PickleRef,
@@ -54,6 +53,7 @@ if TYPE_CHECKING:
 # delicious's shape, 16,000 × 500 with 1,000 labels, two workers ended 8-15 ms sooner than
 # with (4, 1, 1), loky and Dask alike, best of 7 in two rounds)
 _TASK_SHARES = (4, 1, 0.5, 0.5)
+_CELLS = 1 << 22  # cells of a table compared with a threshold at once
 
 
 def target_costs(tables: tuple[np.ndarray, np.ndarray], todo: list[Category],
@@ -87,7 +87,7 @@ def _count_above(table: np.ndarray, threshold: float, axis: int = 0) -> np.ndarr
     axis casts each to an int64 first: 1 ms for a 1,000 × 2,000 part, now 0.6)."""
     rows, cols = table.shape
     out = np.zeros(cols if axis == 0 else rows, dtype=np.int64)
-    step = max(1, _ELEM_BUDGET // max(cols, 1))
+    step = max(1, _CELLS // max(cols, 1))
     if axis == 0:
         step = min(step, 255)
     for a in range(0, rows, step):
@@ -140,7 +140,7 @@ def table_blocks(m: int, n_categories: int, workers: int,
     have even sums of ``weights`` (an estimated cost per row, :func:`category_row_weights`),
     even rows without (the category table is symmetric: a block of its columns costs what
     the same rows would). Entries ``(which, start, stop)`` for
-    :meth:`camcf.info.EngineBase.table_part`."""
+    :meth:`camcf.engine.EngineBase.table_part`."""
     out = []
     for which, rows in (("features", m), ("categories", n_categories)):
         k = max(1, min(int(workers), rows))
@@ -155,20 +155,15 @@ def table_blocks(m: int, n_categories: int, workers: int,
 
 
 def category_row_weights(shared: dict, n: int, n_categories: int) -> np.ndarray | None:
-    """An estimated cost of each row of the category table when the engine counts it from
-    sparse indicators (:func:`camcf.fast_counts.sparse_categories` in ``shared``, the
-    engine's shared inputs): the row's dense arithmetic over the C columns, plus for a row
-    counted by the sparse product its stored entries times the mean stored entries of a
-    sample row, a twelfth as dear each (fitted on the table tasks of delicious's shape at
-    scales 1 and 2, whose rows are written twice). Frequent categories' rows cost several
-    times a rare one's. None without sparse indicators (rows then cost alike). Used to
-    balance :func:`table_blocks` only."""
-    S, comp = shared.get("categories"), shared.get("complements")
-    if S is None or comp is None or not n:
+    """An estimated cost of each row of the category table: 1 + the category's exceptions
+    (the rows not at its mode, from the compiled engine's pool in ``shared``), which the
+    table's join visits. None without a pool (rows then cost alike). Used to balance
+    :func:`table_blocks` only."""
+    pool = shared.get("pool")
+    if pool is None or not n:
         return None
-    w = np.full(n_categories, float(n_categories))
-    w[np.flatnonzero(~np.asarray(comp))] += np.diff(S.indptr) * (S.nnz / n) / 12.0
-    return w
+    ptr = np.asarray(pool[0])
+    return 1.0 + np.diff(ptr[ptr.size - 1 - n_categories:]).astype(float)
 
 
 def _workers(n_jobs: int) -> int:
@@ -537,7 +532,7 @@ def _local_run(ref: PickleRef) -> int | None:
     the parts it did, or None when this worker does not see ``ref``'s folder."""
     if not os.path.exists(ref.path):
         return None
-    from .engines import ENGINES
+    from .engine import ENGINES
 
     count = 0
     with one_blas_thread(), freed_memory_kept(), collection_paused():
@@ -663,7 +658,7 @@ def _engine_tables(engine: str, X, C, spec, leaves, parts: list[tuple]
                    ) -> tuple[list[tuple[str, int, np.ndarray | None, np.ndarray]], tuple]:
     """:func:`_table_parts` of ``parts`` on one fresh engine (a parallel task of
     :func:`parallel_tables`), and the task's :func:`_stamp`."""
-    from .engines import ENGINES
+    from .engine import ENGINES
 
     c0, t0 = time.process_time(), time.perf_counter()
     # one worker, one core (a Dask worker sets no limit itself); memory kept from the
@@ -679,7 +674,7 @@ def _table_parts(eng, parts: list[tuple]) -> list[tuple[str, int, np.ndarray | N
     """Blocks of the two tables on the engine ``eng``: for each ``(which, start, stop, path,
     threshold)`` of ``parts``, rows ``start``..``stop`` − 1 of the MI table
     (``which="features"``) or columns of the category table
-    (:meth:`camcf.info.EngineBase.table_part`), written into their place in the shared file
+    (:meth:`camcf.engine.EngineBase.table_part`), written into their place in the shared file
     ``path`` when this process can (else returned). Returns, per part, (which, start, the
     part or None, per column of the table how many of the part's values exceed
     ``threshold``)."""
@@ -780,10 +775,10 @@ def target_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray], categor
 
     ``X`` (codes, n × m, dense or sparse), ``C`` (indicators, n × C), ``tables`` (the MI table
     m × C and the category table C × C) and ``shared`` (the engine's shared inputs,
-    :meth:`camcf.info.EngineBase.shared`) are shared and never written. Returns the target's
+    :meth:`camcf.engine.EngineBase.shared`) are shared and never written. Returns the target's
     result (its trace's conditioning-set ids refer to the returned sets, a
     :class:`camcf.trace.CondSetList` of int32 arrays that travels cheaply from a worker), the
-    sets, and the engine's counters (:meth:`camcf.info.Engine.stats`). This is what
+    sets, and the engine's counters (:meth:`camcf.engine.Engine.stats`). This is what
     :func:`camcf.algorithm.run` hands to joblib workers.
     """
     return targets_work(X, C, tables, [category], [others], params, trace, engine, shared)[0]
@@ -794,35 +789,29 @@ def targets_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray],
                  engine: str = "fast", shared: dict | None = None
                  ) -> list[tuple[TargetResult, CondSetList, dict]]:
     """:func:`target_work` for several targets (``others[i]`` for ``categories[i]``), each on
-    its own engine, run together by :func:`camcf.phases.run_targets` (their spouse steps
-    counted at once): the outcomes in order, each identical to :func:`target_work`'s."""
-    from .engines import ENGINES
-    from .phases import batch_size, run_targets
+    its own engine: the outcomes in order."""
+    return list(_outcomes(X, C, tables, categories, others, params, trace, engine, shared))
 
-    out = []
-    size = batch_size(X.shape[0])
-    for a in range(0, len(categories), size):  # engines live for one group of targets
-        group = categories[a:a + size]
-        engines = [ENGINES[engine](X, C, tables=tables, **(shared or {})) for _ in group]
-        sets = [CondSets() for _ in group]
-        results = run_targets(engines, group, others[a:a + size], params, cond_sets=sets,
-                              trace=trace, scores=[tables[0][:, c.id] for c in group])
-        out.extend((res, s.freeze(), eng.stats())
-                   for res, s, eng in zip(results, sets, engines, strict=True))
-    return out
+
+def _outcomes(X, C, tables, categories, others, params, trace, engine, shared
+              ) -> Iterator[tuple[TargetResult, CondSetList, dict]]:
+    from .engine import ENGINES
+    from .phases import run_target
+
+    Engine = ENGINES[engine]
+    for c, o in zip(categories, others, strict=True):
+        eng = Engine(X, C, tables=tables, **(shared or {}))
+        sets = CondSets()
+        res = run_target(eng, c, o, params, cond_sets=sets, trace=trace,
+                         scores=tables[0][:, c.id])
+        yield res, sets.freeze(), eng.stats()
 
 
 def serial_outcomes(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray],
                     todo: list[Category], label_of: np.ndarray, params: dict, trace: str,
                     engine: str, shared: dict) -> Iterator[tuple]:
-    """The outcomes of :func:`target_work` for ``todo`` in that order, computed here by
-    :func:`targets_work` one group of targets at a time (:func:`camcf.phases.batch_size`: the
-    targets :func:`camcf.phases.run_targets` runs together)."""
-    from .phases import batch_size
-
-    size = batch_size(X.shape[0])
-    for a in range(0, len(todo), size):
-        group = todo[a:a + size]
-        yield from targets_work(X, C, tables, group,
-                                [np.flatnonzero(label_of != c.label_index) for c in group],
-                                params, trace, engine, shared)
+    """The outcomes of :func:`target_work` for ``todo`` in that order, computed here one
+    target at a time."""
+    yield from _outcomes(X, C, tables, todo,
+                         (np.flatnonzero(label_of != c.label_index) for c in todo),
+                         params, trace, engine, shared)

@@ -197,7 +197,7 @@ class TraceBuilder:
     level. A ``cond`` may be given as a zero-argument callable: it is called only when the row
     is kept, so that a level without rows never materialises a conditioning set.
 
-    ``strata`` (the engine's :meth:`~camcf.info.Engine.strata`) gives the number of strata of a
+    ``strata`` (the engine's :meth:`~camcf.engine.Engine.strata`) gives the number of strata of a
     conditioning set the first time the set is interned; a row may bring its own (an int or a
     zero-argument callable, e.g. a leave-one-out session's), used the same way.
     """

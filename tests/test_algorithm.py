@@ -13,7 +13,7 @@ import pytest
 
 import camcf
 from camcf import CamcfWarning, InvalidDataError, ParameterError
-from camcf.info import mutual_information
+from camcf.engine import mutual_information
 
 AUTHORS = dict(delta1=0.05, delta2=0.1, k1=0.7, k2=1.0)
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import camcf.phases.pruning as pruning
-from camcf.info import rounded
+from camcf.engine import rounded
 from camcf.trace import TRACE_LEVELS, CondSets, TraceBuilder
 
 

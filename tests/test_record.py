@@ -17,7 +17,7 @@ import pytest
 from scipy.stats import chi2, chi2_contingency
 
 import camcf
-from camcf.info import joint_codes
+from camcf.engine import joint_codes
 
 HEAVIER = dict(delta1=0.01, delta2=0.02, k1=1.0, k2=0.3)
 FLOATS = ("value", "threshold", "g", "p_value", "log10_p")

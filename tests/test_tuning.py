@@ -9,7 +9,7 @@ import camcf
 from camcf.datasets import make_causal_multilabel
 from camcf.diff import diff_results
 from camcf.discretize import discretize
-from camcf.info import rounded
+from camcf.engine import rounded
 from camcf.landscape import default_values, landscape
 from camcf.viz.explain import number
 

@@ -624,7 +624,7 @@ def _stacked_entropy(col: np.ndarray) -> float:
 
 def _true_cmi_nats(x: np.ndarray, y: np.ndarray, s: np.ndarray) -> float:
     """Plug-in I(x; y | s) in nats (s: n × k, k ≥ 1)."""
-    from ..info import conditional_mutual_information
+    from ..engine import conditional_mutual_information
 
     return conditional_mutual_information(x, y, s) * math.log(2)
 

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..info import rounded
+from ..engine import rounded
 from ..trace import TraceBuilder, decide
 
 _BLOCK_CELLS = 1 << 20  # (survivors × other categories) values per block
@@ -30,7 +30,7 @@ def symmetry_and_redundancy(mi_table: np.ndarray, target: int, s: np.ndarray, cm
     """Return the cut, the removals and the final blanket (sorted feature indices).
 
     Phase 4 reads unconditional values only: ``mi_table`` is I(X_f; C_d) for every feature and
-    category (m × C, :meth:`camcf.info.Engine.mi_table`, or a finished run's
+    category (m × C, :meth:`camcf.engine.Engine.mi_table`, or a finished run's
     :attr:`camcf.Result.mi_table`), ``s`` holds s_f = I(t; X_f). ``others`` lists the
     categories of the other labels in flattened order (a list or an integer array)."""
     return symmetry_and_redundancy_many(

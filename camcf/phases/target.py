@@ -2,7 +2,7 @@
 another k2 on a finished run.
 
 :func:`run_target` is what :func:`camcf.run` does per target category, on any engine that
-implements :class:`camcf.info.Engine`. k2 is read by Phase 4 alone, so a finished
+implements :class:`camcf.engine.Engine`. k2 is read by Phase 4 alone, so a finished
 :class:`camcf.Result` answers every other k2 without Phases 1–3: :func:`rerun_phase4` (one
 target) and :func:`with_k2` (the whole result) run the library's Phase 4 on each target's
 blanket CMB and the run's MI table, exactly as :func:`run_target` calls it.
@@ -25,25 +25,21 @@ from ..trace import (
     CondSets,
     TraceBuilder,
 )
-from .local_structure import parents_children_many, spouses_many
-from .pruning import symmetry_and_redundancy, symmetry_and_redundancy_many
+from .local_structure import parents_children, spouses
+from .pruning import symmetry_and_redundancy
 from .recovery import recover_blocked
-from .skeleton import label_skeletons
-
-_BATCH = 64  # targets whose Phase 1, spouse steps and Phase 4 go together, at most
-_BATCH_ROWS = 1 << 17  # ... and targets × rows (the engines of waiting targets hold a few
-_BATCH_BYTES = 16 << 20  # arrays of n each) and joint codes their engines may hold meanwhile
+from .skeleton import label_skeleton
 
 
 def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, params: dict,
                *, cond_sets: CondSets | None = None, trace: str = "full",
                scores: np.ndarray | None = None) -> TargetResult:
     """Phases 1–4 for the target category ``category`` on ``engine`` (a
-    :class:`camcf.info.Engine`).
+    :class:`camcf.engine.Engine`).
 
     Parameters
     ----------
-    engine : camcf.info.Engine
+    engine : camcf.engine.Engine
     category : Category
         The target; ``category.id`` is its category id in the engine's pool.
     others : sequence of int
@@ -62,99 +58,33 @@ def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, p
     -------
     TargetResult
     """
-    return run_targets([engine], [category], [others], params,
-                       cond_sets=[CondSets() if cond_sets is None else cond_sets],
-                       trace=trace, scores=[scores])[0]
-
-
-def batch_size(n: int) -> int:
-    """How many targets :func:`run_targets` runs together on data of ``n`` rows: 64, fewer
-    with many rows (targets × rows ≤ 2^17: the engine of each waiting target holds a few
-    arrays of n values)."""
-    return max(1, min(_BATCH, _BATCH_ROWS // max(1, int(n))))
-
-
-def run_targets(engines: Sequence, categories: Sequence[Category], others: Sequence,
-                params: dict, *, cond_sets: Sequence[CondSets] | None = None,
-                trace: str = "full", scores: Sequence | None = None) -> list[TargetResult]:
-    """:func:`run_target` for several targets, each on its own engine (``engines[i]`` for
-    ``categories[i]``, with ``others[i]``, ``cond_sets[i]`` and ``scores[i]`` as
-    :func:`run_target` takes them): the results, each identical to :func:`run_target`'s
-    alone (its record included: every target has its own record and conditioning sets).
-
-    The targets go in groups (:func:`batch_size`): Phase 1 of the group advances together (its
-    first step read, rounded and sorted at once, each round's tests given R in one product,
-    :func:`camcf.phases.skeleton.label_skeletons`), then Phase 2's first step and backward
-    walks (the short walks together, :func:`camcf.phases.local_structure.parents_children_many`),
-    then their spouse steps together (:func:`camcf.phases.local_structure.spouses_many`:
-    planned together, their counts from one product), then each one's Phase 3, then their
-    Phase 4 together (:func:`camcf.phases.pruning.symmetry_and_redundancy_many`). The spouse
-    steps (and what follows) go earlier when the engines of the waiting targets hold 16 MB of
-    joint codes."""
-    k = len(categories)
-    cond_sets = [CondSets() for _ in range(k)] if cond_sets is None else cond_sets
-    scores = [None] * k if scores is None else scores
-    d1, d2 = params["delta1"], params["delta2"]
-    out: list[TargetResult] = []
-    size = batch_size(getattr(engines[0], "n", 0)) if k else 1
-    for a in range(0, k, size):
-        group = range(a, min(k, a + size))
-        tbs = [TraceBuilder(cond_sets[i], trace, strata=engines[i].strata) for i in group]
-        skeletons = label_skeletons([(engines[i], categories[i].id, others[i], d2, tb)
-                                     for i, tb in zip(group, tbs, strict=True)])
-        ss = [engines[i].mi_table()[:, categories[i].id] if scores[i] is None else scores[i]
-              for i in group]
-        walks = parents_children_many([
-            (engines[i], categories[i].id, s, R, d1, params["k1"], tb)
-            for i, tb, s, (R, _) in zip(group, tbs, ss, skeletons, strict=True)])
-        waiting: list[tuple] = []
-        held = 0
-        for i, tb, s, (R, sk_cands), (cands_all, kept, pc) in zip(group, tbs, ss, skeletons,
-                                                                  walks, strict=True):
-            engine, c = engines[i], categories[i]
-            waiting.append((engine, c, others[i], tb, s, R, sk_cands, cands_all, kept, pc))
-            held += getattr(engine, "_joint_bytes", 0)
-            if held > _BATCH_BYTES:
-                out.extend(_finish(waiting, params))
-                waiting, held = [], 0
-        out.extend(_finish(waiting, params))
-    return out
-
-
-def _finish(waiting: list[tuple], params: dict) -> list[TargetResult]:
-    """The spouse steps of the ``waiting`` targets together, then each one's Phase 3, then
-    their Phase 4 together."""
-    if not waiting:
-        return []
+    tb = TraceBuilder(CondSets() if cond_sets is None else cond_sets, trace,
+                      strata=engine.strata)
+    c = category
     d1 = params["delta1"]
-    found = spouses_many([(engine, c.id, s, pc, R, d1, tb)
-                          for engine, c, _, tb, s, R, _, _, _, pc in waiting])
-    cmbs, recs = [], []
-    for (engine, c, _, tb, s, R, _, _, _, pc), sp_ in zip(waiting, found, strict=True):
-        cmb = sorted(set(pc) | set(sp_))
-        rec = recover_blocked(engine, c.id, s, pc, cmb, R, d1, params["recovery"], tb)
-        cmbs.append(cmb + [f for f, _ in rec])
-        recs.append(rec)
-    p4s = symmetry_and_redundancy_many([
-        (engine.mi_table(), c.id, s, cmb_full, others, d1, params["k2"], params["gamma"], tb)
-        for (engine, c, others, tb, s, *_), cmb_full in zip(waiting, cmbs, strict=True)])
-    out = []
-    for (_, c, _, tb, _, R, sk_cands, cands_all, kept, pc), sp_, rec, p4 in zip(
-            waiting, found, recs, p4s, strict=True):
-        out.append(TargetResult(
-            category=c,
-            skeleton=tuple(R),
-            skeleton_candidates=tuple(sk_cands),
-            candidates_all=tuple(cands_all),
-            candidates=tuple(kept),
-            pc=tuple(pc),
-            spouses={z: tuple(xs) for z, xs in sp_.items()},
-            recovered=tuple(rec),
-            trace=tb.freeze(),
-            test_counts=tb.counts,
-            **_phase4_fields(p4),
-        ))
-    return out
+    s = engine.mi_table()[:, c.id] if scores is None else scores
+    given = engine.given(c.id)  # the target's session: R once Phase 1 has run
+    R, sk_cands = label_skeleton(engine, given, others, params["delta2"], tb)
+    cands_all, kept, pc, walk = parents_children(engine, given, s, d1, params["k1"], tb)
+    sp_ = spouses(engine, given, s, pc, d1, tb)
+    cmb = sorted(set(pc) | set(sp_))
+    rec = recover_blocked(engine, given if walk is None else walk, s, pc, cmb, R, d1,
+                          params["recovery"], tb)
+    p4 = symmetry_and_redundancy(engine.mi_table(), c.id, s, cmb + [f for f, _ in rec], others,
+                                 d1, params["k2"], params["gamma"], tb)
+    return TargetResult(
+        category=c,
+        skeleton=tuple(R),
+        skeleton_candidates=tuple(sk_cands),
+        candidates_all=tuple(cands_all),
+        candidates=tuple(kept),
+        pc=tuple(pc),
+        spouses={z: tuple(xs) for z, xs in sp_.items()},
+        recovered=tuple(rec),
+        trace=tb.freeze(),
+        test_counts=tb.counts,
+        **_phase4_fields(p4),
+    )
 
 
 def _phase4_fields(p4: dict) -> dict:
@@ -275,4 +205,4 @@ def with_k2(result: Result, k2: float, *, trace: str | None = None) -> Result:
         stats={**result.stats, "phase4_rerun_for_k2": k2})
 
 
-__all__ = ["batch_size", "rerun_phase4", "run_target", "run_targets", "with_k2"]
+__all__ = ["rerun_phase4", "run_target", "with_k2"]

@@ -1,0 +1,176 @@
+"""The compiled engine (the default, ``engine="fast"``): the pool kept by exception, sessions
+that move only the exceptions of the column added or removed, and numba kernels for the
+counting (:mod:`camcf.engine.kernels`, which explains the method). Tests check that it takes
+the same decisions as :class:`camcf.engine.reference.ReferenceEngine`."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._sparse import issparse
+from . import kernels as K
+from .base import EngineBase
+
+HASH_SEED = 20240611
+_TABLE_CELLS = 1 << 24  # joint counts of one block of a table, at most
+
+
+@functools.lru_cache(maxsize=4)
+def _xlogx(n: int) -> np.ndarray:
+    out = K.xlogx(n)
+    out.flags.writeable = False
+    return out
+
+
+def hash_multipliers(k: int, seed: int = HASH_SEED) -> np.ndarray:
+    """Random odd 64-bit multipliers, one per pool column: two different rows of a set collide
+    with probability about 2^-63."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 2**63, size=k, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+
+
+def build_pool(X, C: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The pool of a run by exception, (ptr, rows, vals, card, mult): the features of X (dense
+    codes or ``scipy.sparse``), then the category indicators of C."""
+    n = X.shape[0]
+    if issparse(X):
+        Xc = X.tocsc()
+        first = (Xc.indptr, Xc.indices, Xc.data)
+    else:
+        first = np.asarray(X)
+    ptr, rows, vals, card = K.build_pool([first, np.asarray(C)], n)
+    return ptr, rows, vals, card, hash_multipliers(card.size)
+
+
+class CompiledEngine(EngineBase):
+    """Ca-MCF's engine on the pool by exception (:func:`build_pool`); nothing here copies X."""
+
+    def __init__(self, X, C: np.ndarray, *, tables: tuple[np.ndarray, np.ndarray] | None = None,
+                 pool: tuple | None = None) -> None:
+        super().__init__(X.shape[0], X.shape[1], C.shape[1], tables)
+        self.pool = tuple(pool) if pool is not None else build_pool(X, C)
+        self.ptr, self.rows, self.vals, self.card, self.mult = self.pool
+        self.tab = _xlogx(self.n)
+
+    @classmethod
+    def shared(cls, X, C: np.ndarray, ones: np.ndarray | None = None, beside=None) -> dict:
+        return {"pool": build_pool(X, C)}
+
+    def _mi_block(self, lo: int, hi: int) -> np.ndarray:
+        m, q = self.m, self.n_categories
+        out = np.empty((hi - lo, q))
+        a = lo
+        while a < hi:  # blocks of at most _TABLE_CELLS joint counts
+            b, cells = a, 0
+            while b < hi and (b == a or cells + (self.card[b] - 1) * q <= _TABLE_CELLS):
+                cells += (self.card[b] - 1) * q
+                b += 1
+            out[a - lo:b - lo] = K.mi_block(self.ptr, self.rows, self.vals, self.card, a, b, m,
+                                            m + q, self.n, self.tab)
+            a = b
+        return out
+
+    def strata(self, cond: Sequence[int]) -> int:
+        cols = np.asarray(cond, dtype=np.int64)
+        if cols.size == 0:
+            return 1
+        return int(K.strata_of(self.ptr, self.rows, self.vals, cols, self.mult, self.n))
+
+    def exceptions(self, j: int) -> int:
+        """How many rows of pool column j are not at its mode."""
+        return int(self.ptr[j + 1] - self.ptr[j])
+
+    def given(self, target: int, cond: Sequence[int] = ()) -> CompiledGiven:
+        g = CompiledGiven(self, target)
+        for j in cond:
+            g.add(j)
+        return g
+
+
+class CompiledGiven:
+    """A session of :class:`CompiledEngine` (:class:`camcf.engine.Given`): per row its stratum
+    and t, per stratum its hash and its rows by t, a hash table of the strata
+    (:mod:`camcf.engine.kernels`)."""
+
+    def __init__(self, engine: CompiledEngine, target: int, *, _copy: CompiledGiven | None = None
+                 ) -> None:
+        self.engine, self.target = engine, target
+        n = engine.n
+        self.seen = np.empty(max(n, 1), dtype=np.int32)  # work space of the kernels
+        self.touched = np.empty(max(n, 1), dtype=np.int32)
+        if _copy is not None:
+            self.cond = list(_copy.cond)
+            self.zt, self.used = _copy.zt.copy(), _copy.used.copy()
+            self._alloc(_copy.skey.size)
+            for name in ("skey", "sc", "slots"):
+                getattr(self, name)[:] = getattr(_copy, name)
+            return
+        self.cond = []
+        self.zt = np.empty(n, dtype=np.int32)
+        self.used = np.zeros(2, dtype=np.int64)
+        self._alloc(max(1024, 1 << int(n).bit_length()))
+        e = engine
+        j = e.m + target
+        K.start(e.rows[e.ptr[j]:e.ptr[j + 1]], n, self.zt, self.skey, self.sc, self.slots,
+                self.shift, self.used)
+
+    def _alloc(self, cap: int) -> None:
+        self.skey = np.zeros(cap, dtype=np.uint64)
+        self.sc = np.zeros(2 * cap, dtype=np.int32)
+        bits = (2 * cap - 1).bit_length()  # a hash table at most half full
+        self.slots = np.empty(1 << bits, dtype=np.int32)
+        self.shift = np.uint64(64 - bits)
+        self.wc, self.tc = np.zeros(2 * cap, np.int32), np.zeros(2 * cap, np.int32)
+        self.acc, self.dest = np.zeros(cap), np.full(cap, -1, dtype=np.int32)
+
+    def _room(self, j: int) -> None:
+        """Make room for the strata that moving column j's exceptions may add."""
+        more = self.engine.exceptions(j)
+        if int(self.used[0]) + more <= self.skey.size:
+            return
+        old = (self.skey, self.sc)
+        self._alloc(1 << (2 * (int(self.used[1]) + more)).bit_length())
+        K.regrow(self.zt, *old, self.skey, self.sc, self.slots, self.shift, self.used)
+
+    def _move(self, j: int, add: bool) -> None:
+        e = self.engine
+        self._room(j)
+        K.move(e.ptr, e.rows, e.vals, j, e.mult[j], add, self.zt, self.skey, self.sc,
+               self.slots, self.shift, self.used, self.dest, self.seen)
+
+    def add(self, j: int) -> None:
+        self._move(int(j), True)
+        self.cond.append(int(j))
+
+    def remove(self, j: int) -> None:
+        self._move(int(j), False)
+        self.cond.remove(int(j))
+
+    def strata(self) -> int:
+        return int(self.used[1])
+
+    def copy(self) -> CompiledGiven:
+        return CompiledGiven(self.engine, self.target, _copy=self)
+
+    def values(self, cols, stop_above: float | None = None) -> np.ndarray:
+        e = self.engine
+        cols = np.asarray(cols, dtype=np.int64)
+        out = np.empty(cols.size)
+        k = K.values(e.ptr, e.rows, e.vals, cols, -1.0 if stop_above is None else stop_above,
+                     self.zt, self.sc, e.tab, e.n, out, self.wc, self.tc, self.acc, self.seen,
+                     self.touched)
+        e.computed += k
+        return out[:k]
+
+    def without(self, j: int) -> tuple[float, int]:
+        e = self.engine
+        j = int(j)
+        self._room(j)
+        v, ns = K.without(e.ptr, e.rows, e.vals, j, e.mult[j], self.zt, self.skey, self.sc,
+                          self.slots, self.shift, self.used, e.tab, e.n, self.wc, self.tc,
+                          self.acc, self.seen, self.touched)
+        e.computed += 1
+        return float(v), int(ns)

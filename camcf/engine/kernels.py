@@ -1,0 +1,417 @@
+"""The compiled kernels of :class:`camcf.engine.compiled.CompiledEngine` (numba, compiled on
+first use and cached on disk).
+
+Every pool column (feature or label-category indicator) is kept *by exception*: its most
+frequent code is recoded 0 and not stored; the other rows are stored grouped by recoded value
+(1..K−1), rows ascending within a value (:func:`build_pool`). A conditioning set S splits the
+rows into strata; a session keeps, per row, a 64-bit hash of its values on S (Σ_j a_j·x_j mod
+2^64 with a random odd a_j per column: adding or removing a column moves only that column's
+exceptions) and its stratum, and per stratum its rows and the rows where the target t = 1.
+
+With ``tab[c] = c·log2(c)``, a stratum s with N rows of which N1 have t = 1 carries
+``n·H(t|s) = A_s = tab[N] − tab[N1] − tab[N − N1]``, and
+
+    n · I(t; V | S) = Σ_s (A_s − Σ_v A_{s,v})
+
+where only strata in which V takes a value other than its mode contribute (elsewhere the sum
+over v is A_s itself). So a test costs the exceptions of V, not n (:func:`values`), and the
+leave-one-out test I(t; X_f | S − f) of a member f costs f's exceptions (:func:`without`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_JIT = dict(cache=True, nogil=True)
+_EMPTY = np.int32(-1)
+
+
+@njit(**_JIT)
+def xlogx(n):
+    """``c·log2(c)`` for c = 0..n."""
+    out = np.zeros(n + 1)
+    for c in range(2, n + 1):
+        out[c] = c * np.log2(c)
+    return out
+
+
+# -- the pool, by exception ------------------------------------------------------------------
+@njit(**_JIT)
+def _recode(col, counts, code_of):
+    """Count ``col``'s codes into ``counts`` (zeroed), number them in ``code_of``: the mode
+    (the smallest most frequent code) 0, the others 1..K−1 ascending. Returns (K, exceptions)."""
+    for i in range(col.size):
+        counts[col[i]] += 1
+    mode = 0
+    for c in range(counts.size):
+        if counts[c] > counts[mode]:
+            mode = c
+    k = 1
+    for c in range(counts.size):
+        if c != mode and counts[c] > 0:
+            code_of[c] = k
+            k += 1
+        else:
+            code_of[c] = 0
+    return k, col.size - counts[mode]
+
+
+@njit(**_JIT)
+def _fill(col, counts, code_of, k, rows, vals, at):
+    """Write ``col``'s exceptions from ``at``: by recoded value, rows ascending."""
+    begin = np.zeros(k + 1, dtype=np.int64)  # where value v's rows start, from begin[1] = 0
+    for c in range(counts.size):
+        if code_of[c] > 0:
+            begin[code_of[c] + 1] = counts[c]
+    for v in range(2, k + 1):
+        begin[v] += begin[v - 1]
+    for i in range(col.size):
+        v = code_of[col[i]]
+        if v > 0:
+            e = at + begin[v]
+            rows[e] = i
+            vals[e] = v
+            begin[v] += 1
+
+
+@njit(**_JIT)
+def _scatter(indptr, indices, data, j, out):
+    """Sparse column j of a CSC matrix into the dense ``out``."""
+    out[:] = 0
+    for e in range(indptr[j], indptr[j + 1]):
+        out[indices[e]] = data[e]
+    return out
+
+
+def _columns(part, n: int):
+    """The columns of a part of the pool, one dense array at a time."""
+    if isinstance(part, tuple):  # CSC (indptr, indices, data)
+        indptr, indices, data = part
+        out = np.empty(n, dtype=data.dtype)
+        for j in range(indptr.size - 1):
+            yield _scatter(indptr, indices, data, j, out)
+    else:
+        for j in range(part.shape[1]):
+            yield part[:, j]
+
+
+def build_pool(parts: list, n: int) -> tuple[np.ndarray, ...]:
+    """(ptr, rows, vals, card) of the columns of ``parts`` in order: each part a dense
+    column-major array of small non-negative integer codes (n × k) or a ``(indptr, indices,
+    data)`` CSC triple. Column j's exceptions are ``rows[ptr[j]:ptr[j + 1]]`` with recoded
+    values ``vals[…]`` (uint8 when every column has at most 256 values, else int32); ``card``
+    holds each column's number of distinct values."""
+    tops = [int((p[2] if isinstance(p, tuple) else p).max(initial=0)) for p in parts]
+    sizes, card = [], []
+    for part, top in zip(parts, tops, strict=True):
+        counts, code_of = np.zeros(top + 1, np.int64), np.zeros(top + 1, np.int64)
+        for col in _columns(part, n):
+            counts[:] = 0
+            k, nnz = _recode(col, counts, code_of)
+            sizes.append(nnz)
+            card.append(k)
+    card = np.array(card, dtype=np.int64)
+    ptr = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=ptr[1:])
+    rows = np.empty(int(ptr[-1]), dtype=np.int32)
+    vals = np.empty(rows.size, dtype=np.uint8 if card.max(initial=1) <= 256 else np.int32)
+    j = 0
+    for part, top in zip(parts, tops, strict=True):
+        counts, code_of = np.zeros(top + 1, np.int64), np.zeros(top + 1, np.int64)
+        for col in _columns(part, n):
+            counts[:] = 0
+            k, _ = _recode(col, counts, code_of)
+            _fill(col, counts, code_of, k, rows, vals, ptr[j])
+            j += 1
+    return ptr, rows, vals, card
+
+
+# -- unconditional tables ------------------------------------------------------------------
+@njit(**_JIT)
+def _by_row(ptr, rows, vals, lo, hi, n):
+    """The exceptions of columns lo..hi − 1 row by row: (row pointers, column − lo, value)."""
+    rptr = np.zeros(n + 1, dtype=np.int64)
+    for e in range(ptr[lo], ptr[hi]):
+        rptr[rows[e] + 1] += 1
+    for i in range(n):
+        rptr[i + 1] += rptr[i]
+    fill = rptr[:-1].copy()
+    col = np.empty(ptr[hi] - ptr[lo], dtype=np.int32)
+    val = np.empty(ptr[hi] - ptr[lo], dtype=np.int32)
+    for j in range(lo, hi):
+        for e in range(ptr[j], ptr[j + 1]):
+            i = rows[e]
+            col[fill[i]] = j - lo
+            val[fill[i]] = vals[e]
+            fill[i] += 1
+    return rptr, col, val
+
+
+@njit(**_JIT)
+def mi_block(ptr, rows, vals, card, a_lo, a_hi, b_lo, b_hi, n, tab):
+    """I(V_a; V_b) in bits for the columns a of a_lo..a_hi − 1 (rows of the result) and b of
+    b_lo..b_hi − 1 (columns): counts of (value of a, exception of b) from a join of the two
+    column blocks' exceptions row by row."""
+    na, nb = a_hi - a_lo, b_hi - b_lo
+    off = np.zeros(na + 1, dtype=np.int64)
+    for a in range(na):
+        off[a + 1] = off[a] + card[a_lo + a] - 1
+    arp, acol, aval = _by_row(ptr, rows, vals, a_lo, a_hi, n)
+    brp, bcol, _ = _by_row(ptr, rows, vals, b_lo, b_hi, n)
+    joint = np.zeros((off[na], nb), dtype=np.int32)
+    for i in range(n):
+        for p in range(arp[i], arp[i + 1]):
+            r = off[acol[p]] + aval[p] - 1
+            for q in range(brp[i], brp[i + 1]):
+                joint[r, bcol[q]] += 1
+    out = np.empty((na, nb))
+    for a in range(na):
+        j = a_lo + a
+        nv = np.zeros(card[j], dtype=np.int64)
+        for e in range(ptr[j], ptr[j + 1]):
+            nv[vals[e]] += 1
+        nv[0] = n - (ptr[j + 1] - ptr[j])
+        for b in range(nb):
+            n1 = ptr[b_lo + b + 1] - ptr[b_lo + b]
+            both = 0
+            inner = 0.0
+            for v in range(1, card[j]):
+                c1 = joint[off[a] + v - 1, b]
+                both += c1
+                inner += tab[nv[v]] - tab[c1] - tab[nv[v] - c1]
+            c1 = n1 - both
+            inner += tab[nv[0]] - tab[c1] - tab[nv[0] - c1]
+            out[a, b] = ((tab[n] - tab[n1] - tab[n - n1]) - inner) / n
+    return out
+
+
+# -- sessions: a target and a conditioning set -------------------------------------------------
+# A session's state: ``zt[i] = 2·stratum + t_i`` per row; per stratum s its hash ``skey[s]`` and
+# its rows by t, ``sc[2s]`` (t = 0) and ``sc[2s + 1]`` (t = 1); ``slots`` a hash table of the
+# strata (linear probing, at most half full, index = the hash's top bits); ``used`` = [stratum
+# ids given out, strata occupied]. Work space: ``wc`` (2 per stratum), ``tc`` (2 per stratum),
+# ``acc`` and ``dest`` (1 per stratum), all zero (dest −1) between calls; ``seen`` and
+# ``touched`` (1 per row).
+@njit(**_JIT)
+def _find_or_add(key, skey, sc, slots, shift, used):
+    """The stratum with hash ``key``; a new, empty one if there is none."""
+    mask = slots.size - 1
+    i = np.int64(key >> shift)
+    while True:
+        s = slots[i]
+        if s < 0:
+            s = used[0]
+            used[0] += 1
+            skey[s] = key
+            sc[2 * s] = 0
+            sc[2 * s + 1] = 0
+            slots[i] = s
+            return s
+        if skey[s] == key:
+            return s
+        i = (i + 1) & mask
+
+
+@njit(**_JIT)
+def start(t_rows, n, zt, skey, sc, slots, shift, used):
+    """A session for the empty set: t = 1 on ``t_rows``, every row in stratum 0 (hash 0)."""
+    zt[:] = 0
+    for i in t_rows:
+        zt[i] = 1
+    slots[:] = _EMPTY
+    used[0] = 0
+    s = _find_or_add(np.uint64(0), skey, sc, slots, shift, used)
+    sc[2 * s] = n - t_rows.size
+    sc[2 * s + 1] = t_rows.size
+    used[1] = 1 if n else 0
+
+
+@njit(**_JIT)
+def move(ptr, rows, vals, j, a, add, zt, skey, sc, slots, shift, used, dest, seen):
+    """Add column j (hash multiplier ``a``) to the set, or remove it: its exceptions move, a
+    value at a time, from their stratum s to the stratum of hash skey[s] ± a·v (found once
+    per s and v)."""
+    e, b = ptr[j], ptr[j + 1]
+    while e < b:
+        v = vals[e]
+        d = a * np.uint64(v)
+        g = 0
+        while e < b and vals[e] == v:
+            x = zt[rows[e]]
+            s = x >> 1
+            to = dest[s]
+            if to < 0:
+                to = _find_or_add(skey[s] + d if add else skey[s] - d, skey, sc, slots, shift,
+                                  used)
+                dest[s] = to
+                seen[g] = s
+                g += 1
+            sc[x] -= 1
+            if sc[2 * s] + sc[2 * s + 1] == 0:
+                used[1] -= 1
+            y = 2 * to + (x & 1)
+            if sc[2 * to] + sc[2 * to + 1] == 0:
+                used[1] += 1
+            sc[y] += 1
+            zt[rows[e]] = y
+            e += 1
+        for q in range(g):
+            dest[seen[q]] = -1
+
+
+@njit(**_JIT)
+def _t2(tab, c0, c1):
+    """(c0 + c1)·H(t) in bits of c0 rows with t = 0 and c1 with t = 1."""
+    return tab[c0 + c1] - tab[c0] - tab[c1]
+
+
+@njit(**_JIT)
+def _add(total, comp, x):
+    """Neumaier's compensated sum: (total, compensation) after adding x."""
+    y = total + x
+    comp += (total - y) + x if abs(total) >= abs(x) else (x - y) + total
+    return y, comp
+
+
+@njit(**_JIT)
+def values(ptr, rows, vals, cols, stop, zt, sc, tab, n, out, wc, tc, acc, seen, touched):
+    """I(t; V_j | S) in bits into ``out`` for the columns ``cols`` in turn; with ``stop`` ≥ 0,
+    the columns after the first whose value rounded to 12 decimals exceeds ``stop`` are left
+    out. Returns how many were measured."""
+    for ci in range(cols.size):
+        j = cols[ci]
+        e, b = ptr[j], ptr[j + 1]
+        total = 0.0
+        comp = 0.0
+        if e < b and vals[e] == vals[b - 1]:  # one value besides the mode
+            g = 0
+            for q in range(e, b):
+                x = zt[rows[q]]
+                s = x >> 1
+                if sc[2 * s] == 0 or sc[2 * s + 1] == 0:
+                    continue  # t is constant in the stratum: its term is 0
+                if wc[2 * s] + wc[2 * s + 1] == 0:
+                    seen[g] = s
+                    g += 1
+                wc[x] += 1
+            for q in range(g):
+                s = seen[q]
+                c0, c1 = wc[2 * s], wc[2 * s + 1]
+                n0, n1 = sc[2 * s], sc[2 * s + 1]
+                total, comp = _add(total, comp, _t2(tab, n0, n1) - _t2(tab, c0, c1)
+                                   - _t2(tab, n0 - c0, n1 - c1))
+                wc[2 * s] = 0
+                wc[2 * s + 1] = 0
+        else:  # a value at a time: its counts per stratum, then its term
+            k = 0
+            while e < b:
+                v = vals[e]
+                g = 0
+                while e < b and vals[e] == v:
+                    x = zt[rows[e]]
+                    s = x >> 1
+                    e += 1
+                    if sc[2 * s] == 0 or sc[2 * s + 1] == 0:
+                        continue  # t is constant in the stratum: its term is 0
+                    if wc[2 * s] + wc[2 * s + 1] == 0:
+                        seen[g] = s
+                        g += 1
+                    wc[x] += 1
+                for q in range(g):
+                    s = seen[q]
+                    if tc[2 * s] + tc[2 * s + 1] == 0:
+                        touched[k] = s
+                        k += 1
+                    acc[s] += _t2(tab, wc[2 * s], wc[2 * s + 1])
+                    tc[2 * s] += wc[2 * s]
+                    tc[2 * s + 1] += wc[2 * s + 1]
+                    wc[2 * s] = 0
+                    wc[2 * s + 1] = 0
+            for q in range(k):  # the stratum's term less its values' (the mode's: the rest)
+                s = touched[q]
+                n0, n1 = sc[2 * s], sc[2 * s + 1]
+                total, comp = _add(total, comp, _t2(tab, n0, n1) - acc[s]
+                                   - _t2(tab, n0 - tc[2 * s], n1 - tc[2 * s + 1]))
+                tc[2 * s] = 0
+                tc[2 * s + 1] = 0
+                acc[s] = 0.0
+        out[ci] = (total + comp) / n
+        if stop >= 0 and np.rint(out[ci] * 1e12) / 1e12 > stop:
+            return ci + 1
+    return cols.size
+
+
+@njit(**_JIT)
+def without(ptr, rows, vals, f, a, zt, skey, sc, slots, shift, used, tab, n, wc, tc, acc, seen,
+            touched):
+    """(I(t; X_f | S − f) in bits, strata of S − f) for a member f of S (multiplier ``a``).
+
+    A stratum of S − f is a stratum of S where f is at its mode (hash h) merged with those
+    where f = v ≠ 0 (hash h + a·v): whole strata of S, found from f's exceptions. A stratum of
+    S − f that S lacks gets an empty stratum id (so that removing f later finds it)."""
+    nv = 0
+    k = 0
+    for e in range(ptr[f], ptr[f + 1]):
+        s = zt[rows[e]] >> 1
+        if wc[2 * s] != 0:
+            continue
+        wc[2 * s] = 1  # (a mark)
+        seen[nv] = s
+        nv += 1
+        g = _find_or_add(skey[s] - a * np.uint64(vals[e]), skey, sc, slots, shift, used)
+        if tc[2 * g] + tc[2 * g + 1] == 0:
+            touched[k] = g
+            k += 1
+        tc[2 * g] += sc[2 * s]
+        tc[2 * g + 1] += sc[2 * s + 1]
+        acc[g] += _t2(tab, sc[2 * s], sc[2 * s + 1])
+    total = 0.0
+    comp = 0.0
+    empty = 0
+    for q in range(k):
+        g = touched[q]
+        c0, c1 = sc[2 * g], sc[2 * g + 1]
+        empty += c0 + c1 == 0
+        total, comp = _add(total, comp, _t2(tab, c0 + tc[2 * g], c1 + tc[2 * g + 1])
+                           - (acc[g] + _t2(tab, c0, c1)))
+        tc[2 * g] = 0
+        tc[2 * g + 1] = 0
+        acc[g] = 0.0
+    for q in range(nv):
+        wc[2 * seen[q]] = 0
+    return (total + comp) / n, used[1] - nv + empty
+
+
+@njit(**_JIT)
+def regrow(zt, skey, sc, nskey, nsc, nslots, nshift, nused):
+    """Copy the occupied strata into new (larger) arrays, renumbered in order of their ids,
+    and renumber the rows."""
+    new = np.full(skey.size, _EMPTY, dtype=np.int32)
+    nslots[:] = _EMPTY
+    nused[0] = 0
+    for s in range(skey.size):
+        if sc[2 * s] + sc[2 * s + 1] > 0:
+            g = _find_or_add(skey[s], nskey, nsc, nslots, nshift, nused)
+            nsc[2 * g] = sc[2 * s]
+            nsc[2 * g + 1] = sc[2 * s + 1]
+            new[s] = g
+    nused[1] = nused[0]
+    for i in range(zt.size):
+        zt[i] = 2 * new[zt[i] >> 1] + (zt[i] & 1)
+
+
+@njit(**_JIT)
+def strata_of(ptr, rows, vals, cols, mult, n):
+    """The number of strata of the set ``cols`` (distinct hashes of the rows)."""
+    h = np.zeros(n, dtype=np.uint64)
+    for c in cols:
+        for e in range(ptr[c], ptr[c + 1]):
+            h[rows[e]] += mult[c] * np.uint64(vals[e])
+    if n == 0:
+        return 0
+    h.sort()
+    k = 1
+    for i in range(1, n):
+        k += h[i] != h[i - 1]
+    return k
