@@ -29,7 +29,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from bench_settings import SETTINGS  # the one declaration, beside this script
+from bench_settings import CHECKS  # the one declaration, beside this script
 
 import camcf
 from camcf.catalog import available, load_shared
@@ -119,7 +119,8 @@ def main(argv=None) -> int:
     g.add_argument("--save", metavar="DIR")
     g.add_argument("--compare", metavar="DIR")
     ap.add_argument("--sets", help="comma-separated catalogue names (default: all available)")
-    ap.add_argument("--settings", default="authors,heavier")
+    ap.add_argument("--settings", default=",".join(CHECKS),
+                    help=f"comma-separated, of {', '.join(CHECKS)} (default: all)")
     ap.add_argument("--n-jobs", type=int, default=None)
     ap.add_argument("--no-record", action="store_true", help="skip the decision record")
     ap.add_argument("--trace", default=None, choices=("full", "decisions", "counters"),
@@ -139,7 +140,7 @@ def main(argv=None) -> int:
         ds = load_shared(name)
         X, _ = discretize(ds.X)
         for setting in args.settings.split(","):
-            params = SETTINGS[setting]
+            params = CHECKS[setting]
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
