@@ -159,7 +159,7 @@ class CompiledGiven:
         e = self.engine
         cols = np.asarray(cols, dtype=np.int64)
         out = np.empty(cols.size)
-        k = K.values(e.ptr, e.rows, e.vals, cols, -1.0 if stop_above is None else stop_above,
+        k = K.values(e.ptr, e.rows, e.vals, cols, np.inf if stop_above is None else stop_above,
                      self.zt, self.sc, e.tab, e.n, out, self.wc, self.tc, self.acc, self.seen,
                      self.touched)
         e.computed += k

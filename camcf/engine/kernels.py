@@ -276,8 +276,8 @@ def _add(total, comp, x):
 
 @njit(**_JIT)
 def values(ptr, rows, vals, cols, stop, zt, sc, tab, n, out, wc, tc, acc, seen, touched):
-    """I(t; V_j | S) in bits into ``out`` for the columns ``cols`` in turn; with ``stop`` ≥ 0,
-    the columns after the first whose value rounded to 12 decimals exceeds ``stop`` are left
+    """I(t; V_j | S) in bits into ``out`` for the columns ``cols`` in turn; the columns after
+    the first whose value rounded to 12 decimals exceeds ``stop`` (``np.inf``: none) are left
     out. Returns how many were measured."""
     for ci in range(cols.size):
         j = cols[ci]
@@ -337,7 +337,7 @@ def values(ptr, rows, vals, cols, stop, zt, sc, tab, n, out, wc, tc, acc, seen, 
                 tc[2 * s + 1] = 0
                 acc[s] = 0.0
         out[ci] = (total + comp) / n
-        if stop >= 0 and np.rint(out[ci] * 1e12) / 1e12 > stop:
+        if np.rint(out[ci] * 1e12) / 1e12 > stop:
             return ci + 1
     return cols.size
 
