@@ -34,10 +34,10 @@ from bench_settings import CHECKS  # the one declaration, beside this script
 import camcf
 from camcf.catalog import available, load_shared
 from camcf.discretize import discretize
+from camcf.result import compare_json  # the JSON's numbers to one unit of their last decimal
 
 _INT_COLUMNS = ("target", "seq", "step", "a", "b", "decision", "aux", "df")  # df: from strata
 TOLERANCE = 1e-12  # bits; values are compared to this, everything else exactly
-JSON_TOLERANCE = 1.5e-12  # the JSON's values are rounded to 12 decimals: one unit of the last
 
 
 def record_arrays(res) -> dict[str, np.ndarray]:
@@ -80,37 +80,6 @@ def compare_records(old: dict, new: dict, n: int) -> tuple[bool, str]:
     if worst > TOLERANCE:
         return False, f"values differ by up to {worst:.1e}"
     return True, f"max |Δvalue| {worst:.1e}"
-
-
-def compare_json(old, new, path: str = "") -> tuple[bool, str]:
-    """(same, how) of two decoded decision JSONs: everything exactly, floats to
-    :data:`JSON_TOLERANCE`; ``how``
-    names the first difference, or the largest float difference."""
-    worst = [0.0]
-
-    def walk(a, b, at: str) -> str | None:
-        if isinstance(a, float) or isinstance(b, float):
-            if not isinstance(a, int | float) or not isinstance(b, int | float):
-                return at
-            worst[0] = max(worst[0], abs(a - b))
-            return None if abs(a - b) <= JSON_TOLERANCE else at
-        if type(a) is not type(b):
-            return at
-        if isinstance(a, dict):
-            if list(a) != list(b):
-                return at
-            return next((w for k in a if (w := walk(a[k], b[k], f"{at}.{k}"))), None)
-        if isinstance(a, list):
-            if len(a) != len(b):
-                return at
-            return next((w for i, (x, y) in enumerate(zip(a, b, strict=True))
-                         if (w := walk(x, y, f"{at}[{i}]"))), None)
-        return None if a == b else at
-
-    where = walk(old, new, path)
-    if where is not None:
-        return False, f"differs at {where}"
-    return True, f"numbers within {worst[0]:.0e}" if worst[0] else "identical"
 
 
 def main(argv=None) -> int:

@@ -528,3 +528,51 @@ def _no_target(result: Result, key) -> ParameterError:
         f"(label, value) pair or a name such as {shown}{more}")
 
 
+
+
+#: how far two numbers of :meth:`Result.to_json` may differ in :func:`compare_json`: the JSON
+#: rounds values to 12 decimals, so one unit of the last (and a hair for the float steps)
+JSON_TOLERANCE = 1.5e-12
+
+
+def compare_json(old, new, *, tolerance: float = JSON_TOLERANCE, ignore=()) -> tuple[bool, str]:
+    """Whether two decoded decision JSONs (``json.loads`` of :meth:`Result.to_json`) hold the
+    same decisions: every key, list, string and integer exactly, floats to ``tolerance`` (a
+    change of summation order moves a value by about 1e-15 bits, which a value rounded to 12
+    decimals shows whenever it sits on a rounding boundary). Keys named in ``ignore`` are left
+    out at every depth (e.g. ``"mirror_of"``: an engine that computes both categories of a
+    binary label mirrors none). Returns (same, how): ``how`` names the first difference by its
+    path, or the largest float difference.
+
+    >>> compare_json({"a": [1, 0.5]}, {"a": [1, 0.5 + 1e-13]})
+    (True, 'numbers within 1e-13')
+    >>> compare_json({"a": [1, 2]}, {"a": [1, 3]})
+    (False, 'differs at .a[1]')
+    """
+    worst = [0.0]
+    skip = frozenset(ignore)
+
+    def walk(a, b, at: str) -> str | None:
+        if isinstance(a, float) or isinstance(b, float):
+            if not isinstance(a, int | float) or not isinstance(b, int | float):
+                return at
+            worst[0] = max(worst[0], abs(a - b))
+            return None if abs(a - b) <= tolerance else at
+        if type(a) is not type(b):
+            return at
+        if isinstance(a, dict):
+            keys = [k for k in a if k not in skip]
+            if keys != [k for k in b if k not in skip]:
+                return at
+            return next((w for k in keys if (w := walk(a[k], b[k], f"{at}.{k}"))), None)
+        if isinstance(a, list):
+            if len(a) != len(b):
+                return at
+            return next((w for i, (x, y) in enumerate(zip(a, b, strict=True))
+                         if (w := walk(x, y, f"{at}[{i}]"))), None)
+        return None if a == b else at
+
+    where = walk(old, new, "")
+    if where is not None:
+        return False, f"differs at {where}"
+    return True, f"numbers within {worst[0]:.0e}" if worst[0] else "identical"
