@@ -9,7 +9,6 @@ import time
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 import scipy.sparse as sp
 
@@ -341,22 +340,6 @@ def test_large_sparse_arff_stays_sparse_to_the_engine(monkeypatch):
     assert quiet_run(ds, **HEAVIER).to_json() == quiet_run(dense_ds, **HEAVIER).to_json()
 
 
-def test_column_at_a_time_counting_of_tall_data_gives_the_same_record(monkeypatch):
-    import camcf.fast_engine
-
-    X, Y = problem(11, n=300, m=20)
-    ref = quiet_run(X, Y, **HEAVIER)
-    monkeypatch.setattr(camcf.fast_engine, "_TALL", 1)  # every count takes the tall-data path
-    got = quiet_run(X, Y, **HEAVIER)
-    assert got.to_json() == ref.to_json()  # every decision and set
-    a, b = ref.to_frame(names=False), got.to_frame(names=False)
-    exact = [c for c in a.columns if c not in ("value", "g", "p_value", "log10_p")]
-    pd.testing.assert_frame_equal(a[exact], b[exact])
-    # the same sums in another order: the values agree to the last bits
-    np.testing.assert_allclose(a["value"], b["value"], rtol=0, atol=1e-13)
-    np.testing.assert_allclose(a["log10_p"], b["log10_p"], rtol=1e-9, atol=1e-12)
-
-
 def test_sparse_x_through_the_estimator_and_the_evaluation():
     """A sparse X (what the ARFF reader returns for large sparse files): CaMCF fits it as it
     is and selects what it selects on the dense X; a dense-only baseline refuses it with a
@@ -582,7 +565,7 @@ def test_tasks_of_a_failed_parallel_run_end_and_its_folder_goes(monkeypatch, whe
     import joblib
 
     from camcf import algorithm, tasks
-    from camcf.fast_engine import FastEngine
+    from camcf.engine import ENGINES
 
     runs = []
 
@@ -601,7 +584,7 @@ def test_tasks_of_a_failed_parallel_run_end_and_its_folder_goes(monkeypatch, whe
     with joblib.parallel_backend("threading", n_jobs=2):
         with monkeypatch.context() as m:
             if where == "preparation":
-                m.setattr(FastEngine, "shared", classmethod(broken))
+                m.setattr(ENGINES["fast"], "shared", classmethod(broken))
             else:
                 m.setattr(algorithm, "_plan", broken)
             with pytest.raises(RuntimeError, match=f"a broken {where}"):

@@ -1,11 +1,16 @@
-"""The unconditional tables counted from sparse category indicators (each column or its
-complement, whichever is sparser) equal those counted from the dense float32 indicators."""
+"""The two unconditional tables as a parallel run computes them (:mod:`camcf.tasks`): in row
+blocks (:func:`camcf.tasks.table_blocks`, the category table's blocks balanced by
+:func:`camcf.tasks.category_row_weights`), by workers (:func:`camcf.tasks.parallel_tables`),
+with the counts the target plan reads (:func:`camcf.tasks.table_counts`); sparse and dense X,
+rare, common and multi-class categories."""
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
-from camcf import fast_counts
-from camcf.fast_engine import FastEngine
+from camcf.engine import ENGINES
+
+FAST = ENGINES["fast"]
 
 
 def _data(sparse_x: bool):
@@ -20,107 +25,71 @@ def _data(sparse_x: bool):
     return (sp.csc_matrix(X) if sparse_x else np.asfortranarray(X)), np.asfortranarray(C)
 
 
-def _tables(X, C):
-    eng = FastEngine(X, C, **FastEngine.shared(X, C))
-    return eng.mi_table(), eng.category_mi_table(), eng._sparse_categories() is not None
+@pytest.mark.parametrize("engine", list(ENGINES))
+@pytest.mark.parametrize("sparse_x", [True, False])
+def test_tables_in_row_blocks_are_the_whole_tables_bit_for_bit(engine, sparse_x):
+    """table_part over the blocks of table_blocks (for 1 to 4 workers, with and without the
+    category rows' weights), each on a fresh engine as a worker's, stacked (the category
+    table's parts are its columns), gives each table exactly."""
+    from camcf.tasks import category_row_weights, table_blocks
+
+    X, C = _data(sparse_x)
+    cls = ENGINES[engine]
+    shared = cls.shared(X, C)
+    whole = cls(X, C, **shared)
+    tables = {"features": whole.mi_table(), "categories": whole.category_mi_table()}
+    weights = category_row_weights(shared, X.shape[0], C.shape[1])
+    assert (weights is None) == (engine == "reference")  # (no pool: rows cost alike)
+    for workers in (1, 2, 3, 4):
+        for w in (None, weights):
+            blocks = table_blocks(X.shape[1], C.shape[1], workers, w)
+            for which, table in tables.items():
+                parts = [cls(X, C, **shared).table_part(which, a, b)
+                         for kind, a, b in blocks if kind == which]
+                assert len(parts) == min(workers, table.shape[0])
+                got = np.vstack(parts)
+                assert np.array_equal(got if which == "features" else got.T, table)
 
 
-def test_sparse_category_counts_equal_dense_ones(monkeypatch):
-    for sparse_x in (True, False):
-        X, C = _data(sparse_x)
-        # small data (n × categories under _SPARSE_CATEGORIES_FROM) counts dense by default
-        assert not _tables(X, C)[2]
-        monkeypatch.setattr(fast_counts, "_SPARSE_CATEGORIES_FROM", 0)
-        feat, cat, used = _tables(X, C)
-        assert used  # the data is sparse enough for the sparse route
-        monkeypatch.setattr(fast_counts, "_SPARSE_CATEGORIES", -1.0)  # dense route
-        feat0, cat0, used0 = _tables(X, C)
-        monkeypatch.undo()
-        assert not used0
-        assert np.array_equal(feat, feat0) and np.array_equal(cat, cat0)
-        assert cat.shape == (C.shape[1], C.shape[1]) and np.allclose(cat, cat.T)
-
-
-def test_tables_in_row_blocks_are_the_whole_tables_bit_for_bit(monkeypatch):
-    """table_part over the blocks of table_blocks, stacked (the category table's parts are
-    its columns), gives each table exactly, for
-    the fast engine (sparse and dense counting routes, sparse and dense X) and the reference
-    engine; the sparse indicators hold the non-complement categories only."""
-    from camcf.info import ReferenceEngine
-    from camcf.tasks import table_blocks
-
-    for sparse_x, route in ((True, 0), (False, 0), (True, None), (False, None)):
-        if route is not None:  # the sparse route whatever the size
-            monkeypatch.setattr(fast_counts, "_SPARSE_CATEGORIES_FROM", route)
-        X, C = _data(sparse_x)
-        shared = FastEngine.shared(X, C)
-        # the second category of each binary label is its first's complement
-        assert np.flatnonzero(shared["complements"]).tolist() == [1, 3]
-        S = shared["categories"]
-        assert (S is not None) == (route is not None)
-        if S is not None:
-            assert S.shape == (C.shape[0], int((~shared["complements"]).sum()))
-        whole = FastEngine(X, C, **shared)
-        blocks = table_blocks(X.shape[1], C.shape[1], 3)
-        assert len(blocks) == 6
-        for which, table in (("features", whole.mi_table()),
-                             ("categories", whole.category_mi_table())):
-            eng = FastEngine(X, C, **shared)  # a fresh engine per block, as a worker's
-            parts = [eng.table_part(w, a, b) for w, a, b in blocks if w == which]
-            got = np.vstack(parts)
-            assert np.array_equal(got if which == "features" else got.T, table)
-        monkeypatch.undo()
-    ref = ReferenceEngine(X[:60], C[:60])
-    assert np.array_equal(ref.table_part("features", 3, 7), ref.mi_table()[3:7])
-    assert np.array_equal(ref.table_part("categories", 2, 5), ref.category_mi_table()[:, 2:5].T)
-
-
-def test_category_table_parts_are_its_columns_where_it_is_not_symmetric_bit_for_bit(
-        monkeypatch):
+def test_category_table_parts_are_its_columns_where_it_is_not_symmetric_bit_for_bit():
     """The category table's parts (table_part: columns as rows) are its columns bit for bit
-    on data where the table differs from its transpose in the last bits (the two margins'
-    terms are summed in the other order there), on both counting routes; a part whose rows
-    were the table's rows would differ."""
+    on data where the table differs from its transpose in the last bits (the two categories'
+    terms are summed in the other order there): a part whose rows were the table's rows
+    would differ."""
     rng = np.random.default_rng(11)
     n = 700
-    Y = rng.random((n, 24)) < rng.uniform(0.02, 0.12, 24)  # (sparse enough for that route)
+    Y = rng.random((n, 24)) < rng.uniform(0.02, 0.12, 24)
     C = np.asfortranarray(np.column_stack([Y[:, i] == v for i in range(24) for v in (0, 1)])
                           .astype(np.uint8))
     X = np.asfortranarray((rng.random((n, 6)) < 0.2).astype(np.uint8))
-    for route in (None, 0):  # dense products, then sparse indicators whatever the size
-        if route is not None:
-            monkeypatch.setattr(fast_counts, "_SPARSE_CATEGORIES_FROM", route)
-        shared = FastEngine.shared(X, C)
-        assert (shared["categories"] is not None) == (route is not None)
-        table = FastEngine(X, C, **shared).category_mi_table()
-        assert not np.array_equal(table, table.T)
-        for a, b in ((0, 48), (5, 17), (47, 48)):
-            part = FastEngine(X, C, **shared).table_part("categories", a, b)
-            assert np.array_equal(part, table[:, a:b].T), (route, a, b)
-    monkeypatch.undo()
+    shared = FAST.shared(X, C)
+    table = FAST(X, C, **shared).category_mi_table()
+    assert not np.array_equal(table, table.T)
+    np.testing.assert_allclose(table, table.T, rtol=0, atol=1e-12)
+    for a, b in ((0, 48), (5, 17), (47, 48)):
+        part = FAST(X, C, **shared).table_part("categories", a, b)
+        assert np.array_equal(part, table[:, a:b].T), (a, b)
 
 
 def test_a_row_block_of_narrow_features_sums_as_the_whole_table_does():
     """A block whose features have few codes gives its rows' values bit for bit as the whole
-    table does, where a feature with many codes widens the layout: each value's cells are
-    summed in one order whichever block holds the row (a block laid out by its own widest
-    code summed fewer cells, and flags' n_jobs=2 record differed from the serial one in the
-    last bits)."""
+    table does, where a feature with many codes is in another block (flags' n_jobs=2 record
+    once differed from the serial one in the last bits so)."""
     from camcf.tasks import table_blocks
 
     rng = np.random.default_rng(5)
     n = 300
     X = (rng.random((n, 12)) < 0.3).astype(np.uint8)
-    X[:, 0] = rng.integers(0, 8, n)  # 8 codes: 16 cells per value, against 4 for the others
+    X[:, 0] = rng.integers(0, 8, n)  # 8 codes, against 2 for the others
     Y = rng.random((n, 3)) < np.array([0.2, 0.5, 0.7])
     C = np.column_stack([Y[:, i] == v for i in range(3) for v in (0, 1)]).astype(np.uint8)
     X, C = np.asfortranarray(X), np.asfortranarray(C)
-    shared = FastEngine.shared(X, C)
-    whole = FastEngine(X, C, **shared).mi_table()
+    shared = FAST.shared(X, C)
+    whole = FAST(X, C, **shared).mi_table()
     blocks = [(a, b) for w, a, b in table_blocks(X.shape[1], C.shape[1], 3) if w == "features"]
     assert blocks[0][0] == 0 and blocks[-1][0] > 0  # the wide feature in the first block only
     for a, b in blocks:
-        rows = FastEngine(X, C, **shared).table_part("features", a, b)
+        rows = FAST(X, C, **shared).table_part("features", a, b)
         assert np.array_equal(rows, whole[a:b]), (a, b)
 
 
@@ -135,8 +104,8 @@ def test_parallel_tables_give_each_table_once_and_the_cost_counts():
     from camcf.tasks import flatten_shared, parallel_tables, table_counts, target_costs
 
     X, C = _data(True)
-    shared = FastEngine.shared(X, C)
-    whole = FastEngine(X, C, **shared)
+    shared = FAST.shared(X, C)
+    whole = FAST(X, C, **shared)
     tables = (whole.mi_table(), whole.category_mi_table())
     params = {"delta1": 0.001, "delta2": 0.002, "k1": 0.5}
     spec, leaves = flatten_shared(shared)
@@ -159,18 +128,19 @@ def test_parallel_tables_give_each_table_once_and_the_cost_counts():
                           target_costs(None, todo, params, counts))
 
 
-def test_category_blocks_split_by_estimated_cost(monkeypatch):
-    """With sparse indicators the category table's blocks hold even estimated cost, not even
-    rows: frequent categories' rows (more stored ones) go in smaller blocks; the blocks still
-    cover every row once, in order; without sparse indicators the rows are split evenly."""
+def test_category_blocks_split_by_estimated_cost():
+    """The category table's blocks hold even estimated cost, not even rows: a category's row
+    costs 1 + its rows off its mode (the rows the table's join visits), so frequent and rare
+    categories cost little, a balanced one much; the blocks still cover every row once, in
+    order; without weights the rows are split evenly."""
     from camcf.tasks import category_row_weights, table_blocks
 
-    monkeypatch.setattr(fast_counts, "_SPARSE_CATEGORIES_FROM", 0)
     X, C = _data(True)
-    Q = C.shape[1]
-    shared = FastEngine.shared(X, C)
-    w = category_row_weights(shared, X.shape[0], Q)
-    assert w is not None and w.shape == (Q,) and (w >= Q).all() and w.max() > Q
+    n, Q = C.shape
+    ones = C.sum(axis=0)
+    w = category_row_weights(FAST.shared(X, C), n, Q)
+    assert w.tolist() == (1 + np.minimum(ones, n - ones)).tolist()
+    assert category_row_weights({}, n, Q) is None  # no pool: rows cost alike
     w = np.ones(8)
     w[:2] = 7.0  # two heavy rows first
     blocks = [(a, b) for which, a, b in table_blocks(30, 8, 2, w) if which == "categories"]
@@ -180,55 +150,38 @@ def test_category_blocks_split_by_estimated_cost(monkeypatch):
     assert blocks == [(0, 1), (1, 8)]  # 7 against 7
     assert [(a, b) for which, a, b in table_blocks(30, 8, 2) if which == "categories"] == [
         (0, 4), (4, 8)]
-    assert category_row_weights({"complements": None}, 10, 3) is None
 
 
-def test_shared_inputs_built_in_halves_beside_equal_the_plain_ones(monkeypatch):
-    """FastEngine.shared with ``beside`` (half the complement comparisons and half the sparse
-    columns on another thread, in small steps here) gives what it gives without, and the
-    categories' code bounds from their ones are those of the indicators' maxima."""
+def test_shared_inputs_built_beside_equal_the_plain_ones():
+    """The compiled engine's shared inputs built with ``beside`` (work on another thread, as
+    a parallel run asks) are those built without, array for array."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from camcf.fast_counts import pool_cardinality
-
-    monkeypatch.setattr(fast_counts, "_SPARSE_CATEGORIES_FROM", 0)
-    monkeypatch.setattr(fast_counts, "_SPARSE_CATEGORIES", 1.0)
-    monkeypatch.setattr(fast_counts, "_ELEM_BUDGET", 800)  # two columns a step
-    rng = np.random.default_rng(7)
-    n = 400
-    Y = np.column_stack([rng.random(n) < p for p in rng.uniform(0.01, 0.99, 9)]
-                        + [rng.integers(0, 3, n)]).astype(np.uint8)
-    Y[:, 3] = Y[:, 2]  # a, ¬a, a, ¬a across two labels: the fix-up of runs
-    C = np.column_stack([Y[:, i] == v for i in range(Y.shape[1])
-                         for v in np.unique(Y[:, i])] + [np.zeros(n, bool)]).astype(np.uint8)
-    C = np.asfortranarray(C)
+    X, C = _data(True)
     ones = C.sum(axis=0)
-    X = sp.csc_matrix((rng.random((n, 12)) < 0.1).astype(np.uint8))
-    plain = FastEngine.shared(X, C)
+    plain = FAST.shared(X, C)
     with ThreadPoolExecutor(1) as pool:
-        halves = FastEngine.shared(X, C, ones, beside=pool.submit)
-    assert np.array_equal(pool_cardinality(X, C, ones), pool_cardinality(X, C))
-    for key in ("card", "ones", "complements"):
-        assert np.array_equal(plain[key], halves[key]), key
-    assert 8 <= plain["complements"].sum() < 10
-    S0, S1 = plain["categories"], halves["categories"]
-    assert S0 is not None and S0.shape == S1.shape
-    for a in ("data", "indices", "indptr"):
-        got, want = getattr(S1, a), getattr(S0, a)
-        assert got.dtype == want.dtype and np.array_equal(got, want), a
+        beside = FAST.shared(X, C, ones, beside=pool.submit)
+    assert plain.keys() == beside.keys()
+    for key in plain:
+        a, b = plain[key], beside[key]
+        for x, y in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,),
+                        strict=True):
+            assert x.dtype == y.dtype and np.array_equal(x, y), key
 
 
-def test_counts_above_a_threshold_per_column_and_per_row():
-    """tasks._count_above (comparisons added as bytes, 255 at a time) counts what
-    np.count_nonzero counts, per column and per row, whatever the layout and size."""
-    from camcf.tasks import _count_above
+def test_table_counts_count_the_values_above_each_threshold_per_column():
+    """table_counts counts, per category, the MI table's values above δ1 and the category
+    table's above δ2, as np.count_nonzero does, whatever the layout and size."""
+    from camcf.tasks import table_counts
 
     rng = np.random.default_rng(0)
     for shape in [(600, 300), (3, 7), (1, 1000), (0, 5), (300, 0)]:
         t = rng.random(shape) * 0.02
         t[t.shape[0] // 2:] = 0.0
+        cat = rng.random((shape[1], shape[1])) * 0.02
         for thr in (0.01, 0.0, -1.0):
-            for a in (t, np.asfortranarray(t)):
-                assert np.array_equal(_count_above(a, thr), np.count_nonzero(t > thr, axis=0))
-                assert np.array_equal(_count_above(a, thr, axis=1),
-                                      np.count_nonzero(t > thr, axis=1))
+            for a, b in ((t, cat), (np.asfortranarray(t), np.asfortranarray(cat))):
+                got = table_counts((a, b), {"delta1": thr, "delta2": thr / 2})
+                assert np.array_equal(got[0], np.count_nonzero(t > thr, axis=0))
+                assert np.array_equal(got[1], np.count_nonzero(cat > thr / 2, axis=0))
