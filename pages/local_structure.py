@@ -45,7 +45,8 @@ html = local_html(run_id(rec), tid, (), show_removed,
 show_graph(html, height)
 st.caption("Spouses are drawn to the PC member that induced them; dashed: label skeleton and "
            f"removed candidates (the strongest {graphs.MAX_REMOVED}; the rest as one '+N more' "
-           f"node; at most {graphs.MAX_GROUP} parents/children and spouses each, likewise); "
+           f"node; at most {graphs.MAX_GROUP} members of R, parents/children and spouses each, "
+           "the strongest, likewise); "
            "grey fill: pruned later in Phase 4. Hover a node for its numbers.")
 
 st.subheader("MI with the target, δ1 and the k1 cut")

@@ -7,7 +7,7 @@ heatmap is seriated and aggregated by camcf.viz, long tables are paged."""
 import pandas as pd
 import streamlit as st
 
-from camcf.viz import figures
+from camcf.viz import figures, graphs
 from camcf.viz.explain import p_column
 from pages._common import (
     current_run,
@@ -55,14 +55,16 @@ with left:
         legend(["target", "label-category", "rejected", "neighbour", "points-here"])
         show_graph(ego_html(run_id(rec), tid, height, res), height)
         st.caption("Inner ring: R, numbered in the order the greedy step accepted it (thicker: "
-                   "higher DCSMI). Outer ring: candidates that were not accepted, the other "
+                   f"higher DCSMI; at most {graphs.MAX_GROUP}, the strongest, the rest in one "
+                   "'+k more in R' box). Outer ring: candidates that were not accepted, the other "
                    "categories with the largest DCSMI with the target, and categories that "
                    "have the target in their own R. Hover a box for its numbers.")
     else:
         legend(["target", "label-category"])
         show_graph(skeleton_html(run_id(rec), tid, height, res), height)
-        st.caption("An edge joins a category and each member of its R (thicker: higher DCSMI). "
-                   "Grey: skipped categories.")
+        st.caption("An edge joins a category and each member of its R (thicker: higher DCSMI; "
+                   f"at most {graphs.MAX_GROUP} per category, the strongest). Grey: skipped "
+                   "categories.")
 with right:
     st.subheader("The whole label space")
     st.plotly_chart(heatmap_figure(rec, tid), key="sk_heat")
