@@ -68,6 +68,23 @@ def _reason(e: OSError) -> str:
     return (e.strerror or type(e).__name__) + "; check the path and the disk"
 
 
+def _where(path: str | os.PathLike) -> tuple[Path, Path | None]:
+    """(the file a write of ``path`` replaces — the one a link points to —, its folder), or
+    (``path``, None) for a device or a pipe, which is written through. A folder is refused."""
+    target = Path(path)
+    try:
+        st = os.stat(target)  # follows symlinks
+    except OSError:
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise FileAccessError(f"cannot write {target}: it is a folder; give a file name")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        return target, None
+    if target.is_symlink():  # replace the file the link points to, not the link
+        target = Path(os.path.realpath(target))
+    return target, target.parent if str(target.parent) else Path(".")
+
+
 def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, os.replace).
 
@@ -77,14 +94,8 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
         The folder is missing or not writable, the target is a folder, or the disk is full. The
         target is untouched and no temporary file is left behind.
     """
-    target = Path(path)
-    try:
-        st = os.stat(target)  # follows symlinks
-    except OSError:
-        st = None
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise FileAccessError(f"cannot write {target}: it is a folder; give a file name")
-    if st is not None and not stat.S_ISREG(st.st_mode):
+    target, folder = _where(path)
+    if folder is None:
         # a device or a pipe (/dev/stdout, /dev/null, a FIFO): write through; never replace it
         try:
             with open(target, "wb") as fh:
@@ -93,9 +104,6 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
         except OSError as e:
             raise FileAccessError(f"cannot write {target}: {_reason(e)}") from None
         return target
-    if target.is_symlink():  # replace the file the link points to, not the link
-        target = Path(os.path.realpath(target))
-    folder = target.parent if str(target.parent) else Path(".")
     tmp_name: str | None = None
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
@@ -143,21 +151,12 @@ def check_writable(path: str | os.PathLike) -> Path:
     FileAccessError
         As :func:`write_bytes` would, naming the path and the way out.
     """
-    target = Path(path)
-    try:
-        st = os.stat(target)  # follows symlinks
-    except OSError:
-        st = None
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise FileAccessError(f"cannot write {target}: it is a folder; give a file name")
-    if st is not None and not stat.S_ISREG(st.st_mode):
+    target, folder = _where(path)
+    if folder is None:  # a device or a pipe: written through
         if not os.access(target, os.W_OK):
             raise FileAccessError(f"cannot write {target}: permission denied; choose a "
                                   "file you can write to")
         return target
-    if target.is_symlink():
-        target = Path(os.path.realpath(target))
-    folder = target.parent if str(target.parent) else Path(".")
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as e:
