@@ -233,13 +233,15 @@ def variable_choices(path: str | Path, *, name: str | None = None) -> list[dict]
                 m = X.shape[1] if X.ndim == 2 else 1
                 out.append({"variable": f"{fv}/{tv}", "features": fv, "labels": tv,
                             "shape": (n, m),
-                            "text": f"{fv} / {tv}: {n} samples, {m} features, {q} labels"})
+                            "text": f"{fv} / {tv}: {n:,} samples, {m:,} features, {q:,} "
+                                    f"label{'' if q == 1 else 's'}"})
                 used.update((fv, tv))
     for key, a in num.items():
         if key in used or a.ndim != 2 or min(a.shape) < 2:
             continue
         out.append({"variable": key, "features": key, "labels": None, "shape": tuple(a.shape),
-                    "text": f"{key}: one {a.shape[0]}×{a.shape[1]} matrix (labels: last:K)"})
+                    "text": f"{key}: one {a.shape[0]:,}×{a.shape[1]:,} matrix (labels: "
+                            "last:K)"})
     return out
 
 

@@ -18,7 +18,7 @@ import networkx as nx
 import numpy as np
 
 from ..trace import TARGET
-from .explain import _pair, number
+from .explain import _pair, number, plural
 from .style import COLORS, FONT, legend_html, lighten
 from .summary import label_mi_p, s_f_p
 
@@ -70,7 +70,7 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
     g = nx.Graph(target=t.category.display)
     tname = t.category.display
     g.add_node(tname, role="target", pool=TARGET, fate="",
-               title=f"target category {tname} ({t.category.size} samples)")
+               title=f"target category {tname} ({plural(t.category.size, 'sample')})")
 
     p_s = s_f_p(result, t.id)  # the record's p of s_f, beside the bits
 
@@ -150,9 +150,9 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
                        title=feat_title(f, "candidate"))
             g.add_edge(name, tname, kind="removed")
         if len(removed) > MAX_REMOVED:
-            more = f"+{len(removed) - MAX_REMOVED} more removed"
+            more = f"+{len(removed) - MAX_REMOVED:,} more removed"
             g.add_node(more, role="removed", pool=-3, fate="",
-                       title=f"{len(removed) - MAX_REMOVED} more candidates removed by backward "
+                       title=f"{len(removed) - MAX_REMOVED:,} more candidates removed by backward "
                              "elimination (weaker s_f); see the Backward elimination table")
             g.add_edge(more, tname, kind="removed")
     if truth is not None:
@@ -387,7 +387,7 @@ def skeleton_graph(result) -> nx.Graph:
     g = nx.Graph()
     for t in result.targets:
         c = t.category
-        tip = f"{c.display}: {c.size} samples"
+        tip = f"{c.display}: {plural(c.size, 'sample')}"
         if t.skipped:
             tip += f"; skipped ({t.skip_reason})"
         g.add_node(c.display, role="label-category" if not t.skipped else "removed",
@@ -428,7 +428,7 @@ def skeleton_graph_html(result, *, highlight=None, height: int = 480,
                                          for q in strongest_in_r(result, t)[:MAX_GROUP]}
     title = legend = None
     if decorate:
-        title = (f"Ca-MCF label skeleton: {len(order)} label categories, an edge joins a "
+        title = (f"Ca-MCF label skeleton: {plural(len(order), 'label category')}, an edge joins a "
                  f"category and each member of its R (δ2 = {result.params['delta2']:g})")
         legend = ["target", "label-category", "removed"] if highlight is not None else [
             "label-category", "removed"]
@@ -460,8 +460,9 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
     tname = t.category.display
     own = t.category.label_index
     g = nx.Graph()
-    g.add_node(tname, role="target", title=f"target {tname} ({t.category.size} samples), "
-                                            f"|R| = {len(t.skeleton)}")
+    g.add_node(tname, role="target", title=f"target {tname} "
+                                            f"({plural(t.category.size, 'sample')}), "
+                                            f"|R| = {len(t.skeleton):,}")
     acc = list(t.skeleton)
     rank = {q: i for i, q in enumerate(acc)}
     drawn = sorted(strongest_in_r(result, t)[:MAX_GROUP], key=rank.get)  # in acceptance order
@@ -491,8 +492,8 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
                          "accepted before it was ≤ δ2")
         g.add_edge(tname, c.display, kind="rejected", title=f"I = {number(float(mi[q]))} bits")
     if len(rejected) > n_rejected:
-        more = f"+{len(rejected) - n_rejected} more rejected"
-        g.add_node(more, role="rejected", title=f"{len(rejected) - n_rejected} weaker candidates "
+        more = f"+{len(rejected) - n_rejected:,} more rejected"
+        g.add_node(more, role="rejected", title=f"{len(rejected) - n_rejected:,} weaker candidates "
                                                 "not accepted (see the greedy acceptance table)")
         g.add_edge(tname, more, kind="rejected")
     # the other labels' categories that were no candidate (the candidates not drawn are in
