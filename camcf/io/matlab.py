@@ -73,7 +73,7 @@ def _as_matrix(a: np.ndarray, what: str, shown: str) -> np.ndarray:
         a = a[:, None]
     if a.ndim != 2:
         raise DataFormatError(f"{shown}: variable {what} has {a.ndim} dimensions; expected a matrix")
-    return a.astype(float)
+    return a.astype(float, copy=False)
 
 
 _V4_ITEMSIZE = {0: 8, 1: 4, 2: 4, 3: 2, 4: 2, 5: 1}
@@ -401,7 +401,7 @@ def load_matlab(
                 f"{shown}: feature variable {fvar} has {n} rows (samples) but label variable "
                 f"{tvar} has shape {L.shape[0]}×{L.shape[1]}; neither dimension matches"
             )
-        L = L.astype(float)
+        L = L.astype(float, copy=False)  # (a transposed view stays one: no copy of 127 MB)
         q = L.shape[1]
         feature_names = [f"x{j + 1}" for j in range(X.shape[1])]
         label_names = [f"y{i + 1}" for i in range(q)]
