@@ -43,6 +43,8 @@ class CaMCF(SubsetSelector):
         Redundancy margin.
     min_category_size : int ≥ 1, default 5
     recovery : {"first", "all"}, default "first"
+    adequacy : float ≥ 0, default 0
+        The heuristic power rule for backward elimination (off at 0, see :func:`camcf.run`).
     significance : float in (0, 1), default 0.01
         The level α an "auto" threshold is derived from (unused otherwise).
     discretize : {"auto", "none"}, default "auto"
@@ -89,7 +91,8 @@ class CaMCF(SubsetSelector):
     def __init__(self, delta1: float = _D["delta1"], delta2: float = _D["delta2"],
                  k1: float = _D["k1"], k2: float = _D["k2"], gamma: float = _D["gamma"],
                  min_category_size: int = _D["min_category_size"],
-                 recovery: str = _D["recovery"], significance: float = _D["significance"],
+                 recovery: str = _D["recovery"], adequacy: float = _D["adequacy"],
+                 significance: float = _D["significance"],
                  discretize: str = _D["discretize"],
                  bins: int = _D["bins"], strategy: str = _D["strategy"],
                  n_jobs: int | None = _D["n_jobs"]) -> None:
@@ -100,6 +103,7 @@ class CaMCF(SubsetSelector):
         self.gamma = gamma
         self.min_category_size = min_category_size
         self.recovery = recovery
+        self.adequacy = adequacy
         self.significance = significance
         self.discretize = discretize
         self.bins = bins

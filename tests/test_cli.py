@@ -345,7 +345,7 @@ def test_the_core_install_leaves_the_app_and_dask_to_extras():
 
     assert names(project["dependencies"]) == {
         "numpy", "scipy", "scikit-learn", "pandas", "networkx", "liac-arff", "joblib",
-        "threadpoolctl", "pyarrow"}
+        "threadpoolctl", "pyarrow", "numba"}
     extras = project["optional-dependencies"]
     assert names(extras["app"]) == {"streamlit", "pyvis", "plotly"}
     assert names(extras["dask"]) == {"dask"}

@@ -79,6 +79,9 @@ class CompiledEngine(EngineBase):
             return 1
         return int(K.strata_of(self.ptr, self.rows, self.vals, cols, self.mult, self.n))
 
+    def levels(self) -> np.ndarray:
+        return self.card
+
     def exceptions(self, j: int) -> int:
         """How many rows of pool column j are not at its mode."""
         return int(self.ptr[j + 1] - self.ptr[j])

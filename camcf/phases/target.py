@@ -46,7 +46,7 @@ def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, p
         The categories of the other labels, in flattened order.
     params : dict
         Ca-MCF's parameters with numeric thresholds (:func:`camcf.algorithm.check_params`,
-        "auto" resolved): delta1, delta2, k1, k2, gamma, recovery.
+        "auto" resolved): delta1, delta2, k1, k2, gamma, recovery and, when on, adequacy.
     cond_sets : CondSets, optional
         Where the record's conditioning sets are interned (a new one by default); the result's
         ``trace["cond"]`` holds ids into it.
@@ -65,7 +65,8 @@ def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, p
     s = engine.mi_table()[:, c.id] if scores is None else scores
     given = engine.given(c.id)  # the target's session: R once Phase 1 has run
     R, sk_cands = label_skeleton(engine, given, others, params["delta2"], tb)
-    cands_all, kept, pc, walk = parents_children(engine, given, s, d1, params["k1"], tb)
+    cands_all, kept, pc, walk = parents_children(engine, given, s, d1, params["k1"], tb,
+                                                 params.get("adequacy", 0.0))
     sp_ = spouses(engine, given, s, pc, d1, tb)
     cmb = sorted(set(pc) | set(sp_))
     rec = recover_blocked(engine, given if walk is None else walk, s, pc, cmb, R, d1,

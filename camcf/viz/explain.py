@@ -486,7 +486,18 @@ def explain_test(test: Test, result, fields: Mapping | None = None) -> Explanati
             text = f"{s_name} is not a PC candidate: {q} = {val} ≤ δ1 = {thr}."
     elif step == "backward":
         op, ref = (">" if above else "≤"), "δ1"
-        if above:
+        if dec == "untrusted":  # the adequacy rule: the value is not acted on
+            op = ">" if v > thr else "≤"
+            n_rows, df = int(fields.get("n", -1)), int(fields.get("df", -1))
+            lev = int(result.levels[subj]) if result.levels is not None else 2
+            cells = lev * 2 * (df // max(lev - 1, 1))
+            outcome = "stays in PC (its test is not trusted)"
+            text = (f"{s_name} stays in PC without a trusted test: given {given}, the table of "
+                    f"{q} has {cells:,} cells for {plural(n_rows, 'row')}, "
+                    f"{n_rows / max(cells, 1):.2g} a cell, fewer than h = "
+                    f"{p.get('adequacy', 0):g} (the test-adequacy rule, on in this run), so "
+                    f"its value {val} {op} δ1 = {thr} is not acted on.")
+        elif above:
             outcome = "stays in PC"
             text = f"{s_name} stays in PC: {q} = {val} > δ1 = {thr}."
         else:
