@@ -98,9 +98,9 @@ def truth_table(result, true_blankets: dict) -> pd.DataFrame:
     """Found vs true blanket per category and overall (union over categories).
 
     ``true_blankets`` maps (label index, category value) to a set of feature indices, as
-    :func:`camcf.datasets.make_causal_multilabel` gives it.
+    :meth:`camcf.truth.Truth.category_blankets` gives it; scores by :func:`camcf.truth.score`.
     """
-    from ..datasets import compare_blanket
+    from ..truth import score
 
     names = result.feature_names
     rows = []
@@ -110,9 +110,9 @@ def truth_table(result, true_blankets: dict) -> pd.DataFrame:
         true = set(true_blankets.get((c.label_index, c.value), set()))
         all_true |= true
         found = set() if t.skipped else set(t.blanket)
-        cmp = compare_blanket(found, true)
+        cmp = score(found, true)
         rows.append(_truth_row(c.display, t.skipped, found, true, cmp, names))
-    cmp = compare_blanket(set(result.selected_indices.tolist()), all_true)
+    cmp = score(set(result.selected_indices.tolist()), all_true)
     rows.append(_truth_row("overall", False, set(result.selected_indices.tolist()), all_true,
                            cmp, names))
     return pd.DataFrame(rows).set_index("category")
@@ -122,11 +122,11 @@ def _truth_row(name, skipped, found, true, cmp, names) -> dict:
     j = lambda s: ", ".join(names[i] for i in sorted(s))  # noqa: E731
     return {
         "category": name, "skipped": skipped, "found": j(found), "true": j(true),
-        "tp": len(cmp["tp"]), "missed": len(cmp["missed"]), "extra": len(cmp["extra"]),
-        "true positives": j(cmp["tp"]), "missed features": j(cmp["missed"]),
-        "extra features": j(cmp["extra"]),
-        "precision": round(cmp["precision"], 3), "recall": round(cmp["recall"], 3),
-        "f1": round(cmp["f1"], 3),
+        "tp": len(cmp.tp), "missed": len(cmp.missed), "extra": len(cmp.extra),
+        "true positives": j(cmp.tp), "missed features": j(cmp.missed),
+        "extra features": j(cmp.extra),
+        "precision": round(cmp.precision, 3), "recall": round(cmp.recall, 3),
+        "f1": round(cmp.f1, 3),
     }
 
 
