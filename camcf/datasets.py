@@ -61,6 +61,7 @@ __all__ = [
     "DemoData",
     "NodeSpec",
     "build_cpts",
+    "demo_network",
     "make_causal_multilabel",
     "make_wide",
     "markov_blanket_features",
@@ -443,6 +444,34 @@ def sample_from_cpts(
 # ------------------------------------------------------------------------------------------------
 # The demo
 # ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Rules:
+    """A network of :class:`NodeSpec` s as a sampler: CPTs drawn by :func:`build_cpts`, rows
+    by :func:`sample_from_cpts`, both from ``numpy.random.default_rng(seed)``."""
+
+    nodes: tuple[NodeSpec, ...]
+
+    def sample_codes(self, n: int, seed: int) -> dict[str, np.ndarray]:
+        rng = np.random.default_rng(seed)
+        cpts = build_cpts(self.nodes, rng)
+        return sample_from_cpts(self.nodes, cpts, n, rng)
+
+
+def demo_network(nodes: Sequence[NodeSpec] = DEMO_NETWORK):
+    """The demo (or another network of :class:`NodeSpec` s) as a
+    :class:`camcf.networks.Network` — ``camcf.networks.load("demo")`` — so that it is sampled,
+    and its truth read, as every known network is."""
+    import hashlib
+
+    from .networks import Network
+
+    nodes = tuple(nodes)
+    states = {s.name: tuple(s.categories or (str(k) for k in range(s.n_states))) for s in nodes}
+    return Network(name="demo", title="built-in demo", graph=network_graph(nodes),
+                   states=states, model=_Rules(nodes),
+                   fingerprint=hashlib.sha256(repr(nodes).encode()).hexdigest()[:20])
+
+
 def make_causal_multilabel(
     n_samples: int = 1000,
     *,
@@ -474,8 +503,6 @@ def make_causal_multilabel(
     -------
     DemoData
     """
-    from .networks import from_specs
-
     graph = network_graph(nodes)
     if label_order is None:
         listed = [s.name for s in nodes if s.kind == "label"]
@@ -484,8 +511,7 @@ def make_causal_multilabel(
     if sorted(labels) != sorted(s.name for s in nodes if s.kind == "label"):
         raise ValueError(f"label_order {labels} must list every label exactly once")
     # one sampler and one truth for every known network: the demo is one of them
-    network = from_specs(nodes, name="demo", title="built-in demo")
-    dataset = network.simulate(labels, n_samples, seed)
+    dataset = demo_network(nodes).simulate(labels, n_samples, seed)
     for j, name in enumerate(dataset.feature_names):
         graph.nodes[name]["index"] = j
     for i, name in enumerate(labels):

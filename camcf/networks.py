@@ -12,11 +12,12 @@ or the built-in demo, sampled into a :class:`camcf.Dataset` that carries its tru
   ``DiscreteBayesianNetwork.simulate(n_samples=n, seed=seed)``), coded by the network's own
   state order, as a :class:`camcf.Dataset` whose ``truth`` is the :class:`camcf.truth.Truth`
   of the chosen labels (:func:`camcf.truth.truth_of` on the network's DAG);
-* :func:`write` — the data as ARFF (one nominal column per node with the network's state
+* :func:`write` (:func:`files`) — the data as ARFF (one nominal column per node with the network's state
   names), MULAN XML (the labels) and the truth as JSON (``camcf simulate``).
 
 pgmpy is the optional extra ``camcf[networks]``; it is imported only when a BIF network is
-loaded (``import camcf`` stays light), and its absence is a
+loaded (``import camcf`` and ``camcf --help`` stay light: this module imports NumPy only when
+it samples), and its absence is a
 :class:`camcf.errors.MissingDependencyError` saying how to install it.
 
 Columns: the features in sorted name order, then the labels in the order chosen.
@@ -34,16 +35,16 @@ import functools
 import gzip
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .errors import DataFormatError, LabelSpecError, MissingDependencyError, ParameterError
+from .params import Param
 
-__all__ = ["AUTO_RULE", "DEFAULT_LABELS", "Network", "load", "shipped", "simulate", "write"]
+__all__ = ["AUTO_RULE", "DEFAULT_LABELS", "SAMPLE_PARAMS", "Network", "files", "load", "shipped",
+           "simulate", "write"]
 
 #: the labels when none are named
 DEFAULT_LABELS = "auto:5"
@@ -51,6 +52,14 @@ DEFAULT_LABELS = "auto:5"
 AUTO_RULE = ("auto:K takes the K nodes with the largest Markov blankets in the network's DAG "
              "(parents, children and co-parents of the children); equal sizes are taken in "
              "the order of the node names")
+#: how a sample is drawn, declared once (the command line's flags and the app's inputs)
+SAMPLE_PARAMS: tuple[Param, ...] = (
+    Param("n", 1000, int, low=1, symbol="rows", widget=(50, 100_000, 50),
+          help="rows to sample from the network"),
+    Param("seed", 0, int, low=0, symbol="seed", widget=(0, 10_000, 1),
+          help="seed of the sampler: the same network, labels, n and seed give the same rows"),
+)
+_by_name = {p.name: p for p in SAMPLE_PARAMS}
 #: where pgmpy keeps its example networks, inside its package
 _EXAMPLES = "utils/example_models"
 _INSTALL = "pip install 'camcf[networks]' (pgmpy)"
@@ -72,7 +81,7 @@ def shipped() -> list[str]:
     sorted, and ``"demo"`` (the built-in demo)."""
     names = sorted(p.name[: -len(".bif.gz")] for p in _pgmpy_files().iterdir()
                    if p.name.endswith(".bif.gz"))
-    return ["demo", *names]
+    return [*BUILT_IN, *names]
 
 
 # ---------------------------------------------------------------------------- the network
@@ -99,7 +108,8 @@ class Network:
     graph: Any
     states: dict[str, tuple[str, ...]]
     fingerprint: str
-    model: Any = field(default=None, repr=False)  # pgmpy model or the demo's NodeSpecs
+    #: pgmpy's model, or an object with ``sample_codes(n, seed) -> {node: codes}`` (the demo)
+    model: Any = field(default=None, repr=False)
 
     @property
     def nodes(self) -> tuple[str, ...]:
@@ -177,16 +187,14 @@ class Network:
         return truth_of(self.graph, self.labels(labels), network=self.name)
 
     # ---------------------------------------------------------------- sampling
-    def sample(self, n: int, seed: int = 0) -> dict[str, np.ndarray]:
-        """``n`` rows drawn from the network with ``seed``: per node its codes (int64, the
-        position of the state in :attr:`states`)."""
-        n, seed = _check_n(n), _check_seed(seed)
-        if isinstance(self.model, tuple):  # the demo: its own CPT rules and sampler
-            from .datasets import build_cpts, sample_from_cpts
+    def sample(self, n: int, seed: int = 0) -> dict:
+        """``n`` rows drawn from the network with ``seed``: per node its codes (int64 arrays,
+        the position of the state in :attr:`states`)."""
+        import numpy as np
 
-            rng = np.random.default_rng(seed)
-            cpts = build_cpts(self.model, rng)
-            return sample_from_cpts(self.model, cpts, n, rng)
+        n, seed = _check_n(n), _check_seed(seed)
+        if hasattr(self.model, "sample_codes"):  # a network with its own sampler (the demo)
+            return self.model.sample_codes(n, seed)
         import warnings
 
         import pandas as pd
@@ -206,6 +214,8 @@ class Network:
         codes (floats; features in sorted name order), ``Y`` the label codes (labels in the
         order chosen), the state names as category names, and ``truth`` (``meta["truth"]``)
         the :class:`camcf.truth.Truth` of the labels."""
+        import numpy as np
+
         from .dataset import Dataset
         from .truth import truth_of
 
@@ -226,17 +236,11 @@ class Network:
 
 
 def _check_n(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or int(n) < 1:
-        raise ParameterError(f"n (rows to sample) must be a positive integer; got {n!r}",
-                             name="n", value=n, allowed="an integer ≥ 1")
-    return int(n)
+    return int(_by_name["n"].validate(n))
 
 
 def _check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or int(seed) < 0:
-        raise ParameterError(f"seed must be a whole number ≥ 0; got {seed!r}", name="seed",
-                             value=seed, allowed="an integer ≥ 0")
-    return int(seed)
+    return int(_by_name["seed"].validate(seed))
 
 
 # ---------------------------------------------------------------------------- loading
@@ -254,8 +258,8 @@ def load(network: str | Path) -> Network:
         pgmpy is not installed (``pip install 'camcf[networks]'``).
     """
     text = str(network)
-    if text.lower() == "demo":
-        return _demo()
+    if text.lower() in BUILT_IN:
+        return _built_in(text.lower())
     path = Path(text)
     if path.is_file():
         data = path.read_bytes()
@@ -336,24 +340,17 @@ def _from_bif(text: str, *, name: str, title: str, shown: str) -> Network:
                    fingerprint=hashlib.sha256(text.encode()).hexdigest()[:20], model=model)
 
 
-@functools.lru_cache(maxsize=1)
-def _demo() -> Network:
-    from .datasets import DEMO_NETWORK
-
-    return from_specs(DEMO_NETWORK, name="demo", title="built-in demo")
+#: networks defined in camcf, by import path (imported when asked for, as the method registry
+#: does): ``name → "module:function"`` returning a :class:`Network`
+BUILT_IN = {"demo": "camcf.datasets:demo_network"}
 
 
-def from_specs(nodes: Sequence, *, name: str, title: str) -> Network:
-    """A network described by :class:`camcf.datasets.NodeSpec` s (in topological order),
-    sampled by :func:`camcf.datasets.sample_from_cpts`."""
-    from .datasets import network_graph
+@functools.lru_cache(maxsize=4)
+def _built_in(name: str) -> Network:
+    import importlib
 
-    graph = network_graph(nodes)
-    states = {s.name: tuple(s.categories or (str(k) for k in range(s.n_states)))
-              for s in nodes}
-    return Network(name=name, title=title, graph=graph, states=states,
-                   fingerprint=hashlib.sha256(repr(tuple(nodes)).encode()).hexdigest()[:20],
-                   model=tuple(nodes))
+    module, function = BUILT_IN[name].split(":")
+    return getattr(importlib.import_module(module), function)()
 
 
 def simulate(network: str | Path | Network, labels: str | Sequence[str] | None = DEFAULT_LABELS,
@@ -371,46 +368,43 @@ def _arff_name(name: str) -> str:
     return "'" + name.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def write(dataset, output: str | Path, *, states: Mapping[str, Sequence[str]] | None = None
-          ) -> list[Path]:
-    """Write a sampled data set as ``OUT.arff`` (one nominal column per node, the features
-    then the labels, each with its network's state names), ``OUT.xml`` (MULAN: the labels)
-    and ``OUT.truth.json`` (:meth:`camcf.truth.Truth.to_dict`), each atomically.
+def files(dataset, output: str | Path) -> dict[str, str]:
+    """The texts :func:`write` writes, ``{path: text}``: ``OUT.arff`` (one nominal column per
+    node, the features then the labels, each with its network's state names in their code
+    order), ``OUT.xml`` (MULAN: the labels) and ``OUT.truth.json``
+    (:meth:`camcf.truth.Truth.to_dict`). ``output`` is ``OUT.arff`` (or ``OUT``)."""
+    import numpy as np
 
-    ``output`` is ``OUT.arff`` (or ``OUT``); ``states``: per node its state names (default the
-    data set's ``meta["states"]`` for the features and its category names for the labels).
-    """
-    from .output import write_text
+    from .output import json_text
 
     truth = dataset.meta.get("truth")
-    if truth is None:
-        raise ParameterError("this data set carries no truth; write data sampled from a "
-                             "network (camcf.networks.simulate)", name="dataset")
+    states = dataset.meta.get("states")
+    if truth is None or states is None:
+        raise ParameterError("this data set does not come from a known network; write data "
+                             "sampled by camcf.networks (Network.simulate)", name="dataset")
     out = Path(output)
-    base = out.with_suffix("") if out.suffix.lower() == ".arff" else out
-    names = dict(dataset.meta.get("states", {}))
-    names.update(states or {})
-    for i, lab in enumerate(dataset.label_names):
-        if lab not in names:  # the label's observed categories, in code order
-            cats = dataset.category_names[i]
-            names[lab] = [cats[c] for c in sorted(cats)]
+    base = str(out.with_suffix("") if out.suffix.lower() == ".arff" else out)
     columns = [*dataset.feature_names, *dataset.label_names]
+    quoted = [[_arff_name(s) for s in states[c]] for c in columns]
     lines = [f"@relation {_arff_name(truth.network or 'network')}", ""]
-    for c in columns:
-        values = ",".join(_arff_name(s) for s in names[c])
-        lines.append(f"@attribute {_arff_name(c)} {{{values}}}")
+    lines += [f"@attribute {_arff_name(c)} {{{','.join(q)}}}" for c, q in zip(columns, quoted,
+                                                                             strict=True)]
     lines += ["", "@data"]
     table = np.column_stack([np.asarray(dataset.X, dtype=np.int64), dataset.Y.astype(np.int64)])
-    quoted = [[_arff_name(s) for s in names[c]] for c in columns]
-    for row in table:
-        lines.append(",".join(quoted[j][v] for j, v in enumerate(row.tolist())))
+    lines += [",".join(quoted[j][v] for j, v in enumerate(row)) for row in table.tolist()]
     xml = ['<?xml version="1.0" encoding="utf-8"?>',
            '<labels xmlns="http://mulan.sourceforge.net/labels">',
            *[f'  <label name="{_xml_escape(lab)}"></label>' for lab in dataset.label_names],
            "</labels>"]
-    return [write_text(Path(f"{base}.arff"), "\n".join(lines) + "\n"),
-            write_text(Path(f"{base}.xml"), "\n".join(xml) + "\n"),
-            truth.write(Path(str(base) + ".truth.json"))]
+    return {f"{base}.arff": "\n".join(lines) + "\n", f"{base}.xml": "\n".join(xml) + "\n",
+            f"{base}.truth.json": json_text(truth.to_dict())}
+
+
+def write(dataset, output: str | Path) -> list[Path]:
+    """Write :func:`files` (each atomically); returns the paths."""
+    from .output import write_text
+
+    return [write_text(path, text) for path, text in files(dataset, output).items()]
 
 
 def _xml_escape(text: str) -> str:

@@ -46,8 +46,9 @@ from typing import Any
 
 from .errors import DataFormatError, LabelSpecError
 
-__all__ = ["LabelTruth", "Score", "Truth", "blanket_of", "check_names", "found_in_result", "score",
-           "score_blankets", "score_result", "truth_of"]
+__all__ = ["LabelTruth", "Score", "Truth", "blanket_of", "check_names", "found_in_result",
+           "found_indices", "mean_scores", "score", "score_blankets", "score_result",
+           "score_selection", "truth_of"]
 
 
 # ---------------------------------------------------------------------------- scores
@@ -354,28 +355,89 @@ def score_blankets(truth: Truth, features: Mapping[str, Iterable[str]], *,
             "mean": mean}
 
 
-def found_in_result(result) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Per label of a :class:`camcf.Result`: the features found (the union of its
-    categories' blankets) and the labels found (the labels of its categories' label
-    skeleton R, itself excluded), by name. Skipped categories contribute nothing."""
-    feats: dict[str, set[str]] = {lab: set() for lab in result.label_names}
-    labs: dict[str, set[str]] = {lab: set() for lab in result.label_names}
+def found_indices(result) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    """Per label of a :class:`camcf.Result` (in its label order): the feature indices found
+    (the union of its categories' blankets) and the label indices found (the labels of its
+    categories' label skeleton R, itself excluded). Skipped categories contribute nothing."""
+    q = len(result.label_names)
+    feats: list[set[int]] = [set() for _ in range(q)]
+    labs: list[set[int]] = [set() for _ in range(q)]
     cats = result.categories
     for t in result.targets:
-        lab = t.category.label
         if t.skipped:
             continue
-        feats[lab].update(result.feature_names[f] for f in t.blanket)
-        labs[lab].update(cats[c].label for c in t.skeleton)
-    for lab in labs:
-        labs[lab].discard(lab)
-    return ({k: sorted(v) for k, v in feats.items()}, {k: sorted(v) for k, v in labs.items()})
+        i = t.category.label_index
+        feats[i].update(int(f) for f in t.blanket)
+        labs[i].update(cats[c].label_index for c in t.skeleton)
+    for i in range(q):
+        labs[i].discard(i)
+    return (tuple(tuple(sorted(v)) for v in feats), tuple(tuple(sorted(v)) for v in labs))
+
+
+def found_in_result(result) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """:func:`found_indices` by name: ``({label: features}, {label: labels})``."""
+    feats, labs = found_indices(result)
+    fn, ln = result.feature_names, result.label_names
+    return ({ln[i]: [fn[j] for j in v] for i, v in enumerate(feats)},
+            {ln[i]: [ln[j] for j in v] for i, v in enumerate(labs)})
 
 
 def score_result(result, truth: Truth) -> dict[str, Any]:
     """:func:`score_blankets` of a Ca-MCF :class:`camcf.Result` (per label its categories'
     blankets and label skeletons; overall its selection)."""
-    check_names(truth, result.feature_names, result.label_names)
-    features, labels = found_in_result(result)
-    selection = [result.feature_names[i] for i in result.selected_indices.tolist()]
-    return score_blankets(truth, features, labels=labels, selection=selection)
+    feats, labs = found_indices(result)
+    return score_selection(truth, result.feature_names, result.label_names,
+                           selection=result.selected_indices.tolist(), blankets=feats,
+                           label_blankets=labs)
+
+
+def score_selection(truth: Truth, feature_names: Sequence[str], label_names: Sequence[str], *,
+                    selection: Iterable[int], blankets: Sequence[Iterable[int]] | None = None,
+                    label_blankets: Sequence[Iterable[int]] | None = None) -> dict[str, Any]:
+    """:func:`score_blankets` of an answer given in column indices of data whose columns are
+    ``feature_names`` and ``label_names`` (checked against the truth: :func:`check_names`).
+
+    ``selection``: the selected feature indices; ``blankets`` (optional): per label (in
+    ``label_names`` order) the feature indices found for it — without them, or when their
+    number is not the number of labels, ``per_label`` and ``mean`` are None (the method
+    answered for the whole selection only); ``label_blankets`` (optional): per label the label
+    indices found in its blanket."""
+    check_names(truth, feature_names, label_names)
+    chosen = [feature_names[j] for j in selection]
+    if blankets is None or len(blankets) != len(label_names):
+        return {"per_label": None, "overall": score(chosen, truth.selection()).to_dict(),
+                "mean": None}
+    feats = {label_names[i]: [feature_names[j] for j in v] for i, v in enumerate(blankets)}
+    labs = None
+    if label_blankets is not None and len(label_blankets) == len(label_names):
+        labs = {label_names[i]: [label_names[j] for j in v]
+                for i, v in enumerate(label_blankets)}
+    return score_blankets(truth, feats, labels=labs, selection=chosen)
+
+
+_KEYS = ("precision", "recall", "f1", "distance")
+
+
+def mean_scores(scores: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Several answers' scores (each :func:`score_blankets`'s dict, e.g. one per split or per
+    seed) summed up: the mean and the sample SD (None for one answer) of precision, recall,
+    F1 and distance, overall, per label and of the mean over labels (``per_label`` and
+    ``mean`` are None when an answer has none)."""
+    import statistics
+
+    def stats(values: list[float]) -> dict[str, float | None]:
+        return {"mean": statistics.fmean(values) if values else math.nan,
+                "sd": statistics.stdev(values) if len(values) >= 2 else None}
+
+    def block(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
+        return {k: stats([float(r[k]) for r in rows]) for k in _KEYS}
+
+    out: dict[str, Any] = {"n": len(scores), "overall": block([s["overall"] for s in scores])}
+    if scores and all(s.get("per_label") for s in scores):
+        labels = list(scores[0]["per_label"])
+        out["per_label"] = {lab: block([s["per_label"][lab] for s in scores])
+                            for lab in labels}
+        out["mean"] = block([s["mean"] for s in scores])
+    else:
+        out["per_label"] = out["mean"] = None
+    return out

@@ -508,12 +508,13 @@ def _est_key(est) -> list:
 
 
 def _selection(d: Mapping[str, Any]):
-    from .running import Selection
+    from .running import Selection, _per_label
 
     return Selection(kind=d["kind"], support=tuple(d["support"]), seconds=float(d["seconds"]),
                      ranking=None if d["ranking"] is None else tuple(d["ranking"]),
                      extra={k: tuple(v) for k, v in d.get("extra", {}).items()},
-                     error=d.get("error"))
+                     error=d.get("error"), blankets=_per_label(d.get("blankets")),
+                     label_blankets=_per_label(d.get("label_blankets")))
 
 
 def _tune_cell(train: tuple[Any, Any], grid, params, metric: str, inner_folds: int,

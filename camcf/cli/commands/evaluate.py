@@ -5,8 +5,8 @@
     camcf evaluate (DATA | --train FILE --test FILE) [labels] [discretisation]
         [--features i,j,… | Ca-MCF's flags] [--k N] [--distance hamming|euclidean]
         [--neighbours strict|authors] [--protocol holdout|repeated|kfold] [--repeats N]
-        [--folds N] [--test-size F] [--seed N] [--n-jobs N] [--dask-scheduler ADDRESS]
-        [--quiet] --output OUT.json
+        [--folds N] [--test-size F] [--seed N] [--truth FILE] [--n-jobs N]
+        [--dask-scheduler ADDRESS] [--quiet] --output OUT.json
 
 Protocol: with ``--train``/``--test`` the default (and only) protocol is ``holdout`` on that
 pair. With ``DATA`` the default is ``repeated`` (5 × 70/30, seed 0); ``kfold`` uses ``--folds``
@@ -14,7 +14,8 @@ shuffled folds; ``holdout`` on ``DATA`` is one seeded random split of ``--test-s
 Discretisation is fitted on the training part of each split and applied to its test part.
 Selection: with ``--features`` those 0-based column indices on every split; otherwise Ca-MCF
 selects on the training part of each split. All features are evaluated too. The JSON is
-:func:`camcf.evaluation.reports.evaluation_report`'s.
+:func:`camcf.evaluation.reports.evaluation_report`'s; ``--truth OUT.truth.json`` adds ``"truth"``:
+every split's selection scored against the true blankets (mean and SD over splits).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def add_arguments(p: argparse.ArgumentParser, argv: Sequence[str]) -> None:
     groups.add_classifier(p)
     groups.add_protocol(p, default=None,
                         help="default: holdout with --train/--test, repeated with DATA")
+    groups.add_truth(p)
     groups.add_parallel(p, what="selections and classifications")
     groups.add_progress(p)
     groups.add_output(p)
@@ -108,6 +110,7 @@ def run(args: argparse.Namespace) -> Outcome:
     from ...evaluation.reports import evaluation_report
 
     params = _check(args)
+    truth = groups.read_truth(args.truth)
     ds, test = _load(args)
     if test is not None:
         data = {"train": args.train, "test": args.test}
@@ -119,8 +122,13 @@ def run(args: argparse.Namespace) -> Outcome:
             ds, test, features=args.features,
             params=None if args.features is not None else params,
             **groups.protocol_values(args), **groups.discretization(args),
-            knn=groups.knn_values(args), n_jobs=n_jobs, progress=progress, data=data)
-    return Outcome(path=args.output, payload=payload, summary=_summary(payload, args.output))
+            knn=groups.knn_values(args), n_jobs=n_jobs, progress=progress, data=data,
+            truth=truth)
+    summary = _summary(payload, args.output)
+    if truth is not None:
+        summary += "\n" + "\n".join(groups.truth_lines(
+            payload["truth"], f"truth ({truth.network}, mean over splits)"))
+    return Outcome(path=args.output, payload=payload, summary=summary)
 
 
 def _summary(payload: dict[str, Any], output: str) -> str:
