@@ -431,6 +431,8 @@ class _MIMCF:
                     min_dep[i] = dep
 
         record = sorted({i for i in labels if any(j in PC[i] for j in labels)})
+        # the labels in each label's phase-1 PC (phase 2 takes them out again)
+        self.label_pcs = [sorted({j - f for j in PC[i] if j in labels}) for i in labels]
 
         candidates: dict[int, list[int]] = {}
         subsets: dict[int, list[list[int]]] = {}
@@ -454,8 +456,6 @@ class _MIMCF:
 
         for i in labels:
             PC[i] = dedupe(PC[i])
-        # the labels each label's PC holds, before they leave it (the label blankets)
-        self.label_pcs = [sorted(j - f for j in PC[i] if j in labels) for i in labels]
         for i in labels:
             for j in labels:
                 if j in PC[i]:
@@ -698,7 +698,8 @@ class MIMCF(SubsetSelector):
     blankets_ : tuple of tuple of int
         Per label (column of Y), the features of its final PC (the selection is their union).
     label_blankets_ : tuple of tuple of int
-        Per label, the labels its PC held before the code drops them from every PC.
+        Per label, the labels in its phase-1 PC (the code's label–label relations, which
+        phase 2 takes out of every PC again).
     """
 
     params: ClassVar[tuple[Param, ...]] = _declared.MIMCF
