@@ -43,8 +43,8 @@ from typing import Any
 from .errors import DataFormatError, LabelSpecError, MissingDependencyError, ParameterError
 from .params import Param
 
-__all__ = ["AUTO_RULE", "DEFAULT_LABELS", "SAMPLE_PARAMS", "Network", "files", "load", "shipped",
-           "simulate", "write"]
+__all__ = ["AUTO_RULE", "DEFAULT_LABELS", "SAMPLE_PARAMS", "Network", "files", "load",
+           "load_bytes", "shipped", "simulate", "write"]
 
 #: the labels when none are named
 DEFAULT_LABELS = "auto:5"
@@ -262,9 +262,7 @@ def load(network: str | Path) -> Network:
         return _built_in(text.lower())
     path = Path(text)
     if path.is_file():
-        data = path.read_bytes()
-        return _from_bif(_bif_text(data, str(path)), name=path.name.split(".")[0],
-                         title=f"{path.name}", shown=str(path))
+        return load_bytes(path.read_bytes(), str(path))
     if path.suffix.lower() in (".bif", ".gz") or "/" in text:
         raise ParameterError(f"{text}: no such file; give an existing .bif file or a "
                              f"shipped network ({', '.join(shipped())})", name="network",
@@ -279,6 +277,15 @@ def load(network: str | Path) -> Network:
             + f"; shipped: {', '.join(names)}; or give a .bif file", name="network",
             value=text, allowed=names)
     return _shipped(key)
+
+
+def load_bytes(data: bytes, filename: str) -> Network:
+    """A network from the bytes of a ``.bif`` / ``.bif.gz`` file (an upload); named after the
+    file. A :class:`camcf.DataFormatError` when it is not a readable BIF network."""
+    if not data:
+        raise DataFormatError(f"{filename}: the file is empty; give a .bif or .bif.gz file")
+    return _from_bif(_bif_text(data, filename), name=Path(filename).name.split(".")[0],
+                     title=Path(filename).name, shown=filename)
 
 
 @functools.lru_cache(maxsize=16)

@@ -61,8 +61,10 @@ __all__ = [
     "run_evaluation",
     "run_landscape",
     "run_sensitivity",
+    "run_truth_curve",
     "run_tune",
     "selection_seconds",
+    "truth_curve_estimate",
     "sensitivity_estimate",
     "tune_estimate",
     "tune_splitter",
@@ -227,6 +229,55 @@ def run_landscape(dataset, *, x: str, x_values: Sequence[float], y: str,
                      metric=metric, progress=report)
 
 
+def _truth_network(network):
+    """A known network from what a page can send a worker: a shipped network's name, "demo",
+    or ``(bif bytes, file name)``."""
+    from . import networks
+
+    if isinstance(network, tuple):
+        return networks.load_bytes(*network)
+    return networks.load(network)
+
+
+def _truth_kwargs(network, labels, ns, seeds, methods, ca_params) -> dict:
+    from .algorithm_params import ALGORITHM_PARAMS
+
+    names = [p.name for p in ALGORITHM_PARAMS]
+    net = _truth_network(network)
+    return {"networks": {net.name: net}, "labels": labels, "ns": [int(n) for n in ns],
+            "seeds": int(seeds), "methods": list(methods),
+            "variants": {"current": {k: ca_params[k] for k in names if k in ca_params}}}
+
+
+def run_truth_curve(*, network, labels: str, ns: Sequence[int], seeds: int,
+                    methods: Sequence[str], ca_params: Mapping[str, Any],
+                    progress: Progress | None = None) -> dict:
+    """The Overview's "F1 against n": :func:`camcf.evaluation.truth_study.truth_study` on the
+    known network the data came from (``network``: a shipped name, ``"demo"`` or ``(bif
+    bytes, file name)``), its labels, every n with seeds 0 … seeds − 1, the chosen methods
+    and ``current`` (Ca-MCF at the sidebar's parameters, ``ca_params``). Returns its payload
+    (:func:`camcf.evaluation.truth_study.f1_figure` draws it). A stop raises
+    :class:`camcf.jobs.Cancelled`."""
+    from .evaluation.truth_study import Stopped, truth_study
+    from .jobs import Cancelled
+
+    try:
+        return truth_study(**_truth_kwargs(network, labels, ns, seeds, methods, ca_params),
+                           progress=progress)
+    except Stopped:
+        raise Cancelled("stopped") from None
+
+
+def truth_curve_estimate(*, network, labels: str, ns: Sequence[int], seeds: int,
+                         methods: Sequence[str], ca_params: Mapping[str, Any]) -> Estimate:
+    """What :func:`run_truth_curve` will cost (the study's own plan)."""
+    from .evaluation.truth_study import truth_study
+
+    plan = truth_study(**_truth_kwargs(network, labels, ns, seeds, methods, ca_params),
+                       plan_only=True)
+    return plan["estimate"]
+
+
 def tune_splitter(seed: int = 0):
     """The outer split of the Threshold landscape's "Tune": one seeded 70/30 hold-out split —
     the split the landscape's ML-kNN metric uses (:func:`camcf.landscape.landscape`). The
@@ -250,12 +301,24 @@ def run_tune(dataset, *, grid: Mapping[str, Sequence], params: Mapping[str, Any]
     """The Threshold landscape page's "Tune": :func:`camcf.tuning.tune` over ``grid`` (e.g.
     ``{"delta1": [...], "k1": [...]}``), the current run's other parameters fixed, scored by
     ``metric`` on the inner folds of :func:`tune_splitter`'s training part. Returns the
-    :class:`camcf.tuning.TuneResult`."""
+    :class:`camcf.tuning.TuneResult`; on data with a known truth (``dataset.truth``) its grid
+    has a column ``truth_f1``: each point's F1 against the truth (Ca-MCF on all rows at that
+    point, :func:`run_landscape` of the same grid)."""
     from .tuning import tune
 
     grid = {k: list(v) for k, v in grid.items()}
-    return tune(dataset.X, dataset.Y, grid, metric=metric, params=_tune_params(params, grid),
-                cv=tune_splitter(), **_disc(disc), progress=progress)
+    got = tune(dataset.X, dataset.Y, grid, metric=metric, params=_tune_params(params, grid),
+               cv=tune_splitter(), **_disc(disc), progress=progress)
+    if dataset.truth is not None and len(grid) == 2:
+        # beside the tuner's score: each point's F1 against the truth, from the landscape of
+        # the same grid (Ca-MCF on all rows at that point, scored by camcf.truth)
+        (x, xs), (y, ys) = grid.items()
+        L = run_landscape(dataset, x=x, x_values=xs, y=y, y_values=ys, params=params,
+                          disc=disc)
+        f1 = {(float(a), float(b)): float(L.truth_f1[i, j]) for i, b in enumerate(L.y_values)
+              for j, a in enumerate(L.x_values)}
+        got.grid["truth_f1"] = [f1[(float(r[x]), float(r[y]))] for _, r in got.grid.iterrows()]
+    return got
 
 
 def tune_study_estimate(X, Y, *, grid: Mapping[str, Sequence], run_seconds: float,

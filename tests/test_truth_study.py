@@ -211,3 +211,14 @@ def test_ctrl_c_writes_what_finished_and_exits_130(tmp_path, capsys, monkeypatch
     assert done["cache"]["reused"] == len(part["cells"])
     assert all(not math.isnan(c["scores"]["overall"]["f1"]) for c in done["cells"])
     assert Path(str(out) + ".cache").is_dir()
+
+
+def test_on_a_dask_cluster_as_in_one_process():
+    distributed = pytest.importorskip("distributed")
+    small = {"labels": "auto:2", "ns": [150], "seeds": 2, "methods": ["camcf", "pc", "random"]}
+    serial = ts.truth_study(["asia"], **small)
+    with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        on_dask = ts.truth_study(["asia"], scheduler=cluster.scheduler_address, **small)
+    assert on_dask["settings"]["n_jobs"] == 2                  # every worker thread
+    assert ts.untimed(on_dask) == ts.untimed(serial)

@@ -118,6 +118,35 @@ def truth_table(result, true_blankets: dict) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("category")
 
 
+def truth_per_label(result, truth) -> pd.DataFrame:
+    """Per label of a run on data with a known truth (:class:`camcf.truth.Truth`): the label's
+    found blanket (the union of its categories' blankets) against its true feature blanket —
+    precision, recall, F1, distance, found, true, missed, extra — and its label skeleton R
+    against its true label blanket (:func:`camcf.truth.score_result`, the one scoring
+    function); a last row ``mean over labels``."""
+    from ..truth import score, score_result
+
+    got = score_result(result, truth)
+    rows = []
+    for label, r in got["per_label"].items():
+        s = score(r["found"], r["true"])
+        rows.append({"label": label, "precision": r["precision"], "recall": r["recall"],
+                     "f1": r["f1"], "distance": r["distance"],
+                     "found": ", ".join(r["found"]), "true": ", ".join(r["true"]),
+                     "missed": ", ".join(s.missed), "extra": ", ".join(s.extra),
+                     "R: labels found": ", ".join(r["labels"]["found"]),
+                     "R: true labels": ", ".join(r["labels"]["true"]),
+                     "R: F1": r["labels"]["f1"]})
+    mean = got["mean"]
+    rows.append({"label": "mean over labels", **{k: mean[k] for k in
+                                                 ("precision", "recall", "f1", "distance")},
+                 "found": "", "true": "", "missed": "", "extra": "",
+                 "R: labels found": "", "R: true labels": "",
+                 "R: F1": float(np.mean([r["labels"]["f1"]
+                                         for r in got["per_label"].values()]))})
+    return pd.DataFrame(rows).set_index("label")
+
+
 def _truth_row(name, skipped, found, true, cmp, names) -> dict:
     j = lambda s: ", ".join(names[i] for i in sorted(s))  # noqa: E731
     return {
