@@ -61,10 +61,8 @@ __all__ = [
     "run_evaluation",
     "run_landscape",
     "run_sensitivity",
-    "run_truth_curve",
     "run_tune",
     "selection_seconds",
-    "truth_curve_estimate",
     "sensitivity_estimate",
     "tune_estimate",
     "tune_splitter",
@@ -227,55 +225,6 @@ def run_landscape(dataset, *, x: str, x_values: Sequence[float], y: str,
 
     return landscape(dataset, x, x_values, y, y_values, dict(params), disc=dict(disc),
                      metric=metric, progress=report)
-
-
-def _truth_network(network):
-    """A known network from what a page can send a worker: a shipped network's name, "demo",
-    or ``(bif bytes, file name)``."""
-    from . import networks
-
-    if isinstance(network, tuple):
-        return networks.load_bytes(*network)
-    return networks.load(network)
-
-
-def _truth_kwargs(network, labels, ns, seeds, methods, ca_params) -> dict:
-    from .algorithm_params import ALGORITHM_PARAMS
-
-    names = [p.name for p in ALGORITHM_PARAMS]
-    net = _truth_network(network)
-    return {"networks": {net.name: net}, "labels": labels, "ns": [int(n) for n in ns],
-            "seeds": int(seeds), "methods": list(methods),
-            "variants": {"current": {k: ca_params[k] for k in names if k in ca_params}}}
-
-
-def run_truth_curve(*, network, labels: str, ns: Sequence[int], seeds: int,
-                    methods: Sequence[str], ca_params: Mapping[str, Any],
-                    progress: Progress | None = None) -> dict:
-    """The Overview's "F1 against n": :func:`camcf.evaluation.truth_study.truth_study` on the
-    known network the data came from (``network``: a shipped name, ``"demo"`` or ``(bif
-    bytes, file name)``), its labels, every n with seeds 0 … seeds − 1, the chosen methods
-    and ``current`` (Ca-MCF at the sidebar's parameters, ``ca_params``). Returns its payload
-    (:func:`camcf.evaluation.truth_study.f1_figure` draws it). A stop raises
-    :class:`camcf.jobs.Cancelled`."""
-    from .evaluation.truth_study import Stopped, truth_study
-    from .jobs import Cancelled
-
-    try:
-        return truth_study(**_truth_kwargs(network, labels, ns, seeds, methods, ca_params),
-                           progress=progress)
-    except Stopped:
-        raise Cancelled("stopped") from None
-
-
-def truth_curve_estimate(*, network, labels: str, ns: Sequence[int], seeds: int,
-                         methods: Sequence[str], ca_params: Mapping[str, Any]) -> Estimate:
-    """What :func:`run_truth_curve` will cost (the study's own plan)."""
-    from .evaluation.truth_study import truth_study
-
-    plan = truth_study(**_truth_kwargs(network, labels, ns, seeds, methods, ca_params),
-                       plan_only=True)
-    return plan["estimate"]
 
 
 def tune_splitter(seed: int = 0):

@@ -4,7 +4,6 @@ category."""
 
 import streamlit as st
 
-from camcf import studies
 from camcf.diagnosis import diagnose, is_close
 from camcf.viz import figures, story, summary
 from camcf.viz.style import COLORS
@@ -15,7 +14,13 @@ from pages._common import current_run, paged, pick_target, run_with
 
 def truth_curve() -> None:
     """F1 against n: the network the data came from, sampled again at several n (a job)."""
-    from camcf.evaluation.truth_study import METHODS, adequacy_supported, f1_figure
+    from camcf.evaluation.truth_study import (
+        METHODS,
+        adequacy_supported,
+        f1_figure,
+        run_truth_curve,
+        truth_curve_estimate,
+    )
 
     st.subheader("F1 against n")
     st.caption("How far to trust a structure at your n: the network sampled again at each n "
@@ -48,13 +53,13 @@ def truth_curve() -> None:
               "seeds": int(seeds), "methods": list(chosen), "ca_params": dict(rec.params)}
     request = (rec.data.fingerprint, tuple(ns), int(seeds), tuple(chosen),
                tuple(sorted(rec.params.items())))
-    estimate = studies.truth_curve_estimate(**kwargs)
+    estimate = truth_curve_estimate(**kwargs)
     jobs_ui.show_estimate(estimate, what="F1 against n")
     stored = S.TRUTH_CURVE.get()
     have = stored is not None and stored[0] == request
     if st.button("Compute F1 against n", key="tc_go", type="primary",
                  disabled=have or jobs_ui.running("truth_curve")):
-        jobs_ui.start("truth_curve", studies.run_truth_curve, kwargs, title="F1 against n",
+        jobs_ui.start("truth_curve", run_truth_curve, kwargs, title="F1 against n",
                       estimate=estimate, key=request)
     if have and not jobs_ui.running("truth_curve"):
         jobs_ui.show_kept("truth_curve")

@@ -119,3 +119,23 @@ def test_the_overview_table_is_camcf_truth():
             assert table.value.loc[label, col] == f"{expected.loc[label, col]:.3f}"
     assert "ASIA network (labels either,lung; n = 500, seed 3)" in " ".join(
         m.value for m in at.markdown)
+
+
+def test_f1_against_n_runs_the_sidebars_parameters_beside_the_methods():
+    from camcf.evaluation.truth_study import f1_figure, run_truth_curve, truth_curve_estimate
+
+    params = {**camcf.DEFAULTS, "delta1": 0.02}
+    kwargs = {"network": "asia", "labels": "either,lung", "ns": [150, 300], "seeds": 2,
+              "methods": ["current", "random"], "ca_params": params}
+    assert truth_curve_estimate(**kwargs).units == 2 * 2 * 2 + 4  # cells and samples
+    payload = run_truth_curve(**kwargs)
+    current = next(m for m in payload["methods"] if m["name"] == "current")
+    assert current["params"]["delta1"] == 0.02
+    ds = networks.simulate("asia", labels="either,lung", n=300, seed=1)
+    res = camcf.run(ds.X.astype(int), ds.Y, **params)
+    cell = next(c for c in payload["cells"] if c["method"] == "current" and c["n"] == 300
+                and c["seed"] == 1)
+    assert cell["scores"]["mean"]["f1"] == pytest.approx(_f1(ds, res))
+    fig = f1_figure(payload, "asia")
+    assert [t.name for t in fig.data] == ["Ca-MCF (current)", "Random (floor)"]
+    assert list(fig.data[0].x) == [150, 300]

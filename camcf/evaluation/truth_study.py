@@ -61,7 +61,7 @@ from ..errors import ParameterError
 from ..estimates import CostProgress, Estimate, Progress, Stage
 
 __all__ = ["CELL_COST", "METHODS", "ORACLE_GRID", "Method", "Stopped", "describe_plan",
-           "report_files", "study_estimate",
+           "report_files", "run_truth_curve", "study_estimate", "truth_curve_estimate",
            "truth_html", "truth_markdown", "truth_study", "truth_table", "untimed"]
 
 #: Ca-MCF's grid for the oracle (tuned against the truth): 4 × 3 × 3 × 2 = 72 points
@@ -501,6 +501,53 @@ def truth_study(
     except (KeyboardInterrupt, Cancelled):
         raise Stopped(payload(False)) from None
     return payload(True)
+
+
+# ---------------------------------------------------------------------------- the app's study
+def _truth_network(network):
+    """A known network from what a page can send a worker: a shipped network's name, "demo",
+    or ``(bif bytes, file name)``."""
+    from .. import networks
+
+    if isinstance(network, tuple):
+        return networks.load_bytes(*network)
+    return networks.load(network)
+
+
+def _truth_kwargs(network, labels, ns, seeds, methods, ca_params) -> dict:
+    from ..algorithm_params import ALGORITHM_PARAMS
+
+    names = [p.name for p in ALGORITHM_PARAMS]
+    net = _truth_network(network)
+    return {"networks": {net.name: net}, "labels": labels, "ns": [int(n) for n in ns],
+            "seeds": int(seeds), "methods": list(methods),
+            "variants": {"current": {k: ca_params[k] for k in names if k in ca_params}}}
+
+
+def run_truth_curve(*, network, labels: str, ns: Sequence[int], seeds: int,
+                    methods: Sequence[str], ca_params: Mapping[str, Any],
+                    progress: Progress | None = None) -> dict:
+    """The explorer's "F1 against n" (a job of its Overview): :func:`truth_study` on the
+    known network the data came from (``network``: a shipped name, ``"demo"`` or ``(bif
+    bytes, file name)``), its labels, every n with seeds 0 … seeds − 1, the chosen methods
+    and ``current`` (Ca-MCF at the sidebar's parameters, ``ca_params``). Returns its payload
+    (:func:`f1_figure` draws it). A stop raises
+    :class:`camcf.jobs.Cancelled`."""
+    from ..jobs import Cancelled
+
+    try:
+        return truth_study(**_truth_kwargs(network, labels, ns, seeds, methods, ca_params),
+                           progress=progress)
+    except Stopped:
+        raise Cancelled("stopped") from None
+
+
+def truth_curve_estimate(*, network, labels: str, ns: Sequence[int], seeds: int,
+                         methods: Sequence[str], ca_params: Mapping[str, Any]) -> Estimate:
+    """What :func:`run_truth_curve` will cost (the study's own plan)."""
+    plan = truth_study(**_truth_kwargs(network, labels, ns, seeds, methods, ca_params),
+                       plan_only=True)
+    return plan["estimate"]
 
 
 # ---------------------------------------------------------------------------- the payload
