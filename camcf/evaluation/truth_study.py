@@ -733,11 +733,12 @@ def _findings(payload: Mapping[str, Any]) -> list[str]:
 
 def _setting_lines(payload: Mapping[str, Any]) -> list[str]:
     s = payload["settings"]
-    lines = [f"- Samples: n ∈ {{{', '.join(f'{n:,}' for n in s['ns'])}}}, seeds 0 … "
-             f"{s['seeds'] - 1} per n; {s['data']}.",
+    seeds = "seed 0" if s["seeds"] == 1 else f"seeds 0 … {s['seeds'] - 1}"
+    lines = [f"- Samples: n ∈ {{{', '.join(f'{n:,}' for n in s['ns'])}}}, {seeds} per n; "
+             f"{s['data']}.",
              f"- Scores: {s['scores']}."]
     for net in payload["networks"].values():
-        labels = ", ".join(f"{lab} ({len(_features(net, lab))} features)"
+        labels = ", ".join(f"{lab} ({_count_of(len(_features(net, lab)), 'feature')})"
                            for lab in net["labels"])
         lines.append(f"- {net['title']} ({net['nodes']} nodes, {net['edges']} edges): labels "
                      f"{labels}; true selection {len(_union(net))} of "
@@ -751,6 +752,10 @@ def _setting_lines(payload: Mapping[str, Any]) -> list[str]:
     for why in payload["skipped"].values():
         lines.append(f"- {why}.")
     return lines
+
+
+def _count_of(k: int, word: str) -> str:
+    return f"{k} {word}" + ("" if k == 1 else "s")
 
 
 def _features(net: Mapping[str, Any], lab: str) -> list[str]:
