@@ -472,8 +472,8 @@ def _sidebar_network() -> None:
         up = st.sidebar.file_uploader("BIF file (.bif, .bif.gz)", type=["bif", "gz"],
                                       key="upload_bif")
     labels = st.sidebar.text_input("Labels", key=S.NET_LABELS.init(),
-                                   help=f"Node names separated by commas, or {networks.AUTO_RULE}"
-                                        ". Every other node is a feature.")
+                                   help=f"Node names separated by commas, or auto:K: "
+                                        f"{networks.AUTO_RULE}. Every other node is a feature.")
     n_p, seed_p = networks.SAMPLE_PARAMS
     c1, c2 = st.sidebar.columns(2)
     lo, hi, step = n_p.ui_range()

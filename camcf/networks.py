@@ -49,9 +49,9 @@ __all__ = ["AUTO_RULE", "DEFAULT_LABELS", "SAMPLE_PARAMS", "Network", "files", "
 #: the labels when none are named
 DEFAULT_LABELS = "auto:5"
 #: how ``auto:K`` chooses the labels, in words (the command line's and the app's help say it)
-AUTO_RULE = ("auto:K takes the K nodes with the largest Markov blankets in the network's DAG "
-             "(parents, children and co-parents of the children); equal sizes are taken in "
-             "the order of the node names")
+AUTO_RULE = ("the K nodes with the largest Markov blankets in the network's DAG (parents, "
+             "children and co-parents of the children), equal sizes in the order of the node "
+             "names")
 #: how a sample is drawn, declared once (the command line's flags and the app's inputs)
 SAMPLE_PARAMS: tuple[Param, ...] = (
     Param("n", 1000, int, low=1, symbol="rows", widget=(50, 100_000, 50),
