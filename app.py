@@ -38,6 +38,7 @@ from camcf.algorithm_params import by_name as _by_name
 from camcf.discretize import discretize
 from camcf.errors import CamcfError
 from camcf.lru import BoundedLRU
+from camcf.viz.explain import plural
 
 # Streamlit puts the entry file's folder on sys.path while it runs a script (as Python does for
 # a script), so the pages' shared modules import as the package ``pages``.
@@ -539,7 +540,7 @@ def _widget(p, help_: str | None = None) -> None:
     if p.words:  # a number or a word ("auto"): the toggle decides which one runs
         word = S.WORD[p.name]
         word.init()
-        c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+        c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
         with c1:
             number_field(p, key, on_change=_typed, args=(p.name,), disabled=bool(word.get()),
                          help=f"{help_} — or switch **{p.words[0]}** on: {label} = "
@@ -724,7 +725,7 @@ def _frame() -> None:
     data: DataBundle = S.DATA.get()
     ds = data.dataset
     st.sidebar.caption(f"**{data.description}** — {ds.n_samples:,} samples, "
-                       f"{ds.n_features:,} features, {ds.n_labels} labels")
+                       f"{ds.n_features:,} features, {plural(ds.n_labels, 'label')}")
 
     params, disc, pressed = requested_run(data)
     maybe_run(data, params, disc, pressed)

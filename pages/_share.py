@@ -31,6 +31,7 @@ import streamlit as st
 import camcf
 from camcf.algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS
 from camcf.params import Param
+from camcf.viz.explain import plural
 from pages import _state as S
 
 #: significant digits a float parameter keeps when it enters a widget: the widgets show
@@ -519,4 +520,4 @@ def pin_controls() -> None:
         p = pinned.asked or pinned.params
         st.sidebar.caption(f":material/push_pin: Pinned: δ1 {_num(p['delta1'])}, δ2 "
                            f"{_num(p['delta2'])}, k1 {_num(p['k1'])}, k2 {_num(p['k2'])} — "
-                           f"{pinned.result.selected_indices.size} features")
+                           f"{plural(pinned.result.selected_indices.size, 'feature')}")

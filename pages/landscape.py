@@ -126,7 +126,7 @@ def landscape_tab() -> None:
         metric=metric if want_metric else None, n_selected=n_selected, times=times)
     jobs_ui.show_estimate(estimate, what="The landscape")
 
-    stored = _study("landscape", S.LANDSCAPE, request, f"Compute the landscape ({n_cells} cells)",
+    stored = _study("landscape", S.LANDSCAPE, request, f"Compute the landscape ({n_cells:,} cells)",
                     "ls_go", studies.run_landscape,
                     {"dataset": ds, "x": x, "x_values": axes[x], "y": y, "y_values": axes[y],
                      "params": base, "disc": dict(rec.disc),
@@ -138,7 +138,7 @@ def landscape_tab() -> None:
     if stored is None:
         return
     L = stored[1]
-    st.caption(f"{len(L.x_values) * len(L.y_values)} cells in {L.seconds:.2f} s "
+    st.caption(f"{len(L.x_values) * len(L.y_values):,} cells in {L.seconds:.2f} s "
                f"({L.full_runs} full runs"
                + (f", {L.phase4_only} answered by re-running Phase 4 only"
                   if L.phase4_only else "")
@@ -180,7 +180,7 @@ def tune_tab() -> None:
                                            n_selected=n_selected, times=times)
     jobs_ui.show_estimate(estimate, what="Tuning")
     n_cells = len(axes[x]) * len(axes[y])
-    stored = _study("tune", S.TUNE, request, f"Tune ({n_cells} points × {INNER_FOLDS} folds)",
+    stored = _study("tune", S.TUNE, request, f"Tune ({n_cells:,} points × {INNER_FOLDS} folds)",
                     "tune_go", studies.run_tune,
                     {"dataset": ds, "grid": grid, "params": base, "disc": dict(rec.disc),
                      "metric": metric},
@@ -201,7 +201,7 @@ def tune_tab() -> None:
         f"**Best point**: {SYMBOL[x]} = {best[x]:g}, {SYMBOL[y]} = {best[y]:g} — "
         f"{METRICS[T.settings['metric']]['name']} {best['value']:.3f} ± {best['sd']:.3f} (score "
         f"{T.settings['score']} = {best['score']:.3f}), {best['n_features']:.1f} features on "
-        f"average, over {int(best['n_splits'])} inner folds; {len(T.grid)} points in "
+        f"average, over {int(best['n_splits']):,} inner folds; {len(T.grid):,} points in "
         f"{T.settings['seconds']:.1f} s."
         + (f" Its {TRUTH_F1}: {best['truth_f1']:.3f}." if known else ""))
     if known:

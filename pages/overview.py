@@ -84,8 +84,9 @@ st.caption("Category-level multi-label causal feature selection: which features 
            "show each phase.")
 
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("Selected features", f"{res.selected_indices.size} of {res.n_features}")
-c2.metric("Label categories run", f"{len(res.targets) - len(res.skipped)} of {len(res.targets)}")
+c1.metric("Selected features", f"{res.selected_indices.size:,} of {res.n_features:,}")
+c2.metric("Label categories run",
+          f"{len(res.targets) - len(res.skipped):,} of {len(res.targets):,}")
 c3.metric("Tests recorded", f"{res.n_tests:,}")
 c4.metric("Run time", f"{res.stats.get('seconds', 0):.2f} s")
 
@@ -163,9 +164,9 @@ if rec.data.truth is not None:
     tt = summary.truth_table(res, rec.data.truth)
     ov = tt.loc["overall"]
     m1, m2, m3, m4, m5 = st.columns(5)
-    m1.metric("True positives", int(ov["tp"]))
-    m2.metric("Missed", int(ov["missed"]))
-    m3.metric("Extra", int(ov["extra"]))
+    m1.metric("True positives", f"{int(ov['tp']):,}")
+    m2.metric("Missed", f"{int(ov['missed']):,}")
+    m3.metric("Extra", f"{int(ov['extra']):,}")
     m4.metric("Precision / recall", f"{ov['precision']:.2f} / {ov['recall']:.2f}")
     m5.metric("F1 (selected vs union of true)", f"{ov['f1']:.2f}")
 

@@ -144,6 +144,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:  # argparse's SystemExit (--help: 0; a bad argument: 2, one line printed) goes through
         args = build_parser(argv).parse_args(argv)
         prog = f"camcf {args.command}"
+        from .groups import check_outputs
+
+        check_outputs(args)  # a missing output folder fails now, not after the whole run
         _deliver(args.run(args), bool(getattr(args, "quiet", False)))
         return EXIT_OK
     except BrokenPipeError:  # e.g. piped into head

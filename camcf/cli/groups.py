@@ -39,7 +39,7 @@ from .flags import DEFAULT_METHOD, add_param_flags, dest, flag, flag_values
 __all__ = ["PROTOCOL_ALIASES", "SHARED_PARAMS", "add_classifier", "add_data",
            "add_discretization", "add_labels", "add_method_params", "add_output",
            "add_parallel", "add_progress", "add_protocol", "add_truth", "check_method_flags",
-           "codes_of", "read_truth", "truth_lines",
+           "check_outputs", "codes_of", "read_truth", "truth_lines",
            "discretization", "knn_values", "label_spec", "load_all", "load_named", "method_params", "method_values",
            "named_methods", "parallel", "protocol_values", "read_data"]
 
@@ -155,8 +155,42 @@ def truth_lines(scores: dict[str, Any], where: str = "truth") -> list[str]:
     return lines
 
 
-def add_output(parser, *, what: str = "the JSON result") -> None:
+def add_output(parser, *, what: str = "the JSON result", suffixes: Sequence[str] = (),
+               make_folder: bool = False) -> None:
+    """``--output``/``-o``. ``suffixes``: the command writes ``OUT`` with each of these
+    suffixes (``camcf reproduce``: .json, .csv, …) instead of ``OUT`` itself; ``make_folder``:
+    the command makes OUT's folder when it is missing. The files written are checked before
+    the run (:func:`check_outputs`)."""
     parser.add_argument("--output", "-o", required=True, metavar="OUT", help=f"where to write {what}")
+    parser.set_defaults(output_suffixes=tuple(suffixes), output_make_folder=make_folder)
+
+
+#: options naming a file a command writes (checked before the run by :func:`check_outputs`)
+OUTPUT_OPTIONS = ("output", "record")
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Check, before any work, that every file the command will write can be written
+    (:func:`camcf.output.check_writable`: the folder exists and takes a new file, the path is
+    not a folder): a missing folder fails at once, not after the whole run. A command that
+    makes its output folder (``add_output(make_folder=True)``) makes it now."""
+    from ..errors import FileAccessError
+    from ..output import check_writable
+
+    for name in OUTPUT_OPTIONS:
+        path = getattr(args, name, None)
+        if not path:
+            continue
+        suffixes = getattr(args, "output_suffixes", ()) if name == "output" else ()
+        if name == "output" and getattr(args, "output_make_folder", False):
+            folder = Path(path).parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise FileAccessError(f"cannot make the folder {folder} for {path}: "
+                                      f"{e.strerror or type(e).__name__}") from None
+        for target in [Path(path).with_suffix(s) for s in suffixes] or [Path(path)]:
+            check_writable(target)
 
 
 def add_progress(parser) -> None:

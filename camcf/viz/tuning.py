@@ -45,7 +45,7 @@ def diff_bars(d, max_bars: int = MAX_BARS) -> go.Figure:
                          hovertemplate="%{y}: %{customdata} left<extra></extra>"))
     title = "Blanket changes per category"
     if len(rows) > max_bars:
-        title += f" (the {max_bars} most changed of {len(rows)})"
+        title += f" (the {max_bars} most changed of {len(rows):,})"
     fig.update_layout(barmode="relative", title=title, height=max(260, 60 + 22 * len(shown)),
                       margin={"l": min(240, 12 + 8 * max(map(len, names))), "r": 10, "t": 50,
                               "b": 30},  # room for the names before automargin runs

@@ -28,6 +28,7 @@ from ...params import defaults
 from .. import groups
 from ..outcome import Outcome
 from ..progress import progress_line
+from ..words import say_warning
 
 COMMAND = "select"
 ORDER = 10
@@ -140,7 +141,7 @@ def run(args: argparse.Namespace) -> Outcome:
     lines.append(f"{res.n_tests} tests in {res.stats['seconds']:.3f} s; written to "
                  f"{args.output}")
     return Outcome(path=args.output, text=text, summary="\n".join(lines),
-                   warnings=[str(w.message) for w in caught])
+                   warnings=[say_warning(w.message) for w in caught])
 
 
 def _other(args: argparse.Namespace) -> Outcome:
@@ -206,4 +207,4 @@ def _other(args: argparse.Namespace) -> Outcome:
                f"{ds.n_features} features in {seconds:.3f} s; written to {args.output}")
     summary = "\n".join([summary, *lines])
     return Outcome(path=args.output, payload=payload, summary=summary,
-                   warnings=[str(w.message) for w in caught])
+                   warnings=[say_warning(w.message) for w in caught])

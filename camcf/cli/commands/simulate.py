@@ -71,7 +71,8 @@ def add_arguments(p: argparse.ArgumentParser, argv: Sequence[str]) -> None:
                         f"({AUTO_RULE}); default {DEFAULT_LABELS}")
     add_param_flags(g, SAMPLE_PARAMS, check=True)
     groups.add_progress(p)
-    groups.add_output(p, what="OUT.arff (and OUT.xml, OUT.truth.json beside it)")
+    groups.add_output(p, what="OUT.arff (and OUT.xml, OUT.truth.json beside it)",
+                      suffixes=(".arff", ".xml", ".truth.json"))
 
 
 def run(args: argparse.Namespace) -> Outcome:

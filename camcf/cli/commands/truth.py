@@ -112,7 +112,8 @@ def add_arguments(p: argparse.ArgumentParser, argv: Sequence[str]) -> None:
                    help="print the estimate (cells to compute, expected time) and stop")
     groups.add_parallel(p, what="cells: one method on one sample")
     groups.add_progress(p)
-    groups.add_output(p, what="the report: REP.json, REP.md and REP.html")
+    groups.add_output(p, what="the report: REP.json, REP.md and REP.html",
+                      suffixes=(".json", ".md", ".html"), make_folder=True)
     p.set_defaults(argv=list(argv))
 
 
