@@ -188,17 +188,25 @@ BITS_VS_P = ("Ca-MCF decides by the bits against δ, not by p. Where the G test 
 
 
 def truth_for(rec, tid: int):
+    """The true blanket of target ``tid``'s category, ``{feature index: role}`` (its label's
+    feature blanket: role ``"parent"``, ``"child"`` or ``"spouse"`` when the data carry the
+    network's truth, else ``"member"``), or None when the data have no known truth."""
     if rec.data.truth is None:
         return None
     c = rec.result.targets[tid].category
-    return frozenset(rec.data.truth.get((c.label_index, c.value), frozenset()))
+    members = rec.data.truth.get((c.label_index, c.value), frozenset())
+    known = rec.data.dataset.truth
+    names = rec.result.feature_names
+    return {f: (known.role(c.label, names[f]) if known is not None else None) or "member"
+            for f in sorted(members)}
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def local_html(run: str, tid: int, highlight: tuple, show_removed: bool, truth: tuple | None,
                height: int, _result) -> str:
+    """``truth``: ``(feature index, role)`` pairs (:func:`truth_for`'s items) or None."""
     return graphs.local_graph_html(_result, tid, highlight=highlight, show_removed=show_removed,
-                                   truth=set(truth) if truth is not None else None,
+                                   truth=dict(truth) if truth is not None else None,
                                    height=height, decorate=False)
 
 

@@ -72,8 +72,8 @@ avail = methods.available()
 missing = methods.unavailable()
 shared = catalog.available()
 c1, c2 = st.columns([2, 1])
-chosen = c1.multiselect("Methods", avail, default=[m for m in avail if m != "random"][:8]
-                        or avail, format_func=methods.display, key="cmp_methods")
+chosen = c1.multiselect("Methods", avail,
+                        default=[m for m in methods.defaults() if m != "random"][:8] or avail, format_func=methods.display, key="cmp_methods")
 cut = c2.text_input("Ranking methods keep", "match", key="cmp_cut",
                     help="'match': as many features as Ca-MCF selected on the split; or a "
                          "number of features")

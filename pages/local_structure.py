@@ -32,8 +32,9 @@ show_removed = c2.toggle("Show removed candidates", value=True, key="ls_removed"
 truth = truth_for(rec, tid)
 show_truth = c3.toggle("Colour against the truth", value=False, key="ls_truth",
                        disabled=truth is None,
-                       help="Only for the demo: border green = true, pink = extra; "
-                            "yellow = missed.")
+                       help="For data with a known truth (the demo, a known network): border "
+                            "green = true, pink = extra; yellow = missed, drawn. Hover a node "
+                            "for its true role (parent, child or spouse of the label).")
 t = res.targets[tid]
 keys = ["target", "label-category", "pc", "spouse", "recovered", "pruned", "removed"]
 if show_truth and truth is not None:
@@ -41,7 +42,8 @@ if show_truth and truth is not None:
 legend(keys)
 height = 520
 html = local_html(run_id(rec), tid, (), show_removed,
-                  tuple(sorted(truth)) if show_truth and truth is not None else None, height, res)
+                  tuple(sorted(truth.items())) if show_truth and truth is not None else None,
+                  height, res)
 show_graph(html, height)
 st.caption("Spouses are drawn to the PC member that induced them; dashed: label skeleton and "
            f"removed candidates (the strongest {graphs.MAX_REMOVED}; the rest as one '+N more' "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import html as _html
 import math
 import re
+from collections.abc import Mapping
 
 import networkx as nx
 import numpy as np
@@ -44,6 +45,13 @@ EGO_REJECTED = 10
 EGO_NEIGHBOURS = 8
 
 
+def _true_words(role: str | None, label: str) -> str:
+    """``true parent of B`` (a role in the network), or ``true blanket member``."""
+    if role in ("parent", "child", "spouse"):
+        return f"true {role} of {label}"
+    return "true blanket member"
+
+
 def strongest_in_r(result, t) -> list[int]:
     """The members of target ``t``'s label skeleton R in the order a graph draws them (the
     first :data:`MAX_GROUP`): the categories a recovered feature displaced first (so its
@@ -60,8 +68,11 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
     Node attributes: ``role`` (target, label-category, pc, spouse, recovered, removed, missed,
     other), ``fate`` (see :meth:`camcf.Result.feature_fates`), ``pool`` (pool index), ``title`` (tooltip).
     Edge attribute ``kind``: pc, spouse, recovered, blocked-by, skeleton, removed.
-    ``truth`` is an optional set of true blanket feature indices: missed features are added.
+    ``truth`` is an optional set of true blanket feature indices, or a mapping of them to
+    their role (``"parent"``, ``"child"``, ``"spouse"`` of the target's label): missed features
+    are added; tooltips name the role.
     """
+    roles = truth if isinstance(truth, Mapping) else {}
     t = result.target(target)
     m = result.n_features
     s = result.mi_table[:, t.id]
@@ -90,7 +101,8 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
                           "removed": "removed by backward elimination",
                           "cut-k1": "cut by k1"}[fate])
         if truth is not None:
-            parts.append("true blanket member" if f in truth else "not in the true blanket")
+            parts.append(_true_words(roles.get(f), t.category.label) if f in truth
+                         else "not in the true blanket")
         return "\n".join(parts)
 
     def summary_node(n_more: int, what: str, role: str, short: str, why: str) -> None:
@@ -160,8 +172,8 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
             name = result.feature_names[f]
             if name not in g:
                 g.add_node(name, role="missed", pool=f, fate="",
-                           title=f"{name}: true blanket member, not found\n"
-                                 f"s = {number(float(s[f]))} bits")
+                           title=f"{name}: {_true_words(roles.get(f), t.category.label)}, not "
+                                 f"found\ns = {number(float(s[f]))} bits")
                 g.add_edge(name, tname, kind="missed")
     return g
 

@@ -98,9 +98,9 @@ def truth_table(result, true_blankets: dict) -> pd.DataFrame:
     """Found vs true blanket per category and overall (union over categories).
 
     ``true_blankets`` maps (label index, category value) to a set of feature indices, as
-    :func:`camcf.datasets.make_causal_multilabel` gives it.
+    :meth:`camcf.truth.Truth.category_blankets` gives it; scores by :func:`camcf.truth.score`.
     """
-    from ..datasets import compare_blanket
+    from ..truth import score
 
     names = result.feature_names
     rows = []
@@ -110,23 +110,52 @@ def truth_table(result, true_blankets: dict) -> pd.DataFrame:
         true = set(true_blankets.get((c.label_index, c.value), set()))
         all_true |= true
         found = set() if t.skipped else set(t.blanket)
-        cmp = compare_blanket(found, true)
+        cmp = score(found, true)
         rows.append(_truth_row(c.display, t.skipped, found, true, cmp, names))
-    cmp = compare_blanket(set(result.selected_indices.tolist()), all_true)
+    cmp = score(set(result.selected_indices.tolist()), all_true)
     rows.append(_truth_row("overall", False, set(result.selected_indices.tolist()), all_true,
                            cmp, names))
     return pd.DataFrame(rows).set_index("category")
+
+
+def truth_per_label(result, truth) -> pd.DataFrame:
+    """Per label of a run on data with a known truth (:class:`camcf.truth.Truth`): the label's
+    found blanket (the union of its categories' blankets) against its true feature blanket —
+    precision, recall, F1, distance, found, true, missed, extra — and its label skeleton R
+    against its true label blanket (:func:`camcf.truth.score_result`, the one scoring
+    function); a last row ``mean over labels``."""
+    from ..truth import score, score_result
+
+    got = score_result(result, truth)
+    rows = []
+    for label, r in got["per_label"].items():
+        s = score(r["found"], r["true"])
+        rows.append({"label": label, "precision": r["precision"], "recall": r["recall"],
+                     "f1": r["f1"], "distance": r["distance"],
+                     "found": ", ".join(r["found"]), "true": ", ".join(r["true"]),
+                     "missed": ", ".join(s.missed), "extra": ", ".join(s.extra),
+                     "R: labels found": ", ".join(r["labels"]["found"]),
+                     "R: true labels": ", ".join(r["labels"]["true"]),
+                     "R: F1": r["labels"]["f1"]})
+    mean = got["mean"]
+    rows.append({"label": "mean over labels", **{k: mean[k] for k in
+                                                 ("precision", "recall", "f1", "distance")},
+                 "found": "", "true": "", "missed": "", "extra": "",
+                 "R: labels found": "", "R: true labels": "",
+                 "R: F1": float(np.mean([r["labels"]["f1"]
+                                         for r in got["per_label"].values()]))})
+    return pd.DataFrame(rows).set_index("label")
 
 
 def _truth_row(name, skipped, found, true, cmp, names) -> dict:
     j = lambda s: ", ".join(names[i] for i in sorted(s))  # noqa: E731
     return {
         "category": name, "skipped": skipped, "found": j(found), "true": j(true),
-        "tp": len(cmp["tp"]), "missed": len(cmp["missed"]), "extra": len(cmp["extra"]),
-        "true positives": j(cmp["tp"]), "missed features": j(cmp["missed"]),
-        "extra features": j(cmp["extra"]),
-        "precision": round(cmp["precision"], 3), "recall": round(cmp["recall"], 3),
-        "f1": round(cmp["f1"], 3),
+        "tp": len(cmp.tp), "missed": len(cmp.missed), "extra": len(cmp.extra),
+        "true positives": j(cmp.tp), "missed features": j(cmp.missed),
+        "extra features": j(cmp.extra),
+        "precision": round(cmp.precision, 3), "recall": round(cmp.recall, 3),
+        "f1": round(cmp.f1, 3),
     }
 
 

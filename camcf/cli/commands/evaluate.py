@@ -6,8 +6,8 @@
                    [--test-variable NAME]) [labels] [discretisation]
         [--features i,j,… | Ca-MCF's flags] [--k N] [--distance hamming|euclidean]
         [--neighbours strict|authors] [--protocol holdout|repeated|kfold] [--repeats N]
-        [--folds N] [--test-size F] [--seed N] [--n-jobs N] [--dask-scheduler ADDRESS]
-        [--quiet] --output OUT.json
+        [--folds N] [--test-size F] [--seed N] [--truth FILE] [--n-jobs N]
+        [--dask-scheduler ADDRESS] [--quiet] --output OUT.json
 
 Protocol: with ``--train``/``--test`` the default (and only) protocol is ``holdout`` on that
 pair. MATLAB files: ``--train-variable``/``--test-variable`` name each part's variable(s)
@@ -19,7 +19,8 @@ shuffled folds; ``holdout`` on ``DATA`` is one seeded random split of ``--test-s
 Discretisation is fitted on the training part of each split and applied to its test part.
 Selection: with ``--features`` those 0-based column indices on every split; otherwise Ca-MCF
 selects on the training part of each split. All features are evaluated too. The JSON is
-:func:`camcf.evaluation.reports.evaluation_report`'s.
+:func:`camcf.evaluation.reports.evaluation_report`'s; ``--truth OUT.truth.json`` adds ``"truth"``:
+every split's selection scored against the true blankets (mean and SD over splits).
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ def add_arguments(p: argparse.ArgumentParser, argv: Sequence[str]) -> None:
     groups.add_classifier(p)
     groups.add_protocol(p, default=None,
                         help="default: holdout with --train/--test, repeated with DATA")
+    groups.add_truth(p)
     groups.add_parallel(p, what="selections and classifications")
     groups.add_progress(p)
     groups.add_output(p)
@@ -127,6 +129,7 @@ def run(args: argparse.Namespace) -> Outcome:
     from ...evaluation.reports import evaluation_report
 
     params = _check(args)
+    truth = groups.read_truth(args.truth)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CamcfWarning)
         ds, test = _load(args)
@@ -142,13 +145,17 @@ def run(args: argparse.Namespace) -> Outcome:
             ds, test, features=args.features,
             params=None if args.features is not None else params,
             **groups.protocol_values(args), **groups.discretization(args),
-            knn=groups.knn_values(args), n_jobs=n_jobs, progress=progress, data=data)
+            knn=groups.knn_values(args), n_jobs=n_jobs, progress=progress, data=data,
+            truth=truth)
     notes = [say_warning(w.message) for w in caught]
     empty = payload.get("n_splits_nothing_selected") or 0
     if empty and payload["selection"]["method"] == "camcf":
         notes.append(empty_selection(empty, payload["protocol"]["n_splits"]))
-    return Outcome(path=args.output, payload=payload, summary=_summary(payload, args.output),
-                   warnings=notes)
+    summary = _summary(payload, args.output)
+    if truth is not None:
+        summary += "\n" + "\n".join(groups.truth_lines(
+            payload["truth"], f"truth ({truth.network}, mean over splits)"))
+    return Outcome(path=args.output, payload=payload, summary=summary, warnings=notes)
 
 
 def _summary(payload: dict[str, Any], output: str) -> str:
