@@ -703,6 +703,19 @@ def stale_reason(data: DataBundle, params: dict, disc: dict) -> str | None:
     return None
 
 
+def _engine_ready() -> None:
+    """Load the compiled engine's kernels once per server process, with a progress box: the
+    first run after an install compiles them (tens of seconds), later ones load numba's disk
+    cache (a few tenths of a second)."""
+    from camcf.engine import is_ready, warm_up
+
+    if not is_ready():
+        with progress_box("Preparing the compiled engine (compiled once after an install, then "
+                          "loaded from its cache)…", unit="steps",
+                          finished="Engine ready in {seconds:.1f} s") as progress:
+            warm_up(progress)
+
+
 def main() -> None:
     leave_directory_mode()  # public st.navigation + st.rerun; see pages/_nav.py
     with frame_running():
@@ -728,6 +741,7 @@ def _frame() -> None:
                        f"{ds.n_features:,} features, {plural(ds.n_labels, 'label')}")
 
     params, disc, pressed = requested_run(data)
+    _engine_ready()
     maybe_run(data, params, disc, pressed)
     restore_view(lambda p, d: cached_run(data, d, p))  # a link's target, step, pin
     upload_link_note()

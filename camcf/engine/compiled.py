@@ -153,9 +153,8 @@ class CompiledGiven:
         if "zt" in self.__dict__:
             self._give_back()
 
-    def _room(self, j: int) -> None:
-        """Make room for the strata that moving column j's exceptions may add."""
-        more = self.engine.exceptions(j)
+    def _room(self, more: int) -> None:
+        """Make room for ``more`` strata (those that moving a column's exceptions may add)."""
         if int(self.used[0] - self.used[2]) + more <= self.cap:
             return
         old = {k: self.__dict__[k] for k in ("zt", "skey", "sc")}
@@ -169,7 +168,7 @@ class CompiledGiven:
 
     def _move(self, j: int, add: bool) -> None:
         e = self.engine
-        self._room(j)
+        self._room(self.engine.exceptions(j))
         K.move(e.ptr, e.rows, e.vals, j, e.mult[j], add, self.zt, self.skey, self.sc,
                self.slots, self.shift, self.used, self.free, self.dest, self.seen)
 
@@ -200,7 +199,7 @@ class CompiledGiven:
     def without(self, j: int) -> tuple[float, int]:
         e = self.engine
         j = int(j)
-        self._room(j)
+        self._room(self.engine.exceptions(j))
         v, ns = K.without(e.ptr, e.rows, e.vals, j, e.mult[j], self.zt, self.skey, self.sc,
                           self.slots, self.shift, self.used, self.free, e.tab, e.n, self.wc,
                           self.tc, self.acc, self.seen, self.touched)
