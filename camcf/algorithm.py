@@ -39,12 +39,12 @@ from .engine import pool_levels
 from .errors import CamcfError, InvalidDataError, ParameterError
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
+from .phases import outcomes as serial_outcomes
 from .result import Category, Result, TargetResult
 from .tasks import (
     flatten_shared,
     parallel_begin,
     parallel_start,
-    serial_outcomes,
     target_work,  # noqa: F401 (camcf.algorithm.target_work: the name tests import)
 )
 from .trace import TRACE_LEVELS, CondSetList, CondSets
@@ -676,7 +676,9 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         raise
     t_targets, c_targets = time.perf_counter(), time.process_time()
     if not parallel:
-        outcomes = serial_outcomes(X, C, tables, todo, label_of, params, trace, engine, shared)
+        outcomes = serial_outcomes(X, C, tables, todo,
+                                   (np.flatnonzero(label_of != c.label_index) for c in todo),
+                                   params, trace, engine, shared)
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()

@@ -11,7 +11,7 @@ blanket CMB and the run's MI table, exactly as :func:`run_target` calls it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from ..trace import (
     STEP_NAMES,
     STEPS,
     TRACE_LEVELS,
+    CondSetList,
     CondSets,
     TraceBuilder,
 )
@@ -86,6 +87,23 @@ def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, p
         test_counts=tb.counts,
         **_phase4_fields(p4),
     )
+
+
+def outcomes(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray], categories, others,
+             params: dict, trace: str, engine: str, shared: dict | None
+             ) -> Iterator[tuple[TargetResult, CondSetList, dict]]:
+    """:func:`run_target` of each of ``categories`` in turn (``others[i]`` for the i-th), each
+    on an engine of its own, :data:`camcf.engine.ENGINES` ``[engine](X, C, tables=tables,
+    **shared)``: yields (the result, its conditioning sets frozen, the engine's counters)."""
+    from ..engine import ENGINES
+
+    Engine = ENGINES[engine]
+    for c, o in zip(categories, others, strict=True):
+        eng = Engine(X, C, tables=tables, **(shared or {}))
+        sets = CondSets()
+        res = run_target(eng, c, o, params, cond_sets=sets, trace=trace,
+                         scores=tables[0][:, c.id])
+        yield res, sets.freeze(), eng.stats()
 
 
 def _phase4_fields(p4: dict) -> dict:
@@ -206,4 +224,4 @@ def with_k2(result: Result, k2: float, *, trace: str | None = None) -> Result:
         stats={**result.stats, "phase4_rerun_for_k2": k2})
 
 
-__all__ = ["rerun_phase4", "run_target", "with_k2"]
+__all__ = ["outcomes", "rerun_phase4", "run_target", "with_k2"]
