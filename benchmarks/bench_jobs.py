@@ -21,7 +21,8 @@ from pathlib import Path
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_mimcf import DELICIOUS, delicious_like  # noqa: E402
+from shapes import DELICIOUS_FILE as DELICIOUS  # noqa: E402
+from shapes import delicious_topics  # noqa: E402
 
 
 def main() -> None:
@@ -40,7 +41,7 @@ def main() -> None:
     from camcf.jobs import JobRunner
 
     n, m, q = (max(2, round(v * args.scale)) for v in DELICIOUS)
-    X, Y = delicious_like(n, m, q)
+    X, Y = delicious_topics(n, m, q)
     X = X.astype(float)
     disc = {"discretize": "auto", "bins": 3, "strategy": "uniform"}
     settings = {"protocol": "repeated", "n_repeats": args.repeats, "n_folds": 5, "test_size": 0.3,

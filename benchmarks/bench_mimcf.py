@@ -22,25 +22,9 @@ import resource
 import sys
 import time
 
-import numpy as np
+from shapes import DELICIOUS_FILE, delicious_topics
 
-DELICIOUS = (16105, 500, 983)
-
-
-def delicious_like(n: int, m: int, q: int, seed: int = 0, topics: int = 60):
-    """Seeded binary features (n × m) and sparse binary labels (n × q) driven by latent topics."""
-    r = np.random.default_rng(seed)
-    z = np.zeros((n, topics), dtype=bool)
-    rows = np.arange(n)
-    z[rows, r.integers(0, topics, n)] = True
-    z[rows, r.integers(0, topics, n)] = True
-    ft = r.integers(0, topics, m)
-    pf = np.where(z[:, ft], r.uniform(0.05, 0.5, m), 0.02)
-    X = (r.random((n, m)) < pf).astype(np.int64)
-    lt = r.integers(0, topics, q)
-    pl = np.where(z[:, lt], r.uniform(0.05, 0.6, q), 0.003)
-    Y = (r.random((n, q)) < pl).astype(np.int64)
-    return X, Y
+DELICIOUS = DELICIOUS_FILE
 
 
 def main() -> None:
@@ -58,7 +42,7 @@ def main() -> None:
     from camcf.baselines.mimcf import mimcf_select
 
     n, m, q = (max(2, round(v * args.scale)) for v in DELICIOUS)
-    X, Y = delicious_like(n, m, q, seed=args.seed)
+    X, Y = delicious_topics(n, m, q, seed=args.seed)
     print(f"camcf from {camcf.__file__}")
     print(f"data: {n:,} × {m:,} binary features, {q:,} labels (cardinality "
           f"{Y.sum(axis=1).mean():.1f}), seed {args.seed}")

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DELICIOUS", "delicious_like"]
+__all__ = ["DELICIOUS", "DELICIOUS_FILE", "delicious_like", "delicious_tags", "delicious_topics"]
 
 #: (rows, features, labels) at scale 1.
 DELICIOUS = (16_000, 500, 1_000)
+#: (rows, features, labels) of MULAN's delicious file itself
+DELICIOUS_FILE = (16_105, 500, 983)
 
 
 def delicious_like(scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -54,4 +56,58 @@ def delicious_like(scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.nd
         boost = X[:, parents[j, 0]].astype(np.float32) + X[:, parents[j, 1]]
         prob = np.minimum(0.95, base[j] * (1.0 + 4.0 * boost))
         Y[:, j] = rng.random(n, dtype=np.float32) < prob
+    return X, Y
+
+
+def delicious_topics(n: int, m: int, q: int, seed: int = 0, topics: int = 60
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded binary features (n × m) and sparse binary labels (n × q) driven by latent topics:
+    each row has two topics (drawn with replacement), each word and each label one; a word or
+    label is present with a probability drawn per word (label) when its topic is (label
+    cardinality ≈ 15 at delicious's size). The labels of a topic co-occur, but one label of it
+    explains the others away given the topic's words (int64 arrays, as MI-MCF's benchmark
+    has always used them)."""
+    r = np.random.default_rng(seed)
+    z = np.zeros((n, topics), dtype=bool)
+    rows = np.arange(n)
+    z[rows, r.integers(0, topics, n)] = True
+    z[rows, r.integers(0, topics, n)] = True
+    ft = r.integers(0, topics, m)
+    pf = np.where(z[:, ft], r.uniform(0.05, 0.5, m), 0.02)
+    X = (r.random((n, m)) < pf).astype(np.int64)
+    lt = r.integers(0, topics, q)
+    pl = np.where(z[:, lt], r.uniform(0.05, 0.6, q), 0.003)
+    Y = (r.random((n, q)) < pl).astype(np.int64)
+    return X, Y
+
+
+def delicious_tags(scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Data of the delicious file's shape whose labels behave like tags (uint8 0/1): 16,105 ×
+    500 binary features and 983 sparse labels at ``scale=1`` (rows and labels scaled).
+
+    Each row has three of 40 latent topics; a word (feature) belongs to one topic and is present
+    with probability 0.05–0.4 when its topic is (0.01 otherwise: feature density ≈ 2.6 %); a
+    label depends on two topics (strengths 0.02–0.4 and 0–0.2) and on one parent word (+0.1),
+    with a base rate of 0.002 (label cardinality ≈ 27; MULAN's delicious has 19). Labels that
+    share topics stay dependent given each other, so at small thresholds a target's label
+    skeleton R grows large (up to about 100 categories; about 30 on the real file) and its
+    conditioning sets split the rows into thousands of strata: the regime in which Ca-MCF is
+    slow on the real file. An assumption stated here, not a copy of the real data.
+    """
+    n0, m, q0 = DELICIOUS_FILE
+    n, q = max(50, round(n0 * scale)), max(5, round(q0 * scale))
+    topics = 40
+    r = np.random.default_rng(seed)
+    z = np.zeros((n, topics), dtype=bool)
+    rows = np.arange(n)
+    for _ in range(3):
+        z[rows, r.integers(0, topics, n)] = True
+    ft = r.integers(0, topics, m)
+    pf = np.where(z[:, ft], r.uniform(0.05, 0.4, m), 0.01)
+    X = (r.random((n, m)) < pf).astype(np.uint8)
+    la, lb = r.integers(0, topics, q), r.integers(0, topics, q)
+    sa, sb = r.uniform(0.02, 0.4, q), r.uniform(0.0, 0.2, q)
+    parent = r.integers(0, m, q)
+    pl = 0.002 + sa * z[:, la] + sb * z[:, lb] + 0.1 * X[:, parent]
+    Y = (r.random((n, q)) < pl).astype(np.uint8)
     return X, Y

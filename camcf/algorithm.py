@@ -34,17 +34,17 @@ from collections.abc import Callable
 import numpy as np
 
 from ._sparse import issparse
-from .algorithm_params import ALGORITHM_PARAMS, N_JOBS, significance_used
+from .algorithm_params import ALGORITHM_PARAMS, N_JOBS, adequacy_used, significance_used
 from .engine import pool_levels
 from .errors import CamcfError, InvalidDataError, ParameterError
 from .params import defaults as _param_defaults
 from .params import validate as _validate_params
+from .phases import outcomes as serial_outcomes
 from .result import Category, Result, TargetResult
 from .tasks import (
     flatten_shared,
     parallel_begin,
     parallel_start,
-    serial_outcomes,
     target_work,  # noqa: F401 (camcf.algorithm.target_work: the name tests import)
 )
 from .trace import TRACE_LEVELS, CondSetList, CondSets
@@ -72,12 +72,12 @@ _NAMES = tuple(p.name for p in ALGORITHM_PARAMS)
 def check_params(*args, **kwargs) -> dict:
     """Validate Ca-MCF's parameters against :data:`camcf.algorithm_params.ALGORITHM_PARAMS`
     (positional in declaration order — delta1, delta2, k1, k2, gamma, min_category_size,
-    recovery, significance — or by name; missing ones take the declared defaults) and raise
+    recovery, adequacy, significance — or by name; missing ones take the declared defaults) and raise
     :class:`ParameterError` naming the argument, the value and the allowed range.
 
     Returns the parameters as a run records them before a threshold given as ``"auto"`` is
     resolved: ``significance`` is kept only when delta1 or delta2 is ``"auto"`` (it is not a
-    parameter of a run at numeric thresholds).
+    parameter of a run at numeric thresholds), ``adequacy`` only when it is on (> 0).
     """
     if len(args) > len(_NAMES):
         raise TypeError(f"check_params takes at most {len(_NAMES)} positional arguments "
@@ -90,6 +90,8 @@ def check_params(*args, **kwargs) -> dict:
     out = _validate_params(ALGORITHM_PARAMS, values)
     if not significance_used(out):
         out.pop("significance")
+    if not adequacy_used(out):
+        out.pop("adequacy")
     return out
 
 
@@ -488,7 +490,8 @@ _D = DEFAULTS
 def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = _D["delta2"],
         k1: float = _D["k1"], k2: float = _D["k2"], gamma: float = _D["gamma"],
         min_category_size: int = _D["min_category_size"], recovery: str = _D["recovery"],
-        significance: float = _D["significance"], feature_names: list[str] | None = None,
+        adequacy: float = _D["adequacy"], significance: float = _D["significance"],
+        feature_names: list[str] | None = None,
         label_names: list[str] | None = None, category_names: list[dict] | None = None,
         engine: str = "fast", progress: Progress | None = None, n_jobs: int | None = None,
         trace: str = "full") -> Result:
@@ -518,6 +521,11 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
     recovery : {"first", "all"}
         "first" stops Phase 3 after the first recovered feature (the authors' code), "all"
         tries every feature (the paper's Algorithm 4).
+    adequacy : float ≥ 0
+        The heuristic power rule (Tsamardinos et al. 2006), off at 0 (the published
+        algorithm): a backward-elimination test whose table has fewer than ``adequacy`` rows
+        per cell, n / (|X_f| · 2 · strata of S), is not trusted, and the feature stays; the
+        record's row says "untrusted" (:mod:`camcf.phases.local_structure`).
     significance : float in (0, 1)
         The level α from which an ``"auto"`` threshold is derived (unused otherwise).
     engine : str
@@ -554,7 +562,7 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
 
     t_start, c_start = time.perf_counter(), time.process_time()
     params = check_params(delta1, delta2, k1, k2, gamma, min_category_size, recovery,
-                          significance)
+                          adequacy, significance)
     if engine not in ENGINES:
         raise ParameterError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got "
                              f"{engine!r}", name="engine", value=engine, allowed=list(ENGINES))
@@ -668,7 +676,9 @@ def run(X, Y=None, *, delta1: float | str = _D["delta1"], delta2: float | str = 
         raise
     t_targets, c_targets = time.perf_counter(), time.process_time()
     if not parallel:
-        outcomes = serial_outcomes(X, C, tables, todo, label_of, params, trace, engine, shared)
+        outcomes = serial_outcomes(X, C, tables, todo,
+                                   (np.flatnonzero(label_of != c.label_index) for c in todo),
+                                   params, trace, engine, shared)
 
     targets: list[TargetResult | None] = [None] * len(cats)
     cond_sets = CondSets()

@@ -49,6 +49,14 @@ ALGORITHM_PARAMS: tuple[Param, ...] = (
     Param("recovery", "first", str, options=("first", "all"), symbol="recovery", advanced=True,
           help="Phase 3: stop after the first recovered feature (authors' code) or try all "
                "(paper)"),
+    # off by default (the published algorithm); a run records it only when it is on
+    Param("adequacy", 0.0, float, low=0, symbol="h (rows per cell)", advanced=True,
+          widget=(0.0, 20.0, 1.0),
+          help="test adequacy, the heuristic power rule of Tsamardinos et al. (2006): a "
+               "backward-elimination test I(t; X_f | S) whose table has fewer than h rows per "
+               "cell, n / (|X_f| · |t| · strata of S) < h, is not trusted and f stays (the "
+               "record says 'untrusted'); h = 5 is the rule's usual value; 0 (default): every "
+               "test is trusted, as in the paper"),
     # used only by a threshold given as 'auto'; a run records it only then
     Param("significance", 0.01, float, low=0, high=1, low_closed=False, high_closed=False,
           symbol="α", advanced=True, widget=(0.001, 0.1, 0.001),
@@ -84,6 +92,12 @@ def significance_used(params) -> bool:
     when delta1 or delta2 is "auto". A run records it (and an exported command spells it) only
     then."""
     return "auto" in (params.get("delta1"), params.get("delta2"))
+
+
+def adequacy_used(params) -> bool:
+    """Whether the test-adequacy rule is on in these ``params`` (a mapping): a run records
+    ``adequacy`` (and an exported command spells it) only then."""
+    return float(params.get("adequacy") or 0.0) > 0
 
 
 def by_name(params: tuple[Param, ...] = CAMCF_PARAMS) -> dict[str, Param]:

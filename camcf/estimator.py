@@ -23,6 +23,7 @@ from .algorithm_params import ALGORITHM_PARAMS, CAMCF_PARAMS
 from .algorithm_params import by_name as _by_name
 from .baselines._base import SubsetSelector
 from .errors import InvalidDataError
+from .truth import found_indices
 
 _D = {p.name: p.default for p in CAMCF_PARAMS}
 
@@ -43,6 +44,8 @@ class CaMCF(SubsetSelector):
         Redundancy margin.
     min_category_size : int ≥ 1, default 5
     recovery : {"first", "all"}, default "first"
+    adequacy : float ≥ 0, default 0
+        The heuristic power rule for backward elimination (off at 0, see :func:`camcf.run`).
     significance : float in (0, 1), default 0.01
         The level α an "auto" threshold is derived from (unused otherwise).
     discretize : {"auto", "none"}, default "auto"
@@ -63,6 +66,11 @@ class CaMCF(SubsetSelector):
     thresholds_ : dict
         ``{"delta1": bits, "delta2": bits}`` as the run used them (resolved when "auto").
     support_ : ndarray of bool, shape (n_features,)
+    blankets_ : tuple of tuple of int
+        Per label (column of Y), the features found for it: the union of its categories'
+        blankets (:func:`camcf.truth.found_indices`); the selection is their union.
+    label_blankets_ : tuple of tuple of int
+        Per label, the other labels its categories' label skeletons R hold.
     n_features_in_ : int
 
     Examples
@@ -89,7 +97,8 @@ class CaMCF(SubsetSelector):
     def __init__(self, delta1: float = _D["delta1"], delta2: float = _D["delta2"],
                  k1: float = _D["k1"], k2: float = _D["k2"], gamma: float = _D["gamma"],
                  min_category_size: int = _D["min_category_size"],
-                 recovery: str = _D["recovery"], significance: float = _D["significance"],
+                 recovery: str = _D["recovery"], adequacy: float = _D["adequacy"],
+                 significance: float = _D["significance"],
                  discretize: str = _D["discretize"],
                  bins: int = _D["bins"], strategy: str = _D["strategy"],
                  n_jobs: int | None = _D["n_jobs"]) -> None:
@@ -100,6 +109,7 @@ class CaMCF(SubsetSelector):
         self.gamma = gamma
         self.min_category_size = min_category_size
         self.recovery = recovery
+        self.adequacy = adequacy
         self.significance = significance
         self.discretize = discretize
         self.bins = bins
@@ -126,6 +136,7 @@ class CaMCF(SubsetSelector):
             self.result_ = run(codes, Y, feature_names=feature_names, label_names=label_names,
                                category_names=category_names, progress=progress, **algo)
         self.thresholds_ = {k: self.result_.params[k] for k in ("delta1", "delta2")}
+        self.blankets_, self.label_blankets_ = found_indices(self.result_)
         self.support_ = np.zeros(X.shape[1], dtype=bool)
         self.support_[self.result_.selected_indices] = True
         if not self.support_.any():

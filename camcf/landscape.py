@@ -70,6 +70,9 @@ class Landscape:
     full_runs: int = 0  # Ca-MCF runs with all four phases
     phase4_only: int = 0  # grid points answered by re-running Phase 4 only
     k1_reused: int = 0  # grid points answered by a run with the same ⌈k1·n⌉ everywhere
+    #: on data with a known truth (``Dataset.truth``): each cell's F1 against it, the mean over
+    #: labels of the label's found blanket against its true one (:mod:`camcf.truth`)
+    truth_f1: np.ndarray | None = None
 
     def params_at(self, i: int, j: int) -> dict:
         """The full parameter set of cell (row ``i``, column ``j``)."""
@@ -83,6 +86,8 @@ class Landscape:
                 row = {self.x: xv, self.y: yv, "n_selected": int(self.counts[i, j])}
                 if self.metric_values is not None:
                     row[self.metric] = float(self.metric_values[i, j])
+                if self.truth_f1 is not None:
+                    row["truth_f1"] = float(self.truth_f1[i, j])
                 rows.append(row)
         return pd.DataFrame(rows)
 
@@ -97,12 +102,22 @@ def default_values(name: str, size: int = 5) -> tuple[float, ...]:
     return tuple(float(round(v, 4)) for v in np.linspace(lo, hi, size))
 
 
-def _counts_for_k2(result: Result, k2_values: Sequence[float]) -> list[int]:
-    """Number of selected features of ``result``'s run with k2 replaced by each value: Phases
-    1–3 taken from ``result`` (k2 does not enter them), Phase 4 run again by
-    :func:`camcf.phases.with_k2`."""
-    return [int(with_k2(result, float(k2), trace="counters").selected_indices.size)
-            for k2 in k2_values]
+def _runs_for_k2(result: Result, k2_values: Sequence[float]) -> list[Result]:
+    """``result``'s run with k2 replaced by each value: Phases 1–3 taken from ``result`` (k2
+    does not enter them), Phase 4 run again by :func:`camcf.phases.with_k2`."""
+    return [with_k2(result, float(k2), trace="counters") for k2 in k2_values]
+
+
+def _truth_f1(ds: Dataset, result: Result) -> float:
+    """The run's F1 against the data's truth: the mean over labels of each label's found
+    blanket against its true feature blanket (:func:`camcf.truth.score_selection`)."""
+    from .truth import found_indices, score_selection
+
+    feats, labs = found_indices(result)
+    got = score_selection(ds.truth, ds.feature_names, ds.label_names,
+                          selection=result.selected_indices.tolist(), blankets=feats,
+                          label_blankets=labs)
+    return float(got["mean"]["f1"])
 
 
 def _n_kept(k1: float, n_candidates: int) -> int:
@@ -163,6 +178,8 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
     Returns
     -------
     Landscape
+        On data with a known truth (``ds.truth``, :mod:`camcf.networks`), ``truth_f1`` holds
+        each cell's F1 against it (from the same runs as the counts, on all rows).
     """
     if x not in GRID_PARAMS or y not in GRID_PARAMS or x == y:
         raise ParameterError(f"x and y must be two different names of {GRID_PARAMS}; got "
@@ -193,6 +210,12 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
     other_values = ys if k2_axis == "x" else xs if k2_axis == "y" else None
     other_name = y if k2_axis == "x" else x if k2_axis == "y" else None
     counts = np.zeros((len(ys), len(xs)), dtype=np.int64)
+    known = ds.truth is not None
+    if known:
+        from .truth import check_names
+
+        check_names(ds.truth, ds.feature_names, ds.label_names)
+    f1 = np.full((len(ys), len(xs)), np.nan)
     full_runs = phase4_only = reused = 0
     if k2_axis is not None:
         jobs = [{**base, other_name: v, "k2": 1.0} for v in other_values]
@@ -222,16 +245,18 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
             for ki, kv in enumerate(k1_vals):
                 sig = None if n_cand is None else tuple(_n_kept(kv, n) for n in n_cand)
                 if sig is not None and sig in seen:
-                    c = seen[sig]
+                    c, score = seen[sig]
                     reused += 1
                 else:
                     res = _full_run(codes, Y, {**base, oname: ov, "k1": kv})
                     full_runs += 1
                     n_cand = [len(t.candidates_all) for t in res.targets if not t.skipped]
                     sig = tuple(_n_kept(kv, n) for n in n_cand)
-                    c = seen[sig] = int(res.selected_indices.size)
+                    c, score = seen[sig] = (int(res.selected_indices.size),
+                                            _truth_f1(ds, res) if known else np.nan)
                 i, j = (oi, ki) if x == "k1" else (ki, oi)
                 counts[i, j] = c
+                f1[i, j] = score
                 done += 1
                 if progress is not None:
                     progress(done, total, f"{oname} = {ov:g}, k1 = {kv:g}")
@@ -240,16 +265,18 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
         if k2_axis is None:
             i, j = divmod(gi, len(xs))
             counts[i, j] = res.selected_indices.size
+            if known:
+                f1[i, j] = _truth_f1(ds, res)
             done += 1
             msg = f"{x} = {xs[j]:g}, {y} = {ys[i]:g}"
         else:
-            got = _counts_for_k2(res, k2_values)
+            got = _runs_for_k2(res, k2_values)
             phase4_only += len(k2_values)
-            for kk, c in enumerate(got):
-                if k2_axis == "x":
-                    counts[gi, kk] = c
-                else:
-                    counts[kk, gi] = c
+            for kk, r in enumerate(got):
+                cell = (gi, kk) if k2_axis == "x" else (kk, gi)
+                counts[cell] = r.selected_indices.size
+                if known:
+                    f1[cell] = _truth_f1(ds, r)
             done += len(k2_values)
             msg = f"{other_name} = {other_values[gi]:g}, every k2"
         if progress is not None:
@@ -266,4 +293,5 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
     return Landscape(x=x, y=y, x_values=xs, y_values=ys, counts=counts, base_params=base,
                      metric=metric, metric_values=values,
                      seconds=time.perf_counter() - t0, full_runs=full_runs,
-                     phase4_only=phase4_only, k1_reused=reused)
+                     phase4_only=phase4_only, k1_reused=reused,
+                     truth_f1=f1 if known else None)

@@ -41,7 +41,7 @@ from .parallel import (
     write_shared,
 )
 from .result import Category, TargetResult
-from .trace import CondSetList, CondSets
+from .trace import CondSetList
 
 if TYPE_CHECKING:
     from .parallel import SharedArrays
@@ -789,29 +789,7 @@ def targets_work(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray],
                  engine: str = "fast", shared: dict | None = None
                  ) -> list[tuple[TargetResult, CondSetList, dict]]:
     """:func:`target_work` for several targets (``others[i]`` for ``categories[i]``), each on
-    its own engine: the outcomes in order."""
-    return list(_outcomes(X, C, tables, categories, others, params, trace, engine, shared))
+    its own engine (:func:`camcf.phases.outcomes`): the outcomes in order."""
+    from .phases import outcomes
 
-
-def _outcomes(X, C, tables, categories, others, params, trace, engine, shared
-              ) -> Iterator[tuple[TargetResult, CondSetList, dict]]:
-    from .engine import ENGINES
-    from .phases import run_target
-
-    Engine = ENGINES[engine]
-    for c, o in zip(categories, others, strict=True):
-        eng = Engine(X, C, tables=tables, **(shared or {}))
-        sets = CondSets()
-        res = run_target(eng, c, o, params, cond_sets=sets, trace=trace,
-                         scores=tables[0][:, c.id])
-        yield res, sets.freeze(), eng.stats()
-
-
-def serial_outcomes(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray],
-                    todo: list[Category], label_of: np.ndarray, params: dict, trace: str,
-                    engine: str, shared: dict) -> Iterator[tuple]:
-    """The outcomes of :func:`target_work` for ``todo`` in that order, computed here one
-    target at a time."""
-    yield from _outcomes(X, C, tables, todo,
-                         (np.flatnonzero(label_of != c.label_index) for c in todo),
-                         params, trace, engine, shared)
+    return list(outcomes(X, C, tables, categories, others, params, trace, engine, shared))

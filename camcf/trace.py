@@ -14,7 +14,8 @@ every level, and every level counts the tests of each step:
 
 * ``"full"``: every test (the explorer's record);
 * ``"decisions"``: only the tests whose decision changed a set (:data:`DECISION_ROWS`: a category
-  accepted into R, a candidate cut by k1, a feature removed by backward elimination, a spouse
+  accepted into R, a candidate cut by k1, a feature removed by backward elimination (or kept
+  there because its test was untrusted, :func:`camcf.run`'s ``adequacy``), a spouse
   found, a feature recovered, a feature cut by k2 or removed by symmetry or redundancy); each row
   keeps its position ``seq`` in the full sequence;
 * ``"counters"``: no rows, only the number of tests per step.
@@ -40,7 +41,8 @@ STEPS: dict[str, tuple[int, str, str]] = {
     "label-mi": (1, "DCSMI", "I(t; C') > δ2 makes C' a skeleton candidate"),
     "label-cmi": (1, "DCSMI", "I(t; C' | accepted) > δ2 accepts C' into R"),
     "feature-mi": (2, "SCSMI", "s_f = I(t; X_f) > δ1 makes f a candidate; the first ⌈k1·n⌉ stay"),
-    "backward": (2, "SCSMI", "I(t; X_f | PC−f ∪ R) ≤ δ1 removes f from PC"),
+    "backward": (2, "SCSMI", "I(t; X_f | PC−f ∪ R) ≤ δ1 removes f from PC (unless the test is "
+                             "untrusted: fewer than h rows per cell)"),
     "spouse-screen": (2, "SCSMI", "I(t; X_z | R) ≤ δ1 lets z be tested as a spouse"),
     "spouse": (2, "SCSMI", "I(t; X_z | X_x ∪ R) > δ1 makes z a spouse induced by x"),
     "recovery-skip": (3, "SCSMI", "s_f < δ1/2: f is not tried for recovery"),
@@ -65,6 +67,7 @@ DECISIONS = [
     "recovered", "lost",  # recovery
     "cut-k2",  # k2-cut ("kept" too)
     "dominates", "does-not-dominate",  # redundancy
+    "untrusted",  # backward: too few rows per cell for the test (the adequacy rule); f stays
 ]
 DECISION_CODE = {d: i for i, d in enumerate(DECISIONS)}
 
@@ -73,7 +76,7 @@ TRACE_LEVELS = ("full", "decisions", "counters")
 DECISION_ROWS: dict[str, frozenset[str]] = {
     "label-cmi": frozenset({"accepted"}),
     "feature-mi": frozenset({"cut-k1"}),
-    "backward": frozenset({"removed"}),
+    "backward": frozenset({"removed", "untrusted"}),
     "spouse": frozenset({"spouse"}),
     "recovery": frozenset({"recovered"}),
     "k2-cut": frozenset({"cut-k2"}),

@@ -230,7 +230,7 @@ def _line(s: jobs.JobStatus) -> str:
                 f"{s.title}: queued — next, when a running study ends (the server runs at most "
                 f"{limit} at a time)")
     left = "" if s.remaining is None else f", about {format_seconds(s.remaining)} left"
-    steps = f"{s.done}/{s.total} — " if s.total else ""
+    steps = f"{s.done:,}/{s.total:,} — " if s.total else ""
     return f"{s.title}: {steps}{s.message} ({format_seconds(s.elapsed)} so far{left})"
 
 

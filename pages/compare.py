@@ -23,6 +23,7 @@ from camcf.evaluation.display import metrics_table
 from camcf.evaluation.reports import comparison_frame, comparison_payload
 from camcf.evaluation.settings import parse_n_features
 from camcf.viz.comparison import cd_diagram, mean_ranks, normalised_radar, split_ranks_heatmap
+from camcf.viz.explain import plural
 from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import current_run
@@ -71,8 +72,8 @@ avail = methods.available()
 missing = methods.unavailable()
 shared = catalog.available()
 c1, c2 = st.columns([2, 1])
-chosen = c1.multiselect("Methods", avail, default=[m for m in avail if m != "random"][:8]
-                        or avail, format_func=methods.display, key="cmp_methods")
+chosen = c1.multiselect("Methods", avail,
+                        default=[m for m in methods.defaults() if m != "random"][:8] or avail, format_func=methods.display, key="cmp_methods")
 cut = c2.text_input("Ranking methods keep", "match", key="cmp_cut",
                     help="'match': as many features as Ca-MCF selected on the split; or a "
                          "number of features")
@@ -153,7 +154,7 @@ for ds_name, cmp in comparisons.items():
                "where the method selected something; compare such a cell with care."
                + (f" Ranking methods: {', '.join(ranking)}." if ranking else ""))
     for m, fails in cmp.failures.items():
-        st.warning(f"{names[m]} failed on {len(fails)} split(s): {fails[0][1]}",
+        st.warning(f"{names[m]} failed on {plural(len(fails), 'split')}: {fails[0][1]}",
                    icon=":material/warning:")
     if len(comparisons) == 1:
         ranks = cmp.split_ranks(metric).rename(columns=names)
@@ -172,7 +173,7 @@ for ds_name, cmp in comparisons.items():
                                        cd, control=control,
                                        title=f"{METRICS[metric]['name']}, splits as blocks"),
                             key=f"cmp_cd_splits_{ds_name}")
-            st.caption(f"Indicative only: the {len(cmp.sets)} splits share rows, so they are not "
+            st.caption(f"Indicative only: the {len(cmp.sets):,} splits share rows, so they are not "
                        f"the independent data sets the test assumes. F_F = "
                        f"{fs.iman_davenport:.3f} (critical value {fs.critical_value:.3f}).")
     radar_means = cmp.summary.pivot(index="feature_set", columns="metric", values="mean")

@@ -16,11 +16,17 @@ from camcf.algorithm_params import by_name
 from camcf.evaluation import KNN_DEFAULTS, METRICS
 from camcf.landscape import PRESETS, default_values
 from camcf.tuning import INNER_FOLDS
-from camcf.viz.tuning import SYMBOL, landscape_heatmap
+from camcf.viz.tuning import SYMBOL, TRUTH_F1, landscape_heatmap
 from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import current_run, number_field
 from pages._share import GRID_STEPS, fit, round_sig, set_params_from_page
+
+#: what F1 against the truth is, on data sampled from a known network
+TRUTH_HELP = ("On data sampled from a known network: each cell's Ca-MCF run on all rows, "
+              "scored against the true Markov blankets — per label the union of its "
+              "categories' blankets against its true feature blanket, F1 averaged over the "
+              "labels (camcf.truth).")
 
 rec = current_run()
 st.title("Threshold landscape")
@@ -120,7 +126,7 @@ def landscape_tab() -> None:
         metric=metric if want_metric else None, n_selected=n_selected, times=times)
     jobs_ui.show_estimate(estimate, what="The landscape")
 
-    stored = _study("landscape", S.LANDSCAPE, request, f"Compute the landscape ({n_cells} cells)",
+    stored = _study("landscape", S.LANDSCAPE, request, f"Compute the landscape ({n_cells:,} cells)",
                     "ls_go", studies.run_landscape,
                     {"dataset": ds, "x": x, "x_values": axes[x], "y": y, "y_values": axes[y],
                      "params": base, "disc": dict(rec.disc),
@@ -132,7 +138,7 @@ def landscape_tab() -> None:
     if stored is None:
         return
     L = stored[1]
-    st.caption(f"{len(L.x_values) * len(L.y_values)} cells in {L.seconds:.2f} s "
+    st.caption(f"{len(L.x_values) * len(L.y_values):,} cells in {L.seconds:.2f} s "
                f"({L.full_runs} full runs"
                + (f", {L.phase4_only} answered by re-running Phase 4 only"
                   if L.phase4_only else "")
@@ -140,10 +146,13 @@ def landscape_tab() -> None:
                   if L.k1_reused else "")
                + ").")
     which = "n_selected"
-    if L.metric is not None:
-        which = st.radio("Show", ["n_selected", L.metric], horizontal=True, key="ls_show",
+    shown = ["n_selected", *([L.metric] if L.metric is not None else []),
+             *(["truth_f1"] if L.truth_f1 is not None else [])]
+    if len(shown) > 1:
+        which = st.radio("Show", shown, horizontal=True, key="ls_show",
                          format_func=lambda v: "features selected" if v == "n_selected"
-                         else METRICS[v]["name"])
+                         else TRUTH_F1 if v == "truth_f1" else METRICS[v]["name"],
+                         help=TRUTH_HELP if L.truth_f1 is not None else None)
     event = st.plotly_chart(landscape_heatmap(L, which, current), key="ls_chart",
                             on_select="rerun", selection_mode="points")
     _apply_on_click(event, L, S.LS_APPLIED, id(L))
@@ -171,7 +180,7 @@ def tune_tab() -> None:
                                            n_selected=n_selected, times=times)
     jobs_ui.show_estimate(estimate, what="Tuning")
     n_cells = len(axes[x]) * len(axes[y])
-    stored = _study("tune", S.TUNE, request, f"Tune ({n_cells} points × {INNER_FOLDS} folds)",
+    stored = _study("tune", S.TUNE, request, f"Tune ({n_cells:,} points × {INNER_FOLDS} folds)",
                     "tune_go", studies.run_tune,
                     {"dataset": ds, "grid": grid, "params": base, "disc": dict(rec.disc),
                      "metric": metric},
@@ -187,19 +196,31 @@ def tune_tab() -> None:
         return
     L, (bi, bj) = T.landscape(x, y)
     best = T.grid.loc[T.best_index]
+    known = L.truth_f1 is not None
     st.markdown(
         f"**Best point**: {SYMBOL[x]} = {best[x]:g}, {SYMBOL[y]} = {best[y]:g} — "
         f"{METRICS[T.settings['metric']]['name']} {best['value']:.3f} ± {best['sd']:.3f} (score "
         f"{T.settings['score']} = {best['score']:.3f}), {best['n_features']:.1f} features on "
-        f"average, over {int(best['n_splits'])} inner folds; {len(T.grid)} points in "
-        f"{T.settings['seconds']:.1f} s.")
+        f"average, over {int(best['n_splits']):,} inner folds; {len(T.grid):,} points in "
+        f"{T.settings['seconds']:.1f} s."
+        + (f" Its {TRUTH_F1}: {best['truth_f1']:.3f}." if known else ""))
+    if known:
+        top = T.grid.loc[T.grid["truth_f1"].idxmax()]
+        st.markdown(f"**Best against the truth** (read off the known network: an upper bound, "
+                    f"not a tuning): {SYMBOL[x]} = {top[x]:g}, {SYMBOL[y]} = {top[y]:g} — "
+                    f"{TRUTH_F1} {top['truth_f1']:.3f}.")
     if st.button("Apply the best point to the sliders", key="tune_apply"):
         S.TUNE_APPLIED.set((id(T), bi, bj, "button"))
         set_params_from_page({x: float(best[x]), y: float(best[y])})
     if S.TUNE_APPLIED.get() == (id(T), bi, bj, "button"):
         st.success(f"Sliders set to the best point: {SYMBOL[x]} = {best[x]:g}, {SYMBOL[y]} = "
                    f"{best[y]:g}. Press Run (or let auto-run apply it).")
-    event = st.plotly_chart(landscape_heatmap(L, L.metric, current, best=(bi, bj)),
+    which = L.metric
+    if known:
+        which = st.radio("Show", [L.metric, "truth_f1"], horizontal=True, key="tune_show",
+                         format_func=lambda v: TRUTH_F1 if v == "truth_f1" else v,
+                         help=TRUTH_HELP)
+    event = st.plotly_chart(landscape_heatmap(L, which, current, best=(bi, bj)),
                             key="tune_chart", on_select="rerun", selection_mode="points")
     _apply_on_click(event, L, S.TUNE_APPLIED, id(T))
     with st.expander("The grid as a table"):

@@ -345,11 +345,13 @@ def test_the_core_install_leaves_the_app_and_dask_to_extras():
 
     assert names(project["dependencies"]) == {
         "numpy", "scipy", "scikit-learn", "pandas", "networkx", "liac-arff", "joblib",
-        "threadpoolctl", "pyarrow"}
+        "threadpoolctl", "pyarrow", "numba"}
     extras = project["optional-dependencies"]
-    assert names(extras["app"]) == {"streamlit", "pyvis", "plotly"}
+    assert names(extras["app"]) == {"streamlit", "pyvis", "plotly", "camcf"}
+    assert "camcf[networks]" in extras["app"]  # the explorer's "Known network" source
     assert names(extras["dask"]) == {"dask"}
-    assert "camcf[app,dask]" in extras["test"]
+    assert names(extras["networks"]) == {"pgmpy"}
+    assert "camcf[app,dask,networks]" in extras["test"]
     make = (repo / "Makefile").read_text()
     run = make[make.index("\nrun:"):].split("\n\n")[0]
     assert "$(APP_STAMP)" in run and "-e '.[app]'" in make and "-e '.[test]'" in make

@@ -77,6 +77,10 @@ class Engine(Protocol):
         """The number of strata of the set ``cond`` (1 for the empty set)."""
         ...
 
+    def levels(self) -> np.ndarray:
+        """How many distinct values each pool column takes (features, then categories)."""
+        ...
+
     def stats(self) -> dict:
         """``{"computed": values computed by counting, "lookups": values read from the
         tables}``."""

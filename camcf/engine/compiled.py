@@ -79,6 +79,9 @@ class CompiledEngine(EngineBase):
             return 1
         return int(K.strata_of(self.ptr, self.rows, self.vals, cols, self.mult, self.n))
 
+    def levels(self) -> np.ndarray:
+        return self.card
+
     def exceptions(self, j: int) -> int:
         """How many rows of pool column j are not at its mode."""
         return int(self.ptr[j + 1] - self.ptr[j])
@@ -90,6 +93,28 @@ class CompiledEngine(EngineBase):
         return g
 
 
+_SPARE: dict[tuple[int, int], list[dict]] = {}  # work arrays of ended sessions, by (n, cap)
+_ROW_ARRAYS = {"zt": np.int32, "seen": np.int32, "touched": np.int32}
+_STRATUM_ARRAYS = {"skey": np.uint64, "free": np.int32, "acc": np.float64, "dest": np.int32}
+_PAIR_ARRAYS = {"sc": np.int32, "wc": np.int32, "tc": np.int32}
+
+
+def _arrays(n: int, cap: int) -> dict:
+    """A session's arrays for n rows and ``cap`` strata: those of an ended session when there
+    is one (the kernels leave their work space as they found it), else new ones."""
+    spare = _SPARE.get((n, cap))
+    if spare:
+        return spare.pop()
+    bits = (2 * cap - 1).bit_length()  # a hash table at most half full
+    out = {k: np.empty(max(n, 1), dtype=d) for k, d in _ROW_ARRAYS.items()}
+    out.update({k: np.zeros(cap, dtype=d) for k, d in _STRATUM_ARRAYS.items()})
+    out.update({k: np.zeros(2 * cap, dtype=d) for k, d in _PAIR_ARRAYS.items()})
+    out["dest"][:] = -1
+    out["slots"] = np.empty(1 << bits, dtype=np.int32)
+    out["shift"] = np.uint64(64 - bits)
+    return out
+
+
 class CompiledGiven:
     """A session of :class:`CompiledEngine` (:class:`camcf.engine.Given`): per row its stratum
     and t, per stratum its hash and its rows by t, a hash table of the strata
@@ -99,47 +124,53 @@ class CompiledGiven:
                  ) -> None:
         self.engine, self.target = engine, target
         n = engine.n
-        self.seen = np.empty(max(n, 1), dtype=np.int32)  # work space of the kernels
-        self.touched = np.empty(max(n, 1), dtype=np.int32)
+        cap = _copy.cap if _copy is not None else max(1024, 1 << int(n).bit_length())
+        self._take(cap)
         if _copy is not None:
             self.cond = list(_copy.cond)
-            self.zt, self.used = _copy.zt.copy(), _copy.used.copy()
-            self._alloc(_copy.skey.size)
-            for name in ("skey", "sc", "slots"):
+            self.used = _copy.used.copy()
+            for name in ("zt", "skey", "free", "sc", "slots"):
                 getattr(self, name)[:] = getattr(_copy, name)
             return
         self.cond = []
-        self.zt = np.empty(n, dtype=np.int32)
-        self.used = np.zeros(2, dtype=np.int64)
-        self._alloc(max(1024, 1 << int(n).bit_length()))
+        self.used = np.zeros(3, dtype=np.int64)
         e = engine
         j = e.m + target
         K.start(e.rows[e.ptr[j]:e.ptr[j + 1]], n, self.zt, self.skey, self.sc, self.slots,
-                self.shift, self.used)
+                self.shift, self.used, self.free)
 
-    def _alloc(self, cap: int) -> None:
-        self.skey = np.zeros(cap, dtype=np.uint64)
-        self.sc = np.zeros(2 * cap, dtype=np.int32)
-        bits = (2 * cap - 1).bit_length()  # a hash table at most half full
-        self.slots = np.empty(1 << bits, dtype=np.int32)
-        self.shift = np.uint64(64 - bits)
-        self.wc, self.tc = np.zeros(2 * cap, np.int32), np.zeros(2 * cap, np.int32)
-        self.acc, self.dest = np.zeros(cap), np.full(cap, -1, dtype=np.int32)
+    def _take(self, cap: int) -> None:
+        self.cap = cap
+        self.__dict__.update(_arrays(self.engine.n, cap))
 
-    def _room(self, j: int) -> None:
-        """Make room for the strata that moving column j's exceptions may add."""
-        more = self.engine.exceptions(j)
-        if int(self.used[0]) + more <= self.skey.size:
+    def _give_back(self) -> None:
+        names = (*_ROW_ARRAYS, *_STRATUM_ARRAYS, *_PAIR_ARRAYS, "slots", "shift")
+        spare = _SPARE.setdefault((self.engine.n, self.cap), [])
+        if len(spare) < 4:
+            spare.append({k: self.__dict__[k] for k in names})
+
+    def __del__(self) -> None:
+        if "zt" in self.__dict__:
+            self._give_back()
+
+    def _room(self, more: int) -> None:
+        """Make room for ``more`` strata (those that moving a column's exceptions may add)."""
+        if int(self.used[0] - self.used[2]) + more <= self.cap:
             return
-        old = (self.skey, self.sc)
-        self._alloc(1 << (2 * (int(self.used[1]) + more)).bit_length())
-        K.regrow(self.zt, *old, self.skey, self.sc, self.slots, self.shift, self.used)
+        old = {k: self.__dict__[k] for k in ("zt", "skey", "sc")}
+        used = self.used.copy()
+        keep = old["zt"].copy()
+        self._give_back()
+        self._take(1 << (2 * (int(used[1]) + more)).bit_length())
+        self.zt[:] = keep
+        K.regrow(self.zt, old["skey"], old["sc"], used, self.skey, self.sc, self.slots,
+                 self.shift, self.used, self.free)
 
     def _move(self, j: int, add: bool) -> None:
         e = self.engine
-        self._room(j)
+        self._room(self.engine.exceptions(j))
         K.move(e.ptr, e.rows, e.vals, j, e.mult[j], add, self.zt, self.skey, self.sc,
-               self.slots, self.shift, self.used, self.dest, self.seen)
+               self.slots, self.shift, self.used, self.free, self.dest, self.seen)
 
     def add(self, j: int) -> None:
         self._move(int(j), True)
@@ -168,9 +199,9 @@ class CompiledGiven:
     def without(self, j: int) -> tuple[float, int]:
         e = self.engine
         j = int(j)
-        self._room(j)
+        self._room(self.engine.exceptions(j))
         v, ns = K.without(e.ptr, e.rows, e.vals, j, e.mult[j], self.zt, self.skey, self.sc,
-                          self.slots, self.shift, self.used, e.tab, e.n, self.wc, self.tc,
-                          self.acc, self.seen, self.touched)
+                          self.slots, self.shift, self.used, self.free, e.tab, e.n, self.wc,
+                          self.tc, self.acc, self.seen, self.touched)
         e.computed += 1
         return float(v), int(ns)

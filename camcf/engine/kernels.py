@@ -190,19 +190,23 @@ def mi_block(ptr, rows, vals, card, a_lo, a_hi, b_lo, b_hi, n, tab):
 # A session's state: ``zt[i] = 2·stratum + t_i`` per row; per stratum s its hash ``skey[s]`` and
 # its rows by t, ``sc[2s]`` (t = 0) and ``sc[2s + 1]`` (t = 1); ``slots`` a hash table of the
 # strata (linear probing, at most half full, index = the hash's top bits); ``used`` = [stratum
-# ids given out, strata occupied]. Work space: ``wc`` (2 per stratum), ``tc`` (2 per stratum),
-# ``acc`` and ``dest`` (1 per stratum), all zero (dest −1) between calls; ``seen`` and
-# ``touched`` (1 per row).
+# ids given out, strata occupied, ids on the ``free`` stack]: a stratum that empties leaves the
+# table and its id is given out again. Work space: ``wc``, ``tc`` (2 per stratum), ``acc`` and
+# ``dest`` (1 per stratum), all zero (dest −1) between calls; ``seen``, ``touched`` (1 per row).
 @njit(**_JIT)
-def _find_or_add(key, skey, sc, slots, shift, used):
+def _find_or_add(key, skey, sc, slots, shift, used, free):
     """The stratum with hash ``key``; a new, empty one if there is none."""
     mask = slots.size - 1
     i = np.int64(key >> shift)
     while True:
         s = slots[i]
         if s < 0:
-            s = used[0]
-            used[0] += 1
+            if used[2] > 0:
+                used[2] -= 1
+                s = free[used[2]]
+            else:
+                s = used[0]
+                used[0] += 1
             skey[s] = key
             sc[2 * s] = 0
             sc[2 * s + 1] = 0
@@ -214,24 +218,52 @@ def _find_or_add(key, skey, sc, slots, shift, used):
 
 
 @njit(**_JIT)
-def start(t_rows, n, zt, skey, sc, slots, shift, used):
+def _drop(s, skey, slots, shift, used, free):
+    """Take the (empty) stratum s out of the hash table (moving later entries of its probe run
+    back, as deletion from linear probing needs) and put its id on the free stack."""
+    mask = slots.size - 1
+    i = np.int64(skey[s] >> shift)
+    while slots[i] != s:
+        i = (i + 1) & mask
+    j = i
+    while True:
+        slots[i] = _EMPTY
+        while True:
+            j = (j + 1) & mask
+            g = slots[j]
+            if g < 0:
+                free[used[2]] = s
+                used[2] += 1
+                return
+            home = np.int64(skey[g] >> shift)
+            # the entry at j stays when its home lies cyclically in (i, j]
+            if (home > i and home <= j) if i <= j else (home > i or home <= j):
+                continue
+            break
+        slots[i] = slots[j]
+        i = j
+
+
+@njit(**_JIT)
+def start(t_rows, n, zt, skey, sc, slots, shift, used, free):
     """A session for the empty set: t = 1 on ``t_rows``, every row in stratum 0 (hash 0)."""
     zt[:] = 0
     for i in t_rows:
         zt[i] = 1
     slots[:] = _EMPTY
     used[0] = 0
-    s = _find_or_add(np.uint64(0), skey, sc, slots, shift, used)
+    used[2] = 0
+    s = _find_or_add(np.uint64(0), skey, sc, slots, shift, used, free)
     sc[2 * s] = n - t_rows.size
     sc[2 * s + 1] = t_rows.size
     used[1] = 1 if n else 0
 
 
 @njit(**_JIT)
-def move(ptr, rows, vals, j, a, add, zt, skey, sc, slots, shift, used, dest, seen):
+def move(ptr, rows, vals, j, a, add, zt, skey, sc, slots, shift, used, free, dest, seen):
     """Add column j (hash multiplier ``a``) to the set, or remove it: its exceptions move, a
     value at a time, from their stratum s to the stratum of hash skey[s] ± a·v (found once
-    per s and v)."""
+    per s and v); the strata left empty are dropped."""
     e, b = ptr[j], ptr[j + 1]
     while e < b:
         v = vals[e]
@@ -243,13 +275,11 @@ def move(ptr, rows, vals, j, a, add, zt, skey, sc, slots, shift, used, dest, see
             to = dest[s]
             if to < 0:
                 to = _find_or_add(skey[s] + d if add else skey[s] - d, skey, sc, slots, shift,
-                                  used)
+                                  used, free)
                 dest[s] = to
                 seen[g] = s
                 g += 1
             sc[x] -= 1
-            if sc[2 * s] + sc[2 * s + 1] == 0:
-                used[1] -= 1
             y = 2 * to + (x & 1)
             if sc[2 * to] + sc[2 * to + 1] == 0:
                 used[1] += 1
@@ -257,7 +287,11 @@ def move(ptr, rows, vals, j, a, add, zt, skey, sc, slots, shift, used, dest, see
             zt[rows[e]] = y
             e += 1
         for q in range(g):
-            dest[seen[q]] = -1
+            s = seen[q]
+            dest[s] = -1
+            if sc[2 * s] + sc[2 * s + 1] == 0:
+                used[1] -= 1
+                _drop(s, skey, slots, shift, used, free)
 
 
 @njit(**_JIT)
@@ -343,13 +377,13 @@ def values(ptr, rows, vals, cols, stop, zt, sc, tab, n, out, wc, tc, acc, seen, 
 
 
 @njit(**_JIT)
-def without(ptr, rows, vals, f, a, zt, skey, sc, slots, shift, used, tab, n, wc, tc, acc, seen,
-            touched):
+def without(ptr, rows, vals, f, a, zt, skey, sc, slots, shift, used, free, tab, n, wc, tc, acc,
+            seen, touched):
     """(I(t; X_f | S − f) in bits, strata of S − f) for a member f of S (multiplier ``a``).
 
     A stratum of S − f is a stratum of S where f is at its mode (hash h) merged with those
-    where f = v ≠ 0 (hash h + a·v): whole strata of S, found from f's exceptions. A stratum of
-    S − f that S lacks gets an empty stratum id (so that removing f later finds it)."""
+    where f = v ≠ 0 (hash h + a·v): whole strata of S, found from f's exceptions (a stratum of
+    S − f that S lacks is counted in an empty stratum of its own, dropped again)."""
     nv = 0
     k = 0
     for e in range(ptr[f], ptr[f + 1]):
@@ -359,7 +393,7 @@ def without(ptr, rows, vals, f, a, zt, skey, sc, slots, shift, used, tab, n, wc,
         wc[2 * s] = 1  # (a mark)
         seen[nv] = s
         nv += 1
-        g = _find_or_add(skey[s] - a * np.uint64(vals[e]), skey, sc, slots, shift, used)
+        g = _find_or_add(skey[s] - a * np.uint64(vals[e]), skey, sc, slots, shift, used, free)
         if tc[2 * g] + tc[2 * g + 1] == 0:
             touched[k] = g
             k += 1
@@ -372,27 +406,29 @@ def without(ptr, rows, vals, f, a, zt, skey, sc, slots, shift, used, tab, n, wc,
     for q in range(k):
         g = touched[q]
         c0, c1 = sc[2 * g], sc[2 * g + 1]
-        empty += c0 + c1 == 0
         total, comp = _add(total, comp, _t2(tab, c0 + tc[2 * g], c1 + tc[2 * g + 1])
                            - (acc[g] + _t2(tab, c0, c1)))
         tc[2 * g] = 0
         tc[2 * g + 1] = 0
         acc[g] = 0.0
+        if c0 + c1 == 0:
+            empty += 1
+            _drop(g, skey, slots, shift, used, free)
     for q in range(nv):
         wc[2 * seen[q]] = 0
     return (total + comp) / n, used[1] - nv + empty
 
 
 @njit(**_JIT)
-def regrow(zt, skey, sc, nskey, nsc, nslots, nshift, nused):
-    """Copy the occupied strata into new (larger) arrays, renumbered in order of their ids,
-    and renumber the rows."""
-    new = np.full(skey.size, _EMPTY, dtype=np.int32)
+def regrow(zt, skey, sc, used, nskey, nsc, nslots, nshift, nused, nfree):
+    """Copy the strata into new (larger) arrays, renumbered in order of their ids, and
+    renumber the rows."""
+    new = np.full(used[0], _EMPTY, dtype=np.int32)
     nslots[:] = _EMPTY
-    nused[0] = 0
-    for s in range(skey.size):
+    nused[:] = 0
+    for s in range(used[0]):
         if sc[2 * s] + sc[2 * s + 1] > 0:
-            g = _find_or_add(skey[s], nskey, nsc, nslots, nshift, nused)
+            g = _find_or_add(skey[s], nskey, nsc, nslots, nshift, nused, nfree)
             nsc[2 * g] = sc[2 * s]
             nsc[2 * g + 1] = sc[2 * s + 1]
             new[s] = g

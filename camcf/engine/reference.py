@@ -32,6 +32,9 @@ class ReferenceEngine(EngineBase):
                 out[j - lo, c] = conditional_mutual_information(self.pool[:, j], t)
         return out
 
+    def levels(self) -> np.ndarray:
+        return np.array([np.unique(self.pool[:, j]).size for j in range(self.pool.shape[1])])
+
     def strata(self, cond: Sequence[int]) -> int:
         cols = [int(c) for c in cond]
         return joint_codes(self.pool[:, cols])[1] if cols else 1

@@ -340,8 +340,7 @@ def encode_labels(
     notes: list[str] = []
     numeric = [i for i in range(q) if nominal[i] is None]
     if plus_minus is None:
-        num_vals = np.unique(block[:, numeric]) if numeric else np.array([])
-        plus_minus = bool(numeric) and set(num_vals.tolist()) <= {-1.0, 1.0} and -1.0 in num_vals
+        plus_minus = _plus_minus(block, numeric)
         if plus_minus:
             notes.append("-1/+1 labels read as 0/1")
     for i in range(q):
@@ -385,6 +384,22 @@ def encode_labels(
                 f"{', …' if len(vals) > 6 else ''} mapped to codes 0..{len(vals) - 1}"
             )
     return Y, cats, notes
+
+
+def _plus_minus(block: np.ndarray, cols: list[int]) -> bool:
+    """Whether the columns ``cols`` of ``block`` hold only −1 and +1, and some −1: a few columns
+    at a time (no copy of the whole block; a label matrix of delicious's shape is 127 MB)."""
+    if not cols:
+        return False
+    step = max(1, (1 << 20) // max(block.shape[0], 1))
+    minus = False
+    for a in range(0, len(cols), step):
+        part = block[:, cols[a:a + step]]
+        is_minus = part == -1.0
+        if not (is_minus | (part == 1.0)).all():
+            return False
+        minus = minus or bool(is_minus.any())
+    return minus
 
 
 def check_label_range(

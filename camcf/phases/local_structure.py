@@ -4,7 +4,11 @@
    (stable, descending); keep the first ⌈k1 × #candidates⌉.
 2. Backward elimination over the kept candidates in that order: with S = (PC − f) ∪ R,
    v = I(t; X_f | S) (s_f when S is empty); v ≤ δ1 removes f from PC at once, so later tests
-   condition on the smaller PC.
+   condition on the smaller PC. With the test-adequacy rule on (``adequacy`` h > 0, off by
+   default), a test whose table has fewer than h rows per cell, n / (|X_f| · |t| · strata of
+   S) < h, is not trusted: f stays, and the row says "untrusted" (the heuristic power rule of
+   Tsamardinos, Brown & Aliferis 2006, MMHC; cells counted over the strata of S that occur, as
+   the record's df counts them).
 3. Spouses: for x in PC and z ∉ PC, v1 = I(t; X_z | R) (s_z when R is empty). If v1 ≤ δ1,
    v2 = I(t; X_z | {X_x} ∪ R); v2 > δ1 makes z a spouse induced by x (every x is recorded).
 
@@ -25,12 +29,14 @@ from ..trace import DECISION_CODE, TARGET, TraceBuilder, decide
 _KEPT, _CUT, _BELOW = (DECISION_CODE[d] for d in ("kept", "cut-k1", "below-delta1"))
 
 
-def parents_children(engine, given, s: np.ndarray, delta1: float, k1: float, tb: TraceBuilder):
+def parents_children(engine, given, s: np.ndarray, delta1: float, k1: float, tb: TraceBuilder,
+                     adequacy: float = 0.0):
     """Return (all candidates sorted, kept candidates, PC, the session of PC ∪ R or None when
     no candidate is kept) as feature indices.
 
     ``given`` is the target's session holding R (Phase 1's); it is left as it is. ``s`` holds
-    s_f for every feature (bits).
+    s_f for every feature (bits); ``adequacy`` is the rows per cell below which a backward test
+    is not trusted (0: every test is).
     """
     rs = rounded(s)
     is_cand = rs > delta1
@@ -49,6 +55,7 @@ def parents_children(engine, given, s: np.ndarray, delta1: float, k1: float, tb:
     for f in kept:
         walk.add(f)
     R_pool = [q for q in given.cond]
+    levels = engine.levels() if adequacy > 0 else None
     pc = list(kept)
     for f in kept:
         S = [g for g in pc if g != f] + R_pool
@@ -57,8 +64,11 @@ def parents_children(engine, given, s: np.ndarray, delta1: float, k1: float, tb:
         else:  # S empty: s_f, read from the table
             v, ns = float(engine.lookup(given.target, [f])[0]), 1
         out = rounded(v) <= delta1
+        decision = "removed" if out else "stays"
+        if levels is not None and engine.n < adequacy * int(levels[f]) * 2 * ns:
+            out, decision = False, "untrusted"  # too few rows per cell: f stays
         tb.add_one("backward", TARGET, f, lambda S=S: np.asarray(S, dtype=np.int32).tobytes(),
-                   v, delta1, "removed" if out else "stays", strata=ns)
+                   v, delta1, decision, strata=ns)
         if out:
             walk.remove(f)
             pc.remove(f)

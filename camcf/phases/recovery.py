@@ -36,12 +36,13 @@ def recover_blocked(engine, session, s: np.ndarray, pc: list[int], cmb: list[int
     if eligible.size == 0:  # every feature outside CMB skipped: nothing is measured
         tb.add("recovery-skip", TARGET, outside, (), s[outside], delta1 / 2, "skipped")
         return []
-    base = {r: np.asarray(list(pc) + [q + m for q in R if q != r], dtype=np.int32) for r in R}
+    base = {}  # r -> S_base as recorded (PC, then R − r), made when r is first reached
     blockers: dict[int, tuple] = {}  # r -> (vb, rounded vb, strata of S_base)
     scores = {r: [np.empty(0), np.empty(0)] for r in R}  # r -> vf, rounded, of eligible[:k]
 
     def vb(r: int) -> tuple:
         if r not in blockers:  # measured, and recorded, when first reached
+            base[r] = np.asarray(list(pc) + [q + m for q in R if q != r], dtype=np.int32)
             b, ns = session.without(r + m)
             blockers[r] = (b, rounded(b), ns)
             tb.add_one("blocker", TARGET, r + m, base[r], b, np.nan, "measured", strata=ns)

@@ -11,7 +11,7 @@ blanket CMB and the run's MI table, exactly as :func:`run_target` calls it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from ..trace import (
     STEP_NAMES,
     STEPS,
     TRACE_LEVELS,
+    CondSetList,
     CondSets,
     TraceBuilder,
 )
@@ -46,7 +47,7 @@ def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, p
         The categories of the other labels, in flattened order.
     params : dict
         Ca-MCF's parameters with numeric thresholds (:func:`camcf.algorithm.check_params`,
-        "auto" resolved): delta1, delta2, k1, k2, gamma, recovery.
+        "auto" resolved): delta1, delta2, k1, k2, gamma, recovery and, when on, adequacy.
     cond_sets : CondSets, optional
         Where the record's conditioning sets are interned (a new one by default); the result's
         ``trace["cond"]`` holds ids into it.
@@ -65,7 +66,8 @@ def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, p
     s = engine.mi_table()[:, c.id] if scores is None else scores
     given = engine.given(c.id)  # the target's session: R once Phase 1 has run
     R, sk_cands = label_skeleton(engine, given, others, params["delta2"], tb)
-    cands_all, kept, pc, walk = parents_children(engine, given, s, d1, params["k1"], tb)
+    cands_all, kept, pc, walk = parents_children(engine, given, s, d1, params["k1"], tb,
+                                                 params.get("adequacy", 0.0))
     sp_ = spouses(engine, given, s, pc, d1, tb)
     cmb = sorted(set(pc) | set(sp_))
     rec = recover_blocked(engine, given if walk is None else walk, s, pc, cmb, R, d1,
@@ -85,6 +87,23 @@ def run_target(engine, category: Category, others: Sequence[int] | np.ndarray, p
         test_counts=tb.counts,
         **_phase4_fields(p4),
     )
+
+
+def outcomes(X, C: np.ndarray, tables: tuple[np.ndarray, np.ndarray], categories, others,
+             params: dict, trace: str, engine: str, shared: dict | None
+             ) -> Iterator[tuple[TargetResult, CondSetList, dict]]:
+    """:func:`run_target` of each of ``categories`` in turn (``others[i]`` for the i-th), each
+    on an engine of its own, :data:`camcf.engine.ENGINES` ``[engine](X, C, tables=tables,
+    **shared)``: yields (the result, its conditioning sets frozen, the engine's counters)."""
+    from ..engine import ENGINES
+
+    Engine = ENGINES[engine]
+    for c, o in zip(categories, others, strict=True):
+        eng = Engine(X, C, tables=tables, **(shared or {}))
+        sets = CondSets()
+        res = run_target(eng, c, o, params, cond_sets=sets, trace=trace,
+                         scores=tables[0][:, c.id])
+        yield res, sets.freeze(), eng.stats()
 
 
 def _phase4_fields(p4: dict) -> dict:
@@ -205,4 +224,4 @@ def with_k2(result: Result, k2: float, *, trace: str | None = None) -> Result:
         stats={**result.stats, "phase4_rerun_for_k2": k2})
 
 
-__all__ = ["rerun_phase4", "run_target", "with_k2"]
+__all__ = ["outcomes", "rerun_phase4", "run_target", "with_k2"]
