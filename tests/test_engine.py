@@ -28,6 +28,7 @@ from camcf.engine import (
     conditional_mutual_information,
     contingency,
     entropy,
+    is_ready,
     joint_codes,
     mutual_information,
     pool_levels,
@@ -189,12 +190,15 @@ def test_engines_count_their_own_work():
         assert eng.stats() == {"computed": 3, "lookups": 3}, name
 
 
-def test_warm_up_compiles_and_says_so():
+def test_warm_up_says_how_far_it_is_and_is_ready():
+    """warm_up reports its steps in order, 0 to the total (then "ready"), and the engine is
+    ready afterwards."""
     calls = []
     seconds = warm_up(lambda done, total, msg: calls.append((done, total, msg)))
-    assert seconds >= 0
-    assert [c[0] for c in calls] == [0, 1, 2, 3, 4] and {c[1] for c in calls} == {4}
-    assert calls[0][2].startswith("compiling") and calls[-1][2] == "ready"
+    assert seconds >= 0 and is_ready()
+    total = calls[0][1]
+    assert [c[0] for c in calls] == list(range(total + 1)) and {c[1] for c in calls} == {total}
+    assert calls[-1][2] == "ready" and all(msg for _, _, msg in calls)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,8 +293,12 @@ def problems(draw, max_n: int = 40, max_m: int = 6):
 def test_tables_and_their_parts_equal_the_reference(p, data):
     """I(X_f; C_c) and I(C_a; C_b) to 1e-12 bits; each engine's table_part blocks (fresh
     engines, as a parallel run's workers compute them) are bit for bit the whole table's rows
-    (features) or columns (categories); lookup reads the tables."""
+    (features) or columns (categories); lookup reads the tables; the levels of every pool
+    column are the distinct values it takes."""
     comp, ref = p.engines()
+    want = [np.unique(p.pool[:, j]).size for j in range(p.m + p.Q)]
+    assert comp.levels().tolist() == ref.levels().tolist() == want
+    assert pool_levels(p.X, p.C).tolist() == want
     mi, cat = comp.mi_table(), comp.category_mi_table()
     assert mi.shape == (p.m, p.Q) and cat.shape == (p.Q, p.Q)
     np.testing.assert_allclose(mi, ref.mi_table(), rtol=0, atol=TOL)
@@ -342,13 +350,14 @@ def _check_state(p: Problem, g, r):
 @given(problems(), st.data())
 def test_sessions_equal_the_reference_as_the_set_grows_and_shrinks(p, data):
     """Sessions for a target whose set S moves by random add/remove steps, copies taken and
-    moved on their own: after every step, the compiled session and the reference's hold the
-    same S and strata (the distinct joint rows of S), and give the same I(t; V | S) for random
-    columns (any pool column: features, categories, members of S, t's own), the same early
-    stops (``stop_above``: thresholds at, between and below the values), the same
-    I(t; V_j | S − j) and strata of S − j (``without``, which leaves the session as it was),
-    and the same Engine.strata of random sets; the copies never disturb each other; both
-    engines count the same work."""
+    moved on their own, sessions ended and new ones started: after every step, the compiled
+    session and the reference's hold the same S and strata (the distinct joint rows of S), and
+    give the same I(t; V | S) for random columns (any pool column: features, categories,
+    members of S, t's own), the same early stops (``stop_above``: thresholds at, between and
+    below the values, negative ones), the same I(t; V_j | S − j) and strata of S − j
+    (``without``, which leaves the session as it was), and the same Engine.strata of random
+    sets; the copies never disturb each other, nor do sessions started after others ended
+    (perhaps on their arrays); both engines count the same work."""
     comp, ref = p.engines()
     P = p.m + p.Q
     column = st.integers(0, P - 1)
@@ -360,7 +369,7 @@ def test_sessions_equal_the_reference_as_the_set_grows_and_shrinks(p, data):
         k = data.draw(st.integers(0, len(live) - 1), label="session")
         g, r = live[k]
         op = data.draw(st.sampled_from(["add", "add", "remove", "values", "values", "without",
-                                        "copy", "engine-strata"]), label="op")
+                                        "copy", "new", "end", "engine-strata"]), label="op")
         if op == "add" and len(g.cond) < P:
             j = data.draw(st.sampled_from([c for c in range(P) if c not in g.cond]),
                           label="add")
@@ -386,6 +395,14 @@ def test_sessions_equal_the_reference_as_the_set_grows_and_shrinks(p, data):
             assert ng == nr == p.strata(rest), (j, g.cond)
         elif op == "copy":
             live.append((g.copy(), r.copy()))
+        elif op == "new":  # (after an "end", perhaps on the ended session's arrays)
+            t = data.draw(st.integers(0, p.Q - 1), label="target")
+            cond = data.draw(st.lists(column, unique=True, max_size=4), label="set")
+            live.append((comp.given(t, cond), ref.given(t, cond)))
+            g, r = live[-1]
+        elif op == "end" and len(live) > 1:
+            del live[k]
+            continue
         elif op == "engine-strata":
             cond = data.draw(st.lists(column, unique=True, max_size=5), label="set")
             assert comp.strata(cond) == ref.strata(cond) == p.strata(cond)

@@ -54,6 +54,9 @@ class OracleEngine:
     def strata(self, cond) -> int:
         return 1  # no rows: the record's degrees of freedom mean nothing here
 
+    def levels(self) -> np.ndarray:
+        return np.full(self.m + self.n_categories, 2)  # (binary variables)
+
     def stats(self) -> dict:
         return {"computed": self.computed, "lookups": self.lookups}
 
