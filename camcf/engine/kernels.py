@@ -149,22 +149,64 @@ def _by_row(ptr, rows, vals, lo, hi, n):
 
 
 @njit(**_JIT)
-def mi_block(ptr, rows, vals, card, a_lo, a_hi, b_lo, b_hi, n, tab):
+def build_bits(ptr, rows, vals, card, n):
+    """Each column's rows at each of its values but the mode, as bit sets: (``coff``, where
+    column j's values 1..K−1 start, and ``bits``, one row of ⌈n/64⌉ words a (column, value))."""
+    m = card.size
+    coff = np.zeros(m + 1, dtype=np.int64)
+    for j in range(m):
+        coff[j + 1] = coff[j] + card[j] - 1
+    bits = np.zeros((coff[m], (n + 63) >> 6), dtype=np.uint64)
+    for j in range(m):
+        for e in range(ptr[j], ptr[j + 1]):
+            i = rows[e]
+            bits[coff[j] + vals[e] - 1, i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+    return coff, bits
+
+
+@njit(inline="always")
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@njit(**_JIT)
+def _and_count(bits, a, b):
+    """Rows in both bit sets ``bits[a]`` and ``bits[b]``."""
+    k = np.uint64(0)
+    for w in range(bits.shape[1]):
+        k += _popcount(bits[a, w] & bits[b, w])
+    return np.int64(k)
+
+
+@njit(**_JIT)
+def mi_block(ptr, rows, vals, card, coff, bits, a_lo, a_hi, b_lo, b_hi, n, tab, by_bits):
     """I(V_a; V_b) in bits for the columns a of a_lo..a_hi − 1 (rows of the result) and b of
-    b_lo..b_hi − 1 (columns): counts of (value of a, exception of b) from a join of the two
-    column blocks' exceptions row by row."""
+    b_lo..b_hi − 1 (columns, at most two values each: categories). The counts of (value of a,
+    b's exception) come from a join of the two blocks' exceptions row by row, or (``by_bits``:
+    dense columns) from the bit sets of :func:`build_bits`, one AND and popcount a word."""
     na, nb = a_hi - a_lo, b_hi - b_lo
     off = np.zeros(na + 1, dtype=np.int64)
     for a in range(na):
         off[a + 1] = off[a] + card[a_lo + a] - 1
-    arp, acol, aval = _by_row(ptr, rows, vals, a_lo, a_hi, n)
-    brp, bcol, _ = _by_row(ptr, rows, vals, b_lo, b_hi, n)
-    joint = np.zeros((off[na], nb), dtype=np.int32)
-    for i in range(n):
-        for p in range(arp[i], arp[i + 1]):
-            r = off[acol[p]] + aval[p] - 1
-            for q in range(brp[i], brp[i + 1]):
-                joint[r, bcol[q]] += 1
+    joint = np.zeros((off[na], nb), dtype=np.int64)
+    if by_bits:
+        for a in range(na):
+            for v in range(card[a_lo + a] - 1):
+                for b in range(nb):
+                    if card[b_lo + b] > 1:
+                        joint[off[a] + v, b] = _and_count(bits, coff[a_lo + a] + v,
+                                                          coff[b_lo + b])
+    else:
+        arp, acol, aval = _by_row(ptr, rows, vals, a_lo, a_hi, n)
+        brp, bcol, _ = _by_row(ptr, rows, vals, b_lo, b_hi, n)
+        for i in range(n):
+            for p in range(arp[i], arp[i + 1]):
+                r = off[acol[p]] + aval[p] - 1
+                for q in range(brp[i], brp[i + 1]):
+                    joint[r, bcol[q]] += 1
     out = np.empty((na, nb))
     for a in range(na):
         j = a_lo + a
@@ -308,17 +350,73 @@ def _add(total, comp, x):
     return y, comp
 
 
+# ns per exception a column's count by rows costs, and per word of two bit sets ANDed and counted
+# (benchmarks/bench_kernels.py): a column is counted by bit sets when that is cheaper
+_ROW_NS, _WORD_NS = 3.0, 0.1
+
+
+@njit(inline="always")
+def _and_count2(x, a, y, b):
+    """Rows in both bit sets ``x[a]`` and ``y[b]``."""
+    k = np.uint64(0)
+    for w in range(x.shape[1]):
+        k += _popcount(x[a, w] & y[b, w])
+    return np.int64(k)
+
+
 @njit(**_JIT)
-def values(ptr, rows, vals, cols, stop, zt, sc, tab, n, out, wc, tc, acc, seen, touched):
+def values(ptr, rows, vals, card, coff, bits, cols, stop, zt, sc, used, tab, n, out, wc, tc,
+           acc, dest, seen, touched, sb, occ):
     """I(t; V_j | S) in bits into ``out`` for the columns ``cols`` in turn; with ``stop`` ≥ 0,
     the columns after the first whose value rounded to 12 decimals exceeds ``stop`` are left
-    out. Returns how many were measured."""
+    out. Returns how many were measured.
+
+    A column is counted row by row over its exceptions, or — when S has few strata (at most
+    ``sb.shape[0] // 2``) and that is cheaper — from bit sets: the rows of each (stratum, t)
+    (``sb``, built once per call; ``occ`` lists its strata) ANDed with the column's rows at
+    each value (``bits``)."""
+    if cols.size == 0:
+        return 0
+    words = bits.shape[1]
+    few = used[1] <= sb.shape[0] // 2
+    nocc = -1  # how many strata ``occ`` lists, once the bit sets are built
     for ci in range(cols.size):
         j = cols[ci]
         e, b = ptr[j], ptr[j + 1]
         total = 0.0
         comp = 0.0
-        if e < b and vals[e] == vals[b - 1]:  # one value besides the mode
+        if few and e < b and (card[j] - 1) * 2 * used[1] * words * _WORD_NS < (b - e) * _ROW_NS:
+            if nocc < 0:  # the rows of each (stratum, t) as bit sets, strata numbered q
+                nocc = 0
+                for s in range(used[0]):
+                    if sc[2 * s] + sc[2 * s + 1] > 0:
+                        dest[s] = nocc
+                        occ[nocc] = s
+                        nocc += 1
+                sb[:2 * nocc] = 0
+                for i in range(n):
+                    x = zt[i]
+                    sb[2 * dest[x >> 1] + (x & 1), i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+            for v in range(card[j] - 1):
+                c = coff[j] + v
+                for q in range(nocc):
+                    c0 = _and_count2(bits, c, sb, 2 * q)
+                    c1 = _and_count2(bits, c, sb, 2 * q + 1)
+                    if c0 + c1 > 0:
+                        acc[q] += _t2(tab, c0, c1)
+                        tc[2 * q] += c0
+                        tc[2 * q + 1] += c1
+            for q in range(nocc):
+                if tc[2 * q] + tc[2 * q + 1] == 0:
+                    continue
+                s = occ[q]
+                n0, n1 = sc[2 * s], sc[2 * s + 1]
+                total, comp = _add(total, comp, _t2(tab, n0, n1) - acc[q]
+                                   - _t2(tab, n0 - tc[2 * q], n1 - tc[2 * q + 1]))
+                tc[2 * q] = 0
+                tc[2 * q + 1] = 0
+                acc[q] = 0.0
+        elif e < b and vals[e] == vals[b - 1]:  # one value besides the mode
             g = 0
             for q in range(e, b):
                 x = zt[rows[q]]
@@ -372,8 +470,10 @@ def values(ptr, rows, vals, cols, stop, zt, sc, tab, n, out, wc, tc, acc, seen, 
                 acc[s] = 0.0
         out[ci] = (total + comp) / n
         if stop >= 0 and np.rint(out[ci] * 1e12) / 1e12 > stop:
-            return ci + 1
-    return cols.size
+            break
+    for q in range(max(nocc, 0)):
+        dest[occ[q]] = -1
+    return ci + 1
 
 
 @njit(**_JIT)
