@@ -210,6 +210,22 @@ class CompiledGiven:
         e.computed += k
         return out[:k]
 
+    def values_with(self, cols, *, add: int | None = None, remove: int | None = None
+                    ) -> tuple[np.ndarray, int]:
+        e = self.engine
+        j = int(add if remove is None else remove)
+        if (add is None) == (remove is None):
+            raise ValueError("values_with takes one of add= and remove=")
+        cols = np.asarray(cols, dtype=np.int64)
+        out = np.empty(cols.size)
+        self._room(e.exceptions(j))
+        ns = K.values_moved(e.ptr, e.rows, e.vals, e.card, e.coff, e.bits, j, e.mult[j],
+                            remove is None, cols, self.zt, self.skey, self.sc, self.slots,
+                            self.shift, self.used, self.free, e.tab, e.n, out, self.wc, self.tc,
+                            self.acc, self.dest, self.seen, self.touched, self.sb, self.occ)
+        e.computed += cols.size
+        return out, int(ns)
+
     def without(self, j: int) -> tuple[float, int]:
         e = self.engine
         j = int(j)

@@ -14,7 +14,8 @@ With ``tab[c] = c·log2(c)``, a stratum s with N rows of which N1 have t = 1 car
     n · I(t; V | S) = Σ_s (A_s − Σ_v A_{s,v})
 
 where only strata in which V takes a value other than its mode contribute (elsewhere the sum
-over v is A_s itself). So a test costs the exceptions of V, not n (:func:`values`), and the
+over v is A_s itself). Each stratum's term is ≥ 0 and is summed plainly: its own rounding (a
+difference of c·log2 c values) is larger than the sum's. So a test costs the exceptions of V, not n (:func:`values`), and the
 leave-one-out test I(t; X_f | S − f) of a member f costs f's exceptions (:func:`without`).
 """
 
@@ -342,14 +343,6 @@ def _t2(tab, c0, c1):
     return tab[c0 + c1] - tab[c0] - tab[c1]
 
 
-@njit(**_JIT)
-def _add(total, comp, x):
-    """Neumaier's compensated sum: (total, compensation) after adding x."""
-    y = total + x
-    comp += (total - y) + x if abs(total) >= abs(x) else (x - y) + total
-    return y, comp
-
-
 # ns per exception a column's count by rows costs, and per word of two bit sets ANDed and counted
 # (benchmarks/bench_kernels.py): a column is counted by bit sets when that is cheaper
 _ROW_NS, _WORD_NS = 3.0, 0.1
@@ -384,7 +377,6 @@ def values(ptr, rows, vals, card, coff, bits, cols, stop, zt, sc, used, tab, n, 
         j = cols[ci]
         e, b = ptr[j], ptr[j + 1]
         total = 0.0
-        comp = 0.0
         if few and e < b and (card[j] - 1) * 2 * used[1] * words * _WORD_NS < (b - e) * _ROW_NS:
             if nocc < 0:  # the rows of each (stratum, t) as bit sets, strata numbered q
                 nocc = 0
@@ -411,8 +403,8 @@ def values(ptr, rows, vals, card, coff, bits, cols, stop, zt, sc, used, tab, n, 
                     continue
                 s = occ[q]
                 n0, n1 = sc[2 * s], sc[2 * s + 1]
-                total, comp = _add(total, comp, _t2(tab, n0, n1) - acc[q]
-                                   - _t2(tab, n0 - tc[2 * q], n1 - tc[2 * q + 1]))
+                total += (_t2(tab, n0, n1) - acc[q]
+                          - _t2(tab, n0 - tc[2 * q], n1 - tc[2 * q + 1]))
                 tc[2 * q] = 0
                 tc[2 * q + 1] = 0
                 acc[q] = 0.0
@@ -431,8 +423,7 @@ def values(ptr, rows, vals, card, coff, bits, cols, stop, zt, sc, used, tab, n, 
                 s = seen[q]
                 c0, c1 = wc[2 * s], wc[2 * s + 1]
                 n0, n1 = sc[2 * s], sc[2 * s + 1]
-                total, comp = _add(total, comp, _t2(tab, n0, n1) - _t2(tab, c0, c1)
-                                   - _t2(tab, n0 - c0, n1 - c1))
+                total += _t2(tab, n0, n1) - _t2(tab, c0, c1) - _t2(tab, n0 - c0, n1 - c1)
                 wc[2 * s] = 0
                 wc[2 * s + 1] = 0
         else:  # a value at a time: its counts per stratum, then its term
@@ -463,17 +454,30 @@ def values(ptr, rows, vals, card, coff, bits, cols, stop, zt, sc, used, tab, n, 
             for q in range(k):  # the stratum's term less its values' (the mode's: the rest)
                 s = touched[q]
                 n0, n1 = sc[2 * s], sc[2 * s + 1]
-                total, comp = _add(total, comp, _t2(tab, n0, n1) - acc[s]
-                                   - _t2(tab, n0 - tc[2 * s], n1 - tc[2 * s + 1]))
+                total += (_t2(tab, n0, n1) - acc[s]
+                          - _t2(tab, n0 - tc[2 * s], n1 - tc[2 * s + 1]))
                 tc[2 * s] = 0
                 tc[2 * s + 1] = 0
                 acc[s] = 0.0
-        out[ci] = (total + comp) / n
+        out[ci] = total / n
         if stop >= 0 and np.rint(out[ci] * 1e12) / 1e12 > stop:
             break
     for q in range(max(nocc, 0)):
         dest[occ[q]] = -1
     return ci + 1
+
+
+@njit(**_JIT)
+def values_moved(ptr, rows, vals, card, coff, bits, j, a, add, cols, zt, skey, sc, slots, shift,
+                 used, free, tab, n, out, wc, tc, acc, dest, seen, touched, sb, occ):
+    """:func:`values` of ``cols`` given S with column j added (``add``) or removed, then S as
+    it was; returns the strata of the set they were measured given."""
+    move(ptr, rows, vals, j, a, add, zt, skey, sc, slots, shift, used, free, dest, seen)
+    strata = used[1]
+    values(ptr, rows, vals, card, coff, bits, cols, -1.0, zt, sc, used, tab, n, out, wc, tc, acc,
+           dest, seen, touched, sb, occ)
+    move(ptr, rows, vals, j, a, not add, zt, skey, sc, slots, shift, used, free, dest, seen)
+    return strata
 
 
 @njit(**_JIT)
@@ -501,13 +505,11 @@ def without(ptr, rows, vals, f, a, zt, skey, sc, slots, shift, used, free, tab, 
         tc[2 * g + 1] += sc[2 * s + 1]
         acc[g] += _t2(tab, sc[2 * s], sc[2 * s + 1])
     total = 0.0
-    comp = 0.0
     empty = 0
     for q in range(k):
         g = touched[q]
         c0, c1 = sc[2 * g], sc[2 * g + 1]
-        total, comp = _add(total, comp, _t2(tab, c0 + tc[2 * g], c1 + tc[2 * g + 1])
-                           - (acc[g] + _t2(tab, c0, c1)))
+        total += _t2(tab, c0 + tc[2 * g], c1 + tc[2 * g + 1]) - (acc[g] + _t2(tab, c0, c1))
         tc[2 * g] = 0
         tc[2 * g + 1] = 0
         acc[g] = 0.0
@@ -516,7 +518,7 @@ def without(ptr, rows, vals, f, a, zt, skey, sc, slots, shift, used, free, tab, 
             _drop(g, skey, slots, shift, used, free)
     for q in range(nv):
         wc[2 * seen[q]] = 0
-    return (total + comp) / n, used[1] - nv + empty
+    return total / n, used[1] - nv + empty
 
 
 @njit(**_JIT)
