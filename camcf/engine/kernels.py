@@ -343,9 +343,40 @@ def _t2(tab, c0, c1):
     return tab[c0 + c1] - tab[c0] - tab[c1]
 
 
-# ns per exception a column's count by rows costs, and per word of two bit sets ANDed and counted
-# (benchmarks/bench_kernels.py): a column is counted by bit sets when that is cheaper
-_ROW_NS, _WORD_NS = 3.0, 0.1
+# ns per exception a column's count by rows costs (few strata), per row of building the strata's
+# bit sets, and per word of two bit sets ANDed and counted (benchmarks/bench_kernels.py): a
+# call counts its columns by bit sets when that is cheaper
+_ROW_NS, _BUILD_NS, _WORD_NS = 2.0, 2.0, 0.17
+
+
+@njit(inline="always")
+def _term_less(tab, sc, s, acc, tc, q):
+    """Stratum s's term less its column's (each value's in ``acc[q]``, their rows by t in
+    ``tc``; the mode's: the rest), with ``acc[q]`` and ``tc`` at q set back to zero."""
+    n0, n1 = sc[2 * s], sc[2 * s + 1]
+    x = _t2(tab, n0, n1) - acc[q] - _t2(tab, n0 - tc[2 * q], n1 - tc[2 * q + 1])
+    tc[2 * q] = 0
+    tc[2 * q + 1] = 0
+    acc[q] = 0.0
+    return x
+
+
+@njit(inline="always")
+def _count_rows(rows, e, b, zt, sc, wc, seen):
+    """Count the rows ``rows[e:b]`` by (stratum, t) into ``wc``, the strata met listed in
+    ``seen`` (returns how many); a stratum in which t is constant is passed over (its term
+    is 0)."""
+    g = 0
+    for q in range(e, b):
+        x = zt[rows[q]]
+        s = x >> 1
+        if sc[2 * s] == 0 or sc[2 * s + 1] == 0:
+            continue
+        if wc[2 * s] + wc[2 * s + 1] == 0:
+            seen[g] = s
+            g += 1
+        wc[x] += 1
+    return g
 
 
 @njit(inline="always")
@@ -371,13 +402,19 @@ def values(ptr, rows, vals, card, coff, bits, cols, stop, zt, sc, used, tab, n, 
     if cols.size == 0:
         return 0
     words = bits.shape[1]
-    few = used[1] <= sb.shape[0] // 2
+    by_bits = False
+    if used[1] <= sb.shape[0] // 2:  # few strata: bit sets if the whole call is cheaper so
+        by_rows = by_words = 0.0
+        for j in cols:
+            by_rows += (ptr[j + 1] - ptr[j]) * _ROW_NS
+            by_words += (card[j] - 1) * 2 * used[1] * words * _WORD_NS
+        by_bits = n * _BUILD_NS + by_words < by_rows
     nocc = -1  # how many strata ``occ`` lists, once the bit sets are built
     for ci in range(cols.size):
         j = cols[ci]
         e, b = ptr[j], ptr[j + 1]
         total = 0.0
-        if few and e < b and (card[j] - 1) * 2 * used[1] * words * _WORD_NS < (b - e) * _ROW_NS:
+        if by_bits and e < b:
             if nocc < 0:  # the rows of each (stratum, t) as bit sets, strata numbered q
                 nocc = 0
                 for s in range(used[0]):
@@ -399,26 +436,10 @@ def values(ptr, rows, vals, card, coff, bits, cols, stop, zt, sc, used, tab, n, 
                         tc[2 * q] += c0
                         tc[2 * q + 1] += c1
             for q in range(nocc):
-                if tc[2 * q] + tc[2 * q + 1] == 0:
-                    continue
-                s = occ[q]
-                n0, n1 = sc[2 * s], sc[2 * s + 1]
-                total += (_t2(tab, n0, n1) - acc[q]
-                          - _t2(tab, n0 - tc[2 * q], n1 - tc[2 * q + 1]))
-                tc[2 * q] = 0
-                tc[2 * q + 1] = 0
-                acc[q] = 0.0
+                if tc[2 * q] + tc[2 * q + 1] > 0:
+                    total += _term_less(tab, sc, occ[q], acc, tc, q)
         elif e < b and vals[e] == vals[b - 1]:  # one value besides the mode
-            g = 0
-            for q in range(e, b):
-                x = zt[rows[q]]
-                s = x >> 1
-                if sc[2 * s] == 0 or sc[2 * s + 1] == 0:
-                    continue  # t is constant in the stratum: its term is 0
-                if wc[2 * s] + wc[2 * s + 1] == 0:
-                    seen[g] = s
-                    g += 1
-                wc[x] += 1
+            g = _count_rows(rows, e, b, zt, sc, wc, seen)
             for q in range(g):
                 s = seen[q]
                 c0, c1 = wc[2 * s], wc[2 * s + 1]
@@ -429,18 +450,11 @@ def values(ptr, rows, vals, card, coff, bits, cols, stop, zt, sc, used, tab, n, 
         else:  # a value at a time: its counts per stratum, then its term
             k = 0
             while e < b:
-                v = vals[e]
-                g = 0
-                while e < b and vals[e] == v:
-                    x = zt[rows[e]]
-                    s = x >> 1
-                    e += 1
-                    if sc[2 * s] == 0 or sc[2 * s + 1] == 0:
-                        continue  # t is constant in the stratum: its term is 0
-                    if wc[2 * s] + wc[2 * s + 1] == 0:
-                        seen[g] = s
-                        g += 1
-                    wc[x] += 1
+                end = e
+                while end < b and vals[end] == vals[e]:
+                    end += 1
+                g = _count_rows(rows, e, end, zt, sc, wc, seen)
+                e = end
                 for q in range(g):
                     s = seen[q]
                     if tc[2 * s] + tc[2 * s + 1] == 0:
@@ -451,14 +465,8 @@ def values(ptr, rows, vals, card, coff, bits, cols, stop, zt, sc, used, tab, n, 
                     tc[2 * s + 1] += wc[2 * s + 1]
                     wc[2 * s] = 0
                     wc[2 * s + 1] = 0
-            for q in range(k):  # the stratum's term less its values' (the mode's: the rest)
-                s = touched[q]
-                n0, n1 = sc[2 * s], sc[2 * s + 1]
-                total += (_t2(tab, n0, n1) - acc[s]
-                          - _t2(tab, n0 - tc[2 * s], n1 - tc[2 * s + 1]))
-                tc[2 * s] = 0
-                tc[2 * s + 1] = 0
-                acc[s] = 0.0
+            for q in range(k):
+                total += _term_less(tab, sc, touched[q], acc, tc, touched[q])
         out[ci] = total / n
         if stop >= 0 and np.rint(out[ci] * 1e12) / 1e12 > stop:
             break
