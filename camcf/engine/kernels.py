@@ -3,10 +3,12 @@ first use and cached on disk).
 
 Every pool column (feature or label-category indicator) is kept *by exception*: its most
 frequent code is recoded 0 and not stored; the other rows are stored grouped by recoded value
-(1..K−1), rows ascending within a value (:func:`build_pool`). A conditioning set S splits the
-rows into strata; a session keeps, per row, a 64-bit hash of its values on S (Σ_j a_j·x_j mod
-2^64 with a random odd a_j per column: adding or removing a column moves only that column's
-exceptions) and its stratum, and per stratum its rows and the rows where the target t = 1.
+(1..K−1), rows ascending within a value (:func:`build_pool`), and as bit sets, one per value
+(:func:`build_bits`). A conditioning set S splits the rows into strata; a session keeps each
+row's stratum and each stratum's 64-bit hash of its values on S (Σ_j a_j·x_j mod 2^64 with a
+random odd a_j per column; two different strata share a hash with probability about 2^-63)
+in a hash table, so that adding or removing a column moves only that column's exceptions, each
+to the stratum of its hash ± a_j·x_j (:func:`move`).
 
 With ``tab[c] = c·log2(c)``, a stratum s with N rows of which N1 have t = 1 carries
 ``n·H(t|s) = A_s = tab[N] − tab[N1] − tab[N − N1]``, and
@@ -14,10 +16,11 @@ With ``tab[c] = c·log2(c)``, a stratum s with N rows of which N1 have t = 1 car
     n · I(t; V | S) = Σ_s (A_s − Σ_v A_{s,v})
 
 where only strata in which V takes a value other than its mode contribute (elsewhere the sum
-over v is A_s itself). Each stratum's term is ≥ 0 and is summed plainly: its own rounding (a
-difference of c·log2 c values) is larger than the sum's. So a test costs the exceptions of V, not n (:func:`values`), and the
-leave-one-out test I(t; X_f | S − f) of a member f costs f's exceptions (:func:`without`).
-"""
+over v is A_s itself), and strata in which t is constant contribute 0. So a test costs the
+exceptions of V, not n (:func:`values`; with few strata, the bit sets of V's values ANDed with
+those of the strata, when cheaper), and the leave-one-out test I(t; X_f | S − f) of a member
+f costs f's exceptions (:func:`without`). Each stratum's term is ≥ 0 and is summed plainly:
+its own rounding (a difference of c·log2 c values) is larger than the sum's."""
 
 from __future__ import annotations
 
