@@ -25,22 +25,23 @@ import dataclasses
 import html
 import io
 import json
-import warnings
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
 import camcf
-from camcf import catalog
+from camcf import catalog, studies
 from camcf.algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS
 from camcf.algorithm_params import by_name as _by_name
 from camcf.discretize import discretize
 from camcf.errors import CamcfError
+from camcf.estimates import Estimate
 from camcf.lru import BoundedLRU
 
 # Streamlit puts the entry file's folder on sys.path while it runs a script (as Python does for
 # a script), so the pages' shared modules import as the package ``pages``.
+from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import number_field, progress_box
 from pages._jobs import page_shown
@@ -71,6 +72,10 @@ SMALL = 400_000
 SHOW_PROGRESS = 50_000
 #: seconds: when the last run on the current data took less, a moved slider re-runs at once
 FAST_RUN = 0.5
+#: seconds from which the sidebar shows the run's estimate before it starts
+SHOW_ESTIMATE = 1.0
+#: the job slot of the main run (pages/_jobs.py)
+RUN_SLOT = "run"
 RUN_CACHE_ENTRIES = 8
 #: discretised data sets kept (by fingerprint and discretisation)
 PREPARED_ENTRIES = 4
@@ -210,13 +215,23 @@ def execute(data: DataBundle, disc: dict, params: dict, progress=None, *,
     result, computed here when not given; no caching here). Raises CamcfError on bad choices."""
     ds = data.dataset
     codes, kinds = prepared if prepared is not None else prepare(data, disc)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", camcf.CamcfWarning)
-        res = camcf.run(codes, ds.Y, feature_names=list(ds.feature_names),
-                        label_names=list(ds.label_names), category_names=ds.category_names,
-                        progress=progress, **params)
-    msgs = tuple(dict.fromkeys(say_warning(w.message) for w in caught
-                               if issubclass(w.category, camcf.CamcfWarning)))
+    out = studies.run_selection(codes, ds.Y, params=params, progress=progress,
+                                **run_names(data))
+    return record_of(data, disc, params, out, kinds)
+
+
+def run_names(data: DataBundle) -> dict:
+    """The names :func:`camcf.studies.run_selection` gives the run's record."""
+    ds = data.dataset
+    return {"feature_names": list(ds.feature_names), "label_names": list(ds.label_names),
+            "category_names": ds.category_names}
+
+
+def record_of(data: DataBundle, disc: dict, params: dict, out: dict, kinds: dict) -> RunRecord:
+    """The RunRecord of :func:`camcf.studies.run_selection`'s output ``out`` (a run on
+    ``data`` discretised with ``disc``, asked with ``params``)."""
+    res = out["result"]
+    msgs = tuple(dict.fromkeys(say_warning(w) for w in out["warnings"]))
     ran = {k: res.params.get(k, v) for k, v in params.items()}  # "auto" as the number it was
     return RunRecord(key=run_key(data, disc, params), data=data, disc=dict(disc), params=ran,
                      result=res, disc_info=kinds, warnings=msgs, asked=dict(params))
@@ -317,6 +332,73 @@ def _data_thresholds(data: DataBundle, disc: dict, significance: float) -> dict 
             key, lambda: data_thresholds(data, disc, significance, _prepared(data, disc)))
     except CamcfError:
         return None
+
+
+def resolved(data: DataBundle, disc: dict, params: dict) -> dict | None:
+    """``params`` with a threshold given as a word ("auto") as the number a run would derive
+    (:func:`_data_thresholds`); None when the data cannot be prepared with ``disc``."""
+    words = [k for k in EXACT if isinstance(params.get(k), str)]
+    if not words:
+        return params
+    sug = _data_thresholds(data, disc, float(params.get("significance", 0.01)))
+    return None if sug is None else {**params, **{k: sug[k] for k in words}}
+
+
+@st.cache_resource(show_spinner=False)
+def _shape_store() -> BoundedLRU:
+    """What a run's cost depends on, by (fingerprint, discretisation, minimum category size)."""
+    return BoundedLRU(PREPARED_ENTRIES * 2)
+
+
+def run_plan(data: DataBundle, disc: dict, params: dict) -> Estimate | None:
+    """What a run of ``params`` on ``data`` will cost (:func:`camcf.estimates.run_estimate`):
+    from the last run when it is on the same data and discretisation (its scores count the
+    candidates at any δ1, and its time scales the model), else from the data's shape and the
+    thresholds. None when the data cannot be prepared with ``disc``."""
+    from camcf.estimates import RunShape, run_estimate
+
+    asked = resolved(data, disc, params)
+    if asked is None:
+        return None
+    last: RunRecord | None = S.RUN.get()
+    try:
+        sug = _data_thresholds(data, disc, float(params.get("significance", 0.01)))
+        df = sug["df_delta1"] if sug is not None else 1
+        if last is not None and last.data.fingerprint == data.fingerprint and last.disc == disc:
+            shape = RunShape.of_result(last.result, df=df)
+            return run_estimate(shape, asked, measured=(
+                last.params, float(last.result.stats.get("seconds", 0.0))))
+        key = (data.fingerprint, tuple(sorted(disc.items())), params["min_category_size"])
+        shape = _shape_store().get_or_put(key, lambda: RunShape.of(
+            _prepared(data, disc)[0], data.dataset.Y,
+            min_category_size=int(params["min_category_size"])))
+        return run_estimate(shape, asked)
+    except CamcfError:
+        return None
+
+
+def run_as_job(data: DataBundle, disc: dict, params: dict, estimate: Estimate) -> None:
+    """Start the run of ``params`` on ``data`` as the frame's job (:mod:`pages._jobs`; its
+    result comes back in :func:`run_finished`) and rerun the app."""
+    codes, _ = _prepared(data, disc)
+    jobs_ui.start(RUN_SLOT, studies.run_selection,
+                  {"X": codes, "Y": data.dataset.Y, "params": dict(params), **run_names(data)},
+                  title="The Ca-MCF run", estimate=estimate, key=run_key(data, disc, params),
+                  frame=True)
+
+
+def run_finished(out: dict, key: tuple) -> None:
+    """A finished run job: its record becomes the run every page draws (when its data are
+    still the loaded ones), and goes into the run cache."""
+    data: DataBundle = S.DATA.get()
+    if data is None or data.fingerprint != key[0]:
+        return
+    disc, params = dict(key[1]), dict(key[2])
+    rec = record_of(data, disc, params, out, _prepared(data, disc)[1])
+    _run_store().put(key, rec)
+    S.RUN.set(rec)
+    S.RUN_ERROR.pop()
+    S.LOAD_ERROR.pop()
 
 
 def cached_run(data: DataBundle, disc: dict, params: dict) -> RunRecord:
@@ -528,10 +610,21 @@ def _params_panel() -> None:
     marks the results stale at once; Run reruns the app with the new values."""
     _param_widgets()
     params, disc = params_from_state()
-    reason = stale_reason(S.DATA.get(), params, disc)
-    if st.button("Run", type="primary", key="run_button", width="stretch"):
+    data = S.DATA.get()
+    reason = stale_reason(data, params, disc)
+    under_way = jobs_ui.running_key(RUN_SLOT) == run_key(data, disc, params)
+    if st.button("Running…" if under_way else "Run", type="primary", key="run_button",
+                 width="stretch", disabled=under_way,
+                 help="The run is under way (its progress and Stop are above the page)"
+                      if under_way else None):
         S.RUN_PRESSED.set(True)
         st.rerun()
+    if reason and not under_way:
+        estimate = run_plan(data, disc, params)
+        if estimate is not None and estimate.seconds >= SHOW_ESTIMATE:
+            st.caption(f"This run will take {estimate.describe()}; it can be stopped, and "
+                       "the results shown stay until it has finished.",
+                       help=" ".join(estimate.notes))
     if reason:
         st.warning(reason, icon=":material/update:")
 
@@ -575,10 +668,21 @@ def maybe_run(data: DataBundle, params: dict, disc: dict, pressed: bool) -> None
         S.RUN_ERROR.pop()  # the results shown are for exactly these choices
         S.RUN_PRESSED.pop()
         return
+    if jobs_ui.running_key(RUN_SLOT) == key:  # under way as a job
+        S.RUN_PRESSED.pop()
+        return
     fresh = last is None or last.data.fingerprint != data.fingerprint
     first_try = S.TRIED_KEY.get() != key
     if not (pressed or (fresh and data.cells <= SMALL)) or (not pressed and not first_try):
         return
+    if _run_store().get(key) is None:
+        estimate = run_plan(data, disc, params)
+        if estimate is not None and estimate.seconds >= jobs_ui.RUN_AS_JOB:
+            S.TRIED_KEY.set(key)
+            S.RUN_PRESSED.pop()
+            S.RUN_ERROR.pop()
+            run_as_job(data, disc, params, estimate)  # reruns the app
+            return
     # the key counts as tried, and a press of Run as answered, once the attempt has ended, with
     # results or an error: a run that a click interrupts (Streamlit ends the script run) is
     # tried again on the next script run, also a pressed run on large data
@@ -663,6 +767,7 @@ def _frame() -> None:
     if reason:
         st.html(f'<div class="camcf-stale" data-testid="camcf-stale">⚠ '
                 f'{html.escape(reason)}</div>')
+    jobs_ui.follow(RUN_SLOT, run_finished, kept="the results shown before it stay")
     rec: RunRecord | None = S.RUN.get()
     if rec is not None:
         for w in rec.warnings:

@@ -13,16 +13,27 @@ below are MULAN's published statistics, the rest is an assumption stated here:
 
 ``scale`` multiplies the rows and the labels (not the 500 features, which set ML-kNN's distance
 width): ``scale=0.1`` gives 1,600 × 500 with 100 labels.
+
+:func:`corel16k_like` has the shape of MULAN's *Corel16k* (sample 1: 13,766 × 500 binary
+"blob" features, 153 labels, label cardinality ≈ 2.9): 13,766 rows × 500 binary features and 153
+binary labels at ``scale=1``, built the same way with other assumed spreads (features present
+with probability log-uniform in [0.005, 0.1]; labels' base rates ∝ 1/(l+5), ≈ 2.9 labels a
+row).
+
+``write_arff`` writes such a data set as a sparse MULAN ARFF file with its label XML, the form
+in which the explorer and the command line read the real ones.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DELICIOUS", "delicious_like"]
+__all__ = ["COREL16K", "DELICIOUS", "corel16k_like", "delicious_like", "write_arff"]
 
 #: (rows, features, labels) at scale 1.
 DELICIOUS = (16_000, 500, 1_000)
+#: (rows, features, labels) at scale 1.
+COREL16K = (13_766, 500, 153)
 
 
 def delicious_like(scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -38,15 +49,39 @@ def delicious_like(scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.nd
     -------
     X, Y : ndarray of uint8
     """
-    n0, m, q0 = DELICIOUS
+    return _bag_of_words(DELICIOUS, scale, seed, present=(0.002, 0.2), offset=10.0,
+                         cardinality=19.0)
+
+
+def corel16k_like(scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Features ``X`` (n × 500, uint8 0/1) and labels ``Y`` (n × q, uint8 0/1) of Corel16k's
+    shape (13,766 × 500, 153 labels at ``scale=1``; see the module).
+
+    Parameters
+    ----------
+    scale : float, default 1.0
+        Multiplies the rows (13,766) and the labels (153); at least 50 rows and 5 labels.
+    seed : int, default 0
+
+    Returns
+    -------
+    X, Y : ndarray of uint8
+    """
+    return _bag_of_words(COREL16K, scale, seed, present=(0.005, 0.1), offset=5.0,
+                         cardinality=2.9)
+
+
+def _bag_of_words(shape, scale: float, seed: int, *, present: tuple[float, float],
+                  offset: float, cardinality: float) -> tuple[np.ndarray, np.ndarray]:
+    n0, m, q0 = shape
     n = max(50, round(n0 * scale))
     q = max(5, round(q0 * scale))
     rng = np.random.default_rng(seed)
-    p = np.exp(rng.uniform(np.log(0.002), np.log(0.2), size=m))
+    p = np.exp(rng.uniform(np.log(present[0]), np.log(present[1]), size=m))
     X = (rng.random((n, m), dtype=np.float32) < p[None, :].astype(np.float32)).astype(np.uint8)
-    base = 1.0 / (np.arange(q) + 10.0)
-    # mean labels per row ≈ 19 at q = 1,000 (the parents' boost below adds 4 · 2 · mean(p))
-    base *= 19.0 * (q / q0) / base.sum() / (1.0 + 8.0 * p.mean())
+    base = 1.0 / (np.arange(q) + offset)
+    # mean labels per row ≈ cardinality at q = q0 (the parents' boost below adds 4·2·mean(p))
+    base *= cardinality * (q / q0) / base.sum() / (1.0 + 8.0 * p.mean())
     base = np.minimum(base, 0.5)
     parents = rng.integers(0, m, size=(q, 2))
     Y = np.empty((n, q), dtype=np.uint8)
@@ -55,3 +90,31 @@ def delicious_like(scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.nd
         prob = np.minimum(0.95, base[j] * (1.0 + 4.0 * boost))
         Y[:, j] = rng.random(n, dtype=np.float32) < prob
     return X, Y
+
+
+def write_arff(path, X: np.ndarray, Y: np.ndarray, relation: str = "synthetic") -> tuple:
+    """Write ``X`` (features) and ``Y`` (binary labels) as a sparse MULAN ARFF file ``path``
+    (labels after the features, ``{index value, …}`` rows) and its label XML beside it
+    (``path`` with ``.xml``); returns both paths."""
+    from pathlib import Path
+
+    path = Path(path)
+    n, m = X.shape
+    q = Y.shape[1]
+    with path.open("w") as fh:
+        fh.write(f"@relation {relation}\n\n")
+        for j in range(m):
+            fh.write(f"@attribute f{j} {{0,1}}\n")
+        for j in range(q):
+            fh.write(f"@attribute y{j} {{0,1}}\n")
+        fh.write("\n@data\n")
+        both = np.hstack([X, Y]).astype(bool)
+        for row in both:
+            cols = np.flatnonzero(row)
+            fh.write("{" + ",".join(f"{c} 1" for c in cols) + "}\n")
+    xml = path.with_suffix(".xml")
+    xml.write_text('<?xml version="1.0" encoding="utf-8"?>\n'
+                   '<labels xmlns="http://mulan.sourceforge.net/labels">\n'
+                   + "".join(f'<label name="y{j}"></label>\n' for j in range(q))
+                   + "</labels>\n")
+    return path, xml

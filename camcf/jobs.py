@@ -54,6 +54,14 @@ or error) and stop it (:meth:`Job.stop`). The design, and why:
 * **A worker that loses its server stops too**: it watches its control pipe and ends when the
   other side closes.
 
+**Partial results.** A study that can continue from what it finished (a grid whose finished
+cells need not be computed again) hands its finished part to :func:`checkpoint` after each
+unit: ``checkpoint(progress, value)`` calls ``progress.checkpoint(value)`` when the progress
+callable has one (:func:`stoppable` keeps it; a job's worker gives its progress one that sends
+``value`` to the job), and does nothing otherwise. A job keeps the last value it received
+(:attr:`JobStatus.partial`), also when it is stopped or its worker is killed in the middle of a
+unit — a stop keeps what the study had finished, and the study can be given it back to go on.
+
 **Estimates** of a job's cost and remaining time are :mod:`camcf.estimates`' (a job carries
 one and its status reports the remaining time from it).
 """
@@ -75,7 +83,7 @@ from .errors import CamcfError
 from .estimates import (
     Estimate,
     Progress,
-    remaining_seconds,
+    remaining_parts,
 )
 
 __all__ = [
@@ -87,6 +95,7 @@ __all__ = [
     "Progress",
     "StopToken",
     "TimeBudgetExceeded",
+    "checkpoint",
     "max_jobs_setting",
     "preload",
     "runner",
@@ -150,14 +159,35 @@ class StopToken:
 
 def stoppable(progress: Progress | None, token: StopToken) -> Progress:
     """A progress callable that raises :class:`Cancelled` once ``token`` is set, before
-    passing the call on to ``progress`` (which may be None)."""
+    passing the call on to ``progress`` (which may be None); ``progress``'s ``checkpoint``
+    (see :func:`checkpoint`) is kept."""
 
     def report(done: int, total: int, message: str) -> None:
         token.check(done - 1 if done else 0, total)
         if progress is not None:
             progress(done, total, message)
 
+    keep = getattr(progress, "checkpoint", None)
+    if keep is not None:
+        report.checkpoint = keep  # type: ignore[attr-defined]
     return report
+
+
+def checkpoint(progress: Progress | None, value: Any) -> None:
+    """Hand ``value`` — what a study has finished so far, picklable — to whoever runs it:
+    ``progress.checkpoint(value)`` when ``progress`` has that method (a job's worker gives it
+    one: the job keeps the last value as :attr:`JobStatus.partial`), else nothing.
+
+    >>> kept = []
+    >>> def progress(done, total, message): pass
+    >>> progress.checkpoint = kept.append
+    >>> checkpoint(progress, {"cells": 3}); checkpoint(None, {"cells": 4})
+    >>> kept
+    [{'cells': 3}]
+    """
+    keep = getattr(progress, "checkpoint", None)
+    if keep is not None:
+        keep(value)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -171,6 +201,9 @@ class JobStatus:
     ``"running"``, ``"done"`` (``result`` holds the study's return value), ``"failed"``
     (``error``: the message) or ``"stopped"`` (``error``: why). ``elapsed``: seconds since it
     started running (0 while pending). ``remaining``: expected seconds left (None: unknown).
+    ``partial``: the last value the study handed to :func:`checkpoint` (None: none yet).
+    ``overrun``: the unit in progress has taken longer than it was expected to (its share of
+    ``remaining`` is then unknown, and counted as 0).
     """
 
     id: str
@@ -188,6 +221,8 @@ class JobStatus:
     estimate: Estimate | None
     owner: Any
     tag: Any
+    partial: Any = None
+    overrun: bool = False
 
     @property
     def finished(self) -> bool:
@@ -226,6 +261,7 @@ class Job:
         self._result: Any = None
         self._error: str | None = None
         self._error_type: str | None = None
+        self._partial: Any = None
         self._stop_reason: str | None = None
         self._stop_event = threading.Event()
         self._finished_event = threading.Event()
@@ -240,12 +276,15 @@ class Job:
             end = self._finished if self._finished is not None else now
             elapsed = 0.0 if self._started is None else end - self._started
             remaining = None
+            overrun = False
             if self._state == RUNNING:
-                remaining = remaining_seconds(self.estimate, self._unit_seconds, self._done,
-                                              self._total)
-                if remaining is not None:  # count down between two finished units
-                    since = now - (self._last_unit or self._started or now)
-                    remaining = max(0.0, remaining - since)
+                since = now - (self._last_unit or self._started or now)
+                parts = remaining_parts(self.estimate, self._unit_seconds, self._done,
+                                        self._total)
+                if parts is not None:  # count down the unit in progress, then the rest
+                    current, after = parts
+                    overrun = self._done < self._total and since > current
+                    remaining = after + max(0.0, current - since)
             elif self._state == PENDING and self.estimate is not None:
                 remaining = self.estimate.seconds
             elif self._state == DONE:
@@ -255,7 +294,8 @@ class Job:
                 total=self._total, message=self._message, elapsed=elapsed, remaining=remaining,
                 queue_position=self._runner._position(self) if self._state == PENDING else None,
                 result=self._result, error=self._error, error_type=self._error_type,
-                estimate=self.estimate, owner=self.owner, tag=self.tag)
+                estimate=self.estimate, owner=self.owner, tag=self.tag,
+                partial=self._partial, overrun=overrun)
 
     @property
     def state(self) -> str:
@@ -517,6 +557,8 @@ class JobRunner:
                             break
                     elif msg[0] == "progress":
                         job._progress(*msg[1:])
+                    elif msg[0] == "partial":
+                        job._set(partial=msg[1])
                     elif msg[0] == "started":  # units are timed from here, not from the launch
                         job._set(last_unit=time.monotonic(), message="running")
                     else:
@@ -531,6 +573,8 @@ class JobRunner:
                             break
                         if msg[0] == "progress":
                             job._progress(*msg[1:])
+                        elif msg[0] == "partial":
+                            job._set(partial=msg[1])
                         elif msg[0] != "started":
                             final = msg
                     break
@@ -676,6 +720,10 @@ def _worker(send_msgs, recv_ctl, fn: Callable, args: tuple, kwargs: dict) -> Non
     def report(done: int, total: int, message: str) -> None:
         send(("progress", int(done), int(total), str(message)))
 
+    def keep(value: Any) -> None:  # the study's finished part (checkpoint)
+        send(("partial", value))
+
+    report.checkpoint = keep  # type: ignore[attr-defined]
     send(("started",))
     try:
         result = fn(*args, progress=stoppable(report, token), **kwargs)

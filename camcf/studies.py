@@ -47,7 +47,15 @@ from typing import Any
 
 import numpy as np
 
-from .estimates import Estimate, Progress, Stage
+from .estimates import (
+    CLASSIFY_COST,
+    OVERHEAD,
+    TUNE_POINT_COST,
+    Estimate,
+    Progress,
+    Stage,
+    selection_seconds,
+)
 from .evaluation.settings import KNN_DEFAULTS
 
 __all__ = [
@@ -60,6 +68,7 @@ __all__ = [
     "run_compare",
     "run_evaluation",
     "run_landscape",
+    "run_selection",
     "run_sensitivity",
     "run_tune",
     "selection_seconds",
@@ -145,6 +154,33 @@ def _prepare(X, Y, disc, settings, parts: _Parts, after: int = 0):
     folds = _folds(X, Y, disc, settings)
     report(1, 1, f"{len(folds)} split(s) discretised")
     return folds
+
+
+def run_selection(X, Y, *, params: Mapping[str, Any], feature_names: Sequence[str] | None = None,
+                  label_names: Sequence[str] | None = None,
+                  category_names: Sequence[Mapping] | None = None,
+                  progress: Progress | None = None) -> dict:
+    """The explorer's main run: :func:`camcf.run` on feature codes ``X`` and labels ``Y`` with
+    Ca-MCF parameters ``params``, its :class:`camcf.CamcfWarning` s caught. Its units are the
+    target categories (``progress`` before each, as :func:`camcf.run` reports). Returns
+    ``result`` (the :class:`camcf.Result`) and ``warnings`` (the warnings, in order, repeats
+    left out)."""
+    import warnings
+
+    import camcf
+
+    from .algorithm import CamcfWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CamcfWarning)
+        res = camcf.run(X, Y, feature_names=None if feature_names is None else list(feature_names),
+                  label_names=None if label_names is None else list(label_names),
+                  category_names=category_names, progress=progress, **dict(params))
+    seen: dict[str, Warning] = {}
+    for w in caught:
+        if issubclass(w.category, CamcfWarning):
+            seen.setdefault(str(w.message), w.message)
+    return {"result": res, "warnings": list(seen.values())}
 
 
 def run_evaluation(X, Y, *, disc: Mapping[str, Any], params: Mapping[str, Any],
@@ -705,47 +741,6 @@ def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float
 # ------------------------------------------------------------------------------------------------
 # The paper's reproduction (camcf reproduce): a cost model from the data sets' shapes
 # ------------------------------------------------------------------------------------------------
-#: Seconds (one process) of one selection on n training rows × m features with q labels:
-#: ``OVERHEAD + b · n^a · m^c · q^e`` as ``method: (b, (a, c, e))``. Fitted to the per-split
-#: seconds of one whole reproduction with this code (the 7 shared data sets, 5 splits, serial,
-#: a loaded 2-core machine, 2026-11-24, 50 min; ``benchmarks/bench_eta.py DIR/r --fit`` prints
-#: the fit): each method's exponents were chosen among {0, ½, 1, 1½, 2} by the mean |log
-#: error| over the 7 data sets (0.2–0.6, fimf 1.1: within a factor 1.3–3). They order the data
-#: sets and methods by cost; the run corrects their scale as it goes
-#: (:func:`camcf.estimates.remaining_seconds`). Sparse data (PlantGO) costs less than its m says.
-SELECTION_COST: dict[str, tuple[float, tuple[float, float, float]]] = {
-    "camcf": (2.0e-7, (1.5, 0.5, 0.5)),
-    "camcf-defaults": (7.7e-9, (2.0, 0.5, 0.0)),
-    "mi-mcf": (2.4e-6, (0.5, 1.0, 2.0)),
-    "d2f": (1.3e-7, (1.0, 1.5, 0.5)),
-    "mdfs": (4.2e-6, (1.5, 0.5, 0.0)),
-    "jfsc": (6.0e-8, (2.0, 0.5, 0.0)),
-    "fimf": (3.4e-14, (1.5, 2.0, 2.0)),
-    "mcls": (2.8e-8, (2.0, 0.5, 0.5)),
-    "all": (0.0, (0.0, 0.0, 0.0)),
-    "random": (0.0, (0.0, 0.0, 0.0)),
-}
-#: seconds every selection, tuning point or classification costs whatever its size
-OVERHEAD = 0.05
-#: one tuning point on one inner fold (a Ca-MCF selection and an ML-kNN classification):
-#: ``b · n² · √(m·q)`` + a fixed part, n the outer training rows, as ``(b, fixed in one
-#: process, fixed with workers)``: b and the fixed part in one process fitted to the same run's
-#: tuning cells (mean |log error| 0.43); with workers each point is shipped to one (0.4 s, from
-#: a run with ``--n-jobs 2`` on 2026-11-23)
-TUNE_POINT_COST = (9.1e-9, 0.05, 0.4)
-#: one classification task (ML-kNN on one split for every method's features): ``b · n_train ·
-#: n_test`` + OVERHEAD (not fitted: the reproduction does not time its classifications; the
-#: runs above classified their 35 splits in 20–70 s)
-CLASSIFY_COST = 1.5e-6
-
-
-def selection_seconds(method: str, n_train: int, m: int, q: int) -> float:
-    """:data:`SELECTION_COST`'s prediction for one selection (a method it does not list is
-    assumed to cost as Ca-MCF tuned)."""
-    b, (a, c, e) = SELECTION_COST.get(method, SELECTION_COST["camcf"])
-    return OVERHEAD + b * n_train ** a * m ** c * q ** e
-
-
 def reproduction_estimate(shapes: Mapping[str, tuple[int, int, int, int]], *,
                           tune_cells: Mapping[str, int], tune_units: int, grid_points: int,
                           inner_folds: int, selections: Mapping[str, Mapping[str, int]],
