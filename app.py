@@ -45,6 +45,7 @@ from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import number_field, progress_box
 from pages._jobs import page_shown
+from pages._kept import note_data_change, show_set_aside
 from pages._nav import PAGES, frame_running, leave_directory_mode, navigate  # noqa: F401
 from pages._share import (
     DEMO_N,
@@ -55,6 +56,7 @@ from pages._share import (
     pin_controls,
     read_url,
     restore_view,
+    set_param,
     set_params_from_page,
     upload_link_note,
     write_url,
@@ -83,6 +85,8 @@ PREPARED_ENTRIES = 4
 #: options shown with a friendlier wording
 OPTION_NAMES = {"uniform": "equal width", "quantile": "equal frequency"}
 DEMO_DEFAULTS = {"n": S.DEMO_N.default, "seed": S.DEMO_SEED.default}
+#: the declared discretisation
+DISC_DEFAULTS = {p.name: p.default for p in DISCRETIZE_PARAMS}
 #: thresholds shown as number inputs, not sliders: values from significance at large n are far
 #: below a slider's step (δ1 ≈ 0.0003 bits at n = 16,000) and must be typed exactly
 EXACT = ("delta1", "delta2")
@@ -495,8 +499,19 @@ def process_load() -> None:
     if req is None:
         return
     _, disc = params_from_state()
+    notes = []
     try:
-        bundle = load_checked(req, disc)
+        try:
+            bundle = load_checked(req, disc)
+        except CamcfError as e:
+            if disc == DISC_DEFAULTS:
+                raise
+            bundle = load_checked(req, DISC_DEFAULTS)  # the discretisation does not apply
+            for name, v in DISC_DEFAULTS.items():
+                set_param(name, v)
+            notes.append(f"The discretisation chosen before ({_disc_words(disc)}) does not "
+                         f"apply to these data ({say(e)}); it was reset to the default "
+                         f"({_disc_words(DISC_DEFAULTS)}).")
     except CamcfError as e:
         S.LOAD_ERROR.set(say(e))
         return
@@ -506,10 +521,74 @@ def process_load() -> None:
     except Exception as e:  # noqa: BLE001 - a reader bug must not show a traceback
         S.LOAD_ERROR.set(f"could not read the data ({type(e).__name__}: {e})")
         return
+    before = S.DATA.get()
+    note_data_change(before, bundle)
+    if before is not None and before.fingerprint != bundle.fingerprint:
+        notes += carry_thresholds(before, bundle)
+    if notes:
+        S.PARAM_NOTES.set(S.PARAM_NOTES.get([]) + notes)
+    running = jobs_ui.running_key(RUN_SLOT)
+    if running is not None and running[0] != bundle.fingerprint:
+        jobs_ui.stop(RUN_SLOT, f"stopped because {bundle.description} was loaded")
     S.DATA.set(bundle)
     S.DATA_REQ.set({k: v for k, v in req.items() if k in ("kind", "n", "seed", "name")})
     S.LOAD_ERROR.pop()
     S.RUN_ERROR.pop()
+
+
+def _disc_words(disc: dict) -> str:
+    return (f"{disc['discretize']}, {int(disc['bins'])} "
+            f"{OPTION_NAMES.get(disc['strategy'], disc['strategy'])} bins")
+
+
+def carry_thresholds(before: DataBundle, after: DataBundle) -> list[str]:
+    """The Ca-MCF parameters across a change of data (from ``before`` to ``after``, before the
+    widgets are drawn): δ1 and δ2 suggested from ``before``'s data and unchanged since are
+    suggested again from ``after``'s at the same α; other values that are not the defaults
+    stay (bits mean the same on any data), said in a note with the way back."""
+    params, disc = params_from_state()
+    sug = S.SUGGESTED.get()
+    if sug and sug["fingerprint"] == before.fingerprint and all(
+            params.get(k) == sug[k] for k in EXACT):
+        new = _data_thresholds(after, disc, sug["significance"])
+        if new is not None:
+            for k in EXACT:
+                set_param(k, new[k])
+            shown = {k: fit(_params[k], new[k])[0] for k in EXACT}
+            S.SUGGESTED.set({"fingerprint": after.fingerprint,
+                             "significance": sug["significance"], **shown})
+            return [f"δ1 and δ2 had been suggested from {before.description} at α = "
+                    f"{sug['significance']:g}; for {after.description} they are suggested "
+                    f"again at the same α: δ1 = {shown['delta1']:g}, δ2 = {shown['delta2']:g} "
+                    "(press Run to apply them)."]
+    changed = {p.name: params[p.name] for p in ALGORITHM_PARAMS
+               if params[p.name] != p.default and p.name != BESIDE_SUGGEST}
+    if not changed:
+        return []
+    words = ", ".join(f"{_params[k].label} = {v:g}" if isinstance(v, float) else
+                      f"{_params[k].label} = {v}" for k, v in changed.items())
+    return [f"The parameters chosen for {before.description} are kept for "
+            f"{after.description}: {words} (not the defaults). **Reset to defaults** or "
+            "**Suggest from the data** in the sidebar to start afresh."]
+
+
+def reset_to_defaults() -> None:
+    """Every parameter back at its declared default (a button's callback: before the widgets
+    are drawn), said in a note."""
+    for p in (*ALGORITHM_PARAMS, *DISCRETIZE_PARAMS):
+        set_param(p.name, p.default)
+    S.SUGGESTED.pop()
+    S.PARAM_NOTES.set(S.PARAM_NOTES.get([]) + [
+        "The parameters are back at their defaults ("
+        + ", ".join(f"{p.label} = {p.default:g}" if isinstance(p.default, float)
+                    else f"{p.label} = {p.default}" for p in ALGORITHM_PARAMS if not p.advanced)
+        + "); press Run to apply them."])
+
+
+def at_defaults() -> bool:
+    params, disc = params_from_state()
+    return (all(params[p.name] == p.default for p in ALGORITHM_PARAMS)
+            and disc == DISC_DEFAULTS)
 
 
 def _typed(name: str) -> None:
@@ -564,6 +643,9 @@ def _suggest_row(sug: dict | None) -> None:
                         help=suggest_help(sug) if sug is not None else
                         "the data cannot be prepared with this discretisation")
     if pressed and sug is not None:
+        S.SUGGESTED.set({"fingerprint": S.DATA.get().fingerprint,
+                         "significance": sug["significance"],
+                         **{k: fit(_params[k], sug[k])[0] for k in EXACT}})
         set_params_from_page({"delta1": sug["delta1"], "delta2": sug["delta2"]})
 
 
@@ -585,6 +667,7 @@ def _param_widgets() -> None:
     with st.expander("Discretisation"):
         for p in DISCRETIZE_PARAMS:
             _widget(p)
+
     with st.expander("Advanced"):
         for p in ALGORITHM_PARAMS:
             if p.advanced and p.name != BESIDE_SUGGEST:
@@ -651,6 +734,11 @@ def _sidebar_params(data: DataBundle) -> None:
                 _param_widgets()
         else:
             _params_panel()
+        # (outside the panel's fragment: a click reruns the app, which shows the note above)
+        st.button("Reset to defaults", key="reset_params", on_click=reset_to_defaults,
+                  width="stretch", icon=":material/restart_alt:", disabled=at_defaults(),
+                  help="Every parameter and the discretisation back at their defaults (press "
+                       "Run to apply them).")
 
 
 def requested_run(data: DataBundle) -> tuple[dict, dict, bool]:
@@ -732,6 +820,7 @@ def _frame() -> None:
                        layout="wide")
     st.logo(str(ROOT / "assets" / "logo.svg"), size="large")
     st.html(f"<style>{(ROOT / 'assets' / 'style.css').read_text()}</style>")
+    S.keep_remembered()  # the study pages' choices outlive their pages
     read_url()  # a shared link: data, parameters and the place (first run of a session)
     apply_pending()  # parameters a page asked for (a landscape cell)
     if not S.DATA.has():
@@ -755,6 +844,7 @@ def _frame() -> None:
     if S.LOAD_ERROR.get():
         st.error(f"The data could not be loaded: {S.LOAD_ERROR.get()}. The previous data and "
                  f"results are kept.", icon=":material/error:")
+    show_set_aside()
     for msg in S.URL_PROBLEMS.pop([]):
         st.warning(f"From the link: {msg}", icon=":material/link:")
     for msg in S.PARAM_NOTES.pop([]):

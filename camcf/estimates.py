@@ -34,7 +34,7 @@ from typing import Any
 
 __all__ = ["CLASSIFY_COST", "OVERHEAD", "RUN_COST", "SELECTION_COST", "TUNE_POINT_COST",
            "CostProgress", "Estimate", "Progress", "RunShape", "Stage", "format_bytes",
-           "format_seconds", "remaining_parts", "remaining_seconds", "run_estimate",
+           "format_seconds", "remaining_parts", "remaining_seconds", "run_cost", "run_estimate",
            "run_seconds", "selection_seconds"]
 
 #: ``progress(done, total, message)``
@@ -85,15 +85,17 @@ class Estimate:
     memory_bytes: int | None = None
     memory_parts: tuple[tuple[str, int], ...] = ()
     notes: tuple[str, ...] = ()
+    #: the stages in a few words, said instead of listing them (many stages of one kind)
+    summary: str | None = None
 
     @classmethod
     def of(cls, stages: Sequence[Stage], memory: Mapping[str, int] | None = None,
-           notes: Sequence[str] = ()) -> Estimate:
+           notes: Sequence[str] = (), summary: str | None = None) -> Estimate:
         """An estimate from its stages and the named parts of its memory (summed)."""
         parts = tuple(sorted(((k, int(v)) for k, v in (memory or {}).items() if v > 0),
                              key=lambda kv: -kv[1]))
         return cls(stages=tuple(stages), memory_bytes=sum(v for _, v in parts) if parts
-                   else None, memory_parts=parts, notes=tuple(notes))
+                   else None, memory_parts=parts, notes=tuple(notes), summary=summary)
 
     @property
     def units(self) -> int:
@@ -114,6 +116,8 @@ class Estimate:
         time_part = ("about " if self.complete else "at least ") + format_seconds(self.seconds)
         mem = ("" if self.memory_bytes is None
                else f", about {format_bytes(self.memory_bytes)} of memory")
+        if self.summary is not None:
+            return f"{time_part}{mem} ({self.summary})"
         runs = itertools.groupby((s for s in self.stages if s.units), key=lambda s: s.group)
         parts = []
         for group, stages in runs:
@@ -483,6 +487,22 @@ def run_seconds(shape: RunShape, params: Mapping[str, Any]) -> float:
     return c["fixed"] + shape.n * (c["feature"] * shape.categories * shape.m
                                    + c["label"] * shape.categories * shape.all_categories
                                    + c["candidate"] * k * shape.m)
+
+
+def run_cost(result, params: Mapping[str, Any], seconds: float, df: int = 1
+             ) -> Callable[[Mapping[str, Any]], float]:
+    """Seconds of a run on the codes ``result`` (a :class:`camcf.Result` of a run with
+    ``params`` that took ``seconds``) ran on, with some parameters changed:
+    ``cost({"delta1": 0.001})`` — :func:`run_estimate` from ``result``'s scores (the candidates
+    counted at the new δ1 and k1), scaled by ``seconds``. What a grid of runs costs point by
+    point (lower thresholds keep more candidates and cost more)."""
+    shape = RunShape.of_result(result, df=df)
+    measured = (dict(params), float(seconds))
+
+    def cost(changes: Mapping[str, Any]) -> float:
+        return run_estimate(shape, {**params, **changes}, measured=measured).seconds
+
+    return cost
 
 
 def run_estimate(shape: RunShape, params: Mapping[str, Any], *,

@@ -1,0 +1,130 @@
+"""What one selection of each method costs, for :data:`camcf.estimates.SELECTION_COST` (the
+Compare page's per-method estimate and default method set, ``camcf reproduce``'s progress).
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_selection_cost.py            # measure and fit
+    .venv/bin/python benchmarks/bench_selection_cost.py --methods fimf,mi-mcf --budget 60
+
+One factor at a time on a seeded data set of delicious's kind (:func:`shapes.delicious_like`
+at scale 0.4: 6,400 × 500 binary features, 400 labels; its first rows, features and labels): a
+base case of N rows × M features × Q labels (default 1,500 × 250 × 50), then the rows × 4, the
+features × 2 and the labels × 8 — wide steps, so that timing noise on a shared machine weighs
+little in the exponents. One fit of each method per case (as the Compare page makes it:
+:func:`camcf.methods.make` with its defaults, on the binary label columns; Ca-MCF on the label
+codes), each in its own process, stopped after ``--budget`` seconds. Per method it prints the
+four seconds, then the exponents ``(a, c, e)`` of ``OVERHEAD + b · n^a · m^c · q^e`` — each
+log(t(factor · x) / t(x)) / log(factor), rounded to the nearest ½ in [0, 3] — and ``b``, the
+geometric mean of the cases' (t − OVERHEAD) / (n^a · m^c · q^e), with the mean |log error|
+over the cases. The last lines are the ``SELECTION_COST`` entries to paste into
+camcf/estimates.py. A method that ran past the budget in some case is not fitted (said so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing as mp
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from camcf.estimates import OVERHEAD  # noqa: E402
+
+METHODS = ("mi-mcf", "m2lc", "d2f", "mdfs", "jfsc", "fimf", "mcls", "camcf")
+#: how far each factor is stepped from the base case: rows, features, labels
+STEPS = (4, 2, 8)
+
+
+def _fit_one(method: str, n: int, m: int, q: int, out) -> None:
+    from shapes import delicious_like
+
+    from camcf import methods
+
+    X, Y = delicious_like(0.4)
+    X, Y = X[:n, :m], Y[:n, :q]
+    est = methods.make(method)
+    t0 = time.perf_counter()
+    est.fit(X, Y)
+    out.put(time.perf_counter() - t0)
+
+
+def measure(method: str, n: int, m: int, q: int, budget: float) -> float | None:
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    p = ctx.Process(target=_fit_one, args=(method, n, m, q, out))
+    p.start()
+    p.join(budget)
+    if p.is_alive():
+        p.kill()
+        p.join()
+        return None
+    return out.get() if p.exitcode == 0 else math.nan
+
+
+def fit(times: dict[tuple[int, int, int], float | None], base: tuple[int, int, int]
+        ) -> list[float] | None:
+    """The exponents (a, c, e) from the base case and the three stepped ones."""
+    t0 = times.get(base)
+    if not t0:
+        return None
+    exps = []
+    for axis, step in enumerate(STEPS):
+        case = tuple(v * step if i == axis else v for i, v in enumerate(base))
+        t = times.get(case)
+        if not t:
+            return None
+        e = math.log(max(t, OVERHEAD) / max(t0, OVERHEAD)) / math.log(step)
+        exps.append(min(3.0, max(0.0, round(2 * e) / 2)))
+    return exps
+
+
+def main() -> None:
+    from camcf import methods as registry
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--n", type=int, default=1500)
+    ap.add_argument("--m", type=int, default=250)
+    ap.add_argument("--q", type=int, default=50)
+    ap.add_argument("--budget", type=float, default=120.0, help="seconds per fit")
+    args = ap.parse_args()
+    base = (args.n, args.m, args.q)
+    cases = [base] + [tuple(v * step if i == axis else v for i, v in enumerate(base))
+                      for axis, step in enumerate(STEPS)]
+    print("cases (n, m, q): " + ", ".join(map(str, cases)))
+    available = set(registry.available())
+    entries = {}
+    for method in [m.strip() for m in args.methods.split(",") if m.strip()]:
+        if method not in available:
+            print(f"{method:8} not available in this installation, left out")
+            continue
+        times = {case: measure(method, *case, args.budget) for case in cases}
+        shown = " ".join("  > budget" if t is None else f"{t:10.2f}" for t in times.values())
+        print(f"{method:8} {shown}", flush=True)
+        exps = fit(times, base)
+        if exps is None:
+            print(f"{method:8} not fitted: a case ran past the budget or failed")
+            continue
+        a, c, e = exps
+        bs = [(t - OVERHEAD) / (n ** a * m ** c * q ** e)
+              for (n, m, q), t in times.items() if t and t > 2 * OVERHEAD]
+        b = float(math.exp(np.mean(np.log(bs)))) if bs else 0.0
+        errs = [abs(math.log((OVERHEAD + b * n ** a * m ** c * q ** e) / t))
+                for (n, m, q), t in times.items() if t]
+        entries[method] = (b, (a, c, e))
+        print(f"{method:8} b = {b:.3g}, (a, c, e) = ({a:g}, {c:g}, {e:g}); mean |log error| "
+              f"{np.mean(errs):.2f}", flush=True)
+    print("SELECTION_COST entries:")
+    for method, (b, (a, c, e)) in entries.items():
+        print(f'    "{method}": ({b:.2g}, ({a:g}, {c:g}, {e:g})),')
+
+
+if __name__ == "__main__":
+    main()
