@@ -92,6 +92,7 @@ __all__ = [
     "JobRefused",
     "JobRunner",
     "JobStatus",
+    "PartProgress",
     "Progress",
     "StopToken",
     "TimeBudgetExceeded",
@@ -171,6 +172,49 @@ def stoppable(progress: Progress | None, token: StopToken) -> Progress:
     if keep is not None:
         report.checkpoint = keep  # type: ignore[attr-defined]
     return report
+
+
+class PartProgress:
+    """The progress of one part of a study (a grid point, a method, a split) whose result only
+    exists once its last unit has been reported: ``progress(offset + done, total, prefix +
+    message)``, except that a :class:`Cancelled` raised at the part's last unit (``units``) is
+    held, so that the part returns and its result can be kept (:func:`checkpoint`); then
+    :meth:`release` raises it. Without this, a stop asked for during a part's last unit would
+    lose the whole part.
+
+    >>> seen = []
+    >>> def progress(done, total, message):
+    ...     seen.append(done)
+    ...     raise Cancelled("stopped")
+    >>> part = PartProgress(progress, offset=10, total=20, units=2)
+    >>> part(2, 2, "last unit")   # held: the part can return and be kept
+    >>> try:
+    ...     part.release()
+    ... except Cancelled as e:
+    ...     print(e, seen)
+    stopped [12]
+    """
+
+    def __init__(self, progress: Progress | None, *, offset: int, total: int, units: int,
+                 prefix: str = "") -> None:
+        self.progress, self.offset, self.total = progress, offset, total
+        self.units, self.prefix = units, prefix
+        self.held: Cancelled | None = None
+
+    def __call__(self, done: int, total: int, message: str) -> None:
+        if self.progress is None:
+            return
+        try:
+            self.progress(self.offset + done, self.total, self.prefix + message)
+        except Cancelled as e:
+            if done < self.units:
+                raise
+            self.held = e
+
+    def release(self) -> None:
+        """Raise the stop held at the part's last unit, if any."""
+        if self.held is not None:
+            raise self.held
 
 
 def checkpoint(progress: Progress | None, value: Any) -> None:

@@ -206,7 +206,7 @@ def run_evaluation(X, Y, *, disc: Mapping[str, Any], params: Mapping[str, Any],
     import pandas as pd
 
     from .evaluation import KnnCache, ablation, evaluate, summarise
-    from .jobs import checkpoint
+    from .jobs import PartProgress, checkpoint
 
     t0 = time.perf_counter()
     knn = _split_settings(settings)[1]
@@ -218,11 +218,11 @@ def run_evaluation(X, Y, *, disc: Mapping[str, Any], params: Mapping[str, Any],
     done = list(resume["splits_done"]) if resume else []
     frames = [resume["frame"]] if resume else []
 
-    def at(offset: int, prefix: str = "") -> Progress:
-        def report(d: int, t: int, message: str) -> None:
-            if progress is not None:
-                progress(offset + d, total, prefix + message)
-        return report
+    def at(offset: int, prefix: str = "", units: int = 0) -> PartProgress:
+        """(``units``: the split's last part's units: a stop at its last one is held until
+        the split is kept)"""
+        return PartProgress(progress, offset=offset, total=total, units=units or total + 1,
+                            prefix=prefix)
 
     at(0)(0, total, "discretising each split on its training rows")
     folds = _folds(X, Y, disc, settings)
@@ -241,15 +241,17 @@ def run_evaluation(X, Y, *, disc: Mapping[str, Any], params: Mapping[str, Any],
             continue
         offset = 1 + len(done) * each
         where = f"split {fold.split + 1}/{len(folds)}: "
+        last = at(offset, where, 0 if current else each)
         frames.append(ablation([fold], dict(params), knn=knn, cache=cache,
-                               progress=at(offset, where)).frame)
+                               progress=last).frame)
         if current:
+            last = at(offset + each - extra, "current selection: " + where, extra)
             frames.append(evaluate([fold], sets={"current": current}, knn=knn, cache=cache,
-                                   progress=at(offset + each - extra,
-                                               "current selection: " + where)).frame)
+                                   progress=last).frame)
         done.append(fold.split)
         if len(done) < len(folds):
             checkpoint(progress, outcome(partial=True))
+        last.release()  # a stop asked for during the split's last unit: after keeping it
     return {**outcome(partial=False), "cache": cache}
 
 

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..algorithm_params import DISCRETIZE_PARAMS, by_name
 from ..errors import ParameterError
-from ..jobs import Progress
+from ..jobs import PartProgress, Progress
 from .folds import Fold, make_folds
 from .metrics import METRICS
 from .running import (
@@ -135,18 +135,16 @@ def compare(
         own = evaluate.plan(folds, {name: methods[name]}, sets={name: FeatureSet(name)})
         fits_left = sum(selections.get(SelectionCache.key(f, methods[name], False)) is None
                         for f in folds)
-
-        def report(d: int, t: int, msg: str, _o=offset + (own.selections - fits_left),
-                   _name=name, _k=k) -> None:
-            if progress is not None:
-                progress(_o + d, total, f"{_name} (method {_k + 1} of {len(order)}): {msg}")
-
+        report = PartProgress(progress, offset=offset + own.selections - fits_left, total=total,
+                              units=fits_left + own.classifications,
+                              prefix=f"{name} (method {k + 1} of {len(order)}): ")
         ev = evaluate(folds, chosen, sets={name: FeatureSet(name)}, n_features=n_features,
                       reference=reference, knn=knn, cache=cache, selections=selections,
                       n_jobs=n_jobs, progress=report)
         parts[name] = _only(ev, name)
         if keep is not None:
             keep(Evaluation.combine(list(parts.values()), order=names))
+        report.release()  # a stop asked for during the method's last unit: after keeping it
     return Evaluation.combine([parts[m] for m in order], order=names)
 
 
@@ -320,10 +318,7 @@ def sensitivity(
                 progress(offset, total, f"{dict(zip(keys, point, strict=True))}: done before")
             continue
 
-        def report(d: int, t: int, msg: str, _o=offset) -> None:
-            if progress is not None:
-                progress(_o + d, total, msg)
-
+        report = PartProgress(progress, offset=offset, total=total, units=n_units)
         ev = evaluate(folds, {g: sel}, sets={g: specs[g]}, knn=knn, cache=cache,
                       n_jobs=n_jobs, progress=report)
         frame = ev.frame[ev.frame["metric"].isin(metrics)]
@@ -332,6 +327,7 @@ def sensitivity(
         offset += n_units
         if keep is not None:
             keep(pd.concat(parts, ignore_index=True))
+        report.release()  # a stop asked for during the point's last unit: after keeping it
     return pd.concat(parts, ignore_index=True)[[*keys, *RESULT_COLUMNS]]
 
 
