@@ -21,7 +21,8 @@ ratio, and the tests of each step (what the seconds are made of).
 ``feature``, ``label`` and ``candidate`` by the least mean squared log error (model / measured;
 ``fixed`` as it is, cases under 0.1 s left out: their time is the fixed part), and ``dependent`` as the
 median over the shared data sets' cases of the share of features that passed δ1 beyond what
-independence explains. Paste them into camcf/estimates.py when the engine changes.
+independence explains, times δ1 / δ_α where δ1 is above the α = 0.01 threshold δ_α (the
+model's decay). Paste them into camcf/estimates.py when the engine changes.
 """
 
 from __future__ import annotations
@@ -111,12 +112,15 @@ def fit(rows, shared: set[str]) -> dict:
     start = np.log([RUN_COST["feature"], RUN_COST["label"], RUN_COST["candidate"]])
     coef = np.exp(minimize(loss, start, method="Nelder-Mead",
                            options={"maxiter": 4000, "xatol": 1e-4, "fatol": 1e-8}).x)
+    from camcf.significance import threshold_for
+
     dep = []
     for r in rows:
         if r["name"] in shared:
             s = r["shape"]
             share = r["K"] / max(1, s.categories) / (r["params"]["k1"] * s.m)
-            dep.append(max(0.0, (share - r["p_indep"]) / (1 - r["p_indep"])))
+            decay = max(1.0, r["params"]["delta1"] / threshold_for(0.01, s.n, s.df))
+            dep.append(max(0.0, (share - r["p_indep"]) / (1 - r["p_indep"])) * decay)
     return {"fixed": RUN_COST["fixed"], "feature": float(coef[0]), "label": float(coef[1]),
             "candidate": float(coef[2]),
             "dependent": float(np.median(dep)) if dep else RUN_COST["dependent"]}

@@ -5,6 +5,7 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/bench_selection_cost.py            # measure and fit
     .venv/bin/python benchmarks/bench_selection_cost.py --methods fimf,mi-mcf --budget 60
+    .venv/bin/python benchmarks/bench_selection_cost.py --methods fimf --check 6000,500,400
 
 One factor at a time on a seeded data set of delicious's kind (:func:`shapes.delicious_like`
 at scale 0.4: 6,400 × 500 binary features, 400 labels; its first rows, features and labels): a
@@ -18,6 +19,10 @@ log(t(factor · x) / t(x)) / log(factor), rounded to the nearest ½ in [0, 3] �
 geometric mean of the cases' (t − OVERHEAD) / (n^a · m^c · q^e), with the mean |log error|
 over the cases. The last lines are the ``SELECTION_COST`` entries to paste into
 camcf/estimates.py. A method that ran past the budget in some case is not fitted (said so).
+
+``--check n,m,q`` instead measures each method once at that size and prints it beside what
+the cost model in camcf/estimates.py (:func:`camcf.estimates.selection_seconds`) predicts: how
+well the fit extrapolates to a larger case.
 """
 
 from __future__ import annotations
@@ -94,7 +99,18 @@ def main() -> None:
     ap.add_argument("--m", type=int, default=250)
     ap.add_argument("--q", type=int, default=50)
     ap.add_argument("--budget", type=float, default=120.0, help="seconds per fit")
+    ap.add_argument("--check", default=None, help="n,m,q: measure there, beside the model")
     args = ap.parse_args()
+    if args.check:
+        from camcf.estimates import selection_seconds
+
+        n, m, q = (int(v) for v in args.check.split(","))
+        for method in [m_.strip() for m_ in args.methods.split(",") if m_.strip()]:
+            t = measure(method, n, m, q, args.budget)
+            shown = f"> {args.budget:g} s" if t is None else f"{t:.2f} s"
+            print(f"{method:8} at {n} × {m}, {q} labels: measured {shown}, model "
+                  f"{selection_seconds(method, n, m, q):.1f} s", flush=True)
+        return
     base = (args.n, args.m, args.q)
     cases = [base] + [tuple(v * step if i == axis else v for i, v in enumerate(base))
                       for axis, step in enumerate(STEPS)]

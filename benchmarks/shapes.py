@@ -54,19 +54,8 @@ def delicious_like(scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.nd
 
 
 def corel16k_like(scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Features ``X`` (n × 500, uint8 0/1) and labels ``Y`` (n × q, uint8 0/1) of Corel16k's
-    shape (13,766 × 500, 153 labels at ``scale=1``; see the module).
-
-    Parameters
-    ----------
-    scale : float, default 1.0
-        Multiplies the rows (13,766) and the labels (153); at least 50 rows and 5 labels.
-    seed : int, default 0
-
-    Returns
-    -------
-    X, Y : ndarray of uint8
-    """
+    """:func:`delicious_like`'s ``X``, ``Y`` (uint8 0/1) for Corel16k's shape: 13,766 rows and
+    153 labels at ``scale=1`` (``scale`` multiplies both), 500 features; see the module."""
     return _bag_of_words(COREL16K, scale, seed, present=(0.005, 0.1), offset=5.0,
                          cardinality=2.9)
 
@@ -101,13 +90,11 @@ def write_arff(path, X: np.ndarray, Y: np.ndarray, relation: str = "synthetic") 
     path = Path(path)
     n, m = X.shape
     q = Y.shape[1]
+    names = [f"f{j}" for j in range(m)] + [f"y{j}" for j in range(q)]
+    header = [f"@relation {relation}", "", *(f"@attribute {a} {{0,1}}" for a in names), "",
+              "@data"]
     with path.open("w") as fh:
-        fh.write(f"@relation {relation}\n\n")
-        for j in range(m):
-            fh.write(f"@attribute f{j} {{0,1}}\n")
-        for j in range(q):
-            fh.write(f"@attribute y{j} {{0,1}}\n")
-        fh.write("\n@data\n")
+        fh.write("\n".join(header) + "\n")
         both = np.hstack([X, Y]).astype(bool)
         for row in both:
             cols = np.flatnonzero(row)

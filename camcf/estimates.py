@@ -353,19 +353,23 @@ class CostProgress:
 #: (the scores of every feature and pair of categories, then per kept candidate a scan of the
 #: features for spouses and the tests of Phase 4: ``benchmarks/bench_run_cost.py`` prints the
 #: tests of each step). Without the scores (no run on these data yet) K is predicted from the
-#: thresholds: a feature is a candidate of a category with probability ``dependent`` + (1 −
-#: ``dependent``) · P(χ²_df > 2·n·ln 2·δ1) — the share of features that depend on a category,
-#: and the chance that an independent one's G statistic passes δ1 (df: the typical feature ×
-#: category table's, :func:`camcf.significance.suggest_thresholds`).
+#: thresholds: a feature is a candidate of a category with probability d + (1 − d) ·
+#: P(χ²_df > 2·n·ln 2·δ1) — d the share of features that depend on a category strongly enough
+#: to pass δ1, ``dependent`` × min(1, δ_α / δ1) with δ_α the threshold of a G test at α = 0.01
+#: on these n rows (fewer pass a higher threshold), and the chance that an independent
+#: feature's G statistic passes δ1 (df: the typical feature × category table's,
+#: :func:`camcf.significance.suggest_thresholds`).
 #: Measured with ``benchmarks/bench_run_cost.py --fit`` (2026-11-29, this engine, one core of
 #: a shared 2-core machine): ``feature``, ``label`` and ``candidate`` chosen so that the
 #: synthetic cases of delicious's and Corel16k's shapes with n ≥ 3,200 rows and K ≥ 700 are
 #: within a factor 1.3 (delicious-like at full size, δ1 = 0.0003125: 17.0 s measured, 14.3 s
 #: modelled); the script's least-squares fit over every case was worse there. The model is
 #: up to 8× too high on Enron (sparse text: its spouse scans are short). ``dependent``: the
-#: median over flags, yeast, image and enron is 0.29, the synthetic sets' about 0.01; 0.1
-#: sits between (a first run's estimate is rough, the run's own progress corrects it, and
-#: later runs count K from the scores). Refit when the engine changes.
+#: median over flags, yeast, image and enron is 0.3, the synthetic sets' about 0.01; 0.1
+#: sits between (a first run's estimate is rough — 2 min for the synthetic delicious-like
+#: data at the suggested thresholds, which ran 17 s; the real delicious ran 101 s —, the
+#: run's own progress corrects it, and later runs count K from the scores). Refit when the
+#: engine changes.
 RUN_COST: dict[str, float] = {
     "fixed": 0.05,
     "feature": 4.0e-11,
@@ -474,8 +478,12 @@ class RunShape:
             return float(np.sum(np.ceil(float(k1) * passed)))
         from scipy.stats import chi2
 
-        share = RUN_COST["dependent"] + (1 - RUN_COST["dependent"]) * float(
-            chi2.sf(2 * self.n * math.log(2) * float(delta1), self.df))
+        from .significance import threshold_for
+
+        alpha = threshold_for(0.01, self.n, self.df)
+        dep = RUN_COST["dependent"] * min(1.0, alpha / max(float(delta1), 1e-300))
+        share = dep + (1 - dep) * float(chi2.sf(2 * self.n * math.log(2) * float(delta1),
+                                                self.df))
         return self.categories * math.ceil(float(k1) * self.m * share)
 
 

@@ -9,7 +9,6 @@ worker imports by name; the cost model is scaled up so that the demo's run is es
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,11 +18,10 @@ from support import new_app, run_button, texts  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 import _jobs_helpers as helpers  # noqa: E402
+from test_jobs_app import _rerun_until  # noqa: E402
 
 from camcf import estimates, jobs, studies  # noqa: E402
 from pages import _jobs as jobs_ui  # noqa: E402
-
-PATIENCE = 240
 
 
 @pytest.fixture
@@ -44,17 +42,6 @@ def slow(monkeypatch):
 def _run_job(at):
     job_id = at.session_state["jobs_running"].get("run")
     return jobs_ui.runner().get(job_id) if job_id else None
-
-
-def _rerun_until(at, pred, timeout: float = PATIENCE):
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
-        if pred(at):
-            return at
-        time.sleep(0.3)
-    raise AssertionError("the app never showed what was expected")
 
 
 def _seed_changed(at, seed: int):
