@@ -705,8 +705,9 @@ def _params_panel() -> None:
     if reason and not under_way:
         estimate = run_plan(data, disc, params)
         if estimate is not None and estimate.seconds >= SHOW_ESTIMATE:
-            st.caption(f"This run will take {estimate.describe()}; it can be stopped, and "
-                       "the results shown stay until it has finished.",
+            job = (" It runs with its progress above the page and a Stop button."
+                   if estimate.seconds >= jobs_ui.RUN_AS_JOB else "")
+            st.caption(f"This run will take {estimate.describe()}.{job}",
                        help=" ".join(estimate.notes))
     if reason:
         st.warning(reason, icon=":material/update:")

@@ -85,16 +85,18 @@ def one_file(page, name: str, arff: Path, xml: Path, shots: Path, t0: float) -> 
     shot(page, shots, f"{name}-1-estimate")
 
     side.get_by_role("button", name="Run", exact=True).click()
-    line = job_line(page, "The Ca-MCF run")
-    page.wait_for_function(
+    job_line(page, "The Ca-MCF run")
+    page.wait_for_function(  # some categories done, and the time left said
         """() => [...document.querySelectorAll('[data-testid="stProgress"]')]
-                 .some(e => /\\d+\\/\\d+/.test(e.innerText) && / left|after it/.test(e.innerText))""",
+                 .some(e => /The Ca-MCF run: ([2-9]\\d|\\d{3,})/.test(e.innerText)
+                            && / left/.test(e.innerText))""",
         timeout=LONG)
     line = job_line(page, "The Ca-MCF run")
     say(t0, f"{name}: running — {line}")
     shot(page, shots, f"{name}-2-running")
-    stop_job(page, "The Ca-MCF run", "stopped by the user")
-    say(t0, f"{name}: stopped — " + page.get_by_text("stopped by the user").first.inner_text())
+    stop_job(page, "The Ca-MCF run", "the results shown before it stay")
+    say(t0, f"{name}: stopped — "
+            + page.get_by_text("the results shown before it stay").first.inner_text())
     shot(page, shots, f"{name}-3-stopped")
 
     started = time.monotonic()

@@ -327,7 +327,8 @@ class Job:
                                         self._total)
                 if parts is not None:  # count down the unit in progress, then the rest
                     current, after = parts
-                    overrun = self._done < self._total and since > current
+                    # (late: twice its time and 2 s more, e.g. the first unit also starts up)
+                    overrun = self._done < self._total and since > 2 * current + 2.0
                     remaining = after + max(0.0, current - since)
             elif self._state == PENDING and self.estimate is not None:
                 remaining = self.estimate.seconds

@@ -4,6 +4,9 @@
 δ2 × k2), the other parameters fixed, and returns the number of selected features per cell
 (and, on request, one ML-kNN metric per cell).
 
+A threshold axis is run from its highest value down (the cheapest runs first: fewer
+candidates), so that the first cells come soon and a stop keeps as many as it can.
+
 Reuse, only where the decisions are provably identical: **k2 is read by Phase 4 alone**
 (:func:`camcf.phases.run_target` passes it to :func:`camcf.phases.symmetry_and_redundancy`
 and nowhere else; skipping and mirroring do not depend on it). Grid points that differ only in
@@ -38,8 +41,8 @@ from .errors import ParameterError
 from .phases import with_k2
 from .result import Result
 
-__all__ = ["GRID_PARAMS", "PRESETS", "SPAN", "THRESHOLDS", "Landscape", "default_values",
-           "grid_values", "landscape"]
+__all__ = ["GRID_PARAMS", "PRESETS", "SPAN", "THRESHOLDS", "Landscape", "axis_order",
+           "default_values", "grid_values", "landscape"]
 
 #: the parameters a landscape axis may vary
 GRID_PARAMS = ("delta1", "delta2", "k1", "k2")
@@ -178,6 +181,14 @@ def _n_kept(k1: float, n_candidates: int) -> int:
     return math.ceil(k1 * n_candidates)
 
 
+def axis_order(name: str, values: Sequence[float]) -> list[int]:
+    """The order in which the values of the axis ``name`` are run: a threshold's from the
+    highest (the cheapest run: fewer candidates) down, so the first cells come soon and a stop
+    keeps the most of them; another axis's as given."""
+    idx = list(range(len(values)))
+    return sorted(idx, key=lambda i: -values[i]) if name in THRESHOLDS else idx
+
+
 def _full_run(codes: np.ndarray, Y: np.ndarray, params: dict) -> Result:
     import warnings
 
@@ -278,7 +289,7 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
     other_name = y if k2_axis == "x" else x if k2_axis == "y" else None
     full_runs = phase4_only = reused = 0
     if k2_axis is not None:  # (a group not fully computed is run again, all of it)
-        where = [gi for gi in range(len(other_values))
+        where = [gi for gi in axis_order(other_name, other_values)
                  if not (filled[gi, :] if k2_axis == "x" else filled[:, gi]).all()]
         jobs = [{**base, other_name: other_values[gi], "k2": 1.0} for gi in where]
     else:
@@ -314,7 +325,8 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
         k1_vals = xs if x == "k1" else ys
         oname = y if x == "k1" else x
         ovals = ys if x == "k1" else xs
-        for oi, ov in enumerate(ovals):
+        for oi in axis_order(oname, ovals):
+            ov = ovals[oi]
             seen: dict[tuple, int] = {}
             n_cand = None
             for ki, kv in enumerate(k1_vals):

@@ -662,18 +662,26 @@ def landscape_estimate(X, Y, *, x: str, x_values: Sequence, y: str, y_values: Se
     def at(point: Mapping[str, Any]) -> float:
         return run_seconds if cost is None else float(cost(point))
 
+    from .algorithm_params import by_name
+    from .landscape import axis_order
+
     stages: list[Stage] = []
+    per = None
     if "k2" in (x, y):
         other, values, k2s = (y, ys, xs) if x == "k2" else (x, xs, ys)
-        for v in values:  # one run answers every k2 (only Phase 4 is run again)
+        for i in axis_order(other, values):  # one run answers every k2 (Phase 4 again only)
+            v = values[i]
             stages.append(Stage(f"{other} = {v:g}", len(k2s), at({other: v}) / len(k2s)))
         how = f"{len(values)} full Ca-MCF runs, each answering every k2 value"
+        per = (other, len(k2s))
     elif "k1" in (x, y):
         other, values, k1s = (y, ys, xs) if x == "k1" else (x, xs, ys)
-        for v in values:  # (the landscape goes through k1 for each value of the other axis)
+        for i in axis_order(other, values):  # (through k1 for each value of the other axis)
+            v = values[i]
             stages.append(Stage(f"{other} = {v:g}", len(k1s),
                                 sum(at({other: v, "k1": k}) for k in k1s) / len(k1s)))
         how = "a Ca-MCF run each at most; points with the same ⌈k1·n⌉ share one"
+        per = (other, len(k1s))
     else:
         for yv in ys:
             for xv in xs:
@@ -681,9 +689,11 @@ def landscape_estimate(X, Y, *, x: str, x_values: Sequence, y: str, y_values: Se
         how = "a Ca-MCF run each"
     runs = [s.seconds for s in stages]
     summary = f"{cells} grid points, {how}"
-    if cost is not None and len(runs) > 1:
-        summary += (f"; from {format_seconds(min(runs))} to {format_seconds(max(runs))} a row "
-                    "(lower thresholds cost more)")
+    if cost is not None and per is not None and len(runs) > 1:
+        symbol = by_name()[per[0]].label
+        summary += (f"; the {per[1]} points of one {symbol} from "
+                    f"{format_seconds(min(runs))} to {format_seconds(max(runs))}: lower "
+                    "thresholds cost more, so they come last")
     memory = {"the worker's copy of the data": 2 * _data_bytes(X, Y),
               "the worker process": WORKER_BASE}
     notes = [f"Each run is assumed to take as long as the current run ({run_seconds:.1f} s)."
