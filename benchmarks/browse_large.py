@@ -67,17 +67,38 @@ def job_line(page, title: str) -> str:
     return bar.inner_text()
 
 
+def alert(page, text: str):
+    """The message box (st.warning, st.info, …) that says ``text``."""
+    return page.locator('[data-testid="stAlert"]').filter(has_text=text).first
+
+
 def stop_job(page, title: str, stopped: str) -> None:
     page.get_by_role("button", name="Stop").first.click()
-    page.get_by_text(stopped).first.wait_for(timeout=LONG)
+    alert(page, stopped).wait_for(timeout=LONG)
     wait_idle(page, timeout=LONG)
+
+
+def chart_shot(page, shots: Path, name: str) -> None:
+    """The first chart scrolled into view, and the window shot (the page scrolls inside)."""
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    chart.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    shots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shots / f"{name}.png"))
+    print(f"    screenshot {shots / (name + '.png')}", flush=True)
 
 
 def one_file(page, name: str, arff: Path, xml: Path, shots: Path, t0: float) -> None:
     side = page.locator('[data-testid="stSidebar"]')
     upload(page, arff, xml)
     say(t0, f"{name}: loaded")
+    before = support.number_value(page, "δ1")
     side.get_by_role("button", name="Suggest from the data").click()
+    page.wait_for_function(
+        "([e, v]) => e.value !== v",
+        arg=[support.sidebar_number(page, "δ1").element_handle(), before], timeout=LONG)
+    wait_idle(page, timeout=LONG)
+    page.wait_for_timeout(1000)
     wait_idle(page, timeout=LONG)
     estimate = side.get_by_text("This run will take").first
     estimate.wait_for(timeout=LONG)
@@ -95,8 +116,7 @@ def one_file(page, name: str, arff: Path, xml: Path, shots: Path, t0: float) -> 
     say(t0, f"{name}: running — {line}")
     shot(page, shots, f"{name}-2-running")
     stop_job(page, "The Ca-MCF run", "the results shown before it stay")
-    say(t0, f"{name}: stopped — "
-            + page.get_by_text("the results shown before it stay").first.inner_text())
+    say(t0, f"{name}: stopped — " + alert(page, "the results shown before it stay").inner_text())
     shot(page, shots, f"{name}-3-stopped")
 
     started = time.monotonic()
@@ -124,11 +144,11 @@ def one_file(page, name: str, arff: Path, xml: Path, shots: Path, t0: float) -> 
     stop_job(page, "The landscape", "are kept and shown (partial)")
     page.get_by_text(re.compile("^Partial: ")).first.wait_for(timeout=LONG)
     support.charts_drawn(page, timeout=LONG)
-    say(t0, f"{name}: landscape stopped — "
-            + page.get_by_text(re.compile("^Partial: ")).first.inner_text())
+    say(t0, f"{name}: landscape stopped — " + alert(page, "Partial: ").inner_text())
     cont = page.get_by_role("button", name=re.compile(r"^Continue \("))
     say(t0, f"{name}: the button now says: {cont.first.inner_text()}")
     shot(page, shots, f"{name}-5-landscape-stopped")
+    chart_shot(page, shots, f"{name}-6-landscape-partial-cells")
 
 
 def main() -> None:

@@ -53,8 +53,10 @@ THRESHOLDS = ("delta1", "delta2")
 PRESETS = (("delta1", "k1"), ("delta2", "k2"))
 #: range of each parameter for default grids when no current value is given (low, high)
 _RANGES = {"delta1": (0.02, 0.1), "delta2": (0.02, 0.3), "k1": (0.2, 1.0), "k2": (0.2, 1.0)}
-#: a default threshold axis around a current value spans that value ÷ SPAN to × SPAN
-SPAN = 4.0
+#: a default threshold axis around a current value spans that value ÷ SPAN[0] to × SPAN[1]:
+#: one doubling below it (thresholds below a significance-derived one mostly add noise, and
+#: cost most), three above
+SPAN = (2.0, 8.0)
 
 Progress = Callable[[int, int, str], None]
 
@@ -116,13 +118,13 @@ class Landscape:
 def default_values(name: str, size: int = 5, around: float | None = None
                    ) -> tuple[float, ...]:
     """The default values of a grid axis of ``name``: a threshold's ``size`` log-spaced values
-    from ``around`` ÷ :data:`SPAN` to ``around`` × :data:`SPAN` (``around`` in the middle: the
-    current point is on the grid), clipped to the range every widget offers; without
-    ``around`` (or 0), or for a share (k1, k2), the usual range (:data:`_RANGES`). See
-    :func:`grid_values`.
+    from ``around`` ÷ ``SPAN[0]`` to ``around`` × ``SPAN[1]`` (:data:`SPAN`; with 5 values,
+    ``around`` is the second: the current point is on the grid), clipped to the range every
+    widget offers; without ``around`` (or 0), or for a share (k1, k2), the usual range
+    (:data:`_RANGES`). See :func:`grid_values`.
 
     >>> default_values("delta1", 5, around=0.0003)
-    (7.5e-05, 0.00015, 0.0003, 0.0006, 0.0012)
+    (0.00015, 0.0003, 0.0006, 0.0012, 0.0024)
     >>> default_values("k1", 5)
     (0.2, 0.4, 0.6, 0.8, 1.0)
     """
@@ -135,7 +137,7 @@ def default_values(name: str, size: int = 5, around: float | None = None
         from .algorithm_params import by_name
 
         top = by_name()[name].ui_range()[1]
-        lo, hi = around / SPAN, min(top, around * SPAN)
+        lo, hi = around / SPAN[0], min(top, around * SPAN[1])
     return grid_values(name, lo, hi, size)
 
 

@@ -671,7 +671,8 @@ def landscape_estimate(X, Y, *, x: str, x_values: Sequence, y: str, y_values: Se
         other, values, k2s = (y, ys, xs) if x == "k2" else (x, xs, ys)
         for i in axis_order(other, values):  # one run answers every k2 (Phase 4 again only)
             v = values[i]
-            stages.append(Stage(f"{other} = {v:g}", len(k2s), at({other: v}) / len(k2s)))
+            stages.append(Stage(f"{other} = {v:g}", len(k2s), at({other: v}) / len(k2s),
+                                kind="grid point"))
         how = f"{len(values)} full Ca-MCF runs, each answering every k2 value"
         per = (other, len(k2s))
     elif "k1" in (x, y):
@@ -679,13 +680,15 @@ def landscape_estimate(X, Y, *, x: str, x_values: Sequence, y: str, y_values: Se
         for i in axis_order(other, values):  # (through k1 for each value of the other axis)
             v = values[i]
             stages.append(Stage(f"{other} = {v:g}", len(k1s),
-                                sum(at({other: v, "k1": k}) for k in k1s) / len(k1s)))
+                                sum(at({other: v, "k1": k}) for k in k1s) / len(k1s),
+                                kind="grid point"))
         how = "a Ca-MCF run each at most; points with the same ⌈k1·n⌉ share one"
         per = (other, len(k1s))
     else:
         for yv in ys:
             for xv in xs:
-                stages.append(Stage(f"{x} = {xv:g}, {y} = {yv:g}", 1, at({x: xv, y: yv})))
+                stages.append(Stage(f"{x} = {xv:g}, {y} = {yv:g}", 1, at({x: xv, y: yv}),
+                                    kind="grid point"))
         how = "a Ca-MCF run each"
     runs = [s.seconds for s in stages]
     summary = f"{cells} grid points, {how}"

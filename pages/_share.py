@@ -477,6 +477,9 @@ def pin_controls() -> None:
         pinned = None
     if pinned is not None:
         p = pinned.asked or pinned.params
+        data = S.DATA.get()
+        other = (f" (on {pinned.data.description}: set aside on these data)"
+                 if data is not None and pinned.data.fingerprint != data.fingerprint else "")
         st.sidebar.caption(f":material/push_pin: Pinned: δ1 {_num(p['delta1'])}, δ2 "
                            f"{_num(p['delta2'])}, k1 {_num(p['k1'])}, k2 {_num(p['k2'])} — "
-                           f"{pinned.result.selected_indices.size} features")
+                           f"{pinned.result.selected_indices.size:,} features{other}")

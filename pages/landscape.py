@@ -68,7 +68,7 @@ x, y = preset
 st.button("Grid around the current point", key="ls_around", on_click=around_current,
           args=((x, y),), icon=":material/center_focus_strong:",
           help=f"{SYMBOL[x]} and {SYMBOL[y]} back to their default ranges: a threshold from its "
-               "current value ÷ 4 to × 4, log-spaced; a share from 0.2 to 1.")
+               "current value ÷ 2 to × 8, log-spaced; a share from 0.2 to 1.")
 cols = st.columns(2)
 axes = {}
 inputs = []  # (name, from, to, steps): what a link carries

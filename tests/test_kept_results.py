@@ -180,10 +180,10 @@ def test_a_stopped_landscape_keeps_its_cells_and_continues_from_them(monkeypatch
 def test_the_default_grid_is_log_spaced_around_the_current_thresholds():
     """Landed: always δ1 0.02–0.1 (arts' δ1 of 0.0003 neither inside nor marked)."""
     at = goto(new_app({"delta1": "0.0003"}), "pages/landscape.py")
-    assert at.number_input(key="ls_delta1_lo").value == pytest.approx(0.000075)
-    assert at.number_input(key="ls_delta1_hi").value == pytest.approx(0.0012)
+    assert at.number_input(key="ls_delta1_lo").value == pytest.approx(0.00015)
+    assert at.number_input(key="ls_delta1_hi").value == pytest.approx(0.0024)
     cap = next(c.value for c in at.caption if c.value.startswith("δ1 (log-spaced"))
-    assert "7.5e-05 · 0.00015 · **0.0003 (current)** · 0.0006 · 0.0012" in cap
+    assert "0.00015 · **0.0003 (current)** · 0.0006 · 0.0012 · 0.0024" in cap
     # 5 δ1 values × k1 0.2, 0.4, 0.6, 0.8, 1 and the current 0.7
     assert any("Compute the landscape (30 cells)" in b.label for b in at.button)
 
@@ -195,7 +195,7 @@ def test_new_data_set_the_threshold_axes_around_their_thresholds():
     _load_demo(at, 3106)  # small: run at once with δ1 = 0.004, this page drawn on it
     assert any("were set around the current thresholds (δ1 = 0.004" in i.value
                for i in at.info), _infos(at)
-    assert at.number_input(key="ls_delta1_lo").value == pytest.approx(0.001)
+    assert at.number_input(key="ls_delta1_lo").value == pytest.approx(0.002)
 
 
 def _bag_of_words_csv(scale: float = 0.1) -> bytes:

@@ -348,10 +348,11 @@ def test_landscape_computes_and_a_cell_choice_moves_the_sliders():
     assert not at.exception
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     heat = [tr for s in specs for tr in s["data"] if tr.get("type") == "heatmap"]
-    # rows: k1 0.2, 1 and the current 0.7; columns: δ1 log-spaced around the current 0.05
+    # rows: k1 0.2, 1 and the current 0.7; columns: δ1 0.025, 0.1, 0.4 (log-spaced from the
+    # current 0.05 ÷ 2 to × 8) and the current 0.05
     assert heat and heat[0]["text"] and len(heat[0]["text"]) == 3
-    assert len(heat[0]["text"][0]) == 3
-    assert any("9 cells" in c.value for c in at.caption)
+    assert len(heat[0]["text"][0]) == 4
+    assert any("12 cells" in c.value for c in at.caption)
     # what a click does (AppTest cannot click a plotly point): the page asks the frame
     at.session_state["pending_params"] = {"delta1": 0.1, "k1": 1.0}
     at.run()
