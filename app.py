@@ -76,8 +76,8 @@ SHOW_PROGRESS = 50_000
 FAST_RUN = 0.5
 #: seconds from which the sidebar shows the run's estimate before it starts
 SHOW_ESTIMATE = 1.0
-#: the job slot of the main run (pages/_jobs.py)
-RUN_SLOT = "run"
+#: the job slot of the main run
+RUN_SLOT = jobs_ui.RUN_SLOT
 RUN_CACHE_ENTRIES = 8
 #: discretised data sets kept (by fingerprint and discretisation)
 PREPARED_ENTRIES = 4

@@ -153,6 +153,8 @@ def grid_values(name: str, lo: float, hi: float, steps: int,
     (0.001, 0.01, 0.1)
     >>> grid_values("k1", 0.2, 1.0, 3, current=0.7)
     (0.2, 0.6, 0.7, 1.0)
+    >>> grid_values("delta1", 0.0001496, 0.002393, 5, current=0.0002991)
+    (0.0001496, 0.0002991, 0.0005983, 0.001197, 0.002393)
     """
     from .params import round_sig
 
@@ -165,7 +167,11 @@ def grid_values(name: str, lo: float, hi: float, steps: int,
         values = list(np.linspace(lo, hi, steps))
     values = [round_sig(float(v)) for v in values]
     if current is not None and lo <= float(current) <= hi:
-        values.append(round_sig(float(current)))
+        here = round_sig(float(current))
+        # a value that rounding alone set apart from the current one is the current one
+        # (0.0002992 from ends typed with four digits around 0.0002991)
+        values = [here if abs(v - here) <= 1e-3 * abs(here) else v for v in values]
+        values.append(here)
     return tuple(sorted(set(values)))
 
 

@@ -41,9 +41,14 @@ def current_run():
     data = S.DATA.get()
     if data is not None and rec.data.fingerprint != data.fingerprint:
         # the run is of the data loaded before: never drawn as these data's results
-        st.info(f"No results for {data.description} yet: press **Run** in the sidebar. The "
-                f"results of {rec.data.description} are set aside (load it again to see "
-                "them).", icon=":material/hourglass_empty:")
+        from pages import _jobs
+
+        running = _jobs.running_key(_jobs.RUN_SLOT)
+        first = ("its run is under way (its progress is above)" if running is not None
+                 and running[0] == data.fingerprint else "press **Run** in the sidebar")
+        st.info(f"No results for {data.description} yet: {first}. The results of "
+                f"{rec.data.description} are set aside (load it again to see them).",
+                icon=":material/hourglass_empty:")
         st.stop()
     return rec
 

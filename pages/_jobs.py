@@ -103,6 +103,8 @@ def _job(slot: str) -> Job | None:
 
 #: the page tag of a job of the frame (the main run): no page change stops it
 FRAME_JOB = "*"
+#: the slot of the main run (app.py)
+RUN_SLOT = "run"
 
 
 def page_shown(url_path: str) -> None:
