@@ -38,6 +38,7 @@ from camcf.discretize import discretize
 from camcf.errors import CamcfError
 from camcf.estimates import Estimate
 from camcf.lru import BoundedLRU
+from camcf.viz.explain import plural
 
 # Streamlit puts the entry file's folder on sys.path while it runs a script (as Python does for
 # a script), so the pages' shared modules import as the package ``pages``.
@@ -87,6 +88,8 @@ OPTION_NAMES = {"uniform": "equal width", "quantile": "equal frequency"}
 DEMO_DEFAULTS = {"n": S.DEMO_N.default, "seed": S.DEMO_SEED.default}
 #: the declared discretisation
 DISC_DEFAULTS = {p.name: p.default for p in DISCRETIZE_PARAMS}
+#: the network chooser's entry for a BIF file of one's own
+UPLOAD_BIF = "Upload a BIF file…"
 #: thresholds shown as number inputs, not sliders: values from significance at large n are far
 #: below a slider's step (δ1 ≈ 0.0003 bits at n = 16,000) and must be typed exactly
 EXACT = ("delta1", "delta2")
@@ -105,6 +108,32 @@ def demo_bundle(n: int = 1000, seed: int = 0) -> DataBundle:
         source={"kind": "demo", "path": "demo.csv", "labels": f"last:{ds.n_labels}",
                 "xml": None, "description": ds.source},
         truth=dict(demo.true_blankets), graph=demo.graph, fingerprint=ds.fingerprint())
+
+
+def network_bundle(network: str | None, labels: str | None = None, n: int = 1000,
+                   seed: int = 0, *, bif: bytes | None = None,
+                   filename: str | None = None) -> DataBundle:
+    """A sample of a known network (:mod:`camcf.networks`: a network pgmpy ships by name, or
+    an uploaded BIF file's bytes) with its truth: the same path as the demo's (the category
+    blankets colour every page; ``dataset.truth`` scores per label)."""
+    from camcf import networks
+
+    net = networks.load_bytes(bif, filename or "network.bif") if bif is not None \
+        else networks.load(network)
+    spec = labels or networks.DEFAULT_LABELS
+    ds = net.simulate(spec, int(n), int(seed))
+    t = ds.truth
+    cats = [sorted(c) for c in ds.category_names]
+    command = (f"camcf simulate {network if bif is None else filename} --labels "
+               f"{','.join(ds.label_names)} --n {int(n)} --seed {int(seed)} --output "
+               f"{net.name}.arff")
+    return DataBundle(
+        dataset=ds, description=f"{net.title} (labels {spec}; n = {int(n):,}, seed {int(seed)})",
+        source={"kind": "network", "path": f"{net.name}.arff", "labels": None,
+                "xml": f"{net.name}.xml", "description": ds.source, "simulate": command,
+                "network": network, "bif": bif, "filename": filename},
+        truth=t.category_blankets(ds.feature_names, ds.label_names, cats),
+        fingerprint=ds.fingerprint())
 
 
 def shared_bundle(name: str, folder: str | None = None) -> DataBundle:
@@ -156,8 +185,9 @@ def mat_choices(data: bytes, filename: str) -> list[dict]:
 def load_request(req: dict) -> DataBundle:
     """Turn a load request into data; every data source goes through here.
 
-    ``req["kind"]``: ``"demo"`` (n, seed), ``"shared"`` (name, folder) or ``"upload"``
-    (data, filename, labels, xml, xml_name, variable). Raises :class:`camcf.CamcfError` for bad input.
+    ``req["kind"]``: ``"demo"`` (n, seed), ``"shared"`` (name, folder), ``"upload"``
+    (data, filename, labels, xml, xml_name, variable) or ``"network"`` (network or bif and
+    filename, labels, n, seed). Raises :class:`camcf.CamcfError` for bad input.
     """
     kind = req.get("kind")
     if kind == "demo":
@@ -167,6 +197,13 @@ def load_request(req: dict) -> DataBundle:
     if kind == "upload":
         return upload_bundle(req["data"], req["filename"], req.get("labels"), req.get("xml"),
                              req.get("xml_name"), req.get("variable"))
+    if kind == "network":
+        if req.get("bif") is not None:
+            return network_bundle(None, req.get("labels"), int(req.get("n", 1000)),
+                                  int(req.get("seed", 0)), bif=req["bif"],
+                                  filename=req.get("filename"))
+        return _network_cached(req["network"], req.get("labels") or None,
+                               int(req.get("n", 1000)), int(req.get("seed", 0)))
     raise CamcfError(f"unknown data source {kind!r}")
 
 
@@ -290,6 +327,11 @@ def csv_columns(data: bytes) -> list[str]:
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _demo_cached(n: int, seed: int) -> DataBundle:
     return demo_bundle(n, seed)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _network_cached(network: str, labels: str | None, n: int, seed: int) -> DataBundle:
+    return network_bundle(network, labels, n, seed)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -428,7 +470,8 @@ def cached_run(data: DataBundle, disc: dict, params: dict) -> RunRecord:
 # ------------------------------------------------------------------------------------------------
 def _sidebar_source() -> None:
     st.sidebar.header("Data")
-    kind = st.sidebar.radio("Source", ["Built-in demo", "Upload a file", "Shared data folder"],
+    kind = st.sidebar.radio("Source", ["Built-in demo", "Known network", "Upload a file",
+                                       "Shared data folder"],
                             key=S.SRC_KIND.init(), horizontal=False)
     if kind == "Built-in demo":
         c1, c2 = st.sidebar.columns(2)
@@ -438,6 +481,8 @@ def _sidebar_source() -> None:
                                key=S.DEMO_SEED.init())
         if st.sidebar.button("Load demo", key="load_demo"):
             S.LOAD_REQUEST.set({"kind": "demo", "n": int(n), "seed": int(seed)})
+    elif kind == "Known network":
+        _sidebar_network()
     elif kind == "Upload a file":
         up = st.sidebar.file_uploader("Data file (ARFF, MATLAB .mat, CSV/TSV)",
                                       type=["arff", "mat", "csv", "tsv", "txt"],
@@ -493,6 +538,46 @@ def _sidebar_source() -> None:
                 S.LOAD_REQUEST.set({"kind": "shared", "name": name, "folder": str(folder)})
 
 
+def _sidebar_network() -> None:
+    """A known network (:mod:`camcf.networks`): one pgmpy ships or an uploaded BIF file, its
+    labels (names or auto:K), n and seed; loaded as a sample that carries its truth."""
+    from camcf import networks
+
+    try:
+        names = [n for n in networks.shipped() if n != "demo"]
+    except CamcfError as e:  # pgmpy missing: say what to install
+        st.sidebar.warning(say(e))
+        return
+    choices = [*names, UPLOAD_BIF]
+    if S.NET_NAME.get() not in choices:
+        S.NET_NAME.pop()
+    name = st.sidebar.selectbox("Network", choices, key=S.NET_NAME.init(),
+                                help="The discrete Bayesian networks pgmpy ships (read offline), "
+                                     "or a BIF file of your own.")
+    up = None
+    if name == UPLOAD_BIF:
+        up = st.sidebar.file_uploader("BIF file (.bif, .bif.gz)", type=["bif", "gz"],
+                                      key="upload_bif")
+    labels = st.sidebar.text_input("Labels", key=S.NET_LABELS.init(),
+                                   help=f"Node names separated by commas, or auto:K: "
+                                        f"{networks.AUTO_RULE}. Every other node is a feature.")
+    n_p, seed_p = networks.SAMPLE_PARAMS
+    c1, c2 = st.sidebar.columns(2)
+    lo, hi, step = n_p.ui_range()
+    n = c1.number_input("samples", lo, hi, step=step, key=S.NET_N.init(), help=n_p.help)
+    lo, hi, step = seed_p.ui_range()
+    seed = c2.number_input("seed", lo, hi, step=step, key=S.NET_SEED.init(), help=seed_p.help)
+    if st.sidebar.button("Load network", key="load_network",
+                         disabled=name == UPLOAD_BIF and up is None):
+        req = {"kind": "network", "labels": labels.strip() or None, "n": int(n),
+               "seed": int(seed)}
+        if up is not None:
+            req.update(bif=up.getvalue(), filename=up.name)
+        else:
+            req["network"] = name
+        S.LOAD_REQUEST.set(req)
+
+
 def process_load() -> None:
     """Apply a pending load request; on failure keep the previous data and say why."""
     req = S.LOAD_REQUEST.pop()
@@ -531,7 +616,8 @@ def process_load() -> None:
     if running is not None and running[0] != bundle.fingerprint:
         jobs_ui.stop(RUN_SLOT, f"stopped because {bundle.description} was loaded")
     S.DATA.set(bundle)
-    S.DATA_REQ.set({k: v for k, v in req.items() if k in ("kind", "n", "seed", "name")})
+    S.DATA_REQ.set({k: v for k, v in req.items()
+                    if k in ("kind", "n", "seed", "name", "network", "labels", "filename")})
     S.LOAD_ERROR.pop()
     S.RUN_ERROR.pop()
 
@@ -615,7 +701,7 @@ def _widget(p, help_: str | None = None) -> None:
     if p.words:  # a number or a word ("auto"): the toggle decides which one runs
         word = S.WORD[p.name]
         word.init()
-        c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+        c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
         with c1:
             number_field(p, key, on_change=_typed, args=(p.name,), disabled=bool(word.get()),
                          help=f"{help_} — or switch **{p.words[0]}** on: {label} = "
@@ -833,7 +919,7 @@ def _frame() -> None:
     data: DataBundle = S.DATA.get()
     ds = data.dataset
     st.sidebar.caption(f"**{data.description}** — {ds.n_samples:,} samples, "
-                       f"{ds.n_features:,} features, {ds.n_labels} labels")
+                       f"{ds.n_features:,} features, {plural(ds.n_labels, 'label')}")
 
     params, disc, pressed = requested_run(data)
     maybe_run(data, params, disc, pressed)

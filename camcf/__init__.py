@@ -17,6 +17,7 @@ from .errors import (
     FileAccessError,
     InvalidDataError,
     LabelSpecError,
+    MissingDependencyError,
     ParameterError,
     ResourceLimitError,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "FileAccessError",
     "InvalidDataError",
     "LabelSpecError",
+    "MissingDependencyError",
     "NotFittedError",
     "ParameterError",
     "ResourceLimitError",

@@ -115,6 +115,12 @@ class Dataset:
             object.__setattr__(self, "category_names", names)
 
     @property
+    def truth(self):
+        """The :class:`camcf.truth.Truth` of data sampled from a known network
+        (:mod:`camcf.networks`, the built-in demo), else None (``meta["truth"]``)."""
+        return self.meta.get("truth")
+
+    @property
     def n_samples(self) -> int:
         return int(self.X.shape[0])
 

@@ -3,8 +3,9 @@
 The app needs a data set that works without any file and on which the answer is known. This
 module describes a small causal Bayesian network (a DAG over discrete features and labels) as
 plain data, samples from it reproducibly, and derives from the same graph the true Markov
-blanket, in features, of every label category. :func:`compare_blanket` scores a selected
-feature set against that truth.
+blanket, in features, of every label category (through :mod:`camcf.truth`, as for every known
+network of :mod:`camcf.networks`: the demo is one of them, ``camcf.networks.load("demo")``);
+:func:`camcf.truth.score` scores a selected feature set against that truth.
 
 The default network (``DEMO_NETWORK``) is built so that every phase of Ca-MCF has something
 to do; :data:`DEMO_STORY` names its parts. This docstring states facts about the *network*
@@ -60,7 +61,7 @@ __all__ = [
     "DemoData",
     "NodeSpec",
     "build_cpts",
-    "compare_blanket",
+    "demo_network",
     "make_causal_multilabel",
     "make_wide",
     "markov_blanket_features",
@@ -293,10 +294,10 @@ def markov_blanket_features(graph: nx.DiGraph, node: str) -> set[str]:
     """The feature members of ``node``'s Markov blanket in a DAG.
 
     The Markov blanket of a node is its parents, its children and the other parents of its
-    children (spouses). Children may be features or labels; only the members whose ``kind``
-    attribute is ``"feature"`` are returned (labels are targets, not selectable features).
-    A spouse counts whatever the kind of the child it shares: a feature parent of a label
-    child of ``node`` is a member.
+    children (spouses), as :func:`camcf.truth.blanket_of` reads them. Children may be features
+    or labels; only the members whose ``kind`` attribute is ``"feature"`` are returned (labels
+    are targets, not selectable features). A spouse counts whatever the kind of the child it
+    shares: a feature parent of a label child of ``node`` is a member.
 
     Parameters
     ----------
@@ -309,12 +310,10 @@ def markov_blanket_features(graph: nx.DiGraph, node: str) -> set[str]:
     set of str
         Feature names.
     """
-    children = set(graph.successors(node))
-    members = set(graph.predecessors(node)) | children
-    for child in children:
-        members |= set(graph.predecessors(child))
-    members.discard(node)
-    return {m for m in members if graph.nodes[m].get("kind") == "feature"}
+    from .truth import blanket_of
+
+    return {m for m in blanket_of(graph, node).blanket
+            if graph.nodes[m].get("kind") == "feature"}
 
 
 def true_blankets(
@@ -325,9 +324,9 @@ def true_blankets(
 ) -> dict[tuple[int, int], frozenset[int]]:
     """True Markov blankets, in feature indices, of every label category indicator.
 
-    For a label ``L`` the blanket is :func:`markov_blanket_features` of ``L``: its feature
-    parents, its feature children, and the feature parents of its children (children may be
-    labels or features). For a category indicator ``[L == c]`` this module uses the **same
+    For a label ``L`` the blanket is the feature part of its Markov blanket in the DAG
+    (:meth:`camcf.truth.Truth.category_blankets`): its feature parents, its feature children,
+    and the feature parents of its children (children may be labels or features). For a category indicator ``[L == c]`` this module uses the **same
     feature set as L**. The indicator is a function of ``L``, so this set always shields it from
     the other features; for a particular category a smaller set can suffice (e.g. a parent
     that only moves ``L`` between two other categories), but a category-specific minimal set
@@ -346,13 +345,10 @@ def true_blankets(
     dict of (int, int) to frozenset of int
         Keyed by ``(label index, category code)``.
     """
-    index = {name: j for j, name in enumerate(feature_names)}
-    out: dict[tuple[int, int], frozenset[int]] = {}
-    for i, label in enumerate(label_names):
-        members = frozenset(index[f] for f in markov_blanket_features(graph, label))
-        for c in categories[i]:
-            out[(i, int(c))] = members
-    return out
+    from .truth import truth_of
+
+    truth = truth_of(graph, list(label_names), list(feature_names))
+    return truth.category_blankets(feature_names, label_names, categories)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -448,6 +444,34 @@ def sample_from_cpts(
 # ------------------------------------------------------------------------------------------------
 # The demo
 # ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Rules:
+    """A network of :class:`NodeSpec` s as a sampler: CPTs drawn by :func:`build_cpts`, rows
+    by :func:`sample_from_cpts`, both from ``numpy.random.default_rng(seed)``."""
+
+    nodes: tuple[NodeSpec, ...]
+
+    def sample_codes(self, n: int, seed: int) -> dict[str, np.ndarray]:
+        rng = np.random.default_rng(seed)
+        cpts = build_cpts(self.nodes, rng)
+        return sample_from_cpts(self.nodes, cpts, n, rng)
+
+
+def demo_network(nodes: Sequence[NodeSpec] = DEMO_NETWORK):
+    """The demo (or another network of :class:`NodeSpec` s) as a
+    :class:`camcf.networks.Network` — ``camcf.networks.load("demo")`` — so that it is sampled,
+    and its truth read, as every known network is."""
+    import hashlib
+
+    from .networks import Network
+
+    nodes = tuple(nodes)
+    states = {s.name: tuple(s.categories or (str(k) for k in range(s.n_states))) for s in nodes}
+    return Network(name="demo", title="built-in demo", graph=network_graph(nodes),
+                   states=states, model=_Rules(nodes),
+                   fingerprint=hashlib.sha256(repr(nodes).encode()).hexdigest()[:20])
+
+
 def make_causal_multilabel(
     n_samples: int = 1000,
     *,
@@ -479,77 +503,22 @@ def make_causal_multilabel(
     -------
     DemoData
     """
-    if int(n_samples) < 1:
-        raise ValueError(f"n_samples must be a positive integer; got {n_samples!r}")
-    n = int(n_samples)
     graph = network_graph(nodes)
-    rng = np.random.default_rng(seed)
-    cpts = build_cpts(nodes, rng)
-    values = sample_from_cpts(nodes, cpts, n, rng)
-
-    features = sorted(s.name for s in nodes if s.kind == "feature")
     if label_order is None:
         listed = [s.name for s in nodes if s.kind == "label"]
         label_order = DEMO_LABEL_ORDER if set(listed) == set(DEMO_LABEL_ORDER) else listed
     labels = list(label_order)
     if sorted(labels) != sorted(s.name for s in nodes if s.kind == "label"):
         raise ValueError(f"label_order {labels} must list every label exactly once")
-    spec = {s.name: s for s in nodes}
-    for j, name in enumerate(features):
+    # one sampler and one truth for every known network: the demo is one of them
+    dataset = demo_network(nodes).simulate(labels, n_samples, seed)
+    for j, name in enumerate(dataset.feature_names):
         graph.nodes[name]["index"] = j
     for i, name in enumerate(labels):
         graph.nodes[name]["index"] = i
-
-    X = np.column_stack([values[f] for f in features]).astype(float)
-    Y = np.column_stack([values[lab] for lab in labels]).astype(np.int64)
-    category_names = []
-    for lab in labels:
-        names = spec[lab].categories or tuple(str(k) for k in range(spec[lab].n_states))
-        category_names.append({int(c): names[int(c)] for c in np.unique(values[lab])})
-    dataset = Dataset(
-        X=X,
-        Y=Y,
-        feature_names=features,
-        label_names=labels,
-        source=f"built-in demo (seed {seed}, n = {n})",
-        category_names=category_names,
-        meta={"generator": "camcf.datasets.make_causal_multilabel", "seed": seed},
-    )
-    blankets = true_blankets(
-        graph, features, labels, [np.unique(Y[:, i]) for i in range(len(labels))]
-    )
+    categories = [np.unique(dataset.Y[:, i]) for i in range(len(labels))]
+    blankets = dataset.truth.category_blankets(dataset.feature_names, labels, categories)
     return DemoData(dataset=dataset, graph=graph, true_blankets=blankets, seed=seed)
-
-
-def compare_blanket(found: set[int] | Sequence[int], true: set[int] | Sequence[int]) -> dict:
-    """Compare a selected feature set with the true blanket.
-
-    Parameters
-    ----------
-    found, true : set of int
-        Feature indices.
-
-    Returns
-    -------
-    dict
-        ``tp`` (in both), ``missed`` (true but not found), ``extra`` (found but not true) —
-        sorted lists — and ``precision``, ``recall``, ``f1``. By convention an empty ``found``
-        has precision 1.0, an empty ``true`` has recall 1.0, and F1 is 0.0 when precision and
-        recall are both 0.
-    """
-    f, t = {int(v) for v in found}, {int(v) for v in true}
-    tp = f & t
-    precision = len(tp) / len(f) if f else 1.0
-    recall = len(tp) / len(t) if t else 1.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {
-        "tp": sorted(tp),
-        "missed": sorted(t - f),
-        "extra": sorted(f - t),
-        "precision": precision,
-        "recall": recall,
-        "f1": f1,
-    }
 
 
 def make_wide(n: int, m: int, q: int, seed: int = 0, *, group_size: int = 6,

@@ -118,7 +118,11 @@ def diagnose(result, significance: float | None = None) -> Diagnosis:
     """
     from .algorithm_params import by_name
     from .significance import thresholds_from_levels
+    from .viz.explain import plural
     from .viz.summary import flow_row
+
+    def were(k: int) -> str:
+        return "was" if k == 1 else "were"
 
     p = result.params
     m = int(result.n_features)
@@ -137,21 +141,24 @@ def diagnose(result, significance: float | None = None) -> Diagnosis:
     steps = (
         StepCount("below-delta1", "delta1", below, pairs,
                   f"{below:,} of {pairs:,} feature–category pairs ({_pct(below, pairs)}) had "
-                  f"s_f = I(t; X_f) ≤ δ1 = {d1:g} bits and were never candidates"),
+                  f"s_f = I(t; X_f) ≤ δ1 = {d1:g} bits and "
+                  + ("was never a candidate" if below == 1 else "were never candidates")),
         StepCount("cut-k1", "k1", tot["cut by k1"], tot["candidates"],
-                  f"{tot['cut by k1']:,} of {tot['candidates']:,} candidates were cut by "
-                  f"k1 = {p['k1']:g}"),
+                  f"{tot['cut by k1']:,} of {tot['candidates']:,} candidates "
+                  f"{were(tot['cut by k1'])} cut by k1 = {p['k1']:g}"),
         StepCount("backward", "delta1", tot["removed (backward)"], tot["kept by k1"],
-                  f"{tot['removed (backward)']:,} of {tot['kept by k1']:,} kept candidates were "
-                  f"removed by the backward elimination (a conditional test ≤ δ1)"),
+                  f"{tot['removed (backward)']:,} of {tot['kept by k1']:,} kept candidates "
+                  f"{were(tot['removed (backward)'])} removed by the backward elimination (a "
+                  f"conditional test ≤ δ1)"),
         StepCount("cut-k2", "k2", tot["cut by k2"], tot["CMB"],
-                  f"{tot['cut by k2']:,} of {tot['CMB']:,} that reached pruning were cut by "
-                  f"k2 = {p['k2']:g}"),
+                  f"{tot['cut by k2']:,} of {tot['CMB']:,} that reached pruning "
+                  f"{were(tot['cut by k2'])} cut by k2 = {p['k2']:g}"),
         StepCount("symmetry", "delta1", tot["symmetry"], tot["CMB"] - tot["cut by k2"],
-                  f"{tot['symmetry']:,} were removed by symmetry (s_f ≤ δ1)"),
+                  f"{tot['symmetry']:,} {were(tot['symmetry'])} removed by symmetry (s_f ≤ δ1)"),
         StepCount("redundancy", "gamma", tot["redundancy"],
                   tot["CMB"] - tot["cut by k2"] - tot["symmetry"],
-                  f"{tot['redundancy']:,} were removed as redundant (γ = {p['gamma']:g})"),
+                  f"{tot['redundancy']:,} {were(tot['redundancy'])} removed as redundant "
+                  f"(γ = {p['gamma']:g})"),
     )
     worst = max(steps, key=lambda s: s.removed) if ran else None
     selected = int(result.selected_indices.size)
@@ -164,25 +171,28 @@ def diagnose(result, significance: float | None = None) -> Diagnosis:
 
     said = [f"The run selected {selected:,} of {m:,} features."]
     if not ran:
-        said.append(f"Every one of the {skipped:,} label categories was skipped (fewer positive "
-                    f"samples than the minimum category size {p['min_category_size']}).")
+        said.append(("The only label category was" if skipped == 1 else
+                     f"Every one of the {skipped:,} label categories was")
+                    + f" skipped (fewer positive samples than the minimum category size "
+                    f"{p['min_category_size']:,}).")
     else:
         said.append(f"Over the {len(ran):,} label categories that ran, the step that removed "
-                    f"the most was {_NAMES[worst.key]}: {worst.removed:,} feature–category "
-                    f"pairs.")
+                    f"the most was {_NAMES[worst.key]}: "
+                    f"{plural(worst.removed, 'feature–category pair')}.")
         said.extend(f"{s.text[0].upper()}{s.text[1:]}." for s in steps)
-        said.append(f"{tot['spouses']:,} entered as spouses and {tot['recovered']:,} were "
-                    f"recovered.")
+        said.append(f"{tot['spouses']:,} entered as "
+                    f"{'a spouse' if tot['spouses'] == 1 else 'spouses'} and "
+                    f"{tot['recovered']:,} {were(tot['recovered'])} recovered.")
         if empty_r:
             said.append(f"{empty_r:,} of {len(ran):,} categories had an empty label skeleton R "
                         f"(no category of another label passed δ2 = {d2:g} bits).")
         if skipped:
-            said.append(f"{skipped:,} categories were skipped (minimum category size "
-                        f"{p['min_category_size']}).")
+            said.append(f"{plural(skipped, 'category')} {were(skipped)} skipped (minimum "
+                        f"category size {p['min_category_size']:,}).")
     if suggestion is not None:
         said.append(f"At significance α = {alpha:g} on these n = {int(result.n_samples):,} rows "
                     f"the G test suggests δ1 = {suggestion['delta1']:.4g} bits (df "
-                    f"{suggestion['df_delta1']}) and δ2 = {suggestion['delta2']:.4g} bits "
+                    f"{suggestion['df_delta1']:,}) and δ2 = {suggestion['delta2']:.4g} bits "
                     f"(df 1); this run used δ1 = {d1:g}, δ2 = {d2:g}.")
     return Diagnosis(selected=selected, n_features=m, poor=poor, categories_run=len(ran),
                      categories_skipped=skipped, empty_skeleton=empty_r, pairs=pairs,

@@ -89,3 +89,9 @@ class FileAccessError(CamcfError, OSError):
     """A file could not be read or written for a reason outside the data: it is unreadable
     (permissions), its folder is missing, or the disk is full. The message names the file and
     the way out. The CLI exits with code 3 (an environment failure) for it."""
+
+
+class MissingDependencyError(CamcfError, ImportError):
+    """An optional dependency a feature needs is not installed (e.g. pgmpy for the known
+    networks: ``pip install 'camcf[networks]'``). The message names the package and the extra
+    to install; the CLI exits with code 3 (an environment failure)."""

@@ -23,6 +23,7 @@ from .algorithm_params import ALGORITHM_PARAMS, CAMCF_PARAMS
 from .algorithm_params import by_name as _by_name
 from .baselines._base import SubsetSelector
 from .errors import InvalidDataError
+from .truth import found_indices
 
 _D = {p.name: p.default for p in CAMCF_PARAMS}
 
@@ -63,6 +64,11 @@ class CaMCF(SubsetSelector):
     thresholds_ : dict
         ``{"delta1": bits, "delta2": bits}`` as the run used them (resolved when "auto").
     support_ : ndarray of bool, shape (n_features,)
+    blankets_ : tuple of tuple of int
+        Per label (column of Y), the features found for it: the union of its categories'
+        blankets (:func:`camcf.truth.found_indices`); the selection is their union.
+    label_blankets_ : tuple of tuple of int
+        Per label, the other labels its categories' label skeletons R hold.
     n_features_in_ : int
 
     Examples
@@ -126,6 +132,7 @@ class CaMCF(SubsetSelector):
             self.result_ = run(codes, Y, feature_names=feature_names, label_names=label_names,
                                category_names=category_names, progress=progress, **algo)
         self.thresholds_ = {k: self.result_.params[k] for k in ("delta1", "delta2")}
+        self.blankets_, self.label_blankets_ = found_indices(self.result_)
         self.support_ = np.zeros(X.shape[1], dtype=bool)
         self.support_[self.result_.selected_indices] = True
         if not self.support_.any():

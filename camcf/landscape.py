@@ -81,6 +81,9 @@ class Landscape:
     full_runs: int = 0  # Ca-MCF runs with all four phases
     phase4_only: int = 0  # grid points answered by re-running Phase 4 only
     k1_reused: int = 0  # grid points answered by a run with the same ⌈k1·n⌉ everywhere
+    #: on data with a known truth (``Dataset.truth``): each cell's F1 against it, the mean over
+    #: labels of the label's found blanket against its true one (:mod:`camcf.truth`)
+    truth_f1: np.ndarray | None = None
     #: cells computed (a stopped landscape's finished ones); None: every cell
     filled: np.ndarray | None = None
 
@@ -111,6 +114,8 @@ class Landscape:
                 row = {self.x: xv, self.y: yv, "n_selected": int(self.counts[i, j])}
                 if self.metric_values is not None:
                     row[self.metric] = float(self.metric_values[i, j])
+                if self.truth_f1 is not None:
+                    row["truth_f1"] = float(self.truth_f1[i, j])
                 rows.append(row)
         return pd.DataFrame(rows)
 
@@ -175,12 +180,22 @@ def grid_values(name: str, lo: float, hi: float, steps: int,
     return tuple(sorted(set(values)))
 
 
-def _counts_for_k2(result: Result, k2_values: Sequence[float]) -> list[int]:
-    """Number of selected features of ``result``'s run with k2 replaced by each value: Phases
-    1–3 taken from ``result`` (k2 does not enter them), Phase 4 run again by
-    :func:`camcf.phases.with_k2`."""
-    return [int(with_k2(result, float(k2), trace="counters").selected_indices.size)
-            for k2 in k2_values]
+def _runs_for_k2(result: Result, k2_values: Sequence[float]) -> list[Result]:
+    """``result``'s run with k2 replaced by each value: Phases 1–3 taken from ``result`` (k2
+    does not enter them), Phase 4 run again by :func:`camcf.phases.with_k2`."""
+    return [with_k2(result, float(k2), trace="counters") for k2 in k2_values]
+
+
+def _truth_f1(ds: Dataset, result: Result) -> float:
+    """The run's F1 against the data's truth: the mean over labels of each label's found
+    blanket against its true feature blanket (:func:`camcf.truth.score_selection`)."""
+    from .truth import found_indices, score_selection
+
+    feats, labs = found_indices(result)
+    got = score_selection(ds.truth, ds.feature_names, ds.label_names,
+                          selection=result.selected_indices.tolist(), blankets=feats,
+                          label_blankets=labs)
+    return float(got["mean"]["f1"])
 
 
 def _n_kept(k1: float, n_candidates: int) -> int:
@@ -257,6 +272,8 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
     Returns
     -------
     Landscape
+        On data with a known truth (``ds.truth``, :mod:`camcf.networks`), ``truth_f1`` holds
+        each cell's F1 against it (from the same runs as the counts, on all rows).
     """
     if x not in GRID_PARAMS or y not in GRID_PARAMS or x == y:
         raise ParameterError(f"x and y must be two different names of {GRID_PARAMS}; got "
@@ -295,6 +312,14 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
     k2_values = xs if k2_axis == "x" else ys if k2_axis == "y" else ()
     other_values = ys if k2_axis == "x" else xs if k2_axis == "y" else None
     other_name = y if k2_axis == "x" else x if k2_axis == "y" else None
+    known = ds.truth is not None
+    if known:
+        from .truth import check_names
+
+        check_names(ds.truth, ds.feature_names, ds.label_names)
+    f1 = np.full((len(ys), len(xs)), np.nan)
+    if known and done is not None and done.truth_f1 is not None:
+        f1[...] = done.truth_f1
     full_runs = phase4_only = reused = 0
     if k2_axis is not None:  # (a group not fully computed is run again, all of it)
         where = [gi for gi in axis_order(other_name, other_values)
@@ -308,7 +333,7 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
         return Landscape(x=x, y=y, x_values=xs, y_values=ys, counts=counts.copy(),
                          base_params=base, seconds=time.perf_counter() - t0,
                          full_runs=full_runs, phase4_only=phase4_only, k1_reused=reused,
-                         filled=filled.copy())
+                         truth_f1=f1.copy() if known else None, filled=filled.copy())
 
     def finished(message: str) -> None:
         if keep is not None:
@@ -343,15 +368,17 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
                     continue
                 sig = None if n_cand is None else tuple(_n_kept(kv, n) for n in n_cand)
                 if sig is not None and sig in seen:
-                    c = seen[sig]
+                    c, score = seen[sig]
                     reused += 1
                 else:
                     res = _full_run(codes, Y, {**base, oname: ov, "k1": kv})
                     full_runs += 1
                     n_cand = [len(t.candidates_all) for t in res.targets if not t.skipped]
                     sig = tuple(_n_kept(kv, n) for n in n_cand)
-                    c = seen[sig] = int(res.selected_indices.size)
+                    c, score = seen[sig] = (int(res.selected_indices.size),
+                                            _truth_f1(ds, res) if known else np.nan)
                 counts[i, j] = c
+                f1[i, j] = score
                 filled[i, j] = True
                 n_done += 1
                 finished(f"{oname} = {ov:g}, k1 = {kv:g}")
@@ -360,20 +387,22 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
         if k2_axis is None:
             i, j = w
             counts[i, j] = res.selected_indices.size
+            if known:
+                f1[i, j] = _truth_f1(ds, res)
             filled[i, j] = True
             n_done += 1
             msg = f"{x} = {xs[j]:g}, {y} = {ys[i]:g}"
         else:
             gi = w
-            got = _counts_for_k2(res, k2_values)
+            got = _runs_for_k2(res, k2_values)
             phase4_only += len(k2_values)
             line = filled[gi, :] if k2_axis == "x" else filled[:, gi]
             n_done += int(np.count_nonzero(~line))
-            for kk, c in enumerate(got):
-                if k2_axis == "x":
-                    counts[gi, kk] = c
-                else:
-                    counts[kk, gi] = c
+            for kk, r in enumerate(got):
+                cell = (gi, kk) if k2_axis == "x" else (kk, gi)
+                counts[cell] = r.selected_indices.size
+                if known:
+                    f1[cell] = _truth_f1(ds, r)
             line[:] = True
             msg = f"{other_name} = {other_values[gi]:g}, every k2"
         finished(msg)
@@ -389,4 +418,5 @@ def landscape(ds: Dataset, x: str, x_values: Sequence[float], y: str,
     return Landscape(x=x, y=y, x_values=xs, y_values=ys, counts=counts, base_params=base,
                      metric=metric, metric_values=values,
                      seconds=time.perf_counter() - t0, full_runs=full_runs,
-                     phase4_only=phase4_only, k1_reused=reused)
+                     phase4_only=phase4_only, k1_reused=reused,
+                     truth_f1=f1 if known else None)

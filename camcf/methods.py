@@ -2,7 +2,8 @@
 
 ``name → (class, kind, display name)``. Names: ``camcf`` (the default), ``mi-mcf``, ``d2f``,
 ``fimf``, ``mdfs``, ``jfsc``, ``mcls``, ``m2lc`` (the paper's baselines), ``all`` and
-``random`` (references). Classes are registered by import path and imported only when asked for,
+``random`` (references), ``pc`` (pgmpy's PC, a whole-graph learner whose label blankets are read
+off the graph it learns; not among the defaults: its cost grows fast with the features). Classes are registered by import path and imported only when asked for,
 so the registry works without the baseline modules: a method whose module is missing is
 *unavailable* — :func:`available` leaves it out and :func:`get` raises
 :class:`MethodUnavailableError` (a :class:`camcf.CamcfError`) saying why, never an ImportError.
@@ -33,8 +34,8 @@ from .baselines import params as _declared
 from .errors import CamcfError, ParameterError
 from .params import Param
 
-__all__ = ["METHODS", "MethodSpec", "MethodUnavailableError", "available", "get", "make",
-           "params", "spec", "unavailable"]
+__all__ = ["METHODS", "MethodSpec", "MethodUnavailableError", "available", "defaults", "get",
+           "make", "params", "spec", "unavailable"]
 
 DEFAULT = "camcf"
 
@@ -54,6 +55,8 @@ class MethodSpec:
     reference: str = ""  # the paper it comes from (or "reference")
     #: the method's parameters, declared once (the class's ``params`` is this tuple)
     params: tuple[Param, ...] = ()
+    #: run when no methods are named (``camcf compare``, ``camcf reproduce``): :func:`defaults`
+    by_default: bool = True
 
     @property
     def module(self) -> str:
@@ -85,6 +88,8 @@ METHODS: dict[str, MethodSpec] = {s.name: s for s in (
                "reference", _declared.ALL),
     MethodSpec("random", "Random subset", "ranking", "camcf.baselines.reference:RandomSubset",
                "reference", _declared.RANDOM),
+    MethodSpec("pc", "PC (pgmpy)", "subset", "camcf.baselines.pc:PCBlanket",
+               "Spirtes et al. 2000, as pgmpy runs it", _declared.PC, by_default=False),
 )}
 #: The paper's comparison, in its tables' order.
 PAPER_METHODS = ("camcf", "mi-mcf", "m2lc", "d2f", "mdfs", "jfsc", "fimf", "mcls")
@@ -166,9 +171,9 @@ def display(name: str) -> str:
 
 
 def check_names(names: Sequence[str] | None, *, what: str = "methods") -> list[str]:
-    """``names`` checked (each registered and importable here, none twice), or every
-    :func:`available` method for None. ``what`` names the choice in the messages."""
-    names = list(available() if names is None else names)
+    """``names`` checked (each registered and importable here, none twice), or the
+    :func:`defaults` for None. ``what`` names the choice in the messages."""
+    names = list(defaults() if names is None else names)
     for n in names:
         spec(n)
         get(n)  # a clear message for a method missing here
@@ -181,6 +186,11 @@ def check_names(names: Sequence[str] | None, *, what: str = "methods") -> list[s
 def available() -> list[str]:
     """The registered names whose implementation imports, in registry order."""
     return [n for n, s in METHODS.items() if not isinstance(_load(s), MethodUnavailableError)]
+
+
+def defaults() -> list[str]:
+    """The :func:`available` methods run when none are named (``by_default``; PC is not)."""
+    return [n for n in available() if METHODS[n].by_default]
 
 
 def unavailable() -> dict[str, str]:

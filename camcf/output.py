@@ -68,6 +68,23 @@ def _reason(e: OSError) -> str:
     return (e.strerror or type(e).__name__) + "; check the path and the disk"
 
 
+def _where(path: str | os.PathLike) -> tuple[Path, Path | None]:
+    """(the file a write of ``path`` replaces — the one a link points to —, its folder), or
+    (``path``, None) for a device or a pipe, which is written through. A folder is refused."""
+    target = Path(path)
+    try:
+        st = os.stat(target)  # follows symlinks
+    except OSError:
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise FileAccessError(f"cannot write {target}: it is a folder; give a file name")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        return target, None
+    if target.is_symlink():  # replace the file the link points to, not the link
+        target = Path(os.path.realpath(target))
+    return target, target.parent if str(target.parent) else Path(".")
+
+
 def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, os.replace).
 
@@ -77,14 +94,8 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
         The folder is missing or not writable, the target is a folder, or the disk is full. The
         target is untouched and no temporary file is left behind.
     """
-    target = Path(path)
-    try:
-        st = os.stat(target)  # follows symlinks
-    except OSError:
-        st = None
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise FileAccessError(f"cannot write {target}: it is a folder; give a file name")
-    if st is not None and not stat.S_ISREG(st.st_mode):
+    target, folder = _where(path)
+    if folder is None:
         # a device or a pipe (/dev/stdout, /dev/null, a FIFO): write through; never replace it
         try:
             with open(target, "wb") as fh:
@@ -93,9 +104,6 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
         except OSError as e:
             raise FileAccessError(f"cannot write {target}: {_reason(e)}") from None
         return target
-    if target.is_symlink():  # replace the file the link points to, not the link
-        target = Path(os.path.realpath(target))
-    folder = target.parent if str(target.parent) else Path(".")
     tmp_name: str | None = None
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
@@ -133,6 +141,34 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     return target
 
 
+def check_writable(path: str | os.PathLike) -> Path:
+    """Check, before any work, that :func:`write_bytes` could write ``path``: the target is
+    not a folder, its folder exists and a file can be created in it (a temporary file is made
+    and removed again, exactly as the write would). Nothing at ``path`` is touched.
+
+    Raises
+    ------
+    FileAccessError
+        As :func:`write_bytes` would, naming the path and the way out.
+    """
+    target, folder = _where(path)
+    if folder is None:  # a device or a pipe: written through
+        if not os.access(target, os.W_OK):
+            raise FileAccessError(f"cannot write {target}: permission denied; choose a "
+                                  "file you can write to")
+        return target
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as e:
+        raise FileAccessError(f"cannot write {target}: {_reason(e)}") from None
+    os.close(fd)
+    try:
+        os.unlink(tmp_name)
+    except OSError:
+        pass
+    return target
+
+
 def write_text(path: str | os.PathLike, text: str) -> Path:
     """Write UTF-8 ``text`` atomically (see :func:`write_bytes`)."""
     return write_bytes(path, text.encode("utf-8"))
@@ -143,4 +179,5 @@ def write_json(path: str | os.PathLike, payload: Any, *, indent: int | None = 1)
     return write_text(path, json_text(payload, indent=indent))
 
 
-__all__ = ["json_safe", "json_text", "write_bytes", "write_json", "write_text"]
+__all__ = ["check_writable", "json_safe", "json_text", "write_bytes", "write_json",
+           "write_text"]

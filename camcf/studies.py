@@ -342,15 +342,28 @@ def run_tune(dataset, *, grid: Mapping[str, Sequence], params: Mapping[str, Any]
     """The Threshold landscape page's "Tune": :func:`camcf.tuning.tune` over ``grid`` (e.g.
     ``{"delta1": [...], "k1": [...]}``), the current run's other parameters fixed, scored by
     ``metric`` on the inner folds of :func:`tune_splitter`'s training part. Returns the
-    :class:`camcf.tuning.TuneResult`. After each grid point the partial result goes to
-    :func:`camcf.jobs.checkpoint`; given back as ``resume``, its points are not done again."""
+    :class:`camcf.tuning.TuneResult`; on data with a known truth (``dataset.truth``) its grid
+    has a column ``truth_f1``: each point's F1 against the truth (Ca-MCF on all rows at that
+    point, :func:`run_landscape` of the same grid). After each grid point the partial result
+    goes to :func:`camcf.jobs.checkpoint`; given back as ``resume``, its points are not done
+    again."""
     from .jobs import checkpoint
     from .tuning import tune
 
     grid = {k: list(v) for k, v in grid.items()}
-    return tune(dataset.X, dataset.Y, grid, metric=metric, params=_tune_params(params, grid),
-                cv=tune_splitter(), **_disc(disc), progress=progress, done=resume,
-                keep=lambda part: checkpoint(progress, part))
+    got = tune(dataset.X, dataset.Y, grid, metric=metric, params=_tune_params(params, grid),
+               cv=tune_splitter(), **_disc(disc), progress=progress, done=resume,
+               keep=lambda part: checkpoint(progress, part))
+    if dataset.truth is not None and len(grid) == 2:
+        # beside the tuner's score: each point's F1 against the truth, from the landscape of
+        # the same grid (Ca-MCF on all rows at that point, scored by camcf.truth)
+        (x, xs), (y, ys) = grid.items()
+        L = run_landscape(dataset, x=x, x_values=xs, y=y, y_values=ys, params=params,
+                          disc=disc)
+        f1 = {(float(a), float(b)): float(L.truth_f1[i, j]) for i, b in enumerate(L.y_values)
+              for j, a in enumerate(L.x_values)}
+        got.grid["truth_f1"] = [f1[(float(r[x]), float(r[y]))] for _, r in got.grid.iterrows()]
+    return got
 
 
 def tune_study_estimate(X, Y, *, grid: Mapping[str, Sequence], run_seconds: float,

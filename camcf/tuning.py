@@ -135,10 +135,14 @@ class TuneResult:
         ys = tuple(self.settings["grid"][y])
         counts = np.full((len(ys), len(xs)), np.nan)
         scores = np.full((len(ys), len(xs)), np.nan)
+        known = "truth_f1" in self.grid.columns
+        f1 = np.full((len(ys), len(xs)), np.nan)
         for r in self.grid.itertuples(index=True):
             i, j = ys.index(getattr(r, y)), xs.index(getattr(r, x))
             counts[i, j] = r.n_features
             scores[i, j] = r.score
+            if known:
+                f1[i, j] = r.truth_f1
         best = None if self.best_index is None else (
             ys.index(self.grid.at[self.best_index, y]), xs.index(self.grid.at[self.best_index, x]))
         filled = np.zeros((len(ys), len(xs)), dtype=bool)
@@ -147,7 +151,7 @@ class TuneResult:
         L = Landscape(x=x, y=y, x_values=xs, y_values=ys, counts=counts,
                       base_params=dict(self.settings["params"]), metric=self.settings["score"],
                       metric_values=scores, seconds=float(self.settings["seconds"]),
-                      filled=None if filled.all() else filled)
+                      truth_f1=f1 if known else None, filled=None if filled.all() else filled)
         return L, best
 
     def to_dict(self) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import streamlit as st
 from camcf.jobs import Progress
 from camcf.params import Param
 from camcf.viz import graphs, summary
+from camcf.viz.explain import bits_values
 from camcf.viz.style import legend_html
 from pages import _state as S
 from pages._nav import in_frame, leave_directory_mode
@@ -153,7 +154,7 @@ def progress_box(title: str, *, unit: str = "",
 
     def progress(done: int, total: int, message: str) -> None:
         bar.progress(min(1.0, done / total) if total else 1.0,
-                     text=f"{done}/{total}{what} — {message}")
+                     text=f"{done:,}/{total:,}{what} — {message}")
 
     try:
         with status:
@@ -187,18 +188,50 @@ def four_digits(frame: pd.DataFrame) -> dict:
             if pd.api.types.is_float_dtype(frame[c])}
 
 
+def bits_table(frame: pd.DataFrame, *, where=None, column_config: dict | None = None,
+               **kw) -> None:
+    """Show a table of the record's numbers: every float column with float noise shown as 0
+    (:func:`camcf.viz.explain.bits_values`: −4.529e-16 is not a mutual information) and four
+    significant digits (:func:`four_digits`); ``column_config`` adds to (or overrides) that."""
+    where = where or st
+    shown = frame.copy()
+    for c in shown.columns:
+        if pd.api.types.is_float_dtype(shown[c]):
+            shown[c] = bits_values(shown[c])
+    words = {c: st.column_config.TextColumn(c, width="large", help=BITS_VS_P)
+             for c in shown.columns if str(c).startswith("bits vs p")}
+    where.dataframe(shown, hide_index=True, width="stretch",
+                    column_config={**four_digits(shown), **words, **(column_config or {})},
+                    **kw)
+
+
+#: what a table's "bits vs p" column says (camcf.viz.explain.disagreement_column)
+BITS_VS_P = ("Ca-MCF decides by the bits against δ, not by p. Where the G test of the same "
+             "value would decide the other way at α (the run's own significance level, else "
+             "0.05), this column says so and why: a large df needs more bits for p ≤ α, many "
+             "rows need fewer.")
+
+
 def truth_for(rec, tid: int):
+    """The true blanket of target ``tid``'s category, ``{feature index: role}`` (its label's
+    feature blanket: role ``"parent"``, ``"child"`` or ``"spouse"`` when the data carry the
+    network's truth, else ``"member"``), or None when the data have no known truth."""
     if rec.data.truth is None:
         return None
     c = rec.result.targets[tid].category
-    return frozenset(rec.data.truth.get((c.label_index, c.value), frozenset()))
+    members = rec.data.truth.get((c.label_index, c.value), frozenset())
+    known = rec.data.dataset.truth
+    names = rec.result.feature_names
+    return {f: (known.role(c.label, names[f]) if known is not None else None) or "member"
+            for f in sorted(members)}
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def local_html(run: str, tid: int, highlight: tuple, show_removed: bool, truth: tuple | None,
                height: int, _result) -> str:
+    """``truth``: ``(feature index, role)`` pairs (:func:`truth_for`'s items) or None."""
     return graphs.local_graph_html(_result, tid, highlight=highlight, show_removed=show_removed,
-                                   truth=set(truth) if truth is not None else None,
+                                   truth=dict(truth) if truth is not None else None,
                                    height=height, decorate=False)
 
 

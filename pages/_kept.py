@@ -1,7 +1,8 @@
 """Kept results and the data they belong to.
 
 Users load one file after another. Every result the app keeps — the run, the pinned run, the
-landscape, the tuning, the evaluation and its sensitivity grids, the comparison — carries the
+landscape, the tuning, the evaluation and its sensitivity grids, the comparison, the F1 against
+n of a known network — carries the
 data (fingerprint and discretisation) it was computed on (:class:`pages._state.Kept`,
 :func:`pages._state.data_id`). A page draws a kept result as current, and offers to apply it,
 only on those data; for other data it says, in one line, what is set aside and how to get it
@@ -43,7 +44,7 @@ def set_aside(fingerprint: str) -> list[str]:
     pinned = S.PINNED.get()
     if pinned is not None and pinned.data.fingerprint != fingerprint:
         items.append("the pinned run")
-    for key in (S.LANDSCAPE, S.TUNE, S.CMP_RESULT):
+    for key in (S.LANDSCAPE, S.TUNE, S.CMP_RESULT, S.TRUTH_CURVE):
         kept = key.get()
         if isinstance(kept, S.Kept) and kept.data[0] != fingerprint:
             items.append(kept.what + (" (partial)" if kept.partial else ""))

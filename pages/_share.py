@@ -12,6 +12,7 @@ sets the same widgets, runs the same parameters and restores the place::
      &recovery=first&disc=auto&bins=3&strategy=uniform
      &target=B%3D0&step=4&routine_grouped=0&pin_delta1=0.03&…&grid=delta1:0.02:0.1:5,k1:0.2:1:5
     ?data=shared:yeast&...
+    ?data=network:alarm&labels=auto:5&n=1000&seed=0&...
 
 An uploaded file cannot travel in a URL: ``data=upload`` says so and opens on the demo.
 :func:`to_query`, :func:`from_query` and :func:`fit` are pure (tests round-trip them); the ``st``
@@ -29,6 +30,7 @@ import streamlit as st
 import camcf
 from camcf.algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS
 from camcf.params import SIGNIFICANT, Param, round_sig
+from camcf.viz.explain import plural
 from pages import _state as S
 
 #: significant digits a float parameter keeps when it enters a widget: the widgets show
@@ -50,7 +52,7 @@ FIELDS: dict[str, tuple[Param, str]] = {
 }
 PIN = "pin_"
 _SOURCE_RADIO = {"demo": "Built-in demo", "upload": "Upload a file",
-                 "shared": "Shared data folder"}
+                 "shared": "Shared data folder", "network": "Known network"}
 UPLOAD_NOTE = ("An uploaded file cannot be put in a link: this link opens on the demo. Share "
                "the file itself, or put it in the shared data folder.")
 #: landscape grids a link may ask for (as the page offers them)
@@ -142,7 +144,12 @@ def to_query(params: Mapping, disc: Mapping, data_req: Mapping | None,
         q["seed"] = str(int(data_req.get("seed", 0))) if data_req else "0"
     elif kind == "shared":
         q["data"] = f"shared:{data_req['name']}"
-    else:
+    elif kind == "network" and data_req.get("network"):
+        q["data"] = f"network:{data_req['network']}"
+        q["labels"] = str(data_req.get("labels") or "auto:5")
+        q["n"] = str(int(data_req.get("n", 1000)))
+        q["seed"] = str(int(data_req.get("seed", 0)))
+    else:  # an uploaded file (data or a BIF network) cannot travel in a link
         q["data"] = "upload"
     q.update(_run_query(params, disc))
     view = view or {}
@@ -241,6 +248,28 @@ def _read_grid(q: Mapping[str, str], problems: list[str]) -> dict:
     return out
 
 
+def _read_network(name: str, q: Mapping[str, str], link: Link) -> None:
+    """``data=network:NAME&labels=…&n=…&seed=…``: a known network's sample (n and seed
+    checked by :data:`camcf.networks.SAMPLE_PARAMS`, clamped into the inputs' range)."""
+    from camcf.networks import DEFAULT_LABELS, SAMPLE_PARAMS
+
+    values = {}
+    for p in SAMPLE_PARAMS:
+        raw = str(q.get(p.name, p.default))
+        try:
+            values[p.name], note = fit(p, _parse(p, raw))
+        except (ValueError, camcf.ParameterError):
+            link.problems.append(f"{p.name}={raw!r}: must be {p.describe()} for a network")
+            return
+        if note:
+            link.problems.append(f"{p.name}: {note}")
+    labels = str(q.get("labels") or DEFAULT_LABELS)
+    link.request = {"kind": "network", "network": name, "labels": labels, **values}
+    link.widgets.update({S.SRC_KIND.name: _SOURCE_RADIO["network"], S.NET_NAME.name: name,
+                         S.NET_LABELS.name: labels, S.NET_N.name: values["n"],
+                         S.NET_SEED.name: values["seed"]})
+
+
 def from_query(q: Mapping[str, str]) -> Link:
     """Parse a query string. Bad entries are left out and named in ``problems`` (so the rest
     still applies); numbers outside a widget's range are clamped into it, with a note."""
@@ -264,10 +293,12 @@ def from_query(q: Mapping[str, str]) -> Link:
         link.request = {"kind": "shared", "name": name}
         link.widgets.update({S.SRC_KIND.name: _SOURCE_RADIO["shared"],
                              S.SHARED_NAME.name: name})
+    elif data.startswith("network:"):
+        _read_network(data.split(":", 1)[1], q, link)
     elif data == "upload":
         problems.append(UPLOAD_NOTE)
     elif data:
-        problems.append(f"data={data!r} is not demo, shared:NAME or upload")
+        problems.append(f"data={data!r} is not demo, network:NAME, shared:NAME or upload")
     # the place in the app
     if q.get("target"):
         link.view["target"] = str(q["target"])
@@ -410,7 +441,8 @@ def write_url() -> None:
 
 
 def upload_link_note() -> None:
-    if (S.DATA_REQ.get() or {}).get("kind") == "upload":
+    req = S.DATA_REQ.get() or {}
+    if req.get("kind") == "upload" or (req.get("kind") == "network" and not req.get("network")):
         st.sidebar.caption(":material/link_off: The page link carries the parameters but not "
                            "an uploaded file: a link cannot hold a file.")
 
@@ -482,4 +514,4 @@ def pin_controls() -> None:
                  if data is not None and pinned.data.fingerprint != data.fingerprint else "")
         st.sidebar.caption(f":material/push_pin: Pinned: δ1 {_num(p['delta1'])}, δ2 "
                            f"{_num(p['delta2'])}, k1 {_num(p['k1'])}, k2 {_num(p['k2'])} — "
-                           f"{pinned.result.selected_indices.size:,} features{other}")
+                           f"{plural(pinned.result.selected_indices.size, 'feature')}{other}")

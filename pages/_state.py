@@ -52,13 +52,15 @@ FRAME_FILES = ("app.py", "pages/_share.py", "pages/_common.py", "pages/_nav.py",
 # ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class DataBundle:
-    """A loaded data set with where it came from and, for the demo, the truth."""
+    """A loaded data set with where it came from and, for data sampled from a known network
+    (the demo, :mod:`camcf.networks`), the truth per category (``dataset.truth`` holds the
+    network's :class:`camcf.truth.Truth`)."""
 
     dataset: camcf.Dataset
     description: str
     source: dict  # kind, path, labels, xml, description (for the CLI configuration)
     truth: dict | None = None  # (label index, category value) -> frozenset of features
-    graph: object = None  # the demo's true DAG
+    graph: object = None  # the demo's true DAG (its story names the demo's nodes)
     fingerprint: str = ""
 
     @property
@@ -292,6 +294,11 @@ SRC_KIND: Key[str] = declare("src_kind", FRAME, "data source radio", default="Bu
 DEMO_N: Key[int] = declare("demo_n", FRAME, "demo samples", default=1000)
 DEMO_SEED: Key[int] = declare("demo_seed", FRAME, "demo seed", default=0)
 SHARED_NAME: Key[str] = declare("shared_name", FRAME, "shared data set chooser")
+NET_NAME: Key[str] = declare("net_name", FRAME, "known network chooser", default="alarm")
+NET_LABELS: Key[str] = declare("net_labels", FRAME, "the known network's labels (names or "
+                               "auto:K)", default="auto:5")
+NET_N: Key[int] = declare("net_n", FRAME, "rows sampled from the known network", default=1000)
+NET_SEED: Key[int] = declare("net_seed", FRAME, "the known network's sampling seed", default=0)
 AUTO_RUN: Key[bool] = declare("auto_run", FRAME, "apply parameter changes at once",
                               default=False)
 
@@ -376,6 +383,14 @@ CMP_METHODS: Key[list] = declare("cmp_methods", "pages/compare.py",
 CMP_DEFAULT: Key[dict] = declare(
     "cmp_default", "pages/compare.py", "Compare methods: {data, methods} the default method "
     "set offered last (a choice equal to it follows the data; a changed one is kept)")
+TRUTH_CURVE: Key[Kept] = declare(
+    "truth_curve", "pages/overview.py", "Kept(payload): the last F1 against n")
+TC_METHODS: Key[list] = declare("tc_methods", "pages/overview.py", "F1 against n: the methods",
+                                default=["current", "camcf-auto", "mi-mcf", "pc", "random"])
+TC_NS: Key[str] = declare("tc_ns", "pages/overview.py", "F1 against n: the sample sizes",
+                          default="250,500,1000,2000")
+TC_SEEDS: Key[int] = declare("tc_seeds", "pages/overview.py", "F1 against n: seeds per n",
+                             default=3)
 
 
 def _setting_keys(page: str, title: str, names: dict[str, str]) -> dict[str, Key]:

@@ -29,6 +29,7 @@ from camcf.evaluation.display import metrics_table
 from camcf.evaluation.reports import comparison_frame, comparison_payload
 from camcf.evaluation.settings import parse_n_features
 from camcf.viz.comparison import cd_diagram, mean_ranks, normalised_radar, split_ranks_heatmap
+from camcf.viz.explain import plural
 from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import current_run
@@ -108,7 +109,8 @@ cost = studies.compare_costs(
     n_selected=int(rec.result.selected_indices.size),
     times=jobs_ui.classify_times(rec, k=int(now["k"]), neighbours=str(now["neighbours"])),
     budgets={"mi-mcf": MIMCF_BUDGET})
-default = [m for m in avail if m != "random" and (m == "camcf" or cost[m] <= FITS)] or avail
+default = [m for m in methods.defaults()
+           if m != "random" and (m == "camcf" or cost[m] <= FITS)] or avail
 offered = S.CMP_DEFAULT.get()
 if S.CMP_METHODS.has() and offered is not None and offered["data"] != here and \
         list(S.CMP_METHODS.get()) == list(offered["methods"]) and default != offered["methods"]:
@@ -233,7 +235,7 @@ for ds_name, cmp in comparisons.items():
                "where the method selected something; compare such a cell with care."
                + (f" Ranking methods: {', '.join(ranking)}." if ranking else ""))
     for m, fails in cmp.failures.items():
-        st.warning(f"{names[m]} failed on {len(fails)} split(s): {fails[0][1]}",
+        st.warning(f"{names[m]} failed on {plural(len(fails), 'split')}: {fails[0][1]}",
                    icon=":material/warning:")
     if len(comparisons) == 1:
         ranks = cmp.split_ranks(metric).rename(columns=names)
@@ -252,7 +254,7 @@ for ds_name, cmp in comparisons.items():
                                        cd, control=control,
                                        title=f"{METRICS[metric]['name']}, splits as blocks"),
                             key=f"cmp_cd_splits_{ds_name}")
-            st.caption(f"Indicative only: the {len(cmp.sets)} splits share rows, so they are not "
+            st.caption(f"Indicative only: the {len(cmp.sets):,} splits share rows, so they are not "
                        f"the independent data sets the test assumes. F_F = "
                        f"{fs.iman_davenport:.3f} (critical value {fs.critical_value:.3f}).")
     radar_means = cmp.summary.pivot(index="feature_set", columns="metric", values="mean")

@@ -44,6 +44,7 @@ from camcf.evaluation import (
 from camcf.evaluation.display import metrics_table as display_table
 from camcf.lru import BoundedLRU
 from camcf.viz.evaluation_figures import ablation_lines, metrics_radar, sensitivity_heatmap
+from camcf.viz.explain import plural
 from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import current_run
@@ -238,16 +239,16 @@ if ev is not None:
     camcf_row = by.loc[("camcf", first)]
     n_empty, n_splits = int(camcf_row["n_empty"]), int(camcf_row["n_splits"])
     cols[0].metric("Features (Ca-MCF, mean over splits)",
-                   f"{camcf_row['n_features']:.1f} of {ds.n_features}")
+                   f"{camcf_row['n_features']:,.1f} of {ds.n_features:,}")
     cols[1].metric("Ca-MCF time per split", f"{camcf_row['seconds']:.2f} s")
-    cols[2].metric(f"Splits ({ev['n_test']} test rows each)",
-                   f"{len(ev['splits_done'])} of {ev['n_splits']}" if ev.get("partial")
-                   else f"{ev['n_splits']}")
-    cols[3].metric("Splits where Ca-MCF selected nothing", f"{n_empty} of {n_splits}")
+    cols[2].metric(f"Splits ({ev['n_test']:,} test rows each)",
+                   f"{len(ev['splits_done']):,} of {ev['n_splits']:,}" if ev.get("partial")
+                   else f"{ev['n_splits']:,}")
+    cols[3].metric("Splits where Ca-MCF selected nothing", f"{n_empty:,} of {n_splits:,}")
     if n_empty:
-        st.warning(f"Ca-MCF selected no feature on {n_empty} of {n_splits} splits: those "
-                   "splits have no Ca-MCF value, so its means are over the other "
-                   f"{n_splits - n_empty} split(s) only (marked “n = … of …” below), while "
+        st.warning(f"Ca-MCF selected no feature on {n_empty:,} of {plural(n_splits, 'split')}: "
+                   "those splits have no Ca-MCF value, so its means are over the other "
+                   f"{plural(n_splits - n_empty, 'split')} only (marked “n = … of …” below), while "
                    "all features are scored on every split. Lower δ1 or raise k1/k2.",
                    icon=":material/warning:")
 

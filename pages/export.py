@@ -41,6 +41,11 @@ if rec.data.source.get("kind") == "demo":
                "integer codes) and run the command beside it.")
     st.download_button("Demo data (demo.csv)", lambda: export.dataset_csv(rec.data.dataset),
                        "demo.csv", "text/csv", on_click="ignore", key="ex_demo")
+if rec.data.source.get("kind") == "network":
+    st.caption("The data are a sample of a known network: this command writes them (the ARFF, "
+               "its MULAN XML and the truth), then the command above runs on them (add "
+               "`--truth` and the .truth.json to score the selection).")
+    st.code(rec.data.source["simulate"], language="bash")
 st.download_button("Configuration (JSON)", export.config_json(cfg), "camcf-config.json",
                    "application/json", on_click="ignore", key="ex_cfg")
 

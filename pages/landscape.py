@@ -22,12 +22,18 @@ from camcf.algorithm_params import by_name
 from camcf.evaluation import KNN_DEFAULTS, METRICS
 from camcf.landscape import PRESETS, THRESHOLDS, default_values, grid_values
 from camcf.tuning import INNER_FOLDS, on_edge
-from camcf.viz.tuning import SYMBOL, landscape_heatmap
+from camcf.viz.tuning import SYMBOL, TRUTH_F1, landscape_heatmap
 from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import current_run, grid_cost, number_field
 from pages._kept import set_aside_note
 from pages._share import GRID_STEPS, fit, round_sig, set_params_from_page
+
+#: what F1 against the truth is, on data sampled from a known network
+TRUTH_HELP = ("On data sampled from a known network: each cell's Ca-MCF run on all rows, "
+              "scored against the true Markov blankets — per label the union of its "
+              "categories' blankets against its true feature blanket, F1 averaged over the "
+              "labels (camcf.truth).")
 
 rec = current_run()
 here = S.data_id(rec)
@@ -198,7 +204,7 @@ def landscape_tab() -> None:
     stored = _study(
         "landscape", S.LANDSCAPE, request,
         f"the landscape {SYMBOL[x]} × {SYMBOL[y]} ({n_cells} cells)",
-        f"Compute the landscape ({n_cells} cells)", "ls_go", studies.run_landscape,
+        f"Compute the landscape ({n_cells:,} cells)", "ls_go", studies.run_landscape,
         {"dataset": ds, "x": x, "x_values": axes[x], "y": y, "y_values": axes[y],
          "params": base, "disc": dict(rec.disc), "metric": metric if want_metric else None},
         title="The landscape", estimate=estimate,
@@ -216,7 +222,7 @@ def landscape_tab() -> None:
                    "landscape was stopped (the grey cells were not). Press **Continue** to "
                    f"compute the other {L.counts.size - L.n_filled}; the finished ones are "
                    "not run again.", icon=":material/timelapse:")
-    st.caption(f"{L.n_filled} cells in {L.seconds:.2f} s "
+    st.caption(f"{L.n_filled:,} cells in {L.seconds:.2f} s "
                f"({L.full_runs} full runs"
                + (f", {L.phase4_only} answered by re-running Phase 4 only"
                   if L.phase4_only else "")
@@ -224,10 +230,13 @@ def landscape_tab() -> None:
                   if L.k1_reused else "")
                + ").")
     which = "n_selected"
-    if L.metric is not None and L.metric_values is not None:
-        which = st.radio("Show", ["n_selected", L.metric], horizontal=True, key="ls_show",
+    shown = ["n_selected", *([L.metric] if L.metric_values is not None else []),
+             *(["truth_f1"] if L.truth_f1 is not None else [])]
+    if len(shown) > 1:
+        which = st.radio("Show", shown, horizontal=True, key="ls_show",
                          format_func=lambda v: "features selected" if v == "n_selected"
-                         else METRICS[v]["name"])
+                         else TRUTH_F1 if v == "truth_f1" else METRICS[v]["name"],
+                         help=TRUTH_HELP if L.truth_f1 is not None else None)
     event = st.plotly_chart(landscape_heatmap(L, which, current), key="ls_chart",
                             on_select="rerun", selection_mode="points")
     _apply_on_click(event, L, S.LS_APPLIED, id(L))
@@ -271,7 +280,7 @@ def tune_tab() -> None:
     stored = _study(
         "tune", S.TUNE, request,
         f"the tuning {SYMBOL[x]} × {SYMBOL[y]} ({METRICS[metric]['name']})",
-        f"Tune ({n_cells} points × {INNER_FOLDS} folds)", "tune_go", studies.run_tune,
+        f"Tune ({n_cells:,} points × {INNER_FOLDS} folds)", "tune_go", studies.run_tune,
         {"dataset": ds, "grid": grid, "params": base, "disc": dict(rec.disc),
          "metric": metric},
         title="Tuning", estimate=estimate, first="Choose the grid above and press **Tune**.",
@@ -288,6 +297,7 @@ def tune_tab() -> None:
         return
     L, cell = T.landscape(x, y)
     bad, bad_words = _unusable(T, L)
+    known = L.truth_f1 is not None
     if stored.partial:
         done = T.settings["points_done"]
         st.warning(f"Partial: {done} of {len(T.grid)} points were scored before the tuning "
@@ -306,8 +316,14 @@ def tune_tab() -> None:
             f"{SYMBOL[y]} = {best[y]:g} — {METRICS[T.settings['metric']]['name']} "
             f"{best['value']:.3f} ± {best['sd']:.3f} (score {T.settings['score']} = "
             f"{best['score']:.3f}), {best['n_features']:.1f} features on average, over "
-            f"{int(best['n_splits'])} inner folds; {T.settings['points_done']} points in "
-            f"{T.settings['seconds']:.1f} s.")
+            f"{int(best['n_splits']):,} inner folds; {T.settings['points_done']:,} points in "
+            f"{T.settings['seconds']:.1f} s."
+            + (f" Its {TRUTH_F1}: {best['truth_f1']:.3f}." if known else ""))
+        if known:
+            top = T.grid.loc[T.grid["truth_f1"].idxmax()]
+            st.markdown(f"**Best against the truth** (read off the known network: an upper "
+                        f"bound, not a tuning): {SYMBOL[x]} = {top[x]:g}, {SYMBOL[y]} = "
+                        f"{top[y]:g} — {TRUTH_F1} {top['truth_f1']:.3f}.")
         if best["n_empty"] > 0:
             st.warning("Every point selected nothing on some inner fold: this one did on the "
                        "fewest. Lower the thresholds to find a usable point.",
@@ -331,7 +347,12 @@ def tune_tab() -> None:
                    "folds: they cannot be scored on every fold, so they are left out of the "
                    f"colour scale and are never the best point ({int(bad.sum())} of "
                    f"{bad.size}).")
-    event = st.plotly_chart(landscape_heatmap(L, L.metric, current, best=cell, unusable=bad,
+    which = L.metric
+    if known:
+        which = st.radio("Show", [L.metric, "truth_f1"], horizontal=True, key="tune_show",
+                         format_func=lambda v: TRUTH_F1 if v == "truth_f1" else v,
+                         help=TRUTH_HELP)
+    event = st.plotly_chart(landscape_heatmap(L, which, current, best=cell, unusable=bad,
                                               unusable_text=bad_words),
                             key="tune_chart", on_select="rerun", selection_mode="points")
     _apply_on_click(event, L, S.TUNE_APPLIED, id(T))

@@ -5,10 +5,10 @@ import pandas as pd
 import streamlit as st
 
 from camcf.viz import figures, graphs
-from camcf.viz.explain import p_column
+from camcf.viz.explain import disagreement_column, p_column
 from pages._common import (
+    bits_table,
     current_run,
-    four_digits,
     legend,
     local_html,
     paged,
@@ -32,8 +32,9 @@ show_removed = c2.toggle("Show removed candidates", value=True, key="ls_removed"
 truth = truth_for(rec, tid)
 show_truth = c3.toggle("Colour against the truth", value=False, key="ls_truth",
                        disabled=truth is None,
-                       help="Only for the demo: border green = true, pink = extra; "
-                            "yellow = missed.")
+                       help="For data with a known truth (the demo, a known network): border "
+                            "green = true, pink = extra; yellow = missed, drawn. Hover a node "
+                            "for its true role (parent, child or spouse of the label).")
 t = res.targets[tid]
 keys = ["target", "label-category", "pc", "spouse", "recovered", "pruned", "removed"]
 if show_truth and truth is not None:
@@ -41,11 +42,13 @@ if show_truth and truth is not None:
 legend(keys)
 height = 520
 html = local_html(run_id(rec), tid, (), show_removed,
-                  tuple(sorted(truth)) if show_truth and truth is not None else None, height, res)
+                  tuple(sorted(truth.items())) if show_truth and truth is not None else None,
+                  height, res)
 show_graph(html, height)
 st.caption("Spouses are drawn to the PC member that induced them; dashed: label skeleton and "
            f"removed candidates (the strongest {graphs.MAX_REMOVED}; the rest as one '+N more' "
-           f"node; at most {graphs.MAX_GROUP} parents/children and spouses each, likewise); "
+           f"node; at most {graphs.MAX_GROUP} members of R, parents/children and spouses each, "
+           "the strongest, likewise); "
            "grey fill: pruned later in Phase 4. Hover a node for its numbers.")
 
 st.subheader("MI with the target, δ1 and the k1 cut")
@@ -63,8 +66,9 @@ else:
         "conditioning on": bw["cond_names"].replace("", "— (s_f)"),
         "features / label categories in S": bw["cond_size_features"].astype(str) + " / "
         + bw["cond_size_labels"].astype(str),
-        "δ1": bw["threshold"], "decision": bw["decision"]}), "ls_bw_page")
-    st.dataframe(table, hide_index=True, width="stretch", column_config=four_digits(table))
+        "δ1": bw["threshold"], "decision": bw["decision"],
+        "bits vs p": disagreement_column(bw, res)}), "ls_bw_page")
+    bits_table(table)
 
 st.subheader("Spouses")
 sp = df[(df["step"] == "spouse") & (df["decision"] == "spouse")]
@@ -76,5 +80,6 @@ if sp.empty:
 else:
     table = paged(pd.DataFrame({"spouse": sp["b_name"], "induced by": sp["aux_name"],
                                 "I(t; X_z | x ∪ R) bits": sp["value"], "p": p_column(sp),
-                                "δ1": sp["threshold"]}), "ls_sp_page")
-    st.dataframe(table, hide_index=True, width="stretch", column_config=four_digits(table))
+                                "δ1": sp["threshold"],
+                                "bits vs p": disagreement_column(sp, res)}), "ls_sp_page")
+    bits_table(table)

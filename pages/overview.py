@@ -1,13 +1,84 @@
 """Overview: the data, the parameters, the selected features, the flow through the phases and,
-on the demo, found vs true."""
+on data with a known truth (the demo, a known network), found vs true: per label and per
+category."""
 
 import streamlit as st
 
 from camcf.diagnosis import diagnose, is_close
 from camcf.viz import figures, story, summary
 from camcf.viz.style import COLORS
+from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import current_run, paged, pick_target, run_with
+from pages._kept import set_aside_note
+
+
+def truth_curve() -> None:
+    """F1 against n: the network the data came from, sampled again at several n (a job)."""
+    from camcf.evaluation.truth_study import (
+        METHODS,
+        adequacy_supported,
+        f1_figure,
+        run_truth_curve,
+        truth_curve_estimate,
+    )
+
+    st.subheader("F1 against n")
+    st.caption("How far to trust a structure at your n: the network sampled again at each n "
+               "(seeds 0 … K−1), every chosen method run on every sample and scored against "
+               "the truth as above (F1 per label, mean over labels; ± SD over seeds). "
+               "“Ca-MCF (current)” uses the sidebar's parameters.")
+    src = rec.data.source
+    network = (src.get("network") or "demo") if src.get("bif") is None else \
+        (src["bif"], src["filename"])
+    offered = ["current", *[m for m in METHODS if m != "camcf-adequacy"
+                            or adequacy_supported()]]
+    c1, c2, c3 = st.columns([3, 2, 1])
+    chosen = c1.multiselect("Methods", offered, key=S.TC_METHODS.init(),
+                            format_func=lambda m: "Ca-MCF (current)" if m == "current"
+                            else METHODS[m].display)
+    ns_text = c2.text_input("n", key=S.TC_NS.init(), help="sample sizes, comma-separated")
+    seeds = c3.number_input("seeds", 1, 20, key=S.TC_SEEDS.init())
+    try:
+        ns = sorted({int(v) for v in ns_text.replace(" ", "").split(",") if v})
+        if not ns or min(ns) < 10 or max(ns) > 100_000:
+            raise ValueError
+    except ValueError:
+        st.error("n: give sample sizes between 10 and 100,000, comma-separated (250,500,1000)",
+                 icon=":material/error:")
+        return
+    if not chosen:
+        st.info("Choose at least one method.")
+        return
+    kwargs = {"network": network, "labels": ",".join(ds.label_names), "ns": ns,
+              "seeds": int(seeds), "methods": list(chosen), "ca_params": dict(rec.params)}
+    request = (rec.data.fingerprint, tuple(ns), int(seeds), tuple(chosen),
+               tuple(sorted(rec.params.items())))
+    estimate = truth_curve_estimate(**kwargs)
+    jobs_ui.show_estimate(estimate, what="F1 against n")
+    stored = S.TRUTH_CURVE.get()
+    have = stored is not None and stored.request == request
+    if st.button("Compute F1 against n", key="tc_go", type="primary",
+                 disabled=have or jobs_ui.running("truth_curve")):
+        jobs_ui.start("truth_curve", run_truth_curve, kwargs, title="F1 against n",
+                      estimate=estimate, key=(request, S.data_id(rec), rec.data.description))
+    if have and not jobs_ui.running("truth_curve"):
+        jobs_ui.show_kept("truth_curve")
+    jobs_ui.follow("truth_curve", lambda result, key: S.TRUTH_CURVE.set(S.Kept(
+        data=key[1], source=key[2], what="the F1-against-n figure", request=key[0],
+        result=result)))
+    stored = S.TRUTH_CURVE.get()
+    if stored is None:
+        return
+    if not stored.belongs_to(rec):
+        set_aside_note(stored, rec)
+        return
+    if stored.request != request:
+        st.caption("The choices or the run changed since this figure; press Compute to "
+                   "update it.")
+    payload = stored.result
+    st.plotly_chart(f1_figure(payload, next(iter(payload["networks"]))), key="ov_truth_curve")
+
 
 rec = current_run()
 res = rec.result
@@ -19,8 +90,9 @@ st.caption("Category-level multi-label causal feature selection: which features 
            "show each phase.")
 
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("Selected features", f"{res.selected_indices.size} of {res.n_features}")
-c2.metric("Label categories run", f"{len(res.targets) - len(res.skipped)} of {len(res.targets)}")
+c1.metric("Selected features", f"{res.selected_indices.size:,} of {res.n_features:,}")
+c2.metric("Label categories run",
+          f"{len(res.targets) - len(res.skipped):,} of {len(res.targets):,}")
 c3.metric("Tests recorded", f"{res.n_tests:,}")
 c4.metric("Run time", f"{res.stats.get('seconds', 0):.2f} s")
 
@@ -98,9 +170,9 @@ if rec.data.truth is not None:
     tt = summary.truth_table(res, rec.data.truth)
     ov = tt.loc["overall"]
     m1, m2, m3, m4, m5 = st.columns(5)
-    m1.metric("True positives", int(ov["tp"]))
-    m2.metric("Missed", int(ov["missed"]))
-    m3.metric("Extra", int(ov["extra"]))
+    m1.metric("True positives", f"{int(ov['tp']):,}")
+    m2.metric("Missed", f"{int(ov['missed']):,}")
+    m3.metric("Extra", f"{int(ov['extra']):,}")
     m4.metric("Precision / recall", f"{ov['precision']:.2f} / {ov['recall']:.2f}")
     m5.metric("F1 (selected vs union of true)", f"{ov['f1']:.2f}")
 
@@ -110,7 +182,21 @@ if rec.data.truth is not None:
             return [""] * len(col)
         return [f"background-color: {COLORS[key]}40" if v else "" for v in col]
 
+    if ds.truth is not None:
+        st.markdown("**Per label**: the union of the label's categories' blankets against its "
+                    "true feature blanket (parents, children and spouses in the network), and "
+                    "its label skeleton R against its true label blanket. Empty sets count as "
+                    "pyCausalFS counts them: both empty 1, one of them empty 0.")
+        per_label = summary.truth_per_label(res, ds.truth)
+        for col in ("precision", "recall", "f1", "distance", "R: F1"):
+            per_label[col] = per_label[col].map(lambda v: f"{v:.3f}")
+        st.table(per_label)  # a few rows: a plain table, every word readable
     show = tt[["true", "found", "tp", "missed", "extra", "true positives", "missed features",
                "extra features", "precision", "recall", "f1"]]
+    st.markdown("**Per category**: each category's blanket against its label's true feature "
+                "blanket.")
     st.dataframe(show.style.apply(colour, subset=["tp", "missed", "extra"]).format(
         {"precision": "{:.2f}", "recall": "{:.2f}", "f1": "{:.2f}"}), width="stretch")
+
+if ds.truth is not None and rec.data.source.get("kind") in ("network", "demo"):
+    truth_curve()

@@ -6,9 +6,9 @@ from camcf.viz import explain_row, figures, summary
 from camcf.viz.explain import redundancy_summary, subject_indices
 from pages import _state as S
 from pages._common import (
+    bits_table,
     current_run,
     fmt_features,
-    four_digits,
     paged,
     pick_target,
     run_id,
@@ -26,10 +26,10 @@ st.caption(f"The blanket is sorted by s_f and the best ⌈k2·|CMB|⌉ (k2 = {p[
 tid = pick_target(res, "pr_target")
 t = res.targets[tid]
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("Entered Phase 4 (CMB)", len(t.cmb))
-c2.metric("Cut by k2", len(t.cut))
-c3.metric("Removed by symmetry", len(t.symmetry_removed))
-c4.metric("Removed by redundancy", len(t.redundancy_removed))
+c1.metric("Entered Phase 4 (CMB)", f"{len(t.cmb):,}")
+c2.metric("Cut by k2", f"{len(t.cut):,}")
+c3.metric("Removed by symmetry", f"{len(t.symmetry_removed):,}")
+c4.metric("Removed by redundancy", f"{len(t.redundancy_removed):,}")
 
 if not t.cmb:
     st.info(f"Nothing reached Phase 4 for {t.category.display}.")
@@ -79,9 +79,9 @@ red = frame[frame["fate"] == "redundancy"]
 if red.empty:
     st.write("—")
 else:
-    table = red[["feature", "s_f", "p (s_f)", "explaining category", "I(f; C_d)",
-                 "p (I(f; C_d))", "ratio I(f;C_d)/s_f", "gamma"]]
-    st.dataframe(table, hide_index=True, width="stretch", column_config=four_digits(table))
+    table = red[["feature", "s_f", "p (s_f)", "bits vs p (s_f)", "explaining category",
+                 "I(f; C_d)", "p (I(f; C_d))", "ratio I(f;C_d)/s_f", "gamma"]]
+    bits_table(table)
 with st.expander("Every feature that reached Phase 4"):
     table = paged(frame, "pr_all_page")
-    st.dataframe(table, hide_index=True, width="stretch", column_config=four_digits(table))
+    bits_table(table)

@@ -4,7 +4,8 @@ import pandas as pd
 import streamlit as st
 
 from camcf.viz import figures, summary
-from pages._common import current_run, paged, pick_target
+from camcf.viz.explain import plural
+from pages._common import bits_table, current_run, paged, pick_target
 
 rec = current_run()
 res = rec.result
@@ -37,21 +38,22 @@ comp = summary.recovery_frame(res, tid)
 won = comp[comp["decision"] == "recovered"]
 n = summary.recovery_counts(res, tid)
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("Recovered", n["recovered"])
+c1.metric("Recovered", f"{n['recovered']:,}")
 c2.metric("Competed, not recovered", "n/a" if n["tried"] is None
-          else n["tried"] - n["recovered"],
-          help=f"Features that competed and lost every competition ({n['lost']} competitions "
-               "lost in all: a feature competes with each member of R not yet displaced)")
-c3.metric("Skipped (s_f < δ1/2)", n["skipped"])
-c4.metric("Not reached", "n/a" if n["not_reached"] is None else n["not_reached"])
+          else f"{n['tried'] - n['recovered']:,}",
+          help=f"Features that competed and lost every competition ({n['lost']:,} "
+               "competitions lost in all: a feature competes with each member of R not yet "
+               "displaced)")
+c3.metric("Skipped (s_f < δ1/2)", f"{n['skipped']:,}")
+c4.metric("Not reached", "n/a" if n["not_reached"] is None else f"{n['not_reached']:,}")
 if n["not_reached"] is not None:
-    st.caption(f"The four add up to the {n['outside']} features outside PC ∪ SP.")
+    st.caption(f"The four add up to the {plural(n['outside'], 'feature')} outside PC ∪ SP.")
 if n["ended"] is not None and n["not_reached"]:
     last = res.feature_names[t.recovered[-1][0]]
     why = ("the scan stops at the first recovered feature (recovery = \"first\", the authors' "
            "code)" if n["ended"] == "first" else "every member of R has been displaced")
-    st.caption(f"Of the {n['outside']} features outside PC ∪ SP, the {n['not_reached']} after "
-               f"{last} were not looked at: {why}.")
+    st.caption(f"Of the {plural(n['outside'], 'feature')} outside PC ∪ SP, the "
+               f"{n['not_reached']:,} after {last} were not looked at: {why}.")
 st.subheader("The competition")
 if comp.empty:
     st.info(f"No feature competed for {t.category.display}: no feature outside the blanket had "
@@ -63,11 +65,11 @@ st.markdown("**Winners**")
 if won.empty:
     st.caption("None: every feature that competed lost to the member of R it challenged.")
 else:
-    st.dataframe(won, hide_index=True, width="stretch")
+    bits_table(won)
 st.markdown("**Competitions lost** (a feature may lose to one member of R and then win "
             "against the next)")
 lost = comp[comp["decision"] == "lost"]
 if lost.empty:
     st.caption("None: the first feature tried won (or no feature was eligible).")
 else:
-    st.dataframe(paged(lost, "rc_lost_page"), hide_index=True, width="stretch")
+    bits_table(paged(lost, "rc_lost_page"))

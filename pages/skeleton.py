@@ -7,12 +7,12 @@ heatmap is seriated and aggregated by camcf.viz, long tables are paged."""
 import pandas as pd
 import streamlit as st
 
-from camcf.viz import figures
-from camcf.viz.explain import p_column
+from camcf.viz import figures, graphs
+from camcf.viz.explain import disagreement_column, p_column
 from pages._common import (
+    bits_table,
     current_run,
     ego_html,
-    four_digits,
     heatmap_figure,
     legend,
     paged,
@@ -55,14 +55,16 @@ with left:
         legend(["target", "label-category", "rejected", "neighbour", "points-here"])
         show_graph(ego_html(run_id(rec), tid, height, res), height)
         st.caption("Inner ring: R, numbered in the order the greedy step accepted it (thicker: "
-                   "higher DCSMI). Outer ring: candidates that were not accepted, the other "
+                   f"higher DCSMI; at most {graphs.MAX_GROUP}, the strongest, the rest in one "
+                   "'+k more in R' box). Outer ring: candidates that were not accepted, the other "
                    "categories with the largest DCSMI with the target, and categories that "
                    "have the target in their own R. Hover a box for its numbers.")
     else:
         legend(["target", "label-category"])
         show_graph(skeleton_html(run_id(rec), tid, height, res), height)
-        st.caption("An edge joins a category and each member of its R (thicker: higher DCSMI). "
-                   "Grey: skipped categories.")
+        st.caption("An edge joins a category and each member of its R (thicker: higher DCSMI; "
+                   f"at most {graphs.MAX_GROUP} per category, the strongest). Grey: skipped "
+                   "categories.")
 with right:
     st.subheader("The whole label space")
     st.plotly_chart(heatmap_figure(rec, tid), key="sk_heat")
@@ -75,21 +77,25 @@ df = trace_frame(run_id(rec), tid, res)
 mi = df[df["step"] == "label-mi"]
 cmi = df[df["step"] == "label-cmi"]
 cand = mi[mi["decision"] == "candidate"].sort_values("value", ascending=False, kind="stable")
-a, b = st.columns([1, 1])
+a, b = st.columns([2, 3])
 with a:
     st.markdown(f"**Candidates** (I(t; C') > δ2 = {res.params['delta2']:g}): {len(cand):,} of "
                 f"{len(mi):,} categories of the other labels")
     table = paged(pd.DataFrame({"category": cand["b_name"], "I(t; C') bits": cand["value"],
-                                "p": p_column(cand)}), "sk_cand_page", where=a)
-    st.dataframe(table, hide_index=True, width="stretch", column_config=four_digits(table))
-with b:
-    st.markdown("**Each greedy step**: the conditional MI given the categories accepted so far")
-    table = paged(pd.DataFrame({
-        "category": cmi["b_name"], "given": cmi["cond_names"].replace("", "— (first)"),
-        "I(t; C' | accepted) bits": cmi["value"], "p": p_column(cmi), "δ2": cmi["threshold"],
-        "decision": cmi["decision"]}), "sk_cmi_page", where=b)
-    st.dataframe(table, hide_index=True, width="stretch", column_config=four_digits(table))
+                                "p": p_column(cand),
+                                "bits vs p": disagreement_column(cand, res)}),
+                  "sk_cand_page", where=a)
+    bits_table(table)
 if len(cand):
-    st.plotly_chart(figures.skeleton_steps(res, tid), key="sk_steps")
+    b.plotly_chart(figures.skeleton_steps(res, tid), key="sk_steps")
+st.markdown("**Each greedy step**: the conditional MI given the categories accepted so far, "
+            "against δ2; *bits vs p* says where the G test of the same value would decide the "
+            "other way, and why")
+table = paged(pd.DataFrame({
+    "category": cmi["b_name"], "given": cmi["cond_names"].replace("", "— (first)"),
+    "I(t; C' | accepted) bits": cmi["value"], "δ2": cmi["threshold"],
+    "decision": cmi["decision"], "p": p_column(cmi),
+    "bits vs p": disagreement_column(cmi, res)}), "sk_cmi_page")
+bits_table(table)
 st.markdown("**R** = " + (", ".join(res.categories[q].display for q in t.skeleton) or
                           "∅ (no category passed δ2: Phase 3 will not run)"))

@@ -13,11 +13,19 @@ import string
 
 import streamlit as st
 
-from camcf.viz.explain import explain_row_full, routine_summary, step_items, subject_names
+from camcf.viz.explain import (
+    bits_values,
+    disagreement_column,
+    explain_row_full,
+    p_column,
+    routine_summary,
+    step_items,
+    subject_names,
+)
 from pages import _state as S
 from pages._common import (
+    bits_table,
     current_run,
-    four_digits,
     legend,
     local_html,
     paged,
@@ -39,7 +47,7 @@ def _literal(text: str) -> str:
 def _value_text(values) -> str:
     """The tested value of one row (4 decimals), or the range of a routine group's values;
     "—" where no value was computed."""
-    v = values.dropna().astype(float)
+    v = bits_values(values.dropna().astype(float))
     if v.empty:
         return "—"
     lo, hi = round(float(v.min()), 4), round(float(v.max()), 4)
@@ -112,7 +120,7 @@ pos = min(pos, n)
 item = items[pos - 1]
 rows = view.iloc[list(item.rows)]
 row = rows.iloc[0]
-head = (f'<b>{pos}/{n}</b> · phase {int(row["phase"])} · '
+head = (f'<b>{pos:,}/{n:,}</b> · phase {int(row["phase"])} · '
         f'<code>{html.escape(", ".join(dict.fromkeys(rows["step"])))}</code>')
 if item.routine_group:
     st.html(f'<div class="camcf-sentence" data-testid="camcf-sentence">{head}<br>'
@@ -170,4 +178,6 @@ with st.expander(f"All {len(view):,} decisions in the chosen phases (paged)"):
     listing.insert(2, "decided about", subject)
     listing.insert(0, "#", range(1, len(view) + 1))
     table = paged(listing, "st_list_page")
-    st.dataframe(table, hide_index=True, width="stretch", column_config=four_digits(table))
+    rows = view.loc[table.index]  # the page's rows of the record: their p and its agreement
+    table = table.assign(p=p_column(rows), **{"bits vs p": disagreement_column(rows, res)})
+    bits_table(table)

@@ -9,9 +9,10 @@ import streamlit as st
 
 from camcf.diff import diff_results
 from camcf.errors import CamcfError
+from camcf.viz.explain import plural
 from camcf.viz.tuning import diff_bars
 from pages import _state as S
-from pages._common import current_run, run_id
+from pages._common import bits_table, current_run, run_id
 from pages._share import pin
 
 PAGE_SIZE = 50
@@ -52,11 +53,11 @@ if pinned.disc != rec.disc:
     st.caption(f"Discretisation: {pinned.disc} → {rec.disc}")
 s = d.summary()
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("Selected features", f"{s['selected_after']}",
+c1.metric("Selected features", f"{s['selected_after']:,}",
           delta=s["selected_after"] - s["selected_before"] or None)
-c2.metric("Categories changed", f"{s['changed']} of {s['categories']}")
-c3.metric("… with a flipped decision", s["with_flip"])
-c4.metric("Selection: entered / left", f"+{s['entered']} / −{s['left']}",
+c2.metric("Categories changed", f"{s['changed']:,} of {s['categories']:,}")
+c3.metric("… with a flipped decision", f"{s['with_flip']:,}")
+c4.metric("Selection: entered / left", f"+{s['entered']:,} / −{s['left']:,}",
           help="Features that entered or left the selection (the union of the blankets); a "
                "feature can enter one category's blanket and stay selected through another: "
                "the chart and the table show each category's blanket")
@@ -105,29 +106,27 @@ elif sort == "category size":
 n = len(view)
 pages = max(1, -(-n // PAGE_SIZE))
 if pages > 1:
-    page = st.number_input(f"Page (of {pages}, {PAGE_SIZE} categories each)", 1, pages, 1,
+    page = st.number_input(f"Page (of {pages:,}, {PAGE_SIZE} categories each)", 1, pages, 1,
                            key="wc_page")
 else:
     page = 1
 shown = view.iloc[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
-st.caption(f"{n} of {len(frame)} categories" + (f"; showing {len(shown)}" if pages > 1 else ""))
+st.caption(f"{n:,} of {plural(len(frame), 'category')}"
+           + (f"; showing {len(shown):,}" if pages > 1 else ""))
 cols = ["category", "size", "blanket_before", "blanket_after", "blanket +", "blanket −",
         "R +", "R −", "PC +", "PC −", "spouses +", "spouses −", "recovered +", "recovered −",
         "flips", "first_flip_step", "first_flip_variable", "value_before", "threshold_before",
         "decision_before", "value_after", "threshold_after", "decision_after"]
-st.dataframe(shown[cols], hide_index=True, width="stretch", key="wc_table",
-             column_config={
-                 "blanket_before": st.column_config.NumberColumn("blanket (pinned)"),
-                 "blanket_after": st.column_config.NumberColumn("blanket (now)"),
-                 "first_flip_step": "first flip",
-                 "first_flip_variable": "variable",
-                 "value_before": st.column_config.NumberColumn("value (pinned)", format="%.4g"),
-                 "threshold_before": st.column_config.NumberColumn("threshold (pinned)",
-                                                                   format="%.4g"),
-                 "value_after": st.column_config.NumberColumn("value (now)", format="%.4g"),
-                 "threshold_after": st.column_config.NumberColumn("threshold (now)",
-                                                                  format="%.4g"),
-             })
+bits_table(shown[cols], key="wc_table", column_config={
+    "blanket_before": st.column_config.NumberColumn("blanket (pinned)"),
+    "blanket_after": st.column_config.NumberColumn("blanket (now)"),
+    "first_flip_step": "first flip",
+    "first_flip_variable": "variable",
+    "value_before": st.column_config.NumberColumn("value (pinned)", format="%.4g"),
+    "threshold_before": st.column_config.NumberColumn("threshold (pinned)", format="%.4g"),
+    "value_after": st.column_config.NumberColumn("value (now)", format="%.4g"),
+    "threshold_after": st.column_config.NumberColumn("threshold (now)", format="%.4g"),
+})
 st.download_button("Download the changes (CSV)", data=frame.to_csv(index=False),
                    file_name="camcf-what-changed.csv", mime="text/csv", on_click="ignore",
                    key="wc_csv")
@@ -140,7 +139,7 @@ else:
     opts = view["target"].tolist()
     tid = st.selectbox("Category", opts, key="wc_target",
                        format_func=lambda i: f"{res.categories[i].display} — "
-                                             f"{res.categories[i].size} samples")
+                                             f"{plural(res.categories[i].size, 'sample')}")
     cd = d.categories[tid]
     st.markdown(d.explain(cd))
     sets = pd.DataFrame(

@@ -5,7 +5,9 @@
 * The app in a real browser (Chromium driven by Playwright): :func:`start_app`,
   :func:`stop_app`, :func:`wait_idle`, :func:`settle`, :func:`charts_drawn`,
   :func:`graph_node_ids`, :func:`open_page`, :func:`shot`, :func:`move_slider` / :func:`slider_value` (k1, k2),
-  :func:`set_number` / :func:`number_value` (δ1, δ2 and the other number inputs).
+  :func:`set_number` / :func:`number_value` (δ1, δ2 and the other number inputs),
+  :func:`upload_file` / :func:`upload_mat` (a file through the sidebar) and
+  :func:`wait_for_the_run`.
 
 Tests import them with ``from support import …`` (pytest puts ``tests/`` on ``sys.path``).
 """
@@ -217,6 +219,59 @@ def set_number(page, label: str, value) -> None:
 def number_value(page, label: str) -> str:
     """The text a sidebar number input shows."""
     return sidebar_number(page, label).input_value()
+
+
+def wait_for_the_run(page, timeout: float = 180.0) -> None:
+    """Wait until the loaded data's automatic run has finished: the script is idle and the
+    sidebar no longer says the results are stale. (Loading and the run are separate script
+    runs: between them the app is briefly idle, and a click then would interrupt the run.)"""
+    side = page.locator('[data-testid="stSidebar"]')
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        wait_idle(page, timeout=timeout * 1000)
+        if side.get_by_text("results are stale").count() == 0:
+            page.wait_for_timeout(300)
+            wait_idle(page, timeout=timeout * 1000)
+            if side.get_by_text("results are stale").count() == 0:
+                return
+        page.wait_for_timeout(500)
+    raise AssertionError("the loaded data's run did not finish (the results are stale)")
+
+
+def upload_file(page, path: Path) -> None:
+    """Upload ``path`` in the sidebar (its labels named inside the file) and press Load
+    file."""
+    side = page.locator('[data-testid="stSidebar"]')
+    side.locator("label").filter(has_text="Upload a file").click()
+    wait_idle(page)
+    side.locator('input[type="file"]').first.set_input_files(str(path))
+    wait_idle(page)
+    side.get_by_text(path.name).first.wait_for(timeout=30_000)  # the uploader has it
+    side.get_by_role("button", name="Load file").click()
+    wait_idle(page, timeout=180_000)
+    side.get_by_text(f"{path.name} (uploaded)").first.wait_for(timeout=120_000)
+    wait_for_the_run(page)
+
+
+def upload_mat(page, path: Path, choose: str, *, wait_run: bool = True) -> None:
+    """Upload ``path`` in the sidebar, pick the variable pair whose text starts with
+    ``choose`` and press Load file (and, with ``wait_run``, wait for the loaded data's
+    automatic run: a run estimated to be slow is left to the Run button)."""
+    side = page.locator('[data-testid="stSidebar"]')
+    side.locator("label").filter(has_text="Upload a file").click()
+    wait_idle(page)
+    side.locator('input[type="file"]').first.set_input_files(str(path))
+    wait_idle(page)
+    box = side.locator('[data-testid="stSelectbox"]').filter(has_text="Variables")
+    box.wait_for(timeout=30_000)
+    box.click()
+    page.get_by_role("option").filter(has_text=choose).first.click()
+    side.get_by_role("button", name="Load file").click()
+    wait_idle(page, timeout=180_000)
+    side.get_by_text(f"{path.name} ({choose.replace(' ', '')}, uploaded)").first.wait_for(
+        timeout=120_000)
+    if wait_run:
+        wait_for_the_run(page)
 
 
 def shot(page, name: str, *, full_page: bool = True) -> Path:

@@ -46,6 +46,8 @@ from support import (
     shot,
     sidebar_number,
     slider_value,
+    upload_file,
+    upload_mat,
     wait_idle,
 )
 
@@ -91,57 +93,6 @@ def readability(page, n_graphs: int = 0) -> dict:
         frame.locator("#mynetwork canvas").wait_for(timeout=15_000)
         out["graph"] += frame.locator("body").evaluate(f"() => ({GRAPH_OVERLAPS_JS})(1)") or []
     return {k: v for k, v in out.items() if v}
-
-
-def wait_for_the_run(page, timeout: float = 180.0) -> None:
-    """Wait until the loaded data's automatic run has finished: the script is idle and the
-    sidebar no longer says the results are stale. (Loading and the run are separate script
-    runs: between them the app is briefly idle, and a click then would interrupt the run.)"""
-    side = page.locator('[data-testid="stSidebar"]')
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        wait_idle(page, timeout=timeout * 1000)
-        if side.get_by_text("results are stale").count() == 0:
-            page.wait_for_timeout(300)
-            wait_idle(page, timeout=timeout * 1000)
-            if side.get_by_text("results are stale").count() == 0:
-                return
-        page.wait_for_timeout(500)
-    raise AssertionError("the loaded data's run did not finish (the results are stale)")
-
-
-def upload(page, path: Path) -> None:
-    """Upload ``path`` in the sidebar (its labels named inside the file) and press Load
-    file."""
-    side = page.locator('[data-testid="stSidebar"]')
-    side.locator("label").filter(has_text="Upload a file").click()
-    wait_idle(page)
-    side.locator('input[type="file"]').first.set_input_files(str(path))
-    wait_idle(page)
-    side.get_by_text(path.name).first.wait_for(timeout=30_000)  # the uploader has it
-    side.get_by_role("button", name="Load file").click()
-    wait_idle(page, timeout=180_000)
-    side.get_by_text(f"{path.name} (uploaded)").first.wait_for(timeout=120_000)
-    wait_for_the_run(page)
-
-
-def upload_mat(page, path: Path, choose: str) -> None:
-    """Upload ``path`` in the sidebar, pick the variable pair whose text starts with
-    ``choose`` and press Load file."""
-    side = page.locator('[data-testid="stSidebar"]')
-    side.locator("label").filter(has_text="Upload a file").click()
-    wait_idle(page)
-    side.locator('input[type="file"]').first.set_input_files(str(path))
-    wait_idle(page)
-    box = side.locator('[data-testid="stSelectbox"]').filter(has_text="Variables")
-    box.wait_for(timeout=30_000)
-    box.click()
-    page.get_by_role("option").filter(has_text=choose).first.click()
-    side.get_by_role("button", name="Load file").click()
-    wait_idle(page, timeout=180_000)
-    side.get_by_text(f"{path.name} ({choose.replace(' ', '')}, uploaded)").first.wait_for(
-        timeout=120_000)
-    wait_for_the_run(page)
 
 
 @pytest.fixture(scope="module")
@@ -240,7 +191,7 @@ def test_every_page_is_readable_when_nothing_is_selected(wide_page, tmp_path):
     page, url = wide_page
     path = tmp_path / "noise.arff"
     path.write_bytes(noise_arff())
-    upload(page, path)
+    upload_file(page, path)
     main = page.locator('[data-testid="stMain"]')
     problems = {}
     for title, path, n_graphs in NAV + STUDIES:
@@ -277,7 +228,7 @@ def test_suggest_then_tune_on_a_generated_wide_data_set(wide_page, tmp_path):
     loaded = load(path)
     auto = camcf.run(loaded.X, loaded.Y, delta1="auto", delta2="auto").params
     page, _ = wide_page
-    upload(page, path)
+    upload_file(page, path)
     side = page.locator('[data-testid="stSidebar"]')
     before = float(number_value(page, "δ1"))
     side.get_by_role("button", name="Suggest from the data").click()

@@ -195,7 +195,7 @@ def test_select_on_a_terminal_and_ctrl_c_exits_130_without_traceback(tmp_path, c
 # ------------------------------------------------------------------ start-up and structure
 def _loaded(code: str) -> set[str]:
     heavy = ("sklearn", "pandas", "pyarrow", "dask", "distributed", "streamlit", "plotly",
-             "pyvis", "scipy", "joblib", "networkx")
+             "pyvis", "scipy", "joblib", "networkx", "pgmpy")
     probe = (f"import sys\n{code}\n"
              f"print(' '.join(sorted({{m.split('.')[0] for m in sys.modules}} & {set(heavy)!r})),"
              " file=sys.stderr)")
@@ -347,9 +347,11 @@ def test_the_core_install_leaves_the_app_and_dask_to_extras():
         "numpy", "scipy", "scikit-learn", "pandas", "networkx", "liac-arff", "joblib",
         "threadpoolctl", "pyarrow"}
     extras = project["optional-dependencies"]
-    assert names(extras["app"]) == {"streamlit", "pyvis", "plotly"}
+    assert names(extras["app"]) == {"streamlit", "pyvis", "plotly", "camcf"}
+    assert "camcf[networks]" in extras["app"]  # the explorer's "Known network" source
     assert names(extras["dask"]) == {"dask"}
-    assert "camcf[app,dask]" in extras["test"]
+    assert names(extras["networks"]) == {"pgmpy"}
+    assert "camcf[app,dask,networks]" in extras["test"]
     make = (repo / "Makefile").read_text()
     run = make[make.index("\nrun:"):].split("\n\n")[0]
     assert "$(APP_STAMP)" in run and "-e '.[app]'" in make and "-e '.[test]'" in make

@@ -11,11 +11,11 @@ from camcf.datasets import (
     DEMO_NETWORK,
     NodeSpec,
     build_cpts,
-    compare_blanket,
     make_causal_multilabel,
     markov_blanket_features,
     network_graph,
 )
+from camcf.truth import score
 
 
 # ---------------------------------------------------------------------------------------------
@@ -123,7 +123,7 @@ def test_graph_is_a_dag_with_kinds_and_indices(demo):
 def test_bad_network_is_rejected():
     with pytest.raises(ValueError, match="listed before"):
         network_graph([NodeSpec("y", "label", 2, ("x",), "copy"), NodeSpec("x", "feature", 2)])
-    with pytest.raises(ValueError, match="must be a positive integer"):
+    with pytest.raises(ValueError, match=r"n must be in \[1, inf\), got 0"):
         make_causal_multilabel(0)
 
 
@@ -272,24 +272,23 @@ def test_noise_features_are_irrelevant(demo):
 
 
 # ---------------------------------------------------------------------------------------------
-# compare_blanket
+# scores of a found blanket (camcf.truth.score; the hand-computed cases are in test_truth.py)
 # ---------------------------------------------------------------------------------------------
-def test_compare_blanket_counts():
-    r = compare_blanket({1, 2, 5}, {2, 3, 5, 7})
-    assert r["tp"] == [2, 5] and r["missed"] == [3, 7] and r["extra"] == [1]
-    assert r["precision"] == pytest.approx(2 / 3)
-    assert r["recall"] == pytest.approx(0.5)
-    assert r["f1"] == pytest.approx(2 * (2 / 3) * 0.5 / (2 / 3 + 0.5))
+def test_score_counts():
+    r = score({1, 2, 5}, {2, 3, 5, 7})
+    assert r.tp == (2, 5) and r.missed == (3, 7) and r.extra == (1,)
+    assert r.precision == pytest.approx(2 / 3)
+    assert r.recall == pytest.approx(0.5)
+    assert r.f1 == pytest.approx(2 * (2 / 3) * 0.5 / (2 / 3 + 0.5))
 
 
-def test_compare_blanket_edge_cases():
-    assert compare_blanket(set(), set()) == {
-        "tp": [], "missed": [], "extra": [], "precision": 1.0, "recall": 1.0, "f1": 1.0
-    }
-    r = compare_blanket({4}, {1})
-    assert (r["precision"], r["recall"], r["f1"]) == (0.0, 0.0, 0.0)
-    r = compare_blanket(set(), {1, 2})
-    assert r["missed"] == [1, 2] and r["recall"] == 0.0 and r["f1"] == 0.0
+def test_score_edge_cases_follow_pycausalfs():
+    r = score(set(), set())
+    assert (r.precision, r.recall, r.f1, r.distance) == (1.0, 1.0, 1.0, 0.0)
+    r = score({4}, {1})
+    assert (r.precision, r.recall, r.f1) == (0.0, 0.0, 0.0)
+    r = score(set(), {1, 2})
+    assert r.missed == (1, 2) and (r.precision, r.recall, r.f1) == (0.0, 0.0, 0.0)
 
 
 # ---------------------------------------------------------------------------------------------

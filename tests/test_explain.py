@@ -327,11 +327,15 @@ def test_significance_is_shown_beside_bits_by_one_function(demo_runs):
     row = full_row.drop(["n", "g", "df", "p_value", "log10_p"], errors="ignore")
     plain = explain_row_full(row, res).text
     assert "p =" not in plain
-    row = pd.concat([row, pd.Series({"n": 1000, "g": 12.5, "df": 1, "p_value": 0.0004})])
+    # (a p that agrees with the row's decision: a disagreement adds its own sentence, below)
+    above = row["decision"] in ("candidate", "accepted", "kept", "cut-k1", "stays", "spouse",
+                                "not-tested")
+    pv = 0.0004 if above else 0.4
+    row = pd.concat([row, pd.Series({"n": 1000, "g": 12.5, "df": 1, "p_value": pv})])
     e = explain_row_full(row, res)
-    assert "(G = 12.50, df = 1, p = 0.0004)" in e.text
-    assert e.text.replace(" (G = 12.50, df = 1, p = 0.0004)", "") == plain
-    assert "p = 0.0004" in dict(zip(*e.table().values(), strict=True))["value"]
+    assert f"(G = 12.50, df = 1, p = {pv:g})" in e.text
+    assert e.text.replace(f" (G = 12.50, df = 1, p = {pv:g})", "") == plain
+    assert f"p = {pv:g}" in dict(zip(*e.table().values(), strict=True))["value"]
     assert measured("0.1", {"p_value": float("nan")}) == "0.1 bits"
 
 

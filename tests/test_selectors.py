@@ -44,7 +44,10 @@ def test_sklearn_compatible(estimator, check):
 def test_registry_names_kinds_and_lazy_baselines():
     assert list(methods.METHODS)[:1] == ["camcf"]
     assert set(methods.METHODS) == {"camcf", "mi-mcf", "d2f", "fimf", "mdfs", "jfsc", "mcls",
-                                    "m2lc", "all", "random"}
+                                    "m2lc", "all", "random", "pc"}
+    # PC runs only when named: compare and reproduce leave it out by default
+    assert "pc" in methods.available() and "pc" not in methods.defaults()
+    assert "pc" not in methods.check_names(None)
     assert {"camcf", "all", "random"} <= set(methods.available())
     assert methods.get("camcf") is camcf.CaMCF
     assert methods.kind("camcf") == "subset" and methods.kind("random") == "ranking"

@@ -163,7 +163,8 @@ def test_landscape_metric_on_request(demo):
     assert L.metric_values.shape == (1, 2)
     assert np.isfinite(L.metric_values[0, 0]) and 0 <= L.metric_values[0, 0] <= 1
     frame = L.to_frame()
-    assert list(frame.columns) == ["delta1", "k1", "n_selected", "hamming_loss"]
+    # the demo carries its truth: each cell's F1 against it comes with the counts
+    assert list(frame.columns) == ["delta1", "k1", "n_selected", "hamming_loss", "truth_f1"]
 
 
 # ------------------------------------------------------------------------------- figures

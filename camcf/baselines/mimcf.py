@@ -431,6 +431,8 @@ class _MIMCF:
                     min_dep[i] = dep
 
         record = sorted({i for i in labels if any(j in PC[i] for j in labels)})
+        # the labels in each label's phase-1 PC (phase 2 takes them out again)
+        self.label_pcs = [sorted({j - f for j in PC[i] if j in labels}) for i in labels]
 
         candidates: dict[int, list[int]] = {}
         subsets: dict[int, list[list[int]]] = {}
@@ -473,6 +475,7 @@ class _MIMCF:
                 if found >= 1:
                     break
 
+        self.label_features = [sorted(PC[i]) for i in labels]  # per label: its features
         return sorted({c for i in labels for c in PC[i]})
 
 
@@ -651,13 +654,22 @@ def mimcf_select(X: np.ndarray, Y: np.ndarray, *, alpha: float = 0.05, k1: float
     :class:`camcf.jobs.TimeBudgetExceeded` (a :class:`camcf.CamcfError` naming the method, the
     time spent, where it was and the way out). None: no limit.
     """
+    return _mimcf_run(X, Y, alpha=alpha, k1=k1, k2=k2, variant=variant,
+                      max_seconds=max_seconds).selected
+
+
+def _mimcf_run(X: np.ndarray, Y: np.ndarray, *, alpha: float, k1: float, k2: float,
+               variant: str, max_seconds: float | None) -> _MIMCF:
+    """:func:`mimcf_select`'s run, kept: its ``label_features`` and ``label_pcs`` (per label,
+    the features and the labels of its final PC) besides the selection."""
     t0 = time.perf_counter()
     data = np.hstack([_feature_codes(X), label_codes(Y)])
     deadline = None if max_seconds is None else t0 + float(max_seconds)
     run = _MIMCF(data, np.asarray(Y).shape[1], alpha, k1, k2, variant, deadline=deadline,
                  budget=max_seconds)
     run.t0 = t0
-    return run.run()
+    run.selected = run.run()
+    return run
 
 
 class MIMCF(SubsetSelector):
@@ -683,6 +695,11 @@ class MIMCF(SubsetSelector):
         The selected features.
     selected_ : list of int
         Their 0-based indices, ascending.
+    blankets_ : tuple of tuple of int
+        Per label (column of Y), the features of its final PC (the selection is their union).
+    label_blankets_ : tuple of tuple of int
+        Per label, the labels in its phase-1 PC (the code's label–label relations, which
+        phase 2 takes out of every PC again).
     """
 
     params: ClassVar[tuple[Param, ...]] = _declared.MIMCF
@@ -700,7 +717,10 @@ class MIMCF(SubsetSelector):
         """Select features of X (n_samples × n_features, integer codes) for Y."""
         prm = self._checked_params()
         X, Y = self._validate_xy(X, Y)
-        self.selected_ = mimcf_select(X, Y, **prm)
+        run = _mimcf_run(X, Y, **prm)
+        self.selected_ = run.selected
+        self.blankets_ = tuple(tuple(v) for v in run.label_features)
+        self.label_blankets_ = tuple(tuple(v) for v in run.label_pcs)
         self.support_ = np.zeros(X.shape[1], dtype=bool)
         self.support_[self.selected_] = True
         return self

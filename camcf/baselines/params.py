@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..params import Param
 
 __all__ = ["ALL", "D2F", "FIMF", "JFSC", "M2LC", "MCLS", "MDFS", "MIMCF",
-           "N_FEATURES_TO_SELECT", "RANDOM"]
+           "N_FEATURES_TO_SELECT", "PC", "RANDOM"]
 
 #: how many of the ranked features a ranking method keeps (the cut; every ranking method)
 N_FEATURES_TO_SELECT = Param(
@@ -90,6 +90,14 @@ MCLS: tuple[Param, ...] = (
 
 # ---------------------------------------------------------------- M2LC: not implemented
 M2LC: tuple[Param, ...] = ()
+
+# ---------------------------------------------------------------- PC (pgmpy), a whole-graph learner
+PC: tuple[Param, ...] = (
+    Param("alpha", 0.01, float, low=0, high=1, low_closed=False, high_closed=False, symbol="α",
+          help="significance level of pgmpy's G² tests (an edge goes when p ≥ α)"),
+    Param("max_cond_vars", 3, int, low=0, high=10, symbol="max conditioning set",
+          help="the largest conditioning set PC tries (bounds its cost; pgmpy's default is 5)"),
+)
 
 # ---------------------------------------------------------------- references
 ALL: tuple[Param, ...] = ()

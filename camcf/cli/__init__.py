@@ -13,7 +13,7 @@ Every failure ends with one line on stderr and a documented exit code, never a t
 * 2 — bad input: bad arguments, a file that is not a readable data set, labels that do not fit,
   parameters out of range (:class:`camcf.CamcfError`);
 * 3 — environment failure: a file that cannot be read or written (permissions, missing folder),
-  not enough memory (:class:`camcf.ResourceLimitError`, ``MemoryError``), the disk is full;
+  an optional dependency not installed (pgmpy for the networks), not enough memory (:class:`camcf.ResourceLimitError`, ``MemoryError``), the disk is full;
 * 4 — an internal error (a bug in camcf; set ``CAMCF_DEBUG=1`` to see the traceback);
 * 130 — interrupted (Ctrl-C).
 
@@ -32,7 +32,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from ..errors import CamcfError, FileAccessError, ResourceLimitError
+from ..errors import CamcfError, FileAccessError, MissingDependencyError, ResourceLimitError
 from .outcome import Outcome
 
 __all__ = ["EPILOG", "EXIT_ENVIRONMENT", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED",
@@ -89,13 +89,13 @@ def error_exit(exc: BaseException, prog: str = "camcf") -> int:
     """Print one line for ``exc`` on stderr and return its exit code (see the module docstring).
 
     Environment failures (3): :class:`FileAccessError`, :class:`ResourceLimitError`,
-    ``MemoryError``, ``OSError`` (permissions, missing files, disk full). Bad input (2): any other
+    :class:`MissingDependencyError` (an optional extra not installed), ``MemoryError``, ``OSError`` (permissions, missing files, disk full). Bad input (2): any other
     :class:`CamcfError`. Anything else is a bug (4).
     """
     if isinstance(exc, KeyboardInterrupt):
         print(f"{prog}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    if isinstance(exc, FileAccessError | ResourceLimitError):
+    if isinstance(exc, FileAccessError | ResourceLimitError | MissingDependencyError):
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_ENVIRONMENT
     if isinstance(exc, CamcfError):
@@ -144,6 +144,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:  # argparse's SystemExit (--help: 0; a bad argument: 2, one line printed) goes through
         args = build_parser(argv).parse_args(argv)
         prog = f"camcf {args.command}"
+        from .groups import check_outputs
+
+        check_outputs(args)  # a missing output folder fails now, not after the whole run
         _deliver(args.run(args), bool(getattr(args, "quiet", False)))
         return EXIT_OK
     except BrokenPipeError:  # e.g. piped into head

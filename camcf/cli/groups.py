@@ -38,7 +38,8 @@ from .flags import DEFAULT_METHOD, add_param_flags, dest, flag, flag_values
 
 __all__ = ["PROTOCOL_ALIASES", "SHARED_PARAMS", "add_classifier", "add_data",
            "add_discretization", "add_labels", "add_method_params", "add_output",
-           "add_parallel", "add_progress", "add_protocol", "check_method_flags", "codes_of",
+           "add_parallel", "add_progress", "add_protocol", "add_truth", "check_method_flags",
+           "check_outputs", "codes_of", "read_truth", "truth_lines",
            "discretization", "knn_values", "label_spec", "load_all", "load_named", "method_params", "method_values",
            "named_methods", "parallel", "protocol_values", "read_data"]
 
@@ -115,8 +116,81 @@ def add_parallel(parser, *, what: str = "target categories") -> None:
                         "--n-jobs says otherwise; the workers need camcf installed)")
 
 
-def add_output(parser, *, what: str = "the JSON result") -> None:
+def add_truth(parser, *, many: bool = False) -> None:
+    """``--truth OUT.truth.json``: score the answer against a known network's truth
+    (``camcf simulate`` writes the file); ``many``: once per DATA, in the same order."""
+    parser.add_argument(
+        "--truth", metavar="FILE", action="append" if many else "store",
+        help="a truth file (camcf simulate's OUT.truth.json): add precision, recall, F1 and "
+             "distance of the selection, per label and overall, against the true Markov "
+             "blankets" + (" (give one per DATA, in the same order)" if many else ""))
+
+
+def read_truth(path: str | None):
+    """The :class:`camcf.truth.Truth` in ``path`` (None for None)."""
+    if path is None:
+        return None
+    from ..truth import Truth
+
+    return Truth.read(path)
+
+
+def truth_lines(scores: dict[str, Any], where: str = "truth") -> list[str]:
+    """The summary lines of :func:`camcf.truth.score_blankets`'s dict (or a
+    :func:`camcf.truth.mean_scores` dict: means)."""
+    def cell(block: dict[str, Any]) -> str:
+        def v(k: str) -> float:
+            x = block[k]
+            return x["mean"] if isinstance(x, dict) else x
+
+        return (f"P {v('precision'):.3f}, R {v('recall'):.3f}, F1 {v('f1'):.3f}, "
+                f"distance {v('distance'):.3f}")
+
+    lines = [f"{where}: the selection against the union of the true blankets: "
+             f"{cell(scores['overall'])}"]
+    if scores.get("mean"):
+        lines.append(f"{where}: per label, mean over labels: {cell(scores['mean'])}")
+        for lab, row in scores["per_label"].items():
+            lines.append(f"  {lab:<24} {cell(row)}")
+    return lines
+
+
+def add_output(parser, *, what: str = "the JSON result", suffixes: Sequence[str] = (),
+               make_folder: bool = False) -> None:
+    """``--output``/``-o``. ``suffixes``: the command writes ``OUT`` with each of these
+    suffixes (``camcf reproduce``: .json, .csv, …) instead of ``OUT`` itself; ``make_folder``:
+    the command makes OUT's folder when it is missing. The files written are checked before
+    the run (:func:`check_outputs`)."""
     parser.add_argument("--output", "-o", required=True, metavar="OUT", help=f"where to write {what}")
+    parser.set_defaults(output_suffixes=tuple(suffixes), output_make_folder=make_folder)
+
+
+#: options naming a file a command writes (checked before the run by :func:`check_outputs`)
+OUTPUT_OPTIONS = ("output", "record")
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Check, before any work, that every file the command will write can be written
+    (:func:`camcf.output.check_writable`: the folder exists and takes a new file, the path is
+    not a folder): a missing folder fails at once, not after the whole run. A command that
+    makes its output folder (``add_output(make_folder=True)``) makes it now."""
+    from ..errors import FileAccessError
+    from ..output import check_writable
+
+    for name in OUTPUT_OPTIONS:
+        path = getattr(args, name, None)
+        if not path:
+            continue
+        suffixes = getattr(args, "output_suffixes", ()) if name == "output" else ()
+        if name == "output" and getattr(args, "output_make_folder", False):
+            folder = Path(path).parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise FileAccessError(f"cannot make the folder {folder} for {path}: "
+                                      f"{e.strerror or type(e).__name__}") from None
+        for target in [Path(path).with_suffix(s) for s in suffixes] or [Path(path)]:
+            check_writable(target)
 
 
 def add_progress(parser) -> None:
@@ -247,15 +321,16 @@ def load_named(spec: str, args: argparse.Namespace, protocol: str | None):
                      f"{', '.join(catalog.CATALOG)})")
 
 
-def load_all(args: argparse.Namespace, protocol: str | None
-             ) -> tuple[dict[str, tuple], dict[str, dict[str, Any]]]:
+def load_all(args: argparse.Namespace, protocol: str | None, *, keep: bool = False):
     """Every DATA of ``args`` (:func:`load_named`): ``({name: (X, Y)} or (X, Y, X_test,
-    Y_test) for a fixed split, {name: what the report says about it}``). Two data sets of the
-    same name, or ``--discretize none`` on data that are not integer codes, are refused."""
+    Y_test) for a fixed split, {name: what the report says about it}``), and with ``keep``
+    a third item ``{name: Dataset}`` (the training part). Two data sets of the same name, or
+    ``--discretize none`` on data that are not integer codes, are refused."""
     from ..evaluation.reports import data_about
 
     loaded: dict[str, tuple] = {}
     about: dict[str, dict[str, Any]] = {}
+    kept: dict[str, Any] = {}
     for spec in args.data:
         name, ds, test = load_named(spec, args, protocol)
         if name in loaded:
@@ -268,7 +343,8 @@ def load_all(args: argparse.Namespace, protocol: str | None
                 discretize(test.X, discretize="none")
         loaded[name] = (ds.X, ds.Y) if test is None else (ds.X, ds.Y, test.X, test.Y)
         about[name] = data_about(ds, test)
-    return loaded, about
+        kept[name] = ds
+    return (loaded, about, kept) if keep else (loaded, about)
 
 
 def discretization(args: argparse.Namespace) -> dict[str, Any]:

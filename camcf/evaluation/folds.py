@@ -24,7 +24,7 @@ from .splits import protocol_of
 
 _DISC = by_name(DISCRETIZE_PARAMS)
 
-__all__ = ["Fold", "binarize_labels", "make_folds"]
+__all__ = ["Fold", "binarize_labels", "label_of_columns", "make_folds"]
 
 #: The ``protocol`` column of the frames, per protocol (kept as the frames always spelled it).
 _FRAME_PROTOCOL = {"repeated": "repeated_holdout", "kfold": "kfold", "holdout": "holdout"}
@@ -88,6 +88,17 @@ def binarize_labels(
                 out_names.append(f"{names[i]}={shown}")
     Ybin = np.column_stack(columns) if columns else np.zeros((Y.shape[0], 0), dtype=np.int64)
     return Ybin, out_names
+
+
+def label_of_columns(Y: np.ndarray) -> list[int]:
+    """The label (column of ``Y``) each column of :func:`binarize_labels` ``(Y)`` comes from.
+
+    >>> label_of_columns(np.array([[0, 2], [1, 0], [1, 1]]))
+    [0, 1, 1, 1]
+    """
+    Y = np.asarray(Y)
+    _, names = binarize_labels(Y, [str(i) for i in range(Y.shape[1] if Y.ndim == 2 else 1)])
+    return [int(name.split("=")[0]) for name in names]
 
 
 @dataclass(frozen=True, eq=False)

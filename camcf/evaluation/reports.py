@@ -37,7 +37,7 @@ from .settings import EVAL_DEFAULTS as _E
 _D = defaults(DISCRETIZE_PARAMS)
 
 __all__ = ["comparison_frame", "comparison_payload", "comparison_report", "data_about",
-           "evaluation_report", "knn_settings", "method_table"]
+           "evaluation_report", "knn_settings", "method_table", "truth_scores"]
 
 Progress = Callable[[int, int, str], None]
 
@@ -53,6 +53,46 @@ def knn_settings(knn: Mapping[str, Any] | None = None) -> dict[str, Any]:
     from .settings import check_knn
 
     return check_knn(knn)
+
+
+def truth_scores(truth, feature_names: Sequence[str], label_names: Sequence[str],
+                 splits: Sequence[tuple[Sequence[int], Any]],
+                 columns: Sequence[int] | None = None) -> dict[str, Any]:
+    """A method's answers on several splits scored against a known network's truth
+    (:mod:`camcf.truth`): per split ``(selected feature indices, Selection or None)``
+    (:class:`camcf.evaluation.Selection`: its per-label ``blankets`` and ``label_blankets``
+    when the method gives them) → :func:`camcf.truth.mean_scores` of the splits' scores (mean
+    and SD over splits), with each split's scores under ``"splits"``.
+
+    ``columns``: the label of each binary label column (:func:`camcf.evaluation.folds.
+    label_of_columns`) for methods that were given the binary columns of multi-class labels
+    (every method but Ca-MCF): their per-column blankets are merged per label (a label's
+    features: the union over its columns; its labels: those of the columns found, itself
+    left out)."""
+    from ..truth import mean_scores, score_selection
+
+    def per_label(sel):
+        if sel is None or sel.blankets is None:
+            return None, None
+        feats, labs = sel.blankets, sel.label_blankets
+        if columns is None or len(feats) != len(columns) or len(feats) == len(label_names):
+            return feats, labs
+        q = len(label_names)
+        merged = [set() for _ in range(q)]
+        owners = [set() for _ in range(q)]
+        for c, owner in enumerate(columns):
+            merged[owner].update(feats[c])
+            if labs is not None and len(labs) == len(columns):
+                owners[owner].update(columns[k] for k in labs[c])
+        return ([tuple(sorted(v)) for v in merged],
+                None if labs is None else [tuple(sorted(v - {i})) for i, v in enumerate(owners)])
+
+    scores = []
+    for chosen, sel in splits:
+        feats, labs = per_label(sel)
+        scores.append(score_selection(truth, feature_names, label_names, selection=list(chosen),
+                                      blankets=feats, label_blankets=labs))
+    return {**mean_scores(scores), "splits": scores}
 
 
 # ---------------------------------------------------------------------------- evaluate
@@ -74,6 +114,7 @@ def evaluation_report(
     n_jobs: int = 1,
     progress: Progress | None = None,
     data: Mapping[str, Any] | None = None,
+    truth=None,
 ) -> dict[str, Any]:
     """ML-kNN on a selection against all features, on every split of a protocol.
 
@@ -95,6 +136,10 @@ def evaluation_report(
         As :func:`camcf.evaluation.evaluate` takes them.
     data : mapping, optional
         What the caller knows about the data (paths, label options), copied into ``"data"``.
+    truth : camcf.truth.Truth, optional
+        A known network's truth: the selection of every split is scored against it
+        (:func:`truth_scores`, under ``"truth"``; per label for Ca-MCF's selections, overall
+        only for given features).
 
     Returns
     -------
@@ -113,6 +158,10 @@ def evaluation_report(
     from .summaries import summarise
 
     t0 = time.perf_counter()
+    if truth is not None:
+        from ..truth import check_names
+
+        check_names(truth, train.feature_names, train.label_names)
     if test is not None and protocol not in (None, "holdout"):
         raise ParameterError(f"protocol {protocol!r} resamples one data set; a given train/test "
                              "pair is the 'holdout' protocol", name="protocol", value=protocol)
@@ -144,6 +193,7 @@ def evaluation_report(
         frame = evaluate(folds, sets=chosen[0], knn=knn, cache=cache, n_jobs=n_jobs,
                          progress=progress).frame
         used_params = None
+        picks = [None] * len(folds)
     else:
         from ..algorithm_params import ALGORITHM_PARAMS
         from ..params import defaults
@@ -155,6 +205,7 @@ def evaluation_report(
                           n_jobs=n_jobs, progress=progress)
         frame = ev.frame.replace({"feature_set": {"camcf": "selected"}})
         chosen = [{"all": sets["all"], "selected": sets["camcf"]} for sets in ev.sets]
+        picks = [ev.selections[("camcf", fi)] for fi in range(len(folds))]
     split_rows = []
     for fold, sets in zip(folds, chosen, strict=True):
         part = frame[frame["split"] == fold.split]
@@ -227,6 +278,10 @@ def evaluation_report(
                  "n_features": m, "n_labels": train.n_labels, "label_columns": label_columns},
         "splits": split_rows,
     }
+    if truth is not None:
+        payload["truth"] = {"network": truth.network, **truth_scores(
+            truth, train.feature_names, train.label_names,
+            [(sets["selected"], pick) for sets, pick in zip(chosen, picks, strict=True)])}
     return json_safe(payload)
 
 
@@ -323,6 +378,7 @@ def comparison_report(
     n_jobs: int = 1,
     progress: Progress | None = None,
     about: Mapping[str, Any] | None = None,
+    truths: Mapping[str, Any] | None = None,
 ) -> tuple[dict, pd.DataFrame]:
     """Every selector on the same splits of each data set (:func:`camcf.evaluation.
     compare_data_sets`): the JSON payload and the summary table (:func:`comparison_frame`).
@@ -330,6 +386,9 @@ def comparison_report(
     ``data``: ``{name: (X, Y)}`` or ``{name: (X, Y, X_test, Y_test)}``; ``discretize="none"``:
     X holds integer codes, used as they are. ``knn``: ML-kNN settings (:func:`knn_settings`).
     ``about``: what the caller knows about each data set, copied under ``"data"``.
+    ``truths``: ``{name: (Truth, feature names, label names)}`` for data sets sampled from a
+    known network: every method's selections there are scored against the truth
+    (:func:`truth_scores`, under the data set's ``"truth"``, per method).
     """
     from .splits import make_splitter
     from .studies import compare_data_sets
@@ -358,5 +417,15 @@ def comparison_report(
         "n_jobs": n_jobs,
         "seconds_total": time.perf_counter() - t0,
     }
-    return (comparison_payload(comparisons, selectors, settings, dict(about or {})),
-            comparison_frame(comparisons))
+    payload = comparison_payload(comparisons, selectors, settings, dict(about or {}))
+    for name, (truth, features, labels) in dict(truths or {}).items():
+        from .folds import label_of_columns
+
+        cmp = comparisons[name]
+        columns = label_of_columns(np.asarray(data[name][1]))
+        payload["data_sets"][name]["truth"] = json_safe({"network": truth.network, **{
+            method: truth_scores(truth, features, labels,
+                                 [(cmp.sets[fi][method], cmp.selections.get((method, fi)))
+                                  for fi in range(len(cmp.sets))], columns)
+            for method in selectors}})
+    return payload, comparison_frame(comparisons)

@@ -79,7 +79,7 @@ from .paper import (
 from .settings import EVAL_DEFAULTS as _E
 
 __all__ = ["DEFAULTS_ROW", "PAPER_DATA_SETS", "PAPER_GRID", "PAPER_KNN", "PAPER_PARAMS",
-           "CellStore", "reproduce", "reproduction_html", "reproduction_markdown",
+           "CellStore", "on_cluster", "reproduce", "reproduction_html", "reproduction_markdown",
            "reproduction_table", "untimed", "write_reproduction"]
 
 _D = defaults(DISCRETIZE_PARAMS)
@@ -139,6 +139,19 @@ class CellStore:
             path = self._path(key)
             path.parent.mkdir(parents=True, exist_ok=True)
             write_json(path, {"key": dict(parts), "value": value}, indent=None)
+
+
+def on_cluster(study, first: Any, kwargs: dict, scheduler: str, timeout: float) -> Any:
+    """``study(first, **kwargs)`` with its units on the Dask cluster at ``scheduler``
+    (:func:`camcf.parallel.dask_cluster`; ``n_jobs`` 1 becomes every worker thread); an
+    address where no scheduler answers within ``timeout`` seconds is a
+    :class:`camcf.CamcfError` naming it."""
+    from ..parallel import dask_cluster
+
+    with dask_cluster(scheduler, timeout=timeout) as client:
+        if kwargs.get("n_jobs", 1) == 1:
+            kwargs["n_jobs"] = max(1, sum(client.nthreads().values()))
+        return study(first, **kwargs)
 
 
 # ---------------------------------------------------------------------------- inputs
@@ -283,12 +296,7 @@ def reproduce(
     """
     if scheduler is not None:
         kwargs = {k: v for k, v in locals().items() if k not in ("data", "scheduler")}
-        from ..parallel import dask_cluster
-
-        with dask_cluster(scheduler, timeout=scheduler_timeout) as client:
-            if n_jobs == 1:
-                kwargs["n_jobs"] = max(1, sum(client.nthreads().values()))
-            return reproduce(data, **kwargs)
+        return on_cluster(reproduce, data, kwargs, scheduler, scheduler_timeout)
     from .. import catalog
     from .. import methods as registry
     from ..studies import reproduction_estimate
@@ -508,12 +516,13 @@ def _est_key(est) -> list:
 
 
 def _selection(d: Mapping[str, Any]):
-    from .running import Selection
+    from .running import Selection, _per_label
 
     return Selection(kind=d["kind"], support=tuple(d["support"]), seconds=float(d["seconds"]),
                      ranking=None if d["ranking"] is None else tuple(d["ranking"]),
                      extra={k: tuple(v) for k, v in d.get("extra", {}).items()},
-                     error=d.get("error"))
+                     error=d.get("error"), blankets=_per_label(d.get("blankets")),
+                     label_blankets=_per_label(d.get("label_blankets")))
 
 
 def _tune_cell(train: tuple[Any, Any], grid, params, metric: str, inner_folds: int,

@@ -78,7 +78,10 @@ class Selection:
     for a ranking method the estimator's own cut). ``ranking``: every feature, best first
     (ranking methods only). ``extra``: further named feature sets (Ca-MCF: the sets after
     Phases 2, 3 and 4, when asked for). ``error``: the message when the method failed on this
-    split (then the sets are empty). ``seconds``: wall-clock time of ``fit``.
+    split (then the sets are empty). ``seconds``: wall-clock time of ``fit``. ``blankets``
+    and ``label_blankets``: per label column the method was given, the features and the
+    labels it found for that label, when the method says (its ``blankets_`` and
+    ``label_blankets_``: Ca-MCF, MI-MCF, PC); what :mod:`camcf.truth` scores per label.
     """
 
     kind: str
@@ -87,6 +90,8 @@ class Selection:
     ranking: tuple[int, ...] | None = None
     extra: dict[str, tuple[int, ...]] = field(default_factory=dict)
     error: str | None = None
+    blankets: tuple[tuple[int, ...], ...] | None = None
+    label_blankets: tuple[tuple[int, ...], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -428,7 +433,13 @@ def _fit_one(fold: Fold, estimator, extras: bool) -> Selection:
         extra = {p: tuple(int(f) for f in result.selected_after(p)) for p in PARTS[1:]}
     return Selection(kind=kind, support=support, seconds=seconds,
                      ranking=None if ranking is None else tuple(int(i) for i in ranking),
-                     extra=extra)
+                     extra=extra, blankets=_per_label(getattr(est, "blankets_", None)),
+                     label_blankets=_per_label(getattr(est, "label_blankets_", None)))
+
+
+def _per_label(sets) -> tuple[tuple[int, ...], ...] | None:
+    """A selector's per-label sets as tuples of ints (None when it has none)."""
+    return None if sets is None else tuple(tuple(int(f) for f in v) for v in sets)
 
 
 def _est_key(est) -> tuple:

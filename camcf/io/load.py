@@ -189,6 +189,45 @@ def _align_features(train: Dataset, test: Dataset) -> Dataset:
     )
 
 
+def split_variables(train_path: str | Path, test_path: str | Path, variable: str | None = None,
+                    test_variable: str | None = None) -> tuple[str | None, str | None]:
+    """The MATLAB variable(s) :func:`load_train_test` reads from each file.
+
+    A ``.mat`` file holding both parts of a split under its own names (``train_data/
+    train_target`` beside ``test_data/test_target``, or ``train`` beside ``test``:
+    :data:`camcf.io.matlab.SPLIT_PARTS`) is split by them: with no ``variable`` the training
+    file's train part is read, and with no ``test_variable`` the test file's test part; a
+    ``train…`` variable reads its ``test…`` counterpart from the test file when that file holds
+    it (``train_data`` → ``test_data``); any other ``variable`` is read from both files."""
+    def is_mat(p) -> bool:
+        return EXTENSIONS.get(Path(p).suffix.lower()) == "matlab" and Path(p).is_file()
+
+    from .matlab import counterpart, own_part
+
+    if variable is None and is_mat(train_path):
+        variable = own_part(train_path, "train")
+    if test_variable is None:
+        if not is_mat(test_path):
+            test_variable = variable
+        elif variable is None:
+            test_variable = own_part(test_path, "test")
+        else:
+            test_variable = counterpart(variable, "test", test_path) or variable
+    return variable, test_variable
+
+
+def same_rows(a: Dataset, b: Dataset) -> bool:
+    """Whether two data sets hold the same rows in the same order (features and labels)."""
+    if a.X.shape != b.X.shape or a.Y.shape != b.Y.shape or not np.array_equal(a.Y, b.Y):
+        return False
+    import scipy.sparse
+
+    if scipy.sparse.issparse(a.X) or scipy.sparse.issparse(b.X):
+        xa, xb = scipy.sparse.csr_matrix(a.X), scipy.sparse.csr_matrix(b.X)
+        return (xa != xb).nnz == 0
+    return bool(np.array_equal(a.X, b.X, equal_nan=True))
+
+
 def load_train_test(
     train_path: str | Path, test_path: str | Path, *, variable: str | None = None,
     test_variable: str | None = None, **kw: object
@@ -198,12 +237,13 @@ def load_train_test(
     Parameters
     ----------
     train_path, test_path : str or Path
-        The two files (each may be of any supported format).
+        The two files (each may be of any supported format; the same ``.mat`` file twice when
+        it holds both parts).
     variable, test_variable : str, optional
-        MATLAB files: the variable(s) of the training and of the test part. One file holding
-        both parts (``train_data/train_target`` and ``test_data/test_target``) is read by giving
-        the same path twice with ``variable="train_data"``, ``test_variable="test_data"``
-        (``test_variable`` defaults to ``variable``).
+        MATLAB files: the variable(s) of the training and of the test part. A file holding
+        both parts under its own names (``train_data``/``train_target`` and ``test_data``/
+        ``test_target``) is split by them: ``variable="train_data"`` (or nothing) reads the
+        test part from ``test_data``. See :func:`split_variables`.
     **kw
         Passed to :func:`load` for both files (``labels``, ``xml``).
 
@@ -217,13 +257,20 @@ def load_train_test(
     ------
     DataFormatError
         When the two files do not have the same features and labels.
+
+    Warns
+    -----
+    camcf.CamcfWarning
+        When the two parts hold the same rows (the scores would be measured on the training
+        rows); its ``fix`` is ``"test_part"``.
     """
     kw.pop("name", None)
+    variable, test_variable = split_variables(train_path, test_path, variable, test_variable)
     train = load(train_path, variable=variable, **kw)  # type: ignore[arg-type]
-    test = load(test_path, variable=test_variable or variable, **kw)  # type: ignore[arg-type]
+    test = load(test_path, variable=test_variable, **kw)  # type: ignore[arg-type]
     a, b = Path(train_path).name, Path(test_path).name
     if a == b and (variable or test_variable):
-        a, b = f"{a} ({variable})", f"{b} ({test_variable or variable})"
+        a, b = f"{a} ({variable})", f"{b} ({test_variable})"
     if train.n_features != test.n_features:
         raise DataFormatError(
             f"{a} has {train.n_features} features but {b} has {test.n_features}; train and "
@@ -248,6 +295,18 @@ def load_train_test(
             "files must have the same columns in the same order"
         )
     test = _align_features(train, _align_labels(train, test))
+    if same_rows(train, test):
+        import warnings
+
+        from ..algorithm import CamcfWarning
+
+        problem = (f"the training part {a} and the test part {b} hold the same "
+                   f"{train.n_samples:,} rows: every score would be measured on the rows the "
+                   "selection and the classifier learned from")
+        warnings.warn(CamcfWarning(
+            f"{problem}; give the test part (test_variable='test_data' for a file holding "
+            "test_data/test_target) or another test file", problem=problem, fix="test_part"),
+            stacklevel=2)
     return train, test
 
 
@@ -336,4 +395,4 @@ def variable_choices_bytes(data: bytes, filename: str) -> list[dict]:
 
 
 __all__ = ["EXTENSIONS", "check_runnable", "load", "load_bytes", "load_train_test",
-           "variable_choices_bytes"]
+           "same_rows", "split_variables", "variable_choices_bytes"]

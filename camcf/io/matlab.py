@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import struct
 from pathlib import Path
 
@@ -232,14 +233,66 @@ def variable_choices(path: str | Path, *, name: str | None = None) -> list[dict]
                 m = X.shape[1] if X.ndim == 2 else 1
                 out.append({"variable": f"{fv}/{tv}", "features": fv, "labels": tv,
                             "shape": (n, m),
-                            "text": f"{fv} / {tv}: {n} samples, {m} features, {q} labels"})
+                            "text": f"{fv} / {tv}: {n:,} samples, {m:,} features, {q:,} "
+                                    f"label{'' if q == 1 else 's'}"})
                 used.update((fv, tv))
     for key, a in num.items():
         if key in used or a.ndim != 2 or min(a.shape) < 2:
             continue
         out.append({"variable": key, "features": key, "labels": None, "shape": tuple(a.shape),
-                    "text": f"{key}: one {a.shape[0]}×{a.shape[1]} matrix (labels: last:K)"})
+                    "text": f"{key}: one {a.shape[0]:,}×{a.shape[1]:,} matrix (labels: "
+                            "last:K)"})
     return out
+
+
+#: (features, labels) of the two parts of a file holding a fixed split, tried in this order
+#: (case-insensitive): the file's own names say which rows are for training and which for testing
+SPLIT_PARTS: tuple[dict[str, str], ...] = (
+    {"train": "train_data/train_target", "test": "test_data/test_target"},
+    {"train": "train", "test": "test"},
+)
+_PART = re.compile(r"^(train|test)", re.IGNORECASE)
+
+
+def variable_names(path: str | Path) -> set[str]:
+    """The names of the variables a ``.mat`` file holds, lower-cased, read from its headers
+    only (``scipy.io.whosmat``); empty for a file whose headers cannot be listed (the reader
+    then says what is wrong with it)."""
+    try:
+        return {name.lower() for name, _shape, _cls in scipy.io.whosmat(str(path))}
+    except Exception:  # noqa: BLE001 - not a readable .mat file: load() reports it
+        return set()
+
+
+def _holds(names: set[str], variable: str) -> bool:
+    return all(v.lower() in names for v in variable.split("/"))
+
+
+def own_part(path: str | Path, part: str) -> str | None:
+    """The variable(s) of ``part`` (``"train"`` or ``"test"``) in a ``.mat`` file that holds
+    both parts of a split under its own names (``train_data/train_target`` beside
+    ``test_data/test_target``, or ``train`` beside ``test``); None when it does not."""
+    names = variable_names(path)
+    for parts in SPLIT_PARTS:
+        if all(_holds(names, v) for v in parts.values()):
+            return parts[part]
+    return None
+
+
+def counterpart(variable: str, part: str, path: str | Path) -> str | None:
+    """``variable`` with its leading ``train``/``test`` turned into ``part`` (``train_data`` →
+    ``test_data``, ``train_data/train_target`` → ``test_data/test_target``, ``Train`` →
+    ``Test``), when the ``.mat`` file at ``path`` holds that; None otherwise."""
+    out = []
+    for v in variable.split("/"):
+        m = _PART.match(v)
+        if m is None:
+            return None
+        word = m.group(1)
+        new = part.upper() if word.isupper() else part.capitalize() if word[0].isupper() else part
+        out.append(new + v[len(word):])
+    other = "/".join(out)
+    return other if _holds(variable_names(path), other) else None
 
 
 def load_matlab(
@@ -410,4 +463,5 @@ def load_matlab(
     )
 
 
-__all__ = ["load_matlab", "variable_choices"]
+__all__ = ["SPLIT_PARTS", "counterpart", "load_matlab", "own_part", "variable_choices",
+           "variable_names"]

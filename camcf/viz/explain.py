@@ -36,6 +36,9 @@ from ..trace import DECISIONS, STEP_NAMES, STEPS, SUBJECT_IS_A, TARGET, Test, su
 
 _SMALL_COND = 3  # conditioning sets up to this size are listed by name
 _PREC = 12  # the algorithm compares values rounded to 12 decimals (SPEC)
+#: a measured information whose magnitude is below this is float noise (a plug-in estimate that
+#: is exactly 0 comes out as ±4.5e-16 from terms that cancel): it is shown as 0
+NOISE = 1e-12
 
 #: the optional significance columns of a record row that :func:`measured` shows
 SIGNIFICANCE_FIELDS = ("n", "g", "df", "p_value", "log10_p")
@@ -69,9 +72,28 @@ _ABOVE: dict[str, frozenset[str]] = {
 }
 
 
-def _plural(k: int, word: str) -> str:
-    many = word[:-1] + "ies" if word.endswith("y") else word + "s"
+def plural(k: int, word: str, many: str | None = None) -> str:
+    """A count and its noun, the one way the explanations and pages write one: ``1 category``,
+    ``1,966 categories`` (thousands separated; ``many``: an irregular plural)."""
+    many = many or (word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou"
+                    else word + "s")
     return f"{k:,} {word if k == 1 else many}"
+
+
+def bits(x: float) -> float:
+    """A measured information as it is shown: 0 where its magnitude is below :data:`NOISE`
+    (float noise such as −4.529e-16), else the value."""
+    x = float(x)
+    return 0.0 if abs(x) < NOISE else x
+
+
+def bits_values(values):
+    """:func:`bits` of every element of an array, a list or a pandas Series (a Series stays a
+    Series with its index; NaN stays NaN)."""
+    if hasattr(values, "index") and hasattr(values, "mask"):  # a pandas Series
+        return values.mask(values.abs() < NOISE, 0.0)
+    a = np.asarray(values, dtype=float)
+    return np.where(np.abs(a) < NOISE, 0.0, a)
 
 
 def _decimals(x: float) -> int:
@@ -91,8 +113,12 @@ def _decimals(x: float) -> int:
 
 
 def number(x: float) -> str:
-    """One number in bits as the explanations write it (:func:`_decimals`; "n/a" for NaN)."""
-    return "n/a" if x != x else f"{x:.{_decimals(x)}f}"
+    """One number in bits as the explanations write it (:func:`_decimals`; "n/a" for NaN;
+    float noise as 0: :func:`bits`)."""
+    if x != x:
+        return "n/a"
+    x = bits(x)
+    return f"{x:.{_decimals(x)}f}"
 
 
 def _pair(v: float, thr: float) -> tuple[str, str]:
@@ -101,6 +127,7 @@ def _pair(v: float, thr: float) -> tuple[str, str]:
     until they do)."""
     if v != v or thr != thr:
         return number(v), number(thr)
+    v, thr = bits(v), bits(thr)
     dv, dt = _decimals(v), _decimals(thr)
     rv, rt = round(v, _PREC), round(thr, _PREC)
     for extra in (0, 1, 2, 3, 6, 9):
@@ -117,6 +144,7 @@ def _times(g: float, s: float, product: str) -> str:
     (:func:`number`), more when the product needs them."""
     if s != s or product == "n/a":
         return number(s)
+    s = bits(s)
     dp = len(product.split(".")[1]) if "." in product else 0
     for d in range(_decimals(s), _PREC + 1):
         if f"{g * float(f'{s:.{d}f}'):.{dp}f}" == product:
@@ -135,9 +163,9 @@ def describe_cond(cond, result, target: int) -> str:
     nc = len(cond) - nf
     parts = []
     if nf:
-        parts.append(_plural(nf, "feature"))
+        parts.append(plural(nf, "feature"))
     if nc:
-        parts.append(_plural(nc, "label category"))
+        parts.append(plural(nc, "label category"))
     return ", ".join(parts)
 
 
@@ -189,9 +217,116 @@ def measured(value: str, fields: Mapping | None = None) -> str:
     if p is None or not np.isfinite(p):
         return out
     g, df = fields.get("g"), fields.get("df")
-    stat = (f"G = {float(g):.2f}, df = {int(df)}, " if g is not None and df is not None
-            and np.isfinite(g) and np.isfinite(df) else "")
+    stat = (f"G = {round(float(g), 2) or 0.0:.2f}, df = {int(df):,}, " if g is not None
+            and df is not None and np.isfinite(g) and np.isfinite(df) else "")
     return f"{out} ({stat}{p_text(p, fields.get('log10_p'))})"
+
+
+#: the level at which a decision by bits is set against its test's p when the run records no
+#: significance level of its own (thresholds given as numbers): the usual 5 %
+ALPHA = 0.05
+#: step -> the threshold its decision compares the value with (the steps decided by bits
+#: against δ: a value above it means "dependent", as p ≤ α does)
+DELTA_OF: dict[str, str] = {"label-mi": "δ2", "label-cmi": "δ2", "feature-mi": "δ1",
+                            "backward": "δ1", "spouse-screen": "δ1", "spouse": "δ1",
+                            "symmetry": "δ1"}
+
+
+def alpha_of(result) -> float:
+    """The level :func:`disagreement` uses for ``result``: the run's own significance level
+    when it recorded one (a threshold given as ``"auto"``), else :data:`ALPHA`."""
+    return float(result.params.get("significance", ALPHA))
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A decision by bits against δ that the G test of the same value would take the other
+    way at level ``alpha`` (from the record row's ``n``, ``g``, ``df``, ``p_value``).
+
+    ``above``: the value was above δ (kept, accepted, a candidate, a spouse, …) while
+    ``p > alpha``; otherwise it was at or below δ while ``p ≤ alpha``. ``needed`` is the value
+    in bits at which the test reaches p = alpha with these ``n`` and ``df``
+    (:func:`camcf.significance.threshold_for`), ``g_needed`` the G it amounts to."""
+
+    above: bool
+    reference: str
+    alpha: float
+    p: str
+    n: int
+    df: int
+    g: float
+    needed: float
+    g_needed: float
+
+    def sentence(self) -> str:
+        """Why they disagree, in words."""
+        if self.above:
+            return (f"The G test of this value disagrees: {self.p} > α = {self.alpha:g}. "
+                    f"Ca-MCF decides by the bits against {self.reference}, not by p: with "
+                    f"df = {self.df:,} degrees of freedom on n = {self.n:,} rows, G = 2·n·ln 2·I "
+                    f"= {self.g:,.2f} stays below the G = {self.g_needed:,.2f} the test needs "
+                    f"for p ≤ {self.alpha:g}, that is I > {number(self.needed)} bits.")
+        return (f"The G test of this value disagrees: {self.p} ≤ α = {self.alpha:g}. Ca-MCF "
+                f"decides by the bits against {self.reference}, not by p: on n = {self.n:,} "
+                f"rows with df = {self.df:,}, G = 2·n·ln 2·I = {self.g:,.2f} already reaches "
+                f"the G = {self.g_needed:,.2f} the test needs for p ≤ {self.alpha:g}, that is "
+                f"only I > {number(self.needed)} bits.")
+
+    def short(self) -> str:
+        """The same in a few words, for a table cell."""
+        at = f"at df = {self.df:,}, n = {self.n:,}, p ≤ {self.alpha:g} needs"
+        if self.above:
+            return (f"p > {self.alpha:g} yet above {self.reference}: {at} "
+                    f"I > {number(self.needed)} bits")
+        return (f"p ≤ {self.alpha:g} yet not above {self.reference}: {at} only "
+                f"I > {number(self.needed)} bits")
+
+
+def disagreement(step: str, decision: str, fields: Mapping | None,
+                 alpha: float = ALPHA) -> Disagreement | None:
+    """Whether a record row's decision by bits and its G test disagree at level ``alpha``
+    (None when they agree, when the step is not decided against δ — :data:`DELTA_OF` —, or
+    when the row has no finite p). ``fields``: the row's ``n``, ``g``, ``df``, ``p_value``
+    (and ``log10_p``)."""
+    from ..significance import LN2, threshold_for
+
+    if step not in DELTA_OF or not fields:
+        return None
+    p, df, n, g = (fields.get(k) for k in ("p_value", "df", "n", "g"))
+    if p is None or df is None or n is None or g is None:
+        return None
+    p, df, n, g = float(p), int(df), int(n), float(g)
+    if not (np.isfinite(p) and np.isfinite(g)) or df <= 0 or n <= 0:
+        return None
+    above = decision in _ABOVE[step]
+    if above == (p <= alpha):
+        return None
+    needed = threshold_for(alpha, n, df)
+    return Disagreement(above=above, reference=DELTA_OF[step], alpha=alpha,
+                        p=p_text(p, fields.get("log10_p")), n=n, df=df,
+                        g=round(g, 2) or 0.0, needed=needed, g_needed=2.0 * n * LN2 * needed)
+
+
+def disagreement_column(frame, result) -> list[str]:
+    """Per row of a record frame (``step``, ``decision`` and the significance columns): the
+    short words of its :func:`disagreement` at :func:`alpha_of` ``result``, "" where the
+    decision by bits and the test agree: the "bits vs p" column of the pages' tables."""
+    alpha = alpha_of(result)
+    out = [""] * len(frame)
+    if not len(frame) or "p_value" not in frame:
+        return out
+    steps, decs = frame["step"].to_numpy(), frame["decision"].to_numpy()
+    above = np.fromiter((d in _ABOVE.get(s, ()) for s, d in zip(steps, decs, strict=True)),
+                        dtype=bool, count=len(frame))
+    p = frame["p_value"].to_numpy(dtype=float)
+    maybe = np.flatnonzero(np.isin(steps, list(DELTA_OF)) & np.isfinite(p)
+                           & (above != (p <= alpha)))  # the rows that can disagree
+    cols = {k: frame[k].to_numpy() for k in SIGNIFICANCE_FIELDS if k in frame}
+    for i in maybe:
+        d = disagreement(steps[i], decs[i], {k: v[i] for k, v in cols.items()}, alpha)
+        if d is not None:
+            out[i] = d.short()
+    return out
 
 
 @dataclass(frozen=True)
@@ -249,6 +384,7 @@ class Explanation:
     outcome: str
     text: str
     fields: dict = field(default_factory=dict)
+    disagreement: Disagreement | None = None
 
     def table(self) -> dict[str, list[str]]:
         """The rows of the "This decision" table (two columns: what, value)."""
@@ -265,6 +401,8 @@ class Explanation:
         if self.other is not None:
             rows.append((_OTHER_ROLE.get(self.step, "other variable"), self.other_name))
         rows.append(("decision", f"{self.decision}: {self.outcome}"))
+        if self.disagreement is not None:
+            rows.append(("bits vs p", self.disagreement.sentence()))
         return {"": [a for a, _ in rows], "value": [b for _, b in rows]}
 
 
@@ -336,12 +474,13 @@ def explain_test(test: Test, result, fields: Mapping | None = None) -> Explanati
         if dec == "kept":
             outcome = "a PC candidate"
             text = (f"{s_name} is a PC candidate: {q} = {val} > δ1 = {thr}, and it ranks within "
-                    f"the first ⌈k1·n⌉ = ⌈{p['k1']:g}·{n}⌉ = {keep} of the {n} features above "
-                    f"δ1.")
+                    f"the first ⌈k1·n⌉ = ⌈{p['k1']:g}·{n:,}⌉ = {keep:,} of the "
+                    f"{plural(n, 'feature')} above δ1.")
         elif dec == "cut-k1":
             outcome = "cut by k1"
             text = (f"{s_name} is cut by k1: {q} = {val} > δ1 = {thr}, but it ranks below the "
-                    f"first ⌈k1·n⌉ = ⌈{p['k1']:g}·{n}⌉ = {keep} of the {n} features above δ1.")
+                    f"first ⌈k1·n⌉ = ⌈{p['k1']:g}·{n:,}⌉ = {keep:,} of the {plural(n, 'feature')} "
+                    f"above δ1.")
         else:
             outcome = "not a PC candidate"
             text = f"{s_name} is not a PC candidate: {q} = {val} ≤ δ1 = {thr}."
@@ -406,11 +545,11 @@ def explain_test(test: Test, result, fields: Mapping | None = None) -> Explanati
             op, outcome = "≥", "survives the k2 cut"
             text = (f"{s_name} survives the k2 cut: {q} = {val} ≥ {thr}, the s of the last "
                     f"feature kept; it ranks within the first ⌈k2·|CMB|⌉ = "
-                    f"⌈{p['k2']:g}·{n}⌉ = {keep} of the blanket.")
+                    f"⌈{p['k2']:g}·{n:,}⌉ = {keep:,} of the blanket.")
         else:
             op, outcome = "≤", "cut by k2"
             text = (f"{s_name} is cut by k2: {q} = {val} ≤ {thr}, the s of the last feature "
-                    f"kept; it ranks below the first ⌈k2·|CMB|⌉ = ⌈{p['k2']:g}·{n}⌉ = {keep} "
+                    f"kept; it ranks below the first ⌈k2·|CMB|⌉ = ⌈{p['k2']:g}·{n:,}⌉ = {keep:,} "
                     f"of the blanket (ties keep the sorted order).")
     elif step == "symmetry":
         op, ref = (">" if above else "≤"), "δ1"
@@ -440,11 +579,14 @@ def explain_test(test: Test, result, fields: Mapping | None = None) -> Explanati
     else:  # pragma: no cover - a step the record does not have
         op, outcome = None, dec
         text = f"{step}: {s_name}, value {val}, threshold {thr}, {dec}."
+    dis = disagreement(step, dec, fields, alpha_of(result))
+    if dis is not None:
+        text = f"{text} {dis.sentence()}"
     return Explanation(step=step, decision=dec, subject=subj, subject_name=s_name, quantity=q,
                        value=float(test.value), op=op, reference=ref,
                        reference_value=float(test.threshold), given=tuple(test.cond),
                        given_text=given, other=other, other_name=other_name, outcome=outcome,
-                       text=text, fields=fields)
+                       text=text, fields=fields, disagreement=dis)
 
 
 def explain(test: Test, result) -> str:
@@ -560,7 +702,7 @@ def routine_summary(frame, result, limit: int = 6) -> str:
                                             if len(names) > limit else "")
         parts.append(f"{k:,} {what} ({rule}): {shown}")
     phase = int(frame["phase"].iloc[0]) if n else 0
-    return (f"{_plural(n, 'routine test')} of phase {phase}, none of which changed a set — "
+    return (f"{plural(n, 'routine test')} of phase {phase}, none of which changed a set — "
             + "; ".join(parts) + ".")
 
 
@@ -596,7 +738,7 @@ def redundancy_summary(result, target, feature: int) -> str | None:
     if over:
         d = over[0]
         dv, db = _pair(d.value, d.threshold)
-        before = (f"The {_plural(len(under), 'category')} tested before it, in flattened order, "
+        before = (f"The {plural(len(under), 'category')} tested before it, in flattened order, "
                   f"stayed at or under {bound_txt}{closest}. " if under else
                   "It was the first category tested. ")
         return (f"{fname} is removed as redundant by {result.var_name(d.b)}: "
@@ -604,7 +746,7 @@ def redundancy_summary(result, target, feature: int) -> str | None:
                 f"category of another label above the bound. " + before +
                 "The test stops at the first category above the bound.")
     n = len(under)
-    return (f"{fname} is not redundant: all {_plural(n, 'category')} of the other labels "
+    return (f"{fname} is not redundant: all {plural(n, 'category')} of the other labels "
             f"stayed at or under {bound_txt}{closest}.")
 
 
@@ -624,7 +766,9 @@ def brief(e: Explanation) -> str:
     v, thr = _pair(e.value, e.reference_value)
     if e.op is None:
         return f"{e.outcome}: {e.quantity} = {measured(v, e.fields)}"
-    return f"{e.outcome}: {e.quantity} = {measured(v, e.fields)} {e.op} {e.reference} = {thr}"
+    tail = f" ({e.disagreement.short()})" if e.disagreement is not None else ""
+    return (f"{e.outcome}: {e.quantity} = {measured(v, e.fields)} {e.op} {e.reference} = "
+            f"{thr}{tail}")
 
 
 def feature_steps(result, target, feature: int) -> tuple[list[str], str]:
@@ -650,7 +794,7 @@ def feature_steps(result, target, feature: int) -> tuple[list[str], str]:
     if passed and not any(e.step == "redundancy" for e in path):
         g = result.params["gamma"]
         steps.append(f"not redundant: I({fname}; C_d) ≤ γ·s = {g:g} × s for all "
-                     f"{_plural(len(passed), 'category')} of the other labels")
+                     f"{plural(len(passed), 'category')} of the other labels")
     return steps, end
 
 

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
+from .explain import bits_values, number, plural
 from .style import COLORS, FATE_COLORS, FONT, text_px
 from .summary import flow_counts, flow_row, pruning_frame, recovery_frame, s_f_p
 
@@ -218,7 +219,7 @@ def label_space(result, *, max_side: int = HEATMAP_MAX_SIDE) -> dict:
     labels, else ``max_side`` blocks of the clustering of the rows (largest DCSMI between
     members of different labels).
     """
-    z = np.array(result.category_mi, dtype=float)
+    z = bits_values(result.category_mi)  # float noise as 0, as every view shows it
     lab = np.array([c.label_index for c in result.categories])
     same = lab[:, None] == lab[None, :]
     zx = np.where(same, 0.0, z)
@@ -250,7 +251,7 @@ def label_space(result, *, max_side: int = HEATMAP_MAX_SIDE) -> dict:
             seen.setdefault(int(cl[i]), []).append(int(i))
         members = [[c for u in us for c in units[u]] for us in seen.values()]
         names = [unit_names[us[0]] if len(us) == 1 else
-                 f"block {b + 1} ({len(us)} {'labels' if binary else 'categories'})"
+                 f"block {b + 1} ({plural(len(us), 'label' if binary else 'category')})"
                  for b, us in enumerate(seen.values())]
         level = "cluster"
     agg_z = _block_max(zn, members)
@@ -262,7 +263,7 @@ def label_space(result, *, max_side: int = HEATMAP_MAX_SIDE) -> dict:
 
 def _members_text(result, ids, limit: int = 8) -> str:
     shown = ", ".join(result.categories[i].display for i in ids[:limit])
-    return shown + (f", … (+{len(ids) - limit})" if len(ids) > limit else "")
+    return shown + (f", … (+{len(ids) - limit:,})" if len(ids) > limit else "")
 
 
 def skeleton_heatmap(result, *, highlight=None, height: int | None = None,
@@ -298,11 +299,13 @@ def skeleton_heatmap(result, *, highlight=None, height: int | None = None,
                    dict(x0=row - 0.5, x1=row + 0.5, y0=-0.5, y1=s - 0.5)):
             fig.add_shape(type="rect", line=dict(color=COLORS["target"], width=2), **kw)
     n_cat = len(result.categories)
-    what = {"category": f"{s} categories",
-            "label": (f"{s} binary labels, one row each (a label's two categories have the "
-                      f"same DCSMI)" if sp.get("exact") else
-                      f"{n_cat} categories aggregated by label ({s} labels, largest DCSMI)"),
-            "cluster": f"{n_cat} categories in {s} cluster blocks (largest DCSMI)"}[level]
+    what = {"category": plural(s, "category"),
+            "label": (f"{plural(s, 'binary label')}, one row each (a label's two categories "
+                      f"have the same DCSMI)" if sp.get("exact") else
+                      f"{plural(n_cat, 'category')} aggregated by label "
+                      f"({plural(s, 'label')}, largest DCSMI)"),
+            "cluster": f"{plural(n_cat, 'category')} in {s:,} cluster blocks (largest "
+                       "DCSMI)"}[level]
     if step > 1:
         what += f"; every {step}th name shown, hover for all"
     title, top = titled(f"DCSMI between label categories, seriated; δ2 = {d2:g}", what)
@@ -394,7 +397,7 @@ def mi_ranks(result, target, *, height: int = 340, max_bars: int = MI_MAX_BARS) 
                      for f in feats])
     names = np.array(result.feature_names, dtype=object)[feats]
     pos = np.arange(ranks.size)
-    vals = s[feats]
+    vals = bits_values(s[feats])
     p_of = s_f_p(result, t.id)  # the record's p beside the bits in the hover
     ps = np.array([p_of.get(int(f), "") for f in feats], dtype=object)
     fig = go.Figure()
@@ -412,7 +415,7 @@ def mi_ranks(result, target, *, height: int = 340, max_bars: int = MI_MAX_BARS) 
     if n_kept:
         x = int(np.searchsorted(ranks, n_kept)) - 0.5
         fig.add_vline(x=x, line=dict(color="#333", dash="dot"),
-                      annotation_text=f"k1 cut: {n_kept} of {n_above}",
+                      annotation_text=f"k1 cut: {n_kept:,} of {n_above:,}",
                       annotation_position="top right")
     gaps = np.nonzero(np.diff(ranks) > 1)[0]
     for gi in gaps:
@@ -424,7 +427,7 @@ def mi_ranks(result, target, *, height: int = 340, max_bars: int = MI_MAX_BARS) 
     note = ""
     if rest > 0:
         below = s[order[ranks[-1] + 1:]]
-        note = (f"; {rest:,} more below (all ≤ δ1, max s = {below.max():.4f} bits)"
+        note = (f"; {rest:,} more below (all ≤ δ1, max s = {number(below.max())} bits)"
                 if not (below > d1).any() else f"; {rest:,} more ranks not drawn")
     ticks = pos[:: max(1, ranks.size // 12)]
     fig.update_layout(
@@ -571,7 +574,7 @@ def pruning_scatter(result, target, *, height: int = 440) -> go.Figure:
     fig.add_vline(x=d1, line=dict(color=COLORS["target"], dash="dot"),
                   annotation_text=f"δ1 = {d1:g}", annotation_position="top right")
     n_named = int(named.sum())
-    note = f" ({n_named} of {len(df)} named)" if n_named < len(df) else ""
+    note = f" ({n_named:,} of {len(df):,} named)" if n_named < len(df) else ""
     fig.update_layout(height=height, xaxis=dict(title="s_f = I(X_f; t) (bits)", range=rng,
                                                 zeroline=False),
                       yaxis=dict(title="max I(X_f; C_d), other labels (bits)", range=rng,
@@ -595,10 +598,11 @@ def skeleton_steps(result, target, *, height: int = 300, max_bars: int = 40) -> 
     cmi = cmi[cmi["b_name"].isin(set(cand["b_name"]))]
     fig = go.Figure()
     if not cand.empty:
-        fig.add_bar(x=cand["b_name"], y=cand["value"], name="I(t; C')",
+        fig.add_bar(x=cand["b_name"], y=bits_values(cand["value"]), name="I(t; C')",
                     marker_color=COLORS["removed"], marker_line=dict(color="#777", width=1))
     if not cmi.empty:
-        fig.add_bar(x=cmi["b_name"], y=cmi["value"], name="I(t; C' | accepted) when tested",
+        fig.add_bar(x=cmi["b_name"], y=bits_values(cmi["value"]),
+                    name="I(t; C' | accepted) when tested",
                     marker_color=[COLORS["label-category"] if d == "accepted" else
                                   COLORS["pruned"] for d in cmi["decision"]])
     d2 = result.params["delta2"]

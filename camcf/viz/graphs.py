@@ -13,12 +13,13 @@ from __future__ import annotations
 import html as _html
 import math
 import re
+from collections.abc import Mapping
 
 import networkx as nx
 import numpy as np
 
 from ..trace import TARGET
-from .explain import _pair, number
+from .explain import _pair, number, plural
 from .style import COLORS, FONT, legend_html, lighten
 from .summary import label_mi_p, s_f_p
 
@@ -32,8 +33,9 @@ _STRIP = [
 _SCALE = 260.0
 #: removed candidates drawn in a local graph (the strongest); the rest become one summary node
 MAX_REMOVED = 16
-#: parents/children and spouses drawn in a local graph, each (blanket members first, then the
-#: strongest); the rest become one summary node each
+#: parents/children, spouses and members of the label skeleton R drawn in a graph, each
+#: (blanket members / the categories a recovered feature displaced first, then the strongest);
+#: the rest become one summary node each ("+k more")
 MAX_GROUP = 20
 #: vis-network's label font (px at zoom 1) and the estimated width of one character in it
 FONT_PX = 16
@@ -43,14 +45,34 @@ EGO_REJECTED = 10
 EGO_NEIGHBOURS = 8
 
 
+def _true_words(role: str | None, label: str) -> str:
+    """``true parent of B`` (a role in the network), or ``true blanket member``."""
+    if role in ("parent", "child", "spouse"):
+        return f"true {role} of {label}"
+    return "true blanket member"
+
+
+def strongest_in_r(result, t) -> list[int]:
+    """The members of target ``t``'s label skeleton R in the order a graph draws them (the
+    first :data:`MAX_GROUP`): the categories a recovered feature displaced first (so its
+    "blocked by" edge is drawn), then by I(t; C') (rounded to the algorithm's 12 decimals),
+    the strongest first; ties in flattening order."""
+    mi = np.asarray(result.category_mi, dtype=float)[t.id]
+    displaced = {r for _, r in t.recovered}
+    return sorted(t.skeleton, key=lambda q: (q not in displaced, -round(float(mi[q]), 12), q))
+
+
 def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.Graph:
     """The target's local structure as an undirected networkx graph with drawing attributes.
 
     Node attributes: ``role`` (target, label-category, pc, spouse, recovered, removed, missed,
     other), ``fate`` (see :meth:`camcf.Result.feature_fates`), ``pool`` (pool index), ``title`` (tooltip).
     Edge attribute ``kind``: pc, spouse, recovered, blocked-by, skeleton, removed.
-    ``truth`` is an optional set of true blanket feature indices: missed features are added.
+    ``truth`` is an optional set of true blanket feature indices, or a mapping of them to
+    their role (``"parent"``, ``"child"``, ``"spouse"`` of the target's label): missed features
+    are added; tooltips name the role.
     """
+    roles = truth if isinstance(truth, Mapping) else {}
     t = result.target(target)
     m = result.n_features
     s = result.mi_table[:, t.id]
@@ -59,7 +81,7 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
     g = nx.Graph(target=t.category.display)
     tname = t.category.display
     g.add_node(tname, role="target", pool=TARGET, fate="",
-               title=f"target category {tname} ({t.category.size} samples)")
+               title=f"target category {tname} ({plural(t.category.size, 'sample')})")
 
     p_s = s_f_p(result, t.id)  # the record's p of s_f, beside the bits
 
@@ -79,24 +101,29 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
                           "removed": "removed by backward elimination",
                           "cut-k1": "cut by k1"}[fate])
         if truth is not None:
-            parts.append("true blanket member" if f in truth else "not in the true blanket")
+            parts.append(_true_words(roles.get(f), t.category.label) if f in truth
+                         else "not in the true blanket")
         return "\n".join(parts)
 
-    for q in t.skeleton:
+    def summary_node(n_more: int, what: str, role: str, short: str, why: str) -> None:
+        label = f"+{n_more:,} more {short}"
+        g.add_node(label, role=role, pool=-3, fate="",
+                   title=f"{n_more:,} more {what} ({why}); the tables list them all")
+        g.add_edge(label, tname, kind="skeleton" if role == "label-category" else role)
+
+    rs = strongest_in_r(result, t)
+    for q in rs[:MAX_GROUP]:
         name = result.categories[q].display
         g.add_node(name, role="label-category", pool=m + q, fate="",
                    title=f"{name}: in the label skeleton R of {tname}; "
                          f"I = {number(float(result.category_mi[t.id, q]))} bits")
         g.add_edge(name, tname, kind="skeleton")
+    if len(rs) > MAX_GROUP:
+        summary_node(len(rs) - MAX_GROUP, "label categories in R", "label-category", "in R",
+                     "weaker I(t; C')")
+
     def strongest(fs) -> list[int]:  # blanket members first, then by s_f
         return sorted(fs, key=lambda f: (fates.get(f) != "blanket", -round(float(s[f]), 12), f))
-
-    def summary_node(n_more: int, what: str, role: str) -> None:
-        label = f"+{n_more} more {'PC' if role == 'pc' else what}"
-        g.add_node(label, role=role, pool=-3, fate="",
-                   title=f"{n_more} more {what} (weaker s_f, not in the final blanket first); "
-                         "the tables below list them all")
-        g.add_edge(label, tname, kind=role if role != "spouse" else "spouse")
 
     pcs = strongest(t.pc)
     for f in pcs[:MAX_GROUP]:
@@ -104,7 +131,8 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
                    title=feat_title(f, "parent/child"))
         g.add_edge(result.feature_names[f], tname, kind="pc")
     if len(pcs) > MAX_GROUP:
-        summary_node(len(pcs) - MAX_GROUP, "parents/children", "pc")
+        summary_node(len(pcs) - MAX_GROUP, "parents/children", "pc", "PC",
+                     "weaker s_f, not in the final blanket first")
     sps = strongest(t.spouses)
     for z in sps[:MAX_GROUP]:
         xs = t.spouses[z]
@@ -116,7 +144,8 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
             g.add_edge(result.feature_names[z],
                        result.feature_names[x] if x is not None else tname, kind="spouse")
     if len(sps) > MAX_GROUP:
-        summary_node(len(sps) - MAX_GROUP, "spouses", "spouse")
+        summary_node(len(sps) - MAX_GROUP, "spouses", "spouse", "spouses",
+                     "weaker s_f, not in the final blanket first")
     for f, r in t.recovered:
         name = result.feature_names[f]
         rn = result.categories[r].display
@@ -133,9 +162,9 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
                        title=feat_title(f, "candidate"))
             g.add_edge(name, tname, kind="removed")
         if len(removed) > MAX_REMOVED:
-            more = f"+{len(removed) - MAX_REMOVED} more removed"
+            more = f"+{len(removed) - MAX_REMOVED:,} more removed"
             g.add_node(more, role="removed", pool=-3, fate="",
-                       title=f"{len(removed) - MAX_REMOVED} more candidates removed by backward "
+                       title=f"{len(removed) - MAX_REMOVED:,} more candidates removed by backward "
                              "elimination (weaker s_f); see the Backward elimination table")
             g.add_edge(more, tname, kind="removed")
     if truth is not None:
@@ -143,8 +172,8 @@ def local_graph(result, target, *, show_removed: bool = True, truth=None) -> nx.
             name = result.feature_names[f]
             if name not in g:
                 g.add_node(name, role="missed", pool=f, fate="",
-                           title=f"{name}: true blanket member, not found\n"
-                                 f"s = {number(float(s[f]))} bits")
+                           title=f"{name}: {_true_words(roles.get(f), t.category.label)}, not "
+                                 f"found\ns = {number(float(s[f]))} bits")
                 g.add_edge(name, tname, kind="missed")
     return g
 
@@ -365,17 +394,22 @@ def local_graph_html(result, target, *, highlight=(), show_removed: bool = True,
 
 
 def skeleton_graph(result) -> nx.Graph:
-    """Every flattened category, with an edge t — r for each r in t's label skeleton R."""
+    """Every flattened category, with an edge t — r for each r in t's label skeleton R (for
+    at most :data:`MAX_GROUP` members of each R, the strongest: :func:`strongest_in_r`)."""
     g = nx.Graph()
     for t in result.targets:
         c = t.category
-        tip = f"{c.display}: {c.size} samples"
+        tip = f"{c.display}: {plural(c.size, 'sample')}"
         if t.skipped:
             tip += f"; skipped ({t.skip_reason})"
         g.add_node(c.display, role="label-category" if not t.skipped else "removed",
                    pool=result.n_features + c.id, fate="", title=tip)
     for t in result.targets:
-        for q in t.skeleton:
+        rs = strongest_in_r(result, t)
+        if len(rs) > MAX_GROUP:
+            g.nodes[t.category.display]["title"] += (
+                f"; |R| = {len(rs):,}: edges to the {MAX_GROUP} strongest members drawn")
+        for q in rs[:MAX_GROUP]:
             a, b = t.category.display, result.categories[q].display
             v = float(result.category_mi[t.id, q])
             if g.has_edge(a, b):
@@ -402,10 +436,11 @@ def skeleton_graph_html(result, *, highlight=None, height: int = 480,
     if highlight is not None:
         t = result.target(highlight)
         g.nodes[t.category.display]["role"] = "target"
-        names = {t.category.display} | {result.categories[q].display for q in t.skeleton}
+        names = {t.category.display} | {result.categories[q].display
+                                         for q in strongest_in_r(result, t)[:MAX_GROUP]}
     title = legend = None
     if decorate:
-        title = (f"Ca-MCF label skeleton: {len(order)} label categories, an edge joins a "
+        title = (f"Ca-MCF label skeleton: {plural(len(order), 'label category')}, an edge joins a "
                  f"category and each member of its R (δ2 = {result.params['delta2']:g})")
         legend = ["target", "label-category", "removed"] if highlight is not None else [
             "label-category", "removed"]
@@ -418,7 +453,8 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
     """One target's neighbourhood in the label space, bounded whatever the number of categories.
 
     Nodes: the target; its R in acceptance order (role ``label-category``, labelled
-    ``1. L=v``, ``2. …``); up to ``n_rejected`` candidates (I(t; C') > δ2) that were not accepted
+    ``1. L=v``, ``2. …``; at most :data:`MAX_GROUP`, the strongest, the rest in one "+k more
+    in R" node); up to ``n_rejected`` candidates (I(t; C') > δ2) that were not accepted
     (role ``rejected``, the strongest first; the rest in one "+k more rejected" node); up to
     ``n_neighbours`` other categories that were no candidate, with the largest DCSMI with the
     target (role ``neighbour``; categories of the target's own label left out), and the
@@ -436,16 +472,27 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
     tname = t.category.display
     own = t.category.label_index
     g = nx.Graph()
-    g.add_node(tname, role="target", title=f"target {tname} ({t.category.size} samples), "
-                                            f"|R| = {len(t.skeleton)}")
+    g.add_node(tname, role="target", title=f"target {tname} "
+                                            f"({plural(t.category.size, 'sample')}), "
+                                            f"|R| = {len(t.skeleton):,}")
     acc = list(t.skeleton)
-    for i, q in enumerate(acc):
+    rank = {q: i for i, q in enumerate(acc)}
+    drawn = sorted(strongest_in_r(result, t)[:MAX_GROUP], key=rank.get)  # in acceptance order
+    for q in drawn:
+        i = rank[q]
         c = result.categories[q]
         g.add_node(c.display, role="label-category", label=f"{i + 1}. {c.display}",
                    title=f"{c.display}: accepted into R as number {i + 1}; "
                          f"I(t; C') = {number(float(mi[q]))} bits{pq(q)}")
         g.add_edge(tname, c.display, kind="skeleton", width=1 + 6 * min(float(mi[q]), 1.0),
                    title=f"I = {number(float(mi[q]))} bits")
+    if len(acc) > len(drawn):
+        k = len(acc) - len(drawn)
+        more = f"+{k:,} more in R"
+        g.add_node(more, role="label-category",
+                   title=f"{k:,} more categories accepted into R (weaker I(t; C')); the "
+                         "greedy acceptance table lists them all")
+        g.add_edge(tname, more, kind="skeleton")
     rejected = [q for q in t.skeleton_candidates if q not in set(acc)]
     rejected = sorted(rejected, key=lambda q: (-mi[q], q))
     for q in rejected[:n_rejected]:
@@ -457,8 +504,8 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
                          "accepted before it was ≤ δ2")
         g.add_edge(tname, c.display, kind="rejected", title=f"I = {number(float(mi[q]))} bits")
     if len(rejected) > n_rejected:
-        more = f"+{len(rejected) - n_rejected} more rejected"
-        g.add_node(more, role="rejected", title=f"{len(rejected) - n_rejected} weaker candidates "
+        more = f"+{len(rejected) - n_rejected:,} more rejected"
+        g.add_node(more, role="rejected", title=f"{len(rejected) - n_rejected:,} weaker candidates "
                                                 "not accepted (see the greedy acceptance table)")
         g.add_edge(tname, more, kind="rejected")
     # the other labels' categories that were no candidate (the candidates not drawn are in
@@ -475,7 +522,9 @@ def skeleton_ego(result, target, *, n_rejected: int = EGO_REJECTED,
                    if mi[q] <= result.params["delta2"] else
                    f"{c.display}: I(t; C') = {number(float(mi[q]))} bits")
         g.add_edge(tname, c.display, kind="neighbour", title=f"I = {number(float(mi[q]))} bits")
-    back = [o.id for o in result.targets if t.id in o.skeleton and o.id != t.id]
+    in_r = set(acc)  # a member of R not drawn is in "+k more in R", not drawn again here
+    back = [o.id for o in result.targets if t.id in o.skeleton and o.id != t.id
+            and (o.id not in in_r or o.id in set(drawn))]
     for q in back[:n_neighbours]:
         c = result.categories[q]
         if c.display not in g:
@@ -498,8 +547,8 @@ EGO_LEGEND = ["target", "label-category", "rejected", "neighbour", "points-here"
 
 def skeleton_ego_html(result, target, *, height: int = 460, decorate: bool = True,
                       n_rejected: int = EGO_REJECTED, n_neighbours: int = EGO_NEIGHBOURS) -> str:
-    """Standalone HTML of :func:`skeleton_ego` (bounded: at most 2 + |R| + n_rejected +
-    2 · n_neighbours nodes). ``decorate``: a title and a colour legend above it."""
+    """Standalone HTML of :func:`skeleton_ego` (bounded: at most 3 + MAX_GROUP + n_rejected
+    + 2 · n_neighbours nodes). ``decorate``: a title and a colour legend above it."""
     t = result.target(target)
     g, pos = skeleton_ego(result, t.id, n_rejected=n_rejected, n_neighbours=n_neighbours)
     title = (f"Label skeleton around {t.category.display}: R in acceptance order, rejected "

@@ -67,15 +67,15 @@ def describe_data(dataset, result=None) -> pd.DataFrame:
     rows = [
         ("samples (n)", f"{dataset.n_samples:,}"),
         ("features (m)", f"{dataset.n_features:,}"),
-        ("labels (q)", f"{q}"),
-        ("label categories", f"{n_cat}"),
+        ("labels (q)", f"{q:,}"),
+        ("label categories", f"{n_cat:,}"),
         ("label cardinality", "n/a" if card != card else f"{card:.3f}"),
         ("label density", "n/a" if card != card else f"{card / q:.3f}"),
         ("imbalance (mean / max)",
          f"{np.mean(finite):.2f} / {np.max(finite):.2f}" if finite else "n/a"),
     ]
     if result is not None:
-        rows.append(("categories skipped (too small)", f"{len(result.skipped)}"))
+        rows.append(("categories skipped (too small)", f"{len(result.skipped):,}"))
         rows.append(("tests performed", f"{result.n_tests:,}"))
         rows.append(("run time", f"{result.stats.get('seconds', float('nan')):.2f} s"))
     return pd.DataFrame(rows, columns=["", "value"]).set_index("")
@@ -98,9 +98,9 @@ def truth_table(result, true_blankets: dict) -> pd.DataFrame:
     """Found vs true blanket per category and overall (union over categories).
 
     ``true_blankets`` maps (label index, category value) to a set of feature indices, as
-    :func:`camcf.datasets.make_causal_multilabel` gives it.
+    :meth:`camcf.truth.Truth.category_blankets` gives it; scores by :func:`camcf.truth.score`.
     """
-    from ..datasets import compare_blanket
+    from ..truth import score
 
     names = result.feature_names
     rows = []
@@ -110,23 +110,52 @@ def truth_table(result, true_blankets: dict) -> pd.DataFrame:
         true = set(true_blankets.get((c.label_index, c.value), set()))
         all_true |= true
         found = set() if t.skipped else set(t.blanket)
-        cmp = compare_blanket(found, true)
+        cmp = score(found, true)
         rows.append(_truth_row(c.display, t.skipped, found, true, cmp, names))
-    cmp = compare_blanket(set(result.selected_indices.tolist()), all_true)
+    cmp = score(set(result.selected_indices.tolist()), all_true)
     rows.append(_truth_row("overall", False, set(result.selected_indices.tolist()), all_true,
                            cmp, names))
     return pd.DataFrame(rows).set_index("category")
+
+
+def truth_per_label(result, truth) -> pd.DataFrame:
+    """Per label of a run on data with a known truth (:class:`camcf.truth.Truth`): the label's
+    found blanket (the union of its categories' blankets) against its true feature blanket —
+    precision, recall, F1, distance, found, true, missed, extra — and its label skeleton R
+    against its true label blanket (:func:`camcf.truth.score_result`, the one scoring
+    function); a last row ``mean over labels``."""
+    from ..truth import score, score_result
+
+    got = score_result(result, truth)
+    rows = []
+    for label, r in got["per_label"].items():
+        s = score(r["found"], r["true"])
+        rows.append({"label": label, "precision": r["precision"], "recall": r["recall"],
+                     "f1": r["f1"], "distance": r["distance"],
+                     "found": ", ".join(r["found"]), "true": ", ".join(r["true"]),
+                     "missed": ", ".join(s.missed), "extra": ", ".join(s.extra),
+                     "R: labels found": ", ".join(r["labels"]["found"]),
+                     "R: true labels": ", ".join(r["labels"]["true"]),
+                     "R: F1": r["labels"]["f1"]})
+    mean = got["mean"]
+    rows.append({"label": "mean over labels", **{k: mean[k] for k in
+                                                 ("precision", "recall", "f1", "distance")},
+                 "found": "", "true": "", "missed": "", "extra": "",
+                 "R: labels found": "", "R: true labels": "",
+                 "R: F1": float(np.mean([r["labels"]["f1"]
+                                         for r in got["per_label"].values()]))})
+    return pd.DataFrame(rows).set_index("label")
 
 
 def _truth_row(name, skipped, found, true, cmp, names) -> dict:
     j = lambda s: ", ".join(names[i] for i in sorted(s))  # noqa: E731
     return {
         "category": name, "skipped": skipped, "found": j(found), "true": j(true),
-        "tp": len(cmp["tp"]), "missed": len(cmp["missed"]), "extra": len(cmp["extra"]),
-        "true positives": j(cmp["tp"]), "missed features": j(cmp["missed"]),
-        "extra features": j(cmp["extra"]),
-        "precision": round(cmp["precision"], 3), "recall": round(cmp["recall"], 3),
-        "f1": round(cmp["f1"], 3),
+        "tp": len(cmp.tp), "missed": len(cmp.missed), "extra": len(cmp.extra),
+        "true positives": j(cmp.tp), "missed features": j(cmp.missed),
+        "extra features": j(cmp.extra),
+        "precision": round(cmp.precision, 3), "recall": round(cmp.recall, 3),
+        "f1": round(cmp.f1, 3),
     }
 
 
@@ -163,16 +192,16 @@ def selected_frame(result) -> pd.DataFrame:
 
 def recovery_frame(result, target) -> pd.DataFrame:
     """Phase 3 competitions of one target: one row per (feature, blocker) comparison."""
-    from .explain import p_column
+    from .explain import bits_values, p_column
 
     df = result.to_frame(target)
     rec = df[df["step"] == "recovery"]
     return pd.DataFrame({
         "feature": rec["b_name"].to_numpy(),
         "blocker": rec["aux_name"].to_numpy(),
-        "I(f; t | S_base)": rec["value"].round(6).to_numpy(),
+        "I(f; t | S_base)": bits_values(rec["value"]).round(6).to_numpy(),
         "p": p_column(rec),
-        "I(blocker; t | S_base)": rec["threshold"].round(6).to_numpy(),
+        "I(blocker; t | S_base)": bits_values(rec["threshold"]).round(6).to_numpy(),
         "decision": rec["decision"].to_numpy(),
         "S_base": rec["cond_names"].to_numpy(),
     })
@@ -233,17 +262,21 @@ def label_mi_p(result, target) -> dict[int, str]:
 
 
 def pruning_frame(result, target) -> pd.DataFrame:
-    """Every feature that reached Phase 4 for one target, with its fate and the numbers."""
-    from .explain import p_column
+    """Every feature that reached Phase 4 for one target, with its fate and the numbers (bits
+    with float noise as 0: :func:`camcf.viz.explain.bits`)."""
+    from .explain import bits, disagreement_column, p_column
 
     t = result.target(target)
-    s = result.mi_table[:, t.id]
+    s = np.asarray(result.mi_table[:, t.id], dtype=float)
     # the p of s_f (the feature-mi row) and of I(X_f; C_d) (the redundancy row), from the record
     p_s = s_f_p(result, t.id)
     df = result.to_frame(t.id)
     rd = df[df["step"] == "redundancy"]
     p_d = dict(zip(zip(rd["a"].to_numpy().tolist(), rd["b"].to_numpy().tolist(), strict=True),
                    p_column(rd), strict=True))
+    sy = df[df["step"] == "symmetry"]  # s_f against δ1 in Phase 4, and its test's p
+    dis_s = dict(zip(sy["b"].to_numpy().tolist(), disagreement_column(sy, result),
+                     strict=True))
     m = result.n_features
     others = [c.id for c in result.categories if c.label_index != t.category.label_index]
     red = {f: (d, v) for f, d, v, _ in t.redundancy_removed}
@@ -253,26 +286,28 @@ def pruning_frame(result, target) -> pd.DataFrame:
     rows = []
     for f in t.cmb:
         best = int(np.argmax(result.mi_table[f, others])) if others else -1
-        bv = float(result.mi_table[f, others][best]) if others else float("nan")
+        bv = bits(result.mi_table[f, others][best]) if others else float("nan")
+        d = red[f][0] if f in red else (others[best] if others else None)
+        sf = bits(s[f])
+        vd = bits(result.mi_table[f, d]) if d is not None else float("nan")
         fate = ("cut-k2" if f in cut else "symmetry" if f in sym else
                 "redundancy" if f in red else "blanket")
-        d = red[f][0] if f in red else (others[best] if others else None)
         rows.append({
             "feature_index": int(f), "feature": result.feature_names[f],
             "entered as": "PC" if f in t.pc else "spouse" if f in t.spouses else
             "recovered" if f in rec else "?",
-            "s_f": float(s[f]), "p (s_f)": p_s.get(int(f), ""), "fate": fate,
+            "s_f": sf, "p (s_f)": p_s.get(int(f), ""),
+            "bits vs p (s_f)": dis_s.get(int(f), ""), "fate": fate,
             "explaining category": result.categories[d].display if d is not None else "",
-            "I(f; C_d)": float(result.mi_table[f, d]) if d is not None else float("nan"),
+            "I(f; C_d)": vd,
             "p (I(f; C_d))": p_d.get((int(f), m + d), "") if d is not None else "",
-            "ratio I(f;C_d)/s_f": (float(result.mi_table[f, d]) / float(s[f])
-                                   if d is not None and s[f] > 0 else float("inf")),
+            "ratio I(f;C_d)/s_f": (vd / sf if d is not None and sf > 0 else float("inf")),
             "gamma": g, "best other I": bv,
         })
     return pd.DataFrame(rows, columns=["feature_index", "feature", "entered as", "s_f",
-                                       "p (s_f)", "fate", "explaining category", "I(f; C_d)",
-                                       "p (I(f; C_d))", "ratio I(f;C_d)/s_f", "gamma",
-                                       "best other I"])
+                                       "p (s_f)", "bits vs p (s_f)", "fate",
+                                       "explaining category", "I(f; C_d)", "p (I(f; C_d))",
+                                       "ratio I(f;C_d)/s_f", "gamma", "best other I"])
 
 
 #: how a target chooser can order the label categories: key -> what the user reads
@@ -304,8 +339,8 @@ def target_label(result, tid: int) -> str:
     t = result.targets[tid]
     extra = (f", mirror of {result.targets[t.mirror_of].category.display}"
              if t.mirror_of is not None else "")
-    return (f"{t.category.display} — {t.category.size} samples, blanket {len(t.blanket)}, "
-            f"|R| {len(t.skeleton)}{extra}")
+    return (f"{t.category.display} — {t.category.size:,} samples, blanket "
+            f"{len(t.blanket):,}, |R| {len(t.skeleton):,}{extra}")
 
 
 def page_bounds(n_rows: int, page: int, size: int) -> tuple[int, int, int]:

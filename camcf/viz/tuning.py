@@ -45,7 +45,7 @@ def diff_bars(d, max_bars: int = MAX_BARS) -> go.Figure:
                          hovertemplate="%{y}: %{customdata} left<extra></extra>"))
     title = "Blanket changes per category"
     if len(rows) > max_bars:
-        title += f" (the {max_bars} most changed of {len(rows)})"
+        title += f" (the {max_bars} most changed of {len(rows):,})"
     fig.update_layout(barmode="relative", title=title, height=max(260, 60 + 22 * len(shown)),
                       margin={"l": min(240, 12 + 8 * max(map(len, names))), "r": 10, "t": 50,
                               "b": 30},  # room for the names before automargin runs
@@ -59,13 +59,16 @@ def diff_bars(d, max_bars: int = MAX_BARS) -> go.Figure:
 
 #: the colour of cells that are not coloured by their value (not computed, not usable)
 GREY = "#d9d9d9"
+#: the name of a landscape's ``truth_f1`` on the screen
+TRUTH_F1 = "F1 against the truth"
 
 
 def landscape_heatmap(L, value: str = "n_selected", current: dict | None = None,
                       best: tuple[int, int] | None = None,
                       unusable: np.ndarray | None = None,
                       unusable_text: np.ndarray | None = None) -> go.Figure:
-    """Heatmap of the landscape: ``value`` is ``"n_selected"`` or the metric's name. Cells are
+    """Heatmap of the landscape: ``value`` is ``"n_selected"``, ``"truth_f1"`` (on data with a
+    known truth: :attr:`camcf.landscape.Landscape.truth_f1`) or the metric's name. Cells are
     equal (categorical axes) and show their value; ``current`` (parameter values) is ringed;
     ``best`` (row, column), e.g. a tuner's best point, is marked with an open diamond.
 
@@ -76,6 +79,9 @@ def landscape_heatmap(L, value: str = "n_selected", current: dict | None = None,
     if value == "n_selected":
         z = L.counts.astype(float)
         cbar = "features selected"
+    elif value == "truth_f1":
+        z = np.asarray(L.truth_f1, dtype=float)
+        cbar = TRUTH_F1
     else:
         z = np.asarray(L.metric_values, dtype=float)
         cbar = value

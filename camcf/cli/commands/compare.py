@@ -5,7 +5,8 @@
     camcf compare DATA [DATA …] [labels] [discretisation] [--methods camcf,mi-mcf,d2f,…]
         [each method's flags] [--n-features match|K] [--k N] [--neighbours strict|authors]
         [--protocol repeated|kfold|holdout] [--repeats N] [--folds N] [--test-size F]
-        [--seed N] [--n-jobs N] [--dask-scheduler ADDRESS] [--quiet] --output OUT.json
+        [--seed N] [--truth FILE …] [--n-jobs N] [--dask-scheduler ADDRESS] [--quiet]
+        --output OUT.json
 
 DATA is a file (.arff, .mat, .csv) or the name of a shared data set (``camcf.catalog``; a
 shared set with a fixed split uses it under ``--protocol holdout``). Every method selects on the
@@ -13,6 +14,9 @@ training part of each split (discretised on that part only) and ML-kNN classifie
 Ranking methods keep as many features as Ca-MCF selected on the same split (``--n-features
 match``, the paper's protocol) or ``--n-features K``. Method flags: Ca-MCF's as ``--delta1`` …,
 another method's as ``--METHOD-PARAM`` (``--mi-mcf-k1``, ``--jfsc-variant``).
+
+``--truth OUT.truth.json`` (once per DATA, in order; ``camcf simulate`` writes it) scores every
+method's selections against the data set's true blankets (under the data set's ``"truth"``).
 
 Written (each atomically): ``OUT.json`` (:func:`camcf.evaluation.reports.comparison_report`)
 and ``OUT.csv`` (the summary table, one row per data set × method × metric).
@@ -57,6 +61,7 @@ def add_arguments(p: argparse.ArgumentParser, argv: Sequence[str]) -> None:
     groups.add_protocol(p, help="repeated: --repeats random splits; kfold: --folds folds, every "
                                 "row tested once; holdout: one random split (or a shared set's "
                                 "fixed split)")
+    groups.add_truth(p, many=True)
     groups.add_parallel(p, what="methods × splits")
     groups.add_progress(p)
     groups.add_output(p, what="the JSON (and the CSV table beside it, same name .csv)")
@@ -75,12 +80,23 @@ def run(args: argparse.Namespace) -> Outcome:
         raise ParameterError("--n-features match cuts rankings to Ca-MCF's selection size; add "
                              "camcf to --methods or give --n-features K")
     used = method_table(names, params={n: groups.method_values(args, n) for n in names})
-    loaded, about = groups.load_all(args, args.protocol)
+    if args.truth and len(args.truth) != len(args.data):
+        raise ParameterError(f"{len(args.truth)} --truth file(s) for {len(args.data)} data "
+                             "set(s); give one --truth per DATA, in the same order",
+                             name="truth")
+    loaded, about, sets = groups.load_all(args, args.protocol, keep=True)
+    truths = {}
+    for (name, ds), path in zip(sets.items(), args.truth or (), strict=False):
+        from ...truth import check_names
+
+        truth = groups.read_truth(path)
+        check_names(truth, ds.feature_names, ds.label_names)
+        truths[name] = (truth, ds.feature_names, ds.label_names)
     with groups.parallel(args, workers=True) as n_jobs, progress_line(args.quiet) as progress:
         payload, table = comparison_report(
             loaded, used, **groups.protocol_values(args), **groups.discretization(args),
             n_features=n_features, knn=groups.knn_values(args), n_jobs=n_jobs,
-            progress=progress, about=about)
+            progress=progress, about=about, truths=truths)
     out = Path(args.output)
     csv = out.with_suffix(".csv")
     lines = [_summary_text(table)]
@@ -91,6 +107,10 @@ def run(args: argparse.Namespace) -> Outcome:
             lines.append(f"{METRICS[row['metric']]['name']:<20} F_F = "
                          f"{row['iman_davenport'] or 0:.4f} (critical "
                          f"{row['critical_value']:.4f}), CD = {row['cd']:.3f}")
+    for name in truths:
+        for method, scores in payload["data_sets"][name]["truth"].items():
+            if method != "network":
+                lines += groups.truth_lines(scores, f"{name}, {methods.display(method)}")
     lines.append(f"written to {out} and {csv}")
     return Outcome(path=str(out), payload=payload, files={str(csv): table.to_csv(index=False)},
                    summary="\n".join(lines))

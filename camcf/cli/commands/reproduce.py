@@ -66,7 +66,8 @@ def add_arguments(p: argparse.ArgumentParser, argv: Sequence[str]) -> None:
                    help="folder of finished cells, so that a stopped run continues (default: "
                         "OUT.cache beside the output)")
     groups.add_progress(p)
-    groups.add_output(p, what="the report: OUT.json, OUT.csv, OUT.md and OUT.html")
+    groups.add_output(p, what="the report: OUT.json, OUT.csv, OUT.md and OUT.html",
+                      suffixes=(".json", ".csv", ".md", ".html"), make_folder=True)
 
 
 def run(args: argparse.Namespace) -> Outcome:

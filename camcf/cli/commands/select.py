@@ -3,8 +3,12 @@
 ::
 
     camcf select DATA [labels] [discretisation] [--method NAME] [that method's flags]
-        [--n-features K] [--trace] [--trace-level …] [--record FILE] [--n-jobs N]
-        [--dask-scheduler ADDRESS] [--quiet] --output OUT.json
+        [--n-features K] [--trace] [--trace-level …] [--record FILE] [--truth FILE]
+        [--n-jobs N] [--dask-scheduler ADDRESS] [--quiet] --output OUT.json
+
+``--truth OUT.truth.json`` (``camcf simulate``'s) adds ``"truth"``: per label precision, recall,
+F1, distance, found and true (:func:`camcf.truth.score_result`; another method: per label when
+it answers per label, :func:`camcf.truth.score_selection`) and overall.
 
 Ca-MCF's flags are ``--delta1``, ``--k1``…; another method's carry its name
 (``--method mi-mcf --mi-mcf-k1 0.5``); ``camcf select --method NAME --help`` lists them.
@@ -24,6 +28,7 @@ from ...params import defaults
 from .. import groups
 from ..outcome import Outcome
 from ..progress import progress_line
+from ..words import say_warning
 
 COMMAND = "select"
 ORDER = 10
@@ -57,6 +62,7 @@ def add_arguments(p: argparse.ArgumentParser, argv: Sequence[str]) -> None:
     rec.add_argument("--record", metavar="FILE",
                      help="write the decision record to FILE (.parquet, .csv or .jsonl), "
                           "streamed target by target")
+    groups.add_truth(p)
     groups.add_parallel(p, what="Ca-MCF's target categories")
     groups.add_progress(p)
     groups.add_output(p)
@@ -74,7 +80,12 @@ def run(args: argparse.Namespace) -> Outcome:
     from ...output import json_text
 
     params = {**defaults(ALGORITHM_PARAMS), **groups.method_values(args, "camcf")}
+    truth = groups.read_truth(args.truth)
     ds = groups.read_data(args)
+    if truth is not None:
+        from ...truth import check_names
+
+        check_names(truth, ds.feature_names, ds.label_names)
     codes = groups.codes_of(ds, args)
     Y, source, feature_names = ds.Y, ds.source, ds.feature_names
     label_names, category_names = ds.label_names, ds.category_names
@@ -95,6 +106,10 @@ def run(args: argparse.Namespace) -> Outcome:
     data = {"path": str(args.data), "source": source, "labels": groups.label_spec(args),
             "xml": args.xml, "variable": args.variable, **groups.discretization(args)}
     payload = {"method": "camcf", **res.to_dict()}
+    if truth is not None:
+        from ...truth import score_result
+
+        payload["truth"] = score_result(res, truth)
     text = None
     if args.trace:  # the decision record's text is built column-wise, then put in its place
         text = res.fill_trace(json_text({**payload, "trace": [], "data": data}), 1)
@@ -121,10 +136,12 @@ def run(args: argparse.Namespace) -> Outcome:
     lines.append(f"selected {len(res.selected_indices)} of {n_features} features: "
                  + ", ".join(res.selected_features[:30])
                  + (" …" if len(res.selected_features) > 30 else ""))
+    if truth is not None:
+        lines += groups.truth_lines(payload["truth"], f"truth ({truth.network})")
     lines.append(f"{res.n_tests} tests in {res.stats['seconds']:.3f} s; written to "
                  f"{args.output}")
     return Outcome(path=args.output, text=text, summary="\n".join(lines),
-                   warnings=[str(w.message) for w in caught])
+                   warnings=[say_warning(w.message) for w in caught])
 
 
 def _other(args: argparse.Namespace) -> Outcome:
@@ -146,7 +163,12 @@ def _other(args: argparse.Namespace) -> Outcome:
                                  "a subset", name="n_features")
         given["n_features_to_select"] = args.n_features
     est = methods.make(name, **given)
+    truth = groups.read_truth(args.truth)
     ds = groups.read_data(args)
+    if truth is not None:
+        from ...truth import check_names
+
+        check_names(truth, ds.feature_names, ds.label_names)
     codes = groups.codes_of(ds, args)
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
@@ -167,6 +189,15 @@ def _other(args: argparse.Namespace) -> Outcome:
         scores = getattr(est, "scores_", None)
         if scores is not None:
             payload["scores"] = [float(v) for v in scores]  # NaN/inf → null when written
+    lines = []
+    if truth is not None:
+        from ...truth import score_selection
+
+        payload["truth"] = score_selection(
+            truth, ds.feature_names, ds.label_names, selection=selected,
+            blankets=getattr(est, "blankets_", None),
+            label_blankets=getattr(est, "label_blankets_", None))
+        lines = groups.truth_lines(payload["truth"], f"truth ({truth.network})")
     payload["data"] = {"path": str(args.data), "source": ds.source,
                        "labels": groups.label_spec(args), "xml": args.xml,
                        "variable": args.variable, **groups.discretization(args)}
@@ -174,5 +205,6 @@ def _other(args: argparse.Namespace) -> Outcome:
                f"{ds.n_labels} labels\n"
                f"{methods.display(name)} ({methods.kind(name)}): selected {len(selected)} of "
                f"{ds.n_features} features in {seconds:.3f} s; written to {args.output}")
+    summary = "\n".join([summary, *lines])
     return Outcome(path=args.output, payload=payload, summary=summary,
-                   warnings=[str(w.message) for w in caught])
+                   warnings=[say_warning(w.message) for w in caught])
