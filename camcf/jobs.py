@@ -154,7 +154,7 @@ class StopToken:
     def check(self, done: int = 0, total: int = 0) -> None:
         """Raise :class:`Cancelled` when the token has been set."""
         if self._event.is_set():
-            where = f" after {done} of {total} steps" if total else ""
+            where = f" after {done:,} of {total:,} steps" if total else ""
             raise Cancelled(f"{self.reason}{where}", done=done, total=total, reason=self.reason)
 
 
@@ -646,7 +646,8 @@ class JobRunner:
             if final is not None and final[0] == "done":
                 job._finish(DONE, result=final[1])  # it finished before the stop arrived
             else:
-                where = f" after {job._done} of {job._total} steps" if job._total else ""
+                where = (f" after {job._done:,} of {job._total:,} steps" if job._total
+                         else "")
                 job._finish(STOPPED, error=f"{reason}{where}", error_type="Cancelled")
         elif final is None:
             code = proc.exitcode

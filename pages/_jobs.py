@@ -33,6 +33,7 @@ jobs by slot), ``JOB_MESSAGES`` (each slot's last outcome), ``JOB_PAGE`` (the pa
 from __future__ import annotations
 
 import os
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -260,8 +261,10 @@ def _finish(slot: str, job: Job, on_result: Callable[[Any, Any], None],
     if status.state == jobs.STOPPED:
         again = ("press the button again to continue from them" if words else
                  "press the button again to start it anew")
-        _messages()[slot] = ("warning", f"{job.title} {status.error}: "
-                                        f"{words or kept}; {again}.")
+        why = status.error
+        if words:  # what is kept is counted there (the steps reported may lag a unit behind)
+            why = re.sub(r" after [\d,]+ of [\d,]+ steps$", "", why)
+        _messages()[slot] = ("warning", f"{job.title} {why}: {words or kept}; {again}.")
     else:
         _messages()[slot] = ("error", f"{job.title} failed: {status.error}"
                                       + (f" ({words})" if words else ""))
