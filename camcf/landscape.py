@@ -152,7 +152,8 @@ def grid_values(name: str, lo: float, hi: float, steps: int,
     ``lo`` > 0), evenly spaced for a share; each rounded to
     :data:`camcf.params.SIGNIFICANT` significant digits. ``current`` (the current run's value)
     is added when it lies within [lo, hi] and is not on the grid already, so that the current
-    point is a cell of the grid.
+    point is a cell of the grid — except on an axis of one value (``steps`` 1), which is
+    ``lo`` alone as asked.
 
     >>> grid_values("delta1", 0.001, 0.1, 3)
     (0.001, 0.01, 0.1)
@@ -165,8 +166,8 @@ def grid_values(name: str, lo: float, hi: float, steps: int,
 
     lo, hi, steps = float(lo), float(hi), int(steps)
     if steps <= 1 or hi <= lo:
-        values = [lo]
-    elif name in THRESHOLDS and lo > 0:
+        return (round_sig(lo),)
+    if name in THRESHOLDS and lo > 0:
         values = list(np.geomspace(lo, hi, steps))
     else:
         values = list(np.linspace(lo, hi, steps))
