@@ -35,23 +35,27 @@ def _study_key_data(key) -> str | None:
     return key[1] if isinstance(key, tuple) and len(key) > 2 else None
 
 
-def set_aside(fingerprint: str) -> list[str]:
-    """The kept results computed on data other than ``fingerprint`` (in words)."""
-    items: list[str] = []
+def set_aside(fingerprint: str) -> dict[str, list[str]]:
+    """The kept results computed on data other than ``fingerprint``: ``{the data they were
+    computed on: [each in words]}``."""
+    items: dict[str, list[str]] = {}
     rec = S.RUN.get()
     if rec is not None and rec.data.fingerprint != fingerprint:
-        items.append(f"the run ({rec.result.selected_indices.size:,} features selected)")
+        items.setdefault(rec.data.description, []).append(
+            f"the run ({rec.result.selected_indices.size:,} features selected)")
     pinned = S.PINNED.get()
     if pinned is not None and pinned.data.fingerprint != fingerprint:
-        items.append("the pinned run")
+        items.setdefault(pinned.data.description, []).append("the pinned run")
     for key in (S.LANDSCAPE, S.TUNE, S.CMP_RESULT, S.TRUTH_CURVE):
         kept = key.get()
         if isinstance(kept, S.Kept) and kept.data[0] != fingerprint:
-            items.append(kept.what + (" (partial)" if kept.partial else ""))
+            items.setdefault(kept.source, []).append(
+                kept.what + (" (partial)" if kept.partial else ""))
+    names = S.DATA_NAMES.get({})
     for key, what in ((S.EVAL_KEY, "the evaluation"), (S.SENS_KEY, "the sensitivity grids")):
         shown = _study_key_data(key.get())
         if shown is not None and shown != fingerprint:
-            items.append(what)
+            items.setdefault(names.get(shown, "other data"), []).append(what)
     return items
 
 
@@ -59,6 +63,11 @@ def note_data_change(before: S.DataBundle | None, after: S.DataBundle) -> None:
     """The data changed from ``before`` to ``after``: remember what that set aside (shown by
     :func:`show_set_aside` until the next load or until dismissed)."""
     S.SET_ASIDE.pop()
+    names = dict(S.DATA_NAMES.get({}))
+    for d in (before, after):
+        if d is not None:
+            names[d.fingerprint] = d.description
+    S.DATA_NAMES.set(names)
     if before is None or before.fingerprint == after.fingerprint:
         return
     items = set_aside(after.fingerprint)
@@ -77,9 +86,10 @@ def show_set_aside() -> None:
         S.SET_ASIDE.pop()
         return
     c1, c2 = st.columns([12, 1], vertical_alignment="center")
-    c1.info(f"Set aside when {note['source']} was replaced: {', '.join(note['items'])}. "
-            f"They belong to {note['source']}: no page shows or applies them on "
-            f"{data.description}; load {note['source']} again to see them.",
+    groups = "; ".join(f"of {source}: {', '.join(what)}"
+                       for source, what in note["items"].items())
+    c1.info(f"Set aside when {note['source']} was replaced — {groups}. No page shows or "
+            f"applies them on {data.description}; load their data again to see them.",
             icon=":material/inventory_2:")
     if c2.button("OK", key="set_aside_ok", help="Hide this note"):
         S.SET_ASIDE.pop()

@@ -262,9 +262,12 @@ SUGGESTED: Key[dict] = declare(
     "suggested", FRAME, "{fingerprint, significance, delta1, delta2}: the thresholds "
     "'Suggest from the data' put in the inputs (suggested again for new data while unchanged)")
 PINNED: Key[RunRecord] = declare("pinned", FRAME, "the run pinned for What changed")
+DATA_NAMES: Key[dict] = declare(
+    "data_names", FRAME, "{fingerprint: description} of the data this session loaded (what a "
+    "kept result's data are called)")
 SET_ASIDE: Key[dict] = declare(
-    "set_aside", FRAME, "{source, items}: what the last data change set aside (kept results "
-    "of the data loaded before), said until the next load or the next run on the new data")
+    "set_aside", FRAME, "{source, items: {data: [what]}, fingerprint}: what the last data "
+    "change set aside (kept results of other data), said until the next load or dismissed")
 CHOSEN_TARGET: Key[int] = declare(
     "chosen_target", FRAME, "the target category shared by every page's chooser (in links as "
     "target=<its display name>, see pages/_share.py)")

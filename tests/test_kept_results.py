@@ -109,9 +109,10 @@ def test_switching_data_says_what_was_set_aside():
     at.button(key="pin_run").click().run()
     _load_demo(at, 3103, n=17_000)  # large: not run by itself
     note = next(i.value for i in at.info if i.value.startswith("Set aside when"))
-    for item in ("the run (", "the pinned run", "the landscape δ1 × k1"):
+    assert note.startswith("Set aside when Built-in demo (n = 1000, seed 0) was replaced — of "
+                           "Built-in demo (n = 1000, seed 0): the run ("), note
+    for item in ("the pinned run", "the landscape δ1 × k1"):
         assert item in note, note
-    assert "Built-in demo (n = 1000, seed 0)" in note
 
 
 def test_the_pages_never_draw_the_run_of_the_data_loaded_before():
