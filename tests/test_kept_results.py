@@ -362,3 +362,24 @@ def test_compare_methods_and_tune_metric_are_kept_across_pages_and_data():
     at.session_state["ls_tab"] = "Tune"
     at.run()
     assert at.selectbox(key="tune_metric").value == "hamming_loss"
+
+
+def test_a_discretisation_that_does_not_apply_to_new_data_is_reset_with_a_note():
+    """Kept where it still applies, otherwise reset with a note: "none" (codes as they are)
+    cannot read continuous columns; the new file is loaded with the default discretisation
+    (before: the load failed and the new data were refused)."""
+    import numpy as np
+
+    at = new_app()
+    at.selectbox(key="d_mode").set_value("none").run()
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(150, 3))
+    y = (x[:, :2] > 0).astype(int)
+    rows = ["a,b,c,L1,L2"] + [",".join(f"{v:.3f}" for v in r) + f",{l1},{l2}"
+                              for r, (l1, l2) in zip(x, y, strict=True)]
+    upload(at, "\n".join(rows).encode(), "cont.csv", labels=["L1", "L2"])
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.session_state["data"].description.startswith("cont.csv")
+    assert at.selectbox(key="d_mode").value == "auto"
+    assert any("discretisation chosen before (none" in w.value and "reset to the default"
+               in w.value for w in at.warning), [w.value for w in at.warning]
