@@ -484,7 +484,7 @@ class RunShape:
         import numpy as np
 
         if self.scores is not None:
-            from .info import rounded
+            from .engine import rounded
 
             passed = np.count_nonzero(rounded(self.scores) > float(delta1), axis=0)
             return float(np.sum(np.ceil(float(k1) * passed)))
