@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import inspect
 import math
 import statistics
 import time
