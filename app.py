@@ -25,26 +25,28 @@ import dataclasses
 import html
 import io
 import json
-import warnings
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
 import camcf
-from camcf import catalog
+from camcf import catalog, studies
 from camcf.algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS
 from camcf.algorithm_params import by_name as _by_name
 from camcf.discretize import discretize
 from camcf.errors import CamcfError
+from camcf.estimates import Estimate
 from camcf.lru import BoundedLRU
 from camcf.viz.explain import plural
 
 # Streamlit puts the entry file's folder on sys.path while it runs a script (as Python does for
 # a script), so the pages' shared modules import as the package ``pages``.
+from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import number_field, progress_box
 from pages._jobs import page_shown
+from pages._kept import note_data_change, show_set_aside
 from pages._nav import PAGES, frame_running, leave_directory_mode, navigate  # noqa: F401
 from pages._share import (
     DEMO_N,
@@ -55,6 +57,7 @@ from pages._share import (
     pin_controls,
     read_url,
     restore_view,
+    set_param,
     set_params_from_page,
     upload_link_note,
     write_url,
@@ -72,6 +75,10 @@ SMALL = 400_000
 SHOW_PROGRESS = 50_000
 #: seconds: when the last run on the current data took less, a moved slider re-runs at once
 FAST_RUN = 0.5
+#: seconds from which the sidebar shows the run's estimate before it starts
+SHOW_ESTIMATE = 1.0
+#: the job slot of the main run
+RUN_SLOT = jobs_ui.RUN_SLOT
 RUN_CACHE_ENTRIES = 8
 #: discretised data sets kept (by fingerprint and discretisation)
 PREPARED_ENTRIES = 4
@@ -79,6 +86,8 @@ PREPARED_ENTRIES = 4
 #: options shown with a friendlier wording
 OPTION_NAMES = {"uniform": "equal width", "quantile": "equal frequency"}
 DEMO_DEFAULTS = {"n": S.DEMO_N.default, "seed": S.DEMO_SEED.default}
+#: the declared discretisation
+DISC_DEFAULTS = {p.name: p.default for p in DISCRETIZE_PARAMS}
 #: the network chooser's entry for a BIF file of one's own
 UPLOAD_BIF = "Upload a BIF file…"
 #: thresholds shown as number inputs, not sliders: values from significance at large n are far
@@ -247,13 +256,23 @@ def execute(data: DataBundle, disc: dict, params: dict, progress=None, *,
     result, computed here when not given; no caching here). Raises CamcfError on bad choices."""
     ds = data.dataset
     codes, kinds = prepared if prepared is not None else prepare(data, disc)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", camcf.CamcfWarning)
-        res = camcf.run(codes, ds.Y, feature_names=list(ds.feature_names),
-                        label_names=list(ds.label_names), category_names=ds.category_names,
-                        progress=progress, **params)
-    msgs = tuple(dict.fromkeys(say_warning(w.message) for w in caught
-                               if issubclass(w.category, camcf.CamcfWarning)))
+    out = studies.run_selection(codes, ds.Y, params=params, progress=progress,
+                                **run_names(data))
+    return record_of(data, disc, params, out, kinds)
+
+
+def run_names(data: DataBundle) -> dict:
+    """The names :func:`camcf.studies.run_selection` gives the run's record."""
+    ds = data.dataset
+    return {"feature_names": list(ds.feature_names), "label_names": list(ds.label_names),
+            "category_names": ds.category_names}
+
+
+def record_of(data: DataBundle, disc: dict, params: dict, out: dict, kinds: dict) -> RunRecord:
+    """The RunRecord of :func:`camcf.studies.run_selection`'s output ``out`` (a run on
+    ``data`` discretised with ``disc``, asked with ``params``)."""
+    res = out["result"]
+    msgs = tuple(dict.fromkeys(say_warning(w) for w in out["warnings"]))
     ran = {k: res.params.get(k, v) for k, v in params.items()}  # "auto" as the number it was
     return RunRecord(key=run_key(data, disc, params), data=data, disc=dict(disc), params=ran,
                      result=res, disc_info=kinds, warnings=msgs, asked=dict(params))
@@ -359,6 +378,73 @@ def _data_thresholds(data: DataBundle, disc: dict, significance: float) -> dict 
             key, lambda: data_thresholds(data, disc, significance, _prepared(data, disc)))
     except CamcfError:
         return None
+
+
+def resolved(data: DataBundle, disc: dict, params: dict) -> dict | None:
+    """``params`` with a threshold given as a word ("auto") as the number a run would derive
+    (:func:`_data_thresholds`); None when the data cannot be prepared with ``disc``."""
+    words = [k for k in EXACT if isinstance(params.get(k), str)]
+    if not words:
+        return params
+    sug = _data_thresholds(data, disc, float(params.get("significance", 0.01)))
+    return None if sug is None else {**params, **{k: sug[k] for k in words}}
+
+
+@st.cache_resource(show_spinner=False)
+def _shape_store() -> BoundedLRU:
+    """What a run's cost depends on, by (fingerprint, discretisation, minimum category size)."""
+    return BoundedLRU(PREPARED_ENTRIES * 2)
+
+
+def run_plan(data: DataBundle, disc: dict, params: dict) -> Estimate | None:
+    """What a run of ``params`` on ``data`` will cost (:func:`camcf.estimates.run_estimate`):
+    from the last run when it is on the same data and discretisation (its scores count the
+    candidates at any δ1, and its time scales the model), else from the data's shape and the
+    thresholds. None when the data cannot be prepared with ``disc``."""
+    from camcf.estimates import RunShape, run_estimate
+
+    asked = resolved(data, disc, params)
+    if asked is None:
+        return None
+    last: RunRecord | None = S.RUN.get()
+    try:
+        sug = _data_thresholds(data, disc, float(params.get("significance", 0.01)))
+        df = sug["df_delta1"] if sug is not None else 1
+        if last is not None and last.data.fingerprint == data.fingerprint and last.disc == disc:
+            shape = RunShape.of_result(last.result, df=df)
+            return run_estimate(shape, asked, measured=(
+                last.params, float(last.result.stats.get("seconds", 0.0))))
+        key = (data.fingerprint, tuple(sorted(disc.items())), params["min_category_size"])
+        shape = _shape_store().get_or_put(key, lambda: RunShape.of(
+            _prepared(data, disc)[0], data.dataset.Y,
+            min_category_size=int(params["min_category_size"])))
+        return run_estimate(shape, asked)
+    except CamcfError:
+        return None
+
+
+def run_as_job(data: DataBundle, disc: dict, params: dict, estimate: Estimate) -> None:
+    """Start the run of ``params`` on ``data`` as the frame's job (:mod:`pages._jobs`; its
+    result comes back in :func:`run_finished`) and rerun the app."""
+    codes, _ = _prepared(data, disc)
+    jobs_ui.start(RUN_SLOT, studies.run_selection,
+                  {"X": codes, "Y": data.dataset.Y, "params": dict(params), **run_names(data)},
+                  title="The Ca-MCF run", estimate=estimate, key=run_key(data, disc, params),
+                  frame=True)
+
+
+def run_finished(out: dict, key: tuple) -> None:
+    """A finished run job: its record becomes the run every page draws (when its data are
+    still the loaded ones), and goes into the run cache."""
+    data: DataBundle = S.DATA.get()
+    if data is None or data.fingerprint != key[0]:
+        return
+    disc, params = dict(key[1]), dict(key[2])
+    rec = record_of(data, disc, params, out, _prepared(data, disc)[1])
+    _run_store().put(key, rec)
+    S.RUN.set(rec)
+    S.RUN_ERROR.pop()
+    S.LOAD_ERROR.pop()
 
 
 def cached_run(data: DataBundle, disc: dict, params: dict) -> RunRecord:
@@ -498,8 +584,19 @@ def process_load() -> None:
     if req is None:
         return
     _, disc = params_from_state()
+    notes = []
     try:
-        bundle = load_checked(req, disc)
+        try:
+            bundle = load_checked(req, disc)
+        except CamcfError as e:
+            if disc == DISC_DEFAULTS:
+                raise
+            bundle = load_checked(req, DISC_DEFAULTS)  # the discretisation does not apply
+            for name, v in DISC_DEFAULTS.items():
+                set_param(name, v)
+            notes.append(f"The discretisation chosen before ({_disc_words(disc)}) does not "
+                         f"apply to these data ({say(e)}); it was reset to the default "
+                         f"({_disc_words(DISC_DEFAULTS)}).")
     except CamcfError as e:
         S.LOAD_ERROR.set(say(e))
         return
@@ -509,11 +606,75 @@ def process_load() -> None:
     except Exception as e:  # noqa: BLE001 - a reader bug must not show a traceback
         S.LOAD_ERROR.set(f"could not read the data ({type(e).__name__}: {e})")
         return
+    before = S.DATA.get()
+    note_data_change(before, bundle)
+    if before is not None and before.fingerprint != bundle.fingerprint:
+        notes += carry_thresholds(before, bundle)
+    if notes:
+        S.PARAM_NOTES.set(S.PARAM_NOTES.get([]) + notes)
+    running = jobs_ui.running_key(RUN_SLOT)
+    if running is not None and running[0] != bundle.fingerprint:
+        jobs_ui.stop(RUN_SLOT, f"stopped because {bundle.description} was loaded")
     S.DATA.set(bundle)
     S.DATA_REQ.set({k: v for k, v in req.items()
                     if k in ("kind", "n", "seed", "name", "network", "labels", "filename")})
     S.LOAD_ERROR.pop()
     S.RUN_ERROR.pop()
+
+
+def _disc_words(disc: dict) -> str:
+    return (f"{disc['discretize']}, {int(disc['bins'])} "
+            f"{OPTION_NAMES.get(disc['strategy'], disc['strategy'])} bins")
+
+
+def carry_thresholds(before: DataBundle, after: DataBundle) -> list[str]:
+    """The Ca-MCF parameters across a change of data (from ``before`` to ``after``, before the
+    widgets are drawn): δ1 and δ2 suggested from ``before``'s data and unchanged since are
+    suggested again from ``after``'s at the same α; other values that are not the defaults
+    stay (bits mean the same on any data), said in a note with the way back."""
+    params, disc = params_from_state()
+    sug = S.SUGGESTED.get()
+    if sug and sug["fingerprint"] == before.fingerprint and all(
+            params.get(k) == sug[k] for k in EXACT):
+        new = _data_thresholds(after, disc, sug["significance"])
+        if new is not None:
+            for k in EXACT:
+                set_param(k, new[k])
+            shown = {k: fit(_params[k], new[k])[0] for k in EXACT}
+            S.SUGGESTED.set({"fingerprint": after.fingerprint,
+                             "significance": sug["significance"], **shown})
+            return [f"δ1 and δ2 had been suggested from {before.description} at α = "
+                    f"{sug['significance']:g}; for {after.description} they are suggested "
+                    f"again at the same α: δ1 = {shown['delta1']:g}, δ2 = {shown['delta2']:g} "
+                    "(press Run to apply them)."]
+    changed = {p.name: params[p.name] for p in ALGORITHM_PARAMS
+               if params[p.name] != p.default and p.name != BESIDE_SUGGEST}
+    if not changed:
+        return []
+    words = ", ".join(f"{_params[k].label} = {v:g}" if isinstance(v, float) else
+                      f"{_params[k].label} = {v}" for k, v in changed.items())
+    return [f"The parameters chosen for {before.description} are kept for "
+            f"{after.description}: {words} (not the defaults). **Reset to defaults** or "
+            "**Suggest from the data** in the sidebar to start afresh."]
+
+
+def reset_to_defaults() -> None:
+    """Every parameter back at its declared default (a button's callback: before the widgets
+    are drawn), said in a note."""
+    for p in (*ALGORITHM_PARAMS, *DISCRETIZE_PARAMS):
+        set_param(p.name, p.default)
+    S.SUGGESTED.pop()
+    S.PARAM_NOTES.set(S.PARAM_NOTES.get([]) + [
+        "The parameters are back at their defaults ("
+        + ", ".join(f"{p.label} = {p.default:g}" if isinstance(p.default, float)
+                    else f"{p.label} = {p.default}" for p in ALGORITHM_PARAMS if not p.advanced)
+        + "); press Run to apply them."])
+
+
+def at_defaults() -> bool:
+    params, disc = params_from_state()
+    return (all(params[p.name] == p.default for p in ALGORITHM_PARAMS)
+            and disc == DISC_DEFAULTS)
 
 
 def _typed(name: str) -> None:
@@ -568,6 +729,9 @@ def _suggest_row(sug: dict | None) -> None:
                         help=suggest_help(sug) if sug is not None else
                         "the data cannot be prepared with this discretisation")
     if pressed and sug is not None:
+        S.SUGGESTED.set({"fingerprint": S.DATA.get().fingerprint,
+                         "significance": sug["significance"],
+                         **{k: fit(_params[k], sug[k])[0] for k in EXACT}})
         set_params_from_page({"delta1": sug["delta1"], "delta2": sug["delta2"]})
 
 
@@ -589,6 +753,7 @@ def _param_widgets() -> None:
     with st.expander("Discretisation"):
         for p in DISCRETIZE_PARAMS:
             _widget(p)
+
     with st.expander("Advanced"):
         for p in ALGORITHM_PARAMS:
             if p.advanced and p.name != BESIDE_SUGGEST:
@@ -614,10 +779,22 @@ def _params_panel() -> None:
     marks the results stale at once; Run reruns the app with the new values."""
     _param_widgets()
     params, disc = params_from_state()
-    reason = stale_reason(S.DATA.get(), params, disc)
-    if st.button("Run", type="primary", key="run_button", width="stretch"):
+    data = S.DATA.get()
+    reason = stale_reason(data, params, disc)
+    under_way = jobs_ui.running_key(RUN_SLOT) == run_key(data, disc, params)
+    if st.button("Running…" if under_way else "Run", type="primary", key="run_button",
+                 width="stretch", disabled=under_way,
+                 help="The run is under way (its progress and Stop are above the page)"
+                      if under_way else None):
         S.RUN_PRESSED.set(True)
         st.rerun()
+    if reason and not under_way:
+        estimate = run_plan(data, disc, params)
+        if estimate is not None and estimate.seconds >= SHOW_ESTIMATE:
+            job = (" It runs with its progress above the page and a Stop button."
+                   if estimate.seconds >= jobs_ui.RUN_AS_JOB else "")
+            st.caption(f"This run will take {estimate.describe()}.{job}",
+                       help=" ".join(estimate.notes))
     if reason:
         st.warning(reason, icon=":material/update:")
 
@@ -644,6 +821,11 @@ def _sidebar_params(data: DataBundle) -> None:
                 _param_widgets()
         else:
             _params_panel()
+        # (outside the panel's fragment: a click reruns the app, which shows the note above)
+        st.button("Reset to defaults", key="reset_params", on_click=reset_to_defaults,
+                  width="stretch", icon=":material/restart_alt:", disabled=at_defaults(),
+                  help="Every parameter and the discretisation back at their defaults (press "
+                       "Run to apply them).")
 
 
 def requested_run(data: DataBundle) -> tuple[dict, dict, bool]:
@@ -661,10 +843,21 @@ def maybe_run(data: DataBundle, params: dict, disc: dict, pressed: bool) -> None
         S.RUN_ERROR.pop()  # the results shown are for exactly these choices
         S.RUN_PRESSED.pop()
         return
+    if jobs_ui.running_key(RUN_SLOT) == key:  # under way as a job
+        S.RUN_PRESSED.pop()
+        return
     fresh = last is None or last.data.fingerprint != data.fingerprint
     first_try = S.TRIED_KEY.get() != key
     if not (pressed or (fresh and data.cells <= SMALL)) or (not pressed and not first_try):
         return
+    if _run_store().get(key) is None:
+        estimate = run_plan(data, disc, params)
+        if estimate is not None and estimate.seconds >= jobs_ui.RUN_AS_JOB:
+            S.TRIED_KEY.set(key)
+            S.RUN_PRESSED.pop()
+            S.RUN_ERROR.pop()
+            run_as_job(data, disc, params, estimate)  # reruns the app
+            return
     # the key counts as tried, and a press of Run as answered, once the attempt has ended, with
     # results or an error: a run that a click interrupts (Streamlit ends the script run) is
     # tried again on the next script run, also a pressed run on large data
@@ -727,6 +920,7 @@ def _frame() -> None:
                        layout="wide")
     st.logo(str(ROOT / "assets" / "logo.svg"), size="large")
     st.html(f"<style>{(ROOT / 'assets' / 'style.css').read_text()}</style>")
+    S.keep_remembered()  # the study pages' choices outlive their pages
     read_url()  # a shared link: data, parameters and the place (first run of a session)
     apply_pending()  # parameters a page asked for (a landscape cell)
     if not S.DATA.has():
@@ -751,6 +945,7 @@ def _frame() -> None:
     if S.LOAD_ERROR.get():
         st.error(f"The data could not be loaded: {S.LOAD_ERROR.get()}. The previous data and "
                  f"results are kept.", icon=":material/error:")
+    show_set_aside()
     for msg in S.URL_PROBLEMS.pop([]):
         st.warning(f"From the link: {msg}", icon=":material/link:")
     for msg in S.PARAM_NOTES.pop([]):
@@ -763,6 +958,7 @@ def _frame() -> None:
     if reason:
         st.html(f'<div class="camcf-stale" data-testid="camcf-stale">⚠ '
                 f'{html.escape(reason)}</div>')
+    jobs_ui.follow(RUN_SLOT, run_finished, kept="the results shown before it stay")
     rec: RunRecord | None = S.RUN.get()
     if rec is not None:
         for w in rec.warnings:

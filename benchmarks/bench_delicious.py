@@ -6,7 +6,8 @@ that co-occur as tags: large label skeletons, thousands of strata; seeded) or, w
 ``--shape topics``, :func:`shapes.delicious_topics` (two topics a row, one a label). The
 thresholds are those the Overview's "Suggest from the data" gives: a G test at α = 0.01
 (``delta1 = delta2 = "auto"``, 0.0002972 bits at n = 16,105), k1 0.7, k2 1. Runs are
-in this process, each ``--repeats`` times; printed: the best wall and CPU seconds of each
+in this process, each ``--repeats`` times after a small run with the same ``n_jobs`` (the
+compiled kernels loaded, the parallel workers started); printed: the best wall and CPU seconds of each
 ``n_jobs``, the tests, the number selected and a digest of the selection. ``--save`` writes
 the selection, ``--compare`` checks it against a saved one (old code: run this script with
 ``PYTHONPATH=/path/to/old/tree``; the data and thresholds do not depend on the code).
@@ -50,9 +51,11 @@ def main(argv=None) -> int:
     print(f"data: {args.shape}, {X.shape[0]:,} × {X.shape[1]:,} binary features, "
           f"{Y.shape[1]:,} labels (cardinality {Y.sum(axis=1).mean():.1f})")
     params = dict(delta1="auto", delta2="auto", significance=0.01, k1=0.7, k2=1.0)
-    camcf.run(X[:200], Y[:200, :5], delta1=0.05, delta2=0.1)  # (compiled kernels loaded)
     selection = None
     for n_jobs in [int(v) for v in args.n_jobs.split(",")]:
+        with warnings.catch_warnings():  # (the compiled kernels loaded; the workers started)
+            warnings.simplefilter("ignore", camcf.CamcfWarning)
+            camcf.run(X[:300], Y[:300, :20], delta1=0.05, delta2=0.1, n_jobs=n_jobs)
         best = None
         for _ in range(args.repeats):
             t0, c0 = time.perf_counter(), time.process_time()

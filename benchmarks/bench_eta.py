@@ -24,7 +24,7 @@ time left, as shown at the last unit before that moment) beside the actual total
 start is ``--start`` or the ``start`` file beside ``r`` (its modification time), else the
 first unit's end (the time before the first unit, loading the data and cutting the splits, is elapsed
 time but no unit's). ``--fit`` prints, per method, the exponents and factor of
-:data:`camcf.studies.SELECTION_COST` that fit this run's per-split seconds best.
+:data:`camcf.estimates.SELECTION_COST` that fit this run's per-split seconds best.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from camcf.estimates import CostProgress  # noqa: E402
-from camcf.studies import OVERHEAD, TUNE_POINT_COST, reproduction_estimate  # noqa: E402
+from camcf.estimates import OVERHEAD, TUNE_POINT_COST, CostProgress  # noqa: E402
+from camcf.studies import reproduction_estimate  # noqa: E402
 
 MOMENTS = (0.10, 0.25, 0.50, 0.75)
 

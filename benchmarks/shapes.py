@@ -13,18 +13,30 @@ below are MULAN's published statistics, the rest is an assumption stated here:
 
 ``scale`` multiplies the rows and the labels (not the 500 features, which set ML-kNN's distance
 width): ``scale=0.1`` gives 1,600 × 500 with 100 labels.
+
+:func:`corel16k_like` has the shape of MULAN's *Corel16k* (sample 1: 13,766 × 500 binary
+"blob" features, 153 labels, label cardinality ≈ 2.9): 13,766 rows × 500 binary features and 153
+binary labels at ``scale=1``, built the same way with other assumed spreads (features present
+with probability log-uniform in [0.005, 0.1]; labels' base rates ∝ 1/(l+5), ≈ 2.9 labels a
+row).
+
+``write_arff`` writes such a data set as a sparse MULAN ARFF file with its label XML, the form
+in which the explorer and the command line read the real ones.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DELICIOUS", "DELICIOUS_FILE", "delicious_like", "delicious_tags", "delicious_topics"]
+__all__ = ["COREL16K", "DELICIOUS", "DELICIOUS_FILE", "corel16k_like", "delicious_like",
+           "delicious_tags", "delicious_topics", "write_arff"]
 
 #: (rows, features, labels) at scale 1.
 DELICIOUS = (16_000, 500, 1_000)
 #: (rows, features, labels) of MULAN's delicious file itself
 DELICIOUS_FILE = (16_105, 500, 983)
+#: (rows, features, labels) at scale 1.
+COREL16K = (13_766, 500, 153)
 
 
 def delicious_like(scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -40,15 +52,28 @@ def delicious_like(scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.nd
     -------
     X, Y : ndarray of uint8
     """
-    n0, m, q0 = DELICIOUS
+    return _bag_of_words(DELICIOUS, scale, seed, present=(0.002, 0.2), offset=10.0,
+                         cardinality=19.0)
+
+
+def corel16k_like(scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`delicious_like`'s ``X``, ``Y`` (uint8 0/1) for Corel16k's shape: 13,766 rows and
+    153 labels at ``scale=1`` (``scale`` multiplies both), 500 features; see the module."""
+    return _bag_of_words(COREL16K, scale, seed, present=(0.005, 0.1), offset=5.0,
+                         cardinality=2.9)
+
+
+def _bag_of_words(shape, scale: float, seed: int, *, present: tuple[float, float],
+                  offset: float, cardinality: float) -> tuple[np.ndarray, np.ndarray]:
+    n0, m, q0 = shape
     n = max(50, round(n0 * scale))
     q = max(5, round(q0 * scale))
     rng = np.random.default_rng(seed)
-    p = np.exp(rng.uniform(np.log(0.002), np.log(0.2), size=m))
+    p = np.exp(rng.uniform(np.log(present[0]), np.log(present[1]), size=m))
     X = (rng.random((n, m), dtype=np.float32) < p[None, :].astype(np.float32)).astype(np.uint8)
-    base = 1.0 / (np.arange(q) + 10.0)
-    # mean labels per row ≈ 19 at q = 1,000 (the parents' boost below adds 4 · 2 · mean(p))
-    base *= 19.0 * (q / q0) / base.sum() / (1.0 + 8.0 * p.mean())
+    base = 1.0 / (np.arange(q) + offset)
+    # mean labels per row ≈ cardinality at q = q0 (the parents' boost below adds 4·2·mean(p))
+    base *= cardinality * (q / q0) / base.sum() / (1.0 + 8.0 * p.mean())
     base = np.minimum(base, 0.5)
     parents = rng.integers(0, m, size=(q, 2))
     Y = np.empty((n, q), dtype=np.uint8)
@@ -111,3 +136,29 @@ def delicious_tags(scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.nd
     pl = 0.002 + sa * z[:, la] + sb * z[:, lb] + 0.1 * X[:, parent]
     Y = (r.random((n, q)) < pl).astype(np.uint8)
     return X, Y
+
+
+def write_arff(path, X: np.ndarray, Y: np.ndarray, relation: str = "synthetic") -> tuple:
+    """Write ``X`` (features) and ``Y`` (binary labels) as a sparse MULAN ARFF file ``path``
+    (labels after the features, ``{index value, …}`` rows) and its label XML beside it
+    (``path`` with ``.xml``); returns both paths."""
+    from pathlib import Path
+
+    path = Path(path)
+    n, m = X.shape
+    q = Y.shape[1]
+    names = [f"f{j}" for j in range(m)] + [f"y{j}" for j in range(q)]
+    header = [f"@relation {relation}", "", *(f"@attribute {a} {{0,1}}" for a in names), "",
+              "@data"]
+    with path.open("w") as fh:
+        fh.write("\n".join(header) + "\n")
+        both = np.hstack([X, Y]).astype(bool)
+        for row in both:
+            cols = np.flatnonzero(row)
+            fh.write("{" + ",".join(f"{c} 1" for c in cols) + "}\n")
+    xml = path.with_suffix(".xml")
+    xml.write_text('<?xml version="1.0" encoding="utf-8"?>\n'
+                   '<labels xmlns="http://mulan.sourceforge.net/labels">\n'
+                   + "".join(f'<label name="y{j}"></label>\n' for j in range(q))
+                   + "</labels>\n")
+    return path, xml

@@ -30,9 +30,12 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["CostProgress", "Estimate", "Progress", "Stage", "format_bytes", "format_seconds",
-           "remaining_seconds"]
+__all__ = ["CLASSIFY_COST", "OVERHEAD", "RUN_COST", "SELECTION_COST", "TUNE_POINT_COST",
+           "CostProgress", "Estimate", "Progress", "RunShape", "Stage", "format_bytes",
+           "format_seconds", "remaining_parts", "remaining_seconds", "run_cost", "run_estimate",
+           "run_seconds", "selection_seconds"]
 
 #: ``progress(done, total, message)``
 Progress = Callable[[int, int, str], None]
@@ -82,15 +85,17 @@ class Estimate:
     memory_bytes: int | None = None
     memory_parts: tuple[tuple[str, int], ...] = ()
     notes: tuple[str, ...] = ()
+    #: the stages in a few words, said instead of listing them (many stages of one kind)
+    summary: str | None = None
 
     @classmethod
     def of(cls, stages: Sequence[Stage], memory: Mapping[str, int] | None = None,
-           notes: Sequence[str] = ()) -> Estimate:
+           notes: Sequence[str] = (), summary: str | None = None) -> Estimate:
         """An estimate from its stages and the named parts of its memory (summed)."""
         parts = tuple(sorted(((k, int(v)) for k, v in (memory or {}).items() if v > 0),
                              key=lambda kv: -kv[1]))
         return cls(stages=tuple(stages), memory_bytes=sum(v for _, v in parts) if parts
-                   else None, memory_parts=parts, notes=tuple(notes))
+                   else None, memory_parts=parts, notes=tuple(notes), summary=summary)
 
     @property
     def units(self) -> int:
@@ -111,6 +116,8 @@ class Estimate:
         time_part = ("about " if self.complete else "at least ") + format_seconds(self.seconds)
         mem = ("" if self.memory_bytes is None
                else f", about {format_bytes(self.memory_bytes)} of memory")
+        if self.summary is not None:
+            return f"{time_part}{mem} ({self.summary})"
         runs = itertools.groupby((s for s in self.stages if s.units), key=lambda s: s.group)
         parts = []
         for group, stages in runs:
@@ -158,7 +165,16 @@ def format_bytes(n: float) -> str:
 
 def remaining_seconds(estimate: Estimate | None, unit_seconds: Sequence[float], done: int,
                       total: int) -> float | None:
-    """Seconds the rest of a study is expected to take.
+    """Seconds the rest of a study is expected to take (:func:`remaining_parts`, summed).
+    """
+    parts = remaining_parts(estimate, unit_seconds, done, total)
+    return None if parts is None else parts[0] + parts[1]
+
+
+def remaining_parts(estimate: Estimate | None, unit_seconds: Sequence[float], done: int,
+                    total: int) -> tuple[float, float] | None:
+    """Seconds the rest of a study is expected to take, as ``(the unit in progress, the units
+    after it)`` (``(0, 0)`` when nothing is left).
 
     ``unit_seconds``: how long each finished unit took, in order (``done`` values). With an
     estimate, the units are assigned to its stages in order (the last stage shrinks when the
@@ -181,7 +197,7 @@ def remaining_seconds(estimate: Estimate | None, unit_seconds: Sequence[float], 
             s.seconds_each is None for s in estimate.stages):
         if mean_all is None:
             return None
-        return mean_all * (total - done)
+        return (mean_all if total > done else 0.0), mean_all * max(0, total - done - 1)
     sizes = [s.units for s in estimate.stages]
     # the study's own total wins when it is smaller (e.g. identical feature sets classified
     # once); a larger one is often an upper bound it will shrink, so the estimate stays
@@ -209,6 +225,7 @@ def remaining_seconds(estimate: Estimate | None, unit_seconds: Sequence[float], 
         return 1.0
 
     left = 0.0
+    first: float | None = None
     for k, stage in enumerate(estimate.stages):
         n_left = max(0, sizes[k] - len(per_stage[k]))
         if not n_left:
@@ -221,8 +238,10 @@ def remaining_seconds(estimate: Estimate | None, unit_seconds: Sequence[float], 
             each = mean_all
         else:
             return None
+        if first is None:
+            first = each
         left += n_left * each
-    return left
+    return (0.0, 0.0) if first is None else (first, left - first)
 
 
 class CostProgress:
@@ -319,3 +338,214 @@ class CostProgress:
                 self.units += 1
             self._last = now
         self.report(message)
+
+
+# ------------------------------------------------------------------------------------------------
+# Cost models: every coefficient the estimates use, in one place
+# ------------------------------------------------------------------------------------------------
+#: One Ca-MCF run (:func:`camcf.run`, one process) on n rows × m features, Q categories
+#: computed (a binary label's second category mirrors its first and costs nothing; skipped
+#: categories cost nothing) of Q_all in all, and K Phase 2 candidates kept over those Q
+#: categories (Σ ⌈k1 · #{f : I(X_f; C) > δ1}⌉), in seconds:
+#:
+#:     fixed + n · (feature · Q·m + label · Q·Q_all + candidate · K·m)
+#:
+#: (the scores of every feature and pair of categories, then per kept candidate a scan of the
+#: features for spouses and the tests of Phase 4: ``benchmarks/bench_run_cost.py`` prints the
+#: tests of each step). Without the scores (no run on these data yet) K is predicted from the
+#: thresholds: a feature is a candidate of a category with probability d + (1 − d) ·
+#: P(χ²_df > 2·n·ln 2·δ1) — d the share of features that depend on a category strongly enough
+#: to pass δ1, ``dependent`` × min(1, δ_α / δ1) with δ_α the threshold of a G test at α = 0.01
+#: on these n rows (fewer pass a higher threshold), and the chance that an independent
+#: feature's G statistic passes δ1 (df: the typical feature × category table's,
+#: :func:`camcf.significance.suggest_thresholds`).
+#: Measured with ``benchmarks/bench_run_cost.py --fit`` (2026-11-29, this engine, one core of
+#: a shared 2-core machine): ``feature``, ``label`` and ``candidate`` chosen so that the
+#: synthetic cases of delicious's and Corel16k's shapes with n ≥ 3,200 rows and K ≥ 700 are
+#: within a factor 1.3 (delicious-like at full size, δ1 = 0.0003125: 17.0 s measured, 14.3 s
+#: modelled); the script's least-squares fit over every case was worse there. The model is
+#: up to 8× too high on Enron (sparse text: its spouse scans are short). ``dependent``: the
+#: median over flags, yeast, image and enron is 0.3, the synthetic sets' about 0.01; 0.1
+#: sits between (a first run's estimate is rough — 2 min for the synthetic delicious-like
+#: data at the suggested thresholds, which ran 17 s; the real delicious ran 101 s —, the
+#: run's own progress corrects it, and later runs count K from the scores). Refit when the
+#: engine changes.
+RUN_COST: dict[str, float] = {
+    "fixed": 0.05,
+    "feature": 4.0e-11,
+    "label": 3.0e-11,
+    "candidate": 4.0e-10,
+    "dependent": 0.1,
+}
+
+#: Seconds (one process) of one selection on n training rows × m features with q labels:
+#: ``OVERHEAD + b · n^a · m^c · q^e`` as ``method: (b, (a, c, e))``. Fitted to the per-split
+#: seconds of one whole reproduction with this code (the 7 shared data sets, 5 splits, serial,
+#: a loaded 2-core machine, 2026-11-24, 50 min; ``benchmarks/bench_eta.py DIR/r --fit`` prints
+#: the fit): each method's exponents were chosen among {0, ½, 1, 1½, 2} by the mean |log
+#: error| over the 7 data sets (0.2–0.6, fimf 1.1: within a factor 1.3–3). They order the data
+#: sets and methods by cost; the run corrects their scale as it goes
+#: (:func:`remaining_seconds`). Sparse data (PlantGO) costs less than its m says.
+#:
+#: Checked on 2026-11-29 (``benchmarks/bench_selection_cost.py``, one factor at a time from
+#: 1,500 × 250 with 50 labels on delicious-like synthetic data, a machine under load ≈ 8): on
+#: such weakly structured data the baselines cost far less than here (mi-mcf 0.2–1.5 s where
+#: this table says minutes), while on a real file they cost what it says (mi-mcf on Enron's
+#: 1,191 training rows: 154 s measured, 232 s here; 0.7 s from the synthetic fit) — a method
+#: that searches until no candidate passes costs what the data's dependencies make it cost,
+#: so the synthetic fit is not used. A refit needs real data of the sizes the app meets.
+SELECTION_COST: dict[str, tuple[float, tuple[float, float, float]]] = {
+    "camcf": (2.0e-7, (1.5, 0.5, 0.5)),
+    "camcf-defaults": (7.7e-9, (2.0, 0.5, 0.0)),
+    "mi-mcf": (2.4e-6, (0.5, 1.0, 2.0)),
+    "d2f": (1.3e-7, (1.0, 1.5, 0.5)),
+    "mdfs": (4.2e-6, (1.5, 0.5, 0.0)),
+    "jfsc": (6.0e-8, (2.0, 0.5, 0.0)),
+    "fimf": (3.4e-14, (1.5, 2.0, 2.0)),
+    "mcls": (2.8e-8, (2.0, 0.5, 0.5)),
+    "all": (0.0, (0.0, 0.0, 0.0)),
+    "random": (0.0, (0.0, 0.0, 0.0)),
+    # pgmpy's PC at max_cond_vars 3, fitted by eye to ALARM (m 32) and HAILFINDER (m 51), n
+    # 1,000 and 20,000, five labels (0.4–30 s; within a factor 1.6): its cost follows the
+    # graph's density more than any shape, the run corrects it
+    "pc": (2.0e-8, (0.5, 4.0, 0.0)),
+}
+#: seconds every selection, tuning point or classification costs whatever its size
+OVERHEAD = 0.05
+#: one tuning point on one inner fold (a Ca-MCF selection and an ML-kNN classification):
+#: ``b · n² · √(m·q)`` + a fixed part, n the outer training rows, as ``(b, fixed in one
+#: process, fixed with workers)``: b and the fixed part in one process fitted to the same run's
+#: tuning cells (mean |log error| 0.43); with workers each point is shipped to one (0.4 s, from
+#: a run with ``--n-jobs 2`` on 2026-11-23)
+TUNE_POINT_COST = (9.1e-9, 0.05, 0.4)
+#: one classification task (ML-kNN on one split for every method's features): ``b · n_train ·
+#: n_test`` + OVERHEAD (not fitted: the reproduction does not time its classifications; the
+#: runs above classified their 35 splits in 20–70 s)
+CLASSIFY_COST = 1.5e-6
+
+
+def selection_seconds(method: str, n_train: int, m: int, q: int) -> float:
+    """:data:`SELECTION_COST`'s prediction for one selection (a method it does not list is
+    assumed to cost as Ca-MCF tuned)."""
+    b, (a, c, e) = SELECTION_COST.get(method, SELECTION_COST["camcf"])
+    return OVERHEAD + b * n_train ** a * m ** c * q ** e
+
+
+
+
+@dataclass(frozen=True)
+class RunShape:
+    """What a Ca-MCF run's cost depends on, before it runs: ``n`` rows, ``m`` features,
+    ``categories`` computed (``all_categories`` in all), ``df`` of the typical feature ×
+    category table and, when a run on the same codes is at hand, ``scores``: I(X_f; C) in bits
+    of every feature (rows) and computed category (columns) — the run's ``mi_table``, which no
+    threshold changes — from which the candidates at any δ1, k1 are counted exactly."""
+
+    n: int
+    m: int
+    categories: int
+    all_categories: int
+    df: int = 1
+    scores: Any = None
+
+    @classmethod
+    def of(cls, X_codes, Y, *, min_category_size: int = 1) -> RunShape:
+        """The shape of a run on these codes and labels: each label's categories of at least
+        ``min_category_size`` rows, a binary label's counted once (its second mirrors it)."""
+        import numpy as np
+
+        from .significance import suggest_thresholds
+
+        n, m = X_codes.shape
+        Y = np.asarray(Y).reshape(n, -1)
+        computed = total = 0
+        for j in range(Y.shape[1]):
+            _, sizes = np.unique(Y[:, j], return_counts=True)
+            total += sizes.size
+            ran = int(np.count_nonzero(sizes >= min_category_size))
+            computed += min(ran, 1) if sizes.size == 2 else ran
+        df = int(suggest_thresholds(X_codes, Y)["df_delta1"])
+        return cls(n=int(n), m=int(m), categories=computed, all_categories=total, df=df)
+
+    @classmethod
+    def of_result(cls, result, df: int = 1) -> RunShape:
+        """The shape of runs on the codes ``result`` ran on (:class:`camcf.Result`), its
+        scores included: the categories it computed (neither skipped nor mirrored)."""
+        import numpy as np
+
+        ran = [t.id for t in result.targets if not t.skipped and t.mirror_of is None]
+        return cls(n=int(result.n_samples), m=int(result.n_features), categories=len(ran),
+                   all_categories=len(result.targets), df=int(df),
+                   scores=np.asarray(result.mi_table)[:, ran])
+
+    def candidates(self, delta1: float, k1: float) -> float:
+        """K: the Phase 2 candidates kept over the computed categories at ``delta1``, ``k1``
+        (counted from :attr:`scores` when known, else predicted as :data:`RUN_COST` says)."""
+        import numpy as np
+
+        if self.scores is not None:
+            from .engine import rounded
+
+            passed = np.count_nonzero(rounded(self.scores) > float(delta1), axis=0)
+            return float(np.sum(np.ceil(float(k1) * passed)))
+        from scipy.stats import chi2
+
+        from .significance import threshold_for
+
+        alpha = threshold_for(0.01, self.n, self.df)
+        dep = RUN_COST["dependent"] * min(1.0, alpha / max(float(delta1), 1e-300))
+        share = dep + (1 - dep) * float(chi2.sf(2 * self.n * math.log(2) * float(delta1),
+                                                self.df))
+        return self.categories * math.ceil(float(k1) * self.m * share)
+
+
+def run_seconds(shape: RunShape, params: Mapping[str, Any]) -> float:
+    """:data:`RUN_COST`'s seconds for one run of ``shape`` with Ca-MCF parameters ``params``
+    (``delta1`` and ``k1`` matter; a threshold given as a word must be resolved first)."""
+    c = RUN_COST
+    k = shape.candidates(float(params["delta1"]), float(params["k1"]))
+    return c["fixed"] + shape.n * (c["feature"] * shape.categories * shape.m
+                                   + c["label"] * shape.categories * shape.all_categories
+                                   + c["candidate"] * k * shape.m)
+
+
+def run_cost(result, params: Mapping[str, Any], seconds: float, df: int = 1
+             ) -> Callable[[Mapping[str, Any]], float]:
+    """Seconds of a run on the codes ``result`` (a :class:`camcf.Result` of a run with
+    ``params`` that took ``seconds``) ran on, with some parameters changed:
+    ``cost({"delta1": 0.001})`` — :func:`run_estimate` from ``result``'s scores (the candidates
+    counted at the new δ1 and k1), scaled by ``seconds``. What a grid of runs costs point by
+    point (lower thresholds keep more candidates and cost more)."""
+    shape = RunShape.of_result(result, df=df)
+    measured = (dict(params), float(seconds))
+
+    def cost(changes: Mapping[str, Any]) -> float:
+        return run_estimate(shape, {**params, **changes}, measured=measured).seconds
+
+    return cost
+
+
+def run_estimate(shape: RunShape, params: Mapping[str, Any], *,
+                 measured: tuple[Mapping[str, Any], float] | None = None) -> Estimate:
+    """What one Ca-MCF run will cost: one unit per category, as :func:`camcf.run` reports its
+    progress (:func:`run_seconds` shared among them). ``measured``: ``(params, seconds)`` of
+    a run on the same data (e.g. the current one) — the model's figure is scaled by how far
+    off it was for that run (this machine, its load, the data's own structure)."""
+    seconds = run_seconds(shape, params)
+    scale = 1.0
+    notes = []
+    if measured is not None:
+        model = run_seconds(shape, measured[0])
+        if model > 0 and measured[1] > 0:
+            scale = float(measured[1]) / model
+            notes.append(f"Scaled by the last run on these data: it took "
+                         f"{format_seconds(measured[1])} where the model said "
+                         f"{format_seconds(model)}.")
+    k = shape.candidates(float(params["delta1"]), float(params["k1"]))
+    how = ("counted from the last run's scores" if shape.scores is not None else
+           "predicted from δ1 and the number of rows (no run on these data yet)")
+    notes.append(f"{shape.categories:,} categories computed over {shape.n:,} rows × "
+                 f"{shape.m:,} features; about {k:,.0f} Phase 2 candidates kept in all ({how}): "
+                 "lower thresholds keep more and cost more.")
+    units = max(1, shape.all_categories)
+    return Estimate.of([Stage("categories", units, seconds * scale / units)], notes=notes)

@@ -54,6 +54,14 @@ or error) and stop it (:meth:`Job.stop`). The design, and why:
 * **A worker that loses its server stops too**: it watches its control pipe and ends when the
   other side closes.
 
+**Partial results.** A study that can continue from what it finished (a grid whose finished
+cells need not be computed again) hands its finished part to :func:`checkpoint` after each
+unit: ``checkpoint(progress, value)`` calls ``progress.checkpoint(value)`` when the progress
+callable has one (:func:`stoppable` keeps it; a job's worker gives its progress one that sends
+``value`` to the job), and does nothing otherwise. A job keeps the last value it received
+(:attr:`JobStatus.partial`), also when it is stopped or its worker is killed in the middle of a
+unit — a stop keeps what the study had finished, and the study can be given it back to go on.
+
 **Estimates** of a job's cost and remaining time are :mod:`camcf.estimates`' (a job carries
 one and its status reports the remaining time from it).
 """
@@ -75,7 +83,7 @@ from .errors import CamcfError
 from .estimates import (
     Estimate,
     Progress,
-    remaining_seconds,
+    remaining_parts,
 )
 
 __all__ = [
@@ -84,9 +92,11 @@ __all__ = [
     "JobRefused",
     "JobRunner",
     "JobStatus",
+    "PartProgress",
     "Progress",
     "StopToken",
     "TimeBudgetExceeded",
+    "checkpoint",
     "max_jobs_setting",
     "preload",
     "runner",
@@ -144,20 +154,84 @@ class StopToken:
     def check(self, done: int = 0, total: int = 0) -> None:
         """Raise :class:`Cancelled` when the token has been set."""
         if self._event.is_set():
-            where = f" after {done} of {total} steps" if total else ""
+            where = f" after {done:,} of {total:,} steps" if total else ""
             raise Cancelled(f"{self.reason}{where}", done=done, total=total, reason=self.reason)
 
 
 def stoppable(progress: Progress | None, token: StopToken) -> Progress:
     """A progress callable that raises :class:`Cancelled` once ``token`` is set, before
-    passing the call on to ``progress`` (which may be None)."""
+    passing the call on to ``progress`` (which may be None); ``progress``'s ``checkpoint``
+    (see :func:`checkpoint`) is kept."""
 
     def report(done: int, total: int, message: str) -> None:
         token.check(done - 1 if done else 0, total)
         if progress is not None:
             progress(done, total, message)
 
+    keep = getattr(progress, "checkpoint", None)
+    if keep is not None:
+        report.checkpoint = keep  # type: ignore[attr-defined]
     return report
+
+
+class PartProgress:
+    """The progress of one part of a study (a grid point, a method, a split) whose result only
+    exists once its last unit has been reported: ``progress(offset + done, total, prefix +
+    message)``, except that a :class:`Cancelled` raised at the part's last unit (``units``) is
+    held, so that the part returns and its result can be kept (:func:`checkpoint`); then
+    :meth:`release` raises it. Without this, a stop asked for during a part's last unit would
+    lose the whole part.
+
+    >>> seen = []
+    >>> def progress(done, total, message):
+    ...     seen.append(done)
+    ...     raise Cancelled("stopped")
+    >>> part = PartProgress(progress, offset=10, total=20, units=2)
+    >>> part(2, 2, "last unit")   # held: the part can return and be kept
+    >>> try:
+    ...     part.release()
+    ... except Cancelled as e:
+    ...     print(e, seen)
+    stopped [12]
+    """
+
+    def __init__(self, progress: Progress | None, *, offset: int, total: int, units: int,
+                 prefix: str = "") -> None:
+        self.progress, self.offset, self.total = progress, offset, total
+        self.units, self.prefix = units, prefix
+        self.held: Cancelled | None = None
+
+    def __call__(self, done: int, total: int, message: str) -> None:
+        if self.progress is None:
+            return
+        try:
+            self.progress(self.offset + done, self.total, self.prefix + message)
+        except Cancelled as e:
+            if done < self.units:
+                raise
+            self.held = e
+
+    def release(self) -> None:
+        """Raise the stop held at the part's last unit, if any."""
+        if self.held is not None:
+            raise self.held
+
+
+def checkpoint(progress: Progress | None, value: Any) -> None:
+    """Hand ``value`` — what a study has finished so far, picklable — to whoever runs it:
+    ``progress.checkpoint(value)`` when ``progress`` has that method (a job's worker gives it
+    one: the job keeps the last value as :attr:`JobStatus.partial`), else nothing.
+
+    >>> kept = []
+    >>> def progress(done, total, message): pass
+    >>> progress.checkpoint = kept.append
+    >>> checkpoint(progress, {"cells": 3}); checkpoint(None, {"cells": 4})
+    >>> kept
+    [{'cells': 3}]
+    """
+    keep = getattr(progress, "checkpoint", None)
+    if keep is not None:
+        keep(value)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -171,6 +245,9 @@ class JobStatus:
     ``"running"``, ``"done"`` (``result`` holds the study's return value), ``"failed"``
     (``error``: the message) or ``"stopped"`` (``error``: why). ``elapsed``: seconds since it
     started running (0 while pending). ``remaining``: expected seconds left (None: unknown).
+    ``partial``: the last value the study handed to :func:`checkpoint` (None: none yet).
+    ``overrun``: the unit in progress has taken longer than it was expected to (its share of
+    ``remaining`` is then unknown, and counted as 0).
     """
 
     id: str
@@ -188,6 +265,8 @@ class JobStatus:
     estimate: Estimate | None
     owner: Any
     tag: Any
+    partial: Any = None
+    overrun: bool = False
 
     @property
     def finished(self) -> bool:
@@ -226,6 +305,7 @@ class Job:
         self._result: Any = None
         self._error: str | None = None
         self._error_type: str | None = None
+        self._partial: Any = None
         self._stop_reason: str | None = None
         self._stop_event = threading.Event()
         self._finished_event = threading.Event()
@@ -240,12 +320,16 @@ class Job:
             end = self._finished if self._finished is not None else now
             elapsed = 0.0 if self._started is None else end - self._started
             remaining = None
+            overrun = False
             if self._state == RUNNING:
-                remaining = remaining_seconds(self.estimate, self._unit_seconds, self._done,
-                                              self._total)
-                if remaining is not None:  # count down between two finished units
-                    since = now - (self._last_unit or self._started or now)
-                    remaining = max(0.0, remaining - since)
+                since = now - (self._last_unit or self._started or now)
+                parts = remaining_parts(self.estimate, self._unit_seconds, self._done,
+                                        self._total)
+                if parts is not None:  # count down the unit in progress, then the rest
+                    current, after = parts
+                    # (late: twice its time and 2 s more, e.g. the first unit also starts up)
+                    overrun = self._done < self._total and since > 2 * current + 2.0
+                    remaining = after + max(0.0, current - since)
             elif self._state == PENDING and self.estimate is not None:
                 remaining = self.estimate.seconds
             elif self._state == DONE:
@@ -255,7 +339,8 @@ class Job:
                 total=self._total, message=self._message, elapsed=elapsed, remaining=remaining,
                 queue_position=self._runner._position(self) if self._state == PENDING else None,
                 result=self._result, error=self._error, error_type=self._error_type,
-                estimate=self.estimate, owner=self.owner, tag=self.tag)
+                estimate=self.estimate, owner=self.owner, tag=self.tag,
+                partial=self._partial, overrun=overrun)
 
     @property
     def state(self) -> str:
@@ -517,6 +602,8 @@ class JobRunner:
                             break
                     elif msg[0] == "progress":
                         job._progress(*msg[1:])
+                    elif msg[0] == "partial":
+                        job._set(partial=msg[1])
                     elif msg[0] == "started":  # units are timed from here, not from the launch
                         job._set(last_unit=time.monotonic(), message="running")
                     else:
@@ -531,6 +618,8 @@ class JobRunner:
                             break
                         if msg[0] == "progress":
                             job._progress(*msg[1:])
+                        elif msg[0] == "partial":
+                            job._set(partial=msg[1])
                         elif msg[0] != "started":
                             final = msg
                     break
@@ -557,7 +646,8 @@ class JobRunner:
             if final is not None and final[0] == "done":
                 job._finish(DONE, result=final[1])  # it finished before the stop arrived
             else:
-                where = f" after {job._done} of {job._total} steps" if job._total else ""
+                where = (f" after {job._done:,} of {job._total:,} steps" if job._total
+                         else "")
                 job._finish(STOPPED, error=f"{reason}{where}", error_type="Cancelled")
         elif final is None:
             code = proc.exitcode
@@ -676,6 +766,10 @@ def _worker(send_msgs, recv_ctl, fn: Callable, args: tuple, kwargs: dict) -> Non
     def report(done: int, total: int, message: str) -> None:
         send(("progress", int(done), int(total), str(message)))
 
+    def keep(value: Any) -> None:  # the study's finished part (checkpoint)
+        send(("partial", value))
+
+    report.checkpoint = keep  # type: ignore[attr-defined]
     send(("started",))
     try:
         result = fn(*args, progress=stoppable(report, token), **kwargs)

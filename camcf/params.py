@@ -154,6 +154,22 @@ class Param:
         return v
 
 
+#: significant digits a number keeps where a user interface shows and takes it back (the
+#: explorer's inputs show ``%.4g``: the value shown is the value used)
+SIGNIFICANT = 4
+
+
+def round_sig(x: float, digits: int = SIGNIFICANT) -> float:
+    """``x`` rounded to ``digits`` significant digits.
+
+    >>> round_sig(0.000312345), round_sig(0.7), round_sig(0.0)
+    (0.0003123, 0.7, 0.0)
+    """
+    if x == 0 or not math.isfinite(x):
+        return float(x)
+    return float(f"{x:.{digits}g}")
+
+
 def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
 

@@ -41,25 +41,38 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .estimates import Estimate, Progress, Stage
+from .estimates import (
+    CLASSIFY_COST,
+    OVERHEAD,
+    TUNE_POINT_COST,
+    Estimate,
+    Progress,
+    Stage,
+    format_seconds,
+    selection_seconds,
+)
 from .evaluation.settings import KNN_DEFAULTS
 
 __all__ = [
     "ClassifyTimes",
+    "compare_costs",
     "compare_estimate",
+    "compare_order",
     "evaluation_estimate",
     "landscape_estimate",
     "measure_classification",
+    "method_seconds",
     "reproduction_estimate",
     "run_compare",
     "run_evaluation",
     "run_landscape",
+    "run_selection",
     "run_sensitivity",
     "run_tune",
     "selection_seconds",
@@ -147,47 +160,113 @@ def _prepare(X, Y, disc, settings, parts: _Parts, after: int = 0):
     return folds
 
 
+def run_selection(X, Y, *, params: Mapping[str, Any], feature_names: Sequence[str] | None = None,
+                  label_names: Sequence[str] | None = None,
+                  category_names: Sequence[Mapping] | None = None,
+                  progress: Progress | None = None) -> dict:
+    """The explorer's main run: :func:`camcf.run` on feature codes ``X`` and labels ``Y`` with
+    Ca-MCF parameters ``params``, its :class:`camcf.CamcfWarning` s caught. Its units are the
+    target categories (``progress`` before each, as :func:`camcf.run` reports). Returns
+    ``result`` (the :class:`camcf.Result`) and ``warnings`` (the warnings, in order, repeats
+    left out)."""
+    import warnings
+
+    import camcf
+
+    from .algorithm import CamcfWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CamcfWarning)
+        res = camcf.run(
+            X, Y, feature_names=None if feature_names is None else list(feature_names),
+            label_names=None if label_names is None else list(label_names),
+            category_names=category_names, progress=progress, **dict(params))
+    seen: dict[str, Warning] = {}
+    for w in caught:
+        if issubclass(w.category, CamcfWarning):
+            seen.setdefault(str(w.message), w.message)
+    return {"result": res, "warnings": list(seen.values())}
+
+
 def run_evaluation(X, Y, *, disc: Mapping[str, Any], params: Mapping[str, Any],
                    settings: Mapping[str, Any], current: Sequence[int] = (), cache=None,
+                   resume: Mapping[str, Any] | None = None,
                    progress: Progress | None = None) -> dict:
     """The Evaluation page's study: the ablation (all features, the sets after Phases 2–4,
-    Ca-MCF re-selected per split) and the current selection as is, on the protocol's splits.
+    Ca-MCF re-selected per split) and the current selection as is, on the protocol's splits,
+    one split after another.
 
     ``settings``: the protocol's and ML-kNN's (see the module). ``cache``: a
     :class:`camcf.evaluation.KnnCache` to reuse (returned, filled, under ``"cache"``).
-    Returns ``frame, summary, seconds, n_splits, n_test, cache``.
+    Returns ``frame, summary, seconds, n_splits, n_test, cache``, and ``splits_done`` (the
+    splits in ``frame``) and ``partial`` (False). After each split the same (without the
+    cache; ``partial`` True until every split is done) goes to
+    :func:`camcf.jobs.checkpoint`; given back as ``resume``, its splits are not done again.
     """
+    import pandas as pd
+
     from .evaluation import KnnCache, ablation, evaluate, summarise
+    from .jobs import PartProgress, checkpoint
 
     t0 = time.perf_counter()
     knn = _split_settings(settings)[1]
-    parts = _Parts(progress)
     current = tuple(int(i) for i in current)
     n_splits = _n_splits(settings)
-    extra_units = evaluate.plan(n_splits, sets={"current": current}).units if current else 0
-    planned = ablation.plan(n_splits, dict(params)).units + extra_units
-    folds = _prepare(X, Y, disc, settings, parts, after=planned)
-    cache = cache if cache is not None else KnnCache()
-    frame = ablation(folds, dict(params), knn=knn, cache=cache,
-                     progress=parts.part(after=extra_units)).frame
-    if current:
-        import pandas as pd
+    extra = evaluate.plan(1, sets={"current": current}).units if current else 0
+    each = ablation.plan(1, dict(params)).units + extra
+    total = 1 + n_splits * each
+    done = list(resume["splits_done"]) if resume else []
+    frames = [resume["frame"]] if resume else []
 
-        extra = evaluate(folds, sets={"current": current}, knn=knn, cache=cache,
-                         progress=parts.part(prefix="current selection: ")).frame
-        frame = pd.concat([frame, extra], ignore_index=True)
-    return {"frame": frame, "summary": summarise(frame), "seconds": time.perf_counter() - t0,
-            "n_splits": len(folds), "n_test": int(np.mean([f.test.size for f in folds])),
-            "cache": cache}
+    def at(offset: int, prefix: str = "", units: int = 0) -> PartProgress:
+        """(``units``: the split's last part's units: a stop at its last one is held until
+        the split is kept)"""
+        return PartProgress(progress, offset=offset, total=total, units=units or total + 1,
+                            prefix=prefix)
+
+    at(0)(0, total, "discretising each split on its training rows")
+    folds = _folds(X, Y, disc, settings)
+    at(0)(1, total, f"{len(folds)} split(s) discretised")
+    cache = cache if cache is not None else KnnCache()
+
+    def outcome(partial: bool) -> dict:
+        frame = pd.concat(frames, ignore_index=True)
+        return {"frame": frame, "summary": summarise(frame),
+                "seconds": time.perf_counter() - t0 + (resume or {}).get("seconds", 0.0),
+                "n_splits": len(folds), "n_test": int(np.mean([f.test.size for f in folds])),
+                "splits_done": list(done), "partial": partial}
+
+    for fold in folds:
+        if fold.split in done:
+            continue
+        offset = 1 + len(done) * each
+        where = f"split {fold.split + 1}/{len(folds)}: "
+        last = at(offset, where, 0 if current else each)
+        frames.append(ablation([fold], dict(params), knn=knn, cache=cache,
+                               progress=last).frame)
+        if current:
+            last = at(offset + each - extra, "current selection: " + where, extra)
+            frames.append(evaluate([fold], sets={"current": current}, knn=knn, cache=cache,
+                                   progress=last).frame)
+        done.append(fold.split)
+        if len(done) < len(folds):
+            checkpoint(progress, outcome(partial=True))
+        last.release()  # a stop asked for during the split's last unit: after keeping it
+    return {**outcome(partial=False), "cache": cache}
 
 
 def run_sensitivity(X, Y, *, disc: Mapping[str, Any], params: Mapping[str, Any],
                     settings: Mapping[str, Any], grids: Mapping[str, Mapping[str, Sequence]],
-                    cache=None, progress: Progress | None = None) -> dict:
+                    cache=None, resume: Mapping[str, Any] | None = None,
+                    progress: Progress | None = None) -> dict:
     """The sensitivity grids (e.g. δ1 × k1 and δ2 × k2) on the protocol's splits, the other
-    parameters fixed at ``params``. Returns ``{grid name: tidy frame, "seconds": …,
-    "cache": …}``."""
+    parameters fixed at ``params``, one grid point after another. Returns ``{grid name: tidy
+    frame, "seconds": …, "cache": …, "partial": False}``. After each grid point the grids'
+    rows so far (``partial`` True, without the cache; a grid not started is absent) go to
+    :func:`camcf.jobs.checkpoint`; given back as ``resume``, their points are not done again.
+    """
     from .evaluation import KnnCache, sensitivity
+    from .jobs import checkpoint
 
     t0 = time.perf_counter()
     knn = _split_settings(settings)[1]
@@ -200,22 +279,33 @@ def run_sensitivity(X, Y, *, disc: Mapping[str, Any], params: Mapping[str, Any],
     folds = _prepare(X, Y, disc, settings, parts, after=sum(plans))
     cache = cache if cache is not None else KnnCache()
     out: dict[str, Any] = {}
+    before = (resume or {}).get("seconds", 0.0)
+
+    def keep(name: str, rows) -> None:
+        checkpoint(progress, {**out, name: rows, "partial": True,
+                              "seconds": time.perf_counter() - t0 + before})
+
     for i, (name, grid) in enumerate(grids.items()):
         out[name] = sensitivity(folds, {k: list(v) for k, v in grid.items()}, fixed[name],
                                 knn=knn, cache=cache,
-                                progress=parts.part(sum(plans[i + 1:]), f"grid {name}: "))
-    out["seconds"] = time.perf_counter() - t0
+                                progress=parts.part(sum(plans[i + 1:]), f"grid {name}: "),
+                                done=(resume or {}).get(name),
+                                keep=lambda rows, _n=name: keep(_n, rows))
+    out["seconds"] = time.perf_counter() - t0 + before
     out["cache"] = cache
+    out["partial"] = False
     return out
 
 
 def run_landscape(dataset, *, x: str, x_values: Sequence[float], y: str,
                   y_values: Sequence[float], params: Mapping[str, Any],
-                  disc: Mapping[str, Any], metric: str | None = None,
+                  disc: Mapping[str, Any], metric: str | None = None, resume=None,
                   progress: Progress | None = None):
     """The Threshold landscape page's study: :func:`camcf.landscape.landscape`. Its units are
     the grid points; with a metric, the metric part (which reports nothing until it ends) is
-    one more unit."""
+    one more unit. After each grid point the landscape of the cells done so far goes to
+    :func:`camcf.jobs.checkpoint`; given back as ``resume``, its cells are not run again."""
+    from .jobs import checkpoint
     from .landscape import landscape
 
     report = progress
@@ -224,7 +314,8 @@ def run_landscape(dataset, *, x: str, x_values: Sequence[float], y: str,
             progress(done, total + 1, message)
 
     return landscape(dataset, x, x_values, y, y_values, dict(params), disc=dict(disc),
-                     metric=metric, progress=report)
+                     metric=metric, progress=report, done=resume,
+                     keep=lambda part: checkpoint(progress, part))
 
 
 def tune_splitter(seed: int = 0):
@@ -246,18 +337,23 @@ def _tune_params(params: Mapping[str, Any], grid: Mapping[str, Sequence]) -> dic
 
 
 def run_tune(dataset, *, grid: Mapping[str, Sequence], params: Mapping[str, Any],
-             disc: Mapping[str, Any], metric: str, progress: Progress | None = None):
+             disc: Mapping[str, Any], metric: str, resume=None,
+             progress: Progress | None = None):
     """The Threshold landscape page's "Tune": :func:`camcf.tuning.tune` over ``grid`` (e.g.
     ``{"delta1": [...], "k1": [...]}``), the current run's other parameters fixed, scored by
     ``metric`` on the inner folds of :func:`tune_splitter`'s training part. Returns the
     :class:`camcf.tuning.TuneResult`; on data with a known truth (``dataset.truth``) its grid
     has a column ``truth_f1``: each point's F1 against the truth (Ca-MCF on all rows at that
-    point, :func:`run_landscape` of the same grid)."""
+    point, :func:`run_landscape` of the same grid). After each grid point the partial result
+    goes to :func:`camcf.jobs.checkpoint`; given back as ``resume``, its points are not done
+    again."""
+    from .jobs import checkpoint
     from .tuning import tune
 
     grid = {k: list(v) for k, v in grid.items()}
     got = tune(dataset.X, dataset.Y, grid, metric=metric, params=_tune_params(params, grid),
-               cv=tune_splitter(), **_disc(disc), progress=progress)
+               cv=tune_splitter(), **_disc(disc), progress=progress, done=resume,
+               keep=lambda part: checkpoint(progress, part))
     if dataset.truth is not None and len(grid) == 2:
         # beside the tuner's score: each point's F1 against the truth, from the landscape of
         # the same grid (Ca-MCF on all rows at that point, scored by camcf.truth)
@@ -271,31 +367,40 @@ def run_tune(dataset, *, grid: Mapping[str, Sequence], params: Mapping[str, Any]
 
 
 def tune_study_estimate(X, Y, *, grid: Mapping[str, Sequence], run_seconds: float,
-                        n_selected: int, times: ClassifyTimes) -> Estimate:
+                        n_selected: int, times: ClassifyTimes,
+                        cost: Callable[[Mapping[str, Any]], float] | None = None) -> Estimate:
     """What :func:`run_tune` will cost (:func:`tune_estimate` with its splitter)."""
     return tune_estimate(X, Y, {k: list(v) for k, v in grid.items()}, run_seconds=run_seconds,
                          n_selected=n_selected, times=times, cv=tune_splitter(),
-                         k=KNN_DEFAULTS["k"])
+                         k=KNN_DEFAULTS["k"], cost=cost)
 
 
 def run_compare(data: Mapping[str, Any], *, methods: Sequence[str],
                 ca_params: Mapping[str, Any], settings: Mapping[str, Any],
                 disc: Mapping[str, Any], budgets: Mapping[str, float] | None = None,
+                resume: Mapping[str, Any] | None = None,
                 progress: Progress | None = None) -> dict:
-    """The Compare page's study: every method on the same splits of each data set.
+    """The Compare page's study: every method on the same splits of each data set, one method
+    after another (:func:`camcf.evaluation.compare_data_sets`).
 
     ``data``: ``{name: (X, Y)}``, or ``{name: None}`` for a data set of the shared folder (read
     here, in the worker). ``settings``: the protocol's and ML-kNN's (see the module) and
     ``n_features`` (default ``"match"``). ``budgets``: ``{method: seconds}`` for methods with a
     ``max_seconds`` parameter (a split past its budget is recorded as failed). Returns
-    ``comparisons`` (``{name: Comparison}``), ``used`` (the estimators) and ``seconds``.
+    ``comparisons`` (``{name: Comparison}``), ``used`` (the estimators), ``seconds`` and
+    ``partial`` (False). After each method on a data set, and each selection, ``comparisons``
+    (each data set's finished methods), ``selections`` (every selection made, as a plain
+    dict), ``used``, ``seconds`` and ``partial`` (True) go to :func:`camcf.jobs.checkpoint`;
+    given back as ``resume``, its methods and selections are not done again.
     """
     from . import catalog
     from . import methods as registry
-    from .evaluation import compare_data_sets
+    from .evaluation import SelectionCache, compare_data_sets
     from .evaluation.reports import method_table
+    from .jobs import checkpoint
 
     t0 = time.perf_counter()
+    before = (resume or {}).get("seconds", 0.0)
     arrays = {}
     for name, value in data.items():
         if value is None:
@@ -308,10 +413,24 @@ def run_compare(data: Mapping[str, Any], *, methods: Sequence[str],
                                            for p in registry.params(name))}
     used = method_table(list(methods), dict(ca_params), budgeted)
     knn = _split_settings(settings)[1]
+    finished = dict((resume or {}).get("comparisons", {}))
+
+    def keep(_cache=None) -> None:
+        checkpoint(progress, {"comparisons": dict(finished), "selections": made.values(),
+                              "used": used, "partial": True,
+                              "seconds": time.perf_counter() - t0 + before})
+
+    def kept(name: str, comparison) -> None:
+        finished[name] = comparison
+        keep()
+
+    made = SelectionCache((resume or {}).get("selections"), on_put=keep)
     comparisons = compare_data_sets(
         arrays, used, _splitter(settings), **_disc(disc),
-        n_features=settings.get("n_features", "match"), knn=knn, progress=progress)
-    return {"comparisons": comparisons, "used": used, "seconds": time.perf_counter() - t0}
+        n_features=settings.get("n_features", "match"), knn=knn, selections=made,
+        progress=progress, done=finished, keep=kept)
+    return {"comparisons": comparisons, "used": used, "partial": False,
+            "seconds": time.perf_counter() - t0 + before}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -538,36 +657,78 @@ def sensitivity_estimate(X, Y, *, settings: Mapping[str, Any],
 
 def landscape_estimate(X, Y, *, x: str, x_values: Sequence, y: str, y_values: Sequence,
                        run_seconds: float, metric: str | None, n_selected: int,
-                       times: ClassifyTimes | None) -> Estimate:
-    """What :func:`run_landscape` will cost, in grid points: at most one full Ca-MCF run per
-    point (one per value of the other axis when k2 is an axis: k2 only re-runs Phase 4; points
-    whose k1 keeps the same number of candidates share a run), each assumed to take the current
-    run's time; with a metric, one more unit: a selection on a 70 % training part and a
-    classification per point (ML-kNN with its declared defaults, as the landscape runs it)."""
+                       times: ClassifyTimes | None,
+                       cost: Callable[[Mapping[str, Any]], float] | None = None) -> Estimate:
+    """What :func:`run_landscape` will cost, in grid points, in the order it runs them: at
+    most one full Ca-MCF run per point (one per value of the other axis when k2 is an axis: k2
+    only re-runs Phase 4; points whose k1 keeps the same number of candidates share a run);
+    with a metric, one more unit: a selection on a 70 % training part and a classification per
+    point (ML-kNN with its declared defaults, as the landscape runs it).
+
+    ``cost(point)``: the seconds of a run at a grid point (``{x: value, y: value}``), e.g.
+    :func:`camcf.estimates.run_cost` of the current run — lower thresholds cost more; without
+    it every run is assumed to take ``run_seconds``."""
     n, m = X.shape
-    cells = len(x_values) * len(y_values)
+    xs, ys = list(x_values), list(y_values)
+    cells = len(xs) * len(ys)
+
+    def at(point: Mapping[str, Any]) -> float:
+        return run_seconds if cost is None else float(cost(point))
+
+    from .algorithm_params import by_name
+    from .landscape import axis_order
+
+    stages: list[Stage] = []
+    per = None
     if "k2" in (x, y):
-        full = len(y_values) if x == "k2" else len(x_values)
-        stage = Stage(f"grid points ({full} full Ca-MCF runs, each answering every k2 value)",
-                      cells, run_seconds * full / cells)
+        other, values, k2s = (y, ys, xs) if x == "k2" else (x, xs, ys)
+        for i in axis_order(other, values):  # one run answers every k2 (Phase 4 again only)
+            v = values[i]
+            stages.append(Stage(f"{other} = {v:g}", len(k2s), at({other: v}) / len(k2s),
+                                kind="grid point"))
+        how = f"{len(values)} full Ca-MCF runs, each answering every k2 value"
+        per = (other, len(k2s))
+    elif "k1" in (x, y):
+        other, values, k1s = (y, ys, xs) if x == "k1" else (x, xs, ys)
+        for i in axis_order(other, values):  # (through k1 for each value of the other axis)
+            v = values[i]
+            stages.append(Stage(f"{other} = {v:g}", len(k1s),
+                                sum(at({other: v, "k1": k}) for k in k1s) / len(k1s),
+                                kind="grid point"))
+        how = "a Ca-MCF run each at most; points with the same ⌈k1·n⌉ share one"
+        per = (other, len(k1s))
     else:
-        stage = Stage("grid points (a Ca-MCF run each at most; points with the same ⌈k1·n⌉ "
-                      "share one)", cells, run_seconds)
-    stages = [stage]
+        for yv in ys:
+            for xv in xs:
+                stages.append(Stage(f"{x} = {xv:g}, {y} = {yv:g}", 1, at({x: xv, y: yv}),
+                                    kind="grid point"))
+        how = "a Ca-MCF run each"
+    runs = [s.seconds for s in stages]
+    summary = f"{cells} grid points, {how}"
+    if cost is not None and per is not None and len(runs) > 1:
+        symbol = by_name()[per[0]].label
+        summary += (f"; the {per[1]} points of one {symbol} from "
+                    f"{format_seconds(min(runs))} to {format_seconds(max(runs))}: lower "
+                    "thresholds cost more, so they come last")
     memory = {"the worker's copy of the data": 2 * _data_bytes(X, Y),
               "the worker process": WORKER_BASE}
-    notes = [f"Each run is assumed to take as long as the current run ({run_seconds:.1f} s)."]
+    notes = [f"Each run is assumed to take as long as the current run ({run_seconds:.1f} s)."
+             if cost is None else
+             "Each grid point's run is estimated from the current run: its candidates counted "
+             "at that point's thresholds from the current run's scores, the model scaled by "
+             f"the current run's {format_seconds(run_seconds)}."]
     if metric is not None:
         n_train = n - math.ceil(0.3 * n)
-        each = run_seconds * n_train / n
+        each = sum(runs) / cells * n_train / n
         if times is not None:
             each += times.seconds(n_train, n - n_train, max(1, n_selected))
             memory["one ML-kNN classification"] = _memory_classification(
                 n_train, n - n_train, _q_bin(Y), 2 * max(1, n_selected), KNN_DEFAULTS["k"])
         stages.append(Stage(f"the metric ({cells} selections on a 70 % training part and "
                             "classifications)", 1, cells * each))
+        summary += "; then the metric"
         notes.append("The metric part reports no progress until it ends.")
-    return Estimate.of(stages, memory, notes)
+    return Estimate.of(stages, memory, notes, summary=summary)
 
 
 def _display(method: str) -> str:
@@ -578,42 +739,89 @@ def _display(method: str) -> str:
     return spec.display if spec is not None else method
 
 
+def compare_order(methods: Sequence[str], n_features: Any = "match",
+                  reference: str = "camcf") -> list[str]:
+    """The order in which :func:`camcf.evaluation.compare` does ``methods``: the reference
+    first when ranking methods are cut to its selections' sizes."""
+    methods = list(methods)
+    if n_features == "match" and reference in methods and len(methods) > 1:
+        return [reference] + [m for m in methods if m != reference]
+    return methods
+
+
+def method_seconds(method: str, shape: tuple[int, int, int], *, settings: Mapping[str, Any],
+                   run_seconds: float | None, n_selected: int, times: ClassifyTimes | None,
+                   budget: float | None = None) -> tuple[float, float | None]:
+    """One split's ``(selection, classification)`` seconds of ``method`` on a data set of
+    ``shape`` (n, m, q_bin) under the protocol ``settings``: Ca-MCF's selection from
+    ``run_seconds`` (a run on all n rows) × n_train / n; a baseline's from its cost model
+    (:data:`camcf.estimates.SELECTION_COST`, at most ``budget``); a reference's 0. The
+    classification (None: ``times`` unknown) is ML-kNN on the method's features (all ``m`` for
+    "all", else ``n_selected``)."""
+    n, m, q_bin = shape
+    n_train, n_test = _split_sizes(n, settings)
+    if method in _REFERENCES:
+        select = 0.0
+    elif method == "camcf" and run_seconds is not None:
+        select = run_seconds * n_train / n
+    else:
+        select = selection_seconds(method, n_train, m, q_bin)
+        if budget is not None:
+            select = min(select, float(budget))
+    width = m if method == "all" else max(1, n_selected)
+    classify = None if times is None else times.seconds(n_train, n_test, width)
+    return select, classify
+
+
+def compare_costs(shape: tuple[int, int, int], methods: Sequence[str], *,
+                  settings: Mapping[str, Any], run_seconds: float | None, n_selected: int,
+                  times: ClassifyTimes | None,
+                  budgets: Mapping[str, float] | None = None) -> dict[str, float]:
+    """``{method: seconds}`` each method would take in a comparison on a data set of ``shape``
+    (every split: selections and classifications, :func:`method_seconds`) — what a page needs
+    to say which methods would take minutes before they start."""
+    n_splits = _n_splits(settings)
+    out = {}
+    for method in methods:
+        select, classify = method_seconds(method, shape, settings=settings,
+                                          run_seconds=run_seconds, n_selected=n_selected,
+                                          times=times, budget=(budgets or {}).get(method))
+        out[method] = n_splits * (select + (classify or 0.0))
+    return out
+
+
 def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Sequence[str],
                      settings: Mapping[str, Any], run_seconds: Mapping[str, float],
                      n_selected: int, times: Mapping[str, ClassifyTimes],
                      budgets: Mapping[str, float] | None = None) -> Estimate:
-    """What :func:`run_compare` will cost, per data set in turn: the methods' selections on
-    every split (Ca-MCF's from ``run_seconds[data set]`` × n_train / n where known; a baseline's
-    cost is not known before it runs — a short sample would not show how it grows — so its
-    stage has no estimate and the remaining time is estimated from the finished units), then
-    one classification per method and split (ML-kNN timed per data set where ``times`` has it).
-    ``shapes``: ``{data set: (n, m, q_bin)}``. The stages carry kinds (``"selection:METHOD"``,
-    ``"classification"``): while the study runs, a later data set's estimate is corrected by how
-    far off the finished data sets' were (:func:`camcf.estimates.remaining_seconds`)."""
+    """What :func:`run_compare` will cost, in the order it runs: per data set, each method in
+    turn (:func:`compare_order`) selected on every split, then classified on every split, each
+    estimated by :func:`method_seconds` (a baseline from its measured cost model, Ca-MCF from
+    ``run_seconds[data set]``). ``shapes``: ``{data set: (n, m, q_bin)}``. The stages carry
+    kinds (``"selection:METHOD"``, ``"classification"``): while the study runs, what is left is
+    corrected by how far off the finished units of the same kind were
+    (:func:`camcf.estimates.remaining_seconds`)."""
     budgets = dict(budgets or {})
     stages: list[Stage] = []
     memory: dict[str, int] = {}
     notes: list[str] = []
     n_splits = _n_splits(settings)
-    for name, (n, m, q_bin) in shapes.items():
+    order = compare_order(methods, settings.get("n_features", "match"))
+    for name, shape in shapes.items():
+        n, m, q_bin = shape
         n_train, n_test = _split_sizes(n, settings)
-        secs = run_seconds.get(name)
-        for method in methods:
-            if method == "camcf":
-                stages.append(Stage("Ca-MCF selections", n_splits,
-                                    None if secs is None else secs * n_train / n,
-                                    kind="selection:camcf", group=name))
-            elif method in _REFERENCES:
-                stages.append(Stage(f"{_display(method)} (a reference, nothing to compute)",
+        for method in order:
+            select, classify = method_seconds(
+                method, shape, settings=settings, run_seconds=run_seconds.get(name),
+                n_selected=n_selected, times=times.get(name), budget=budgets.get(method))
+            if method in _REFERENCES:
+                stages.append(Stage(f"{_display(method)} (a reference, nothing to select)",
                                     n_splits, 0.0, group=name))
             else:
-                stages.append(Stage(f"{_display(method)} selections", n_splits, None,
+                stages.append(Stage(f"{_display(method)} selections", n_splits, select,
                                     kind=f"selection:{method}", group=name))
-        t = times.get(name)
-        stages.append(Stage("ML-kNN classifications", n_splits * len(methods),
-                            None if t is None else t.seconds(n_train, n_test,
-                                                             max(1, n_selected)),
-                            kind="classification", group=name))
+            stages.append(Stage(f"{_display(method)}: ML-kNN classifications", n_splits,
+                                classify, kind="classification", group=name))
         folds = _memory_folds(n, m, q_bin, q_bin, n_splits, n_train)
         memory[f"{name}: the splits' codes and labels"] = folds
         memory[f"{name}: one ML-kNN classification"] = _memory_classification(
@@ -626,11 +834,13 @@ def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Seq
         biggest = max(by_set, key=by_set.get)
         memory = {k: v for k, v in memory.items() if k.startswith(f"{biggest}:")}
     memory["the worker process"] = WORKER_BASE
-    unknown = [m for m in methods if m != "camcf" and m not in _REFERENCES]
-    if unknown:
-        notes.append("Baselines are not estimated before they run (their cost grows with the "
-                     "number of labels in ways a short sample does not show); the remaining "
-                     "time is estimated from the finished units.")
+    baselines = [m for m in methods if m != "camcf" and m not in _REFERENCES]
+    if baselines:
+        notes.append("A baseline's selection is estimated from its cost model, measured on "
+                     "synthetic data of delicious's kind and a reproduction of the paper "
+                     "(benchmarks/bench_selection_cost.py; n, m and labels): expect it within a "
+                     "factor 3; while the comparison runs, the time left is corrected by the "
+                     "finished splits.")
     for method, secs in budgets.items():
         if method in methods:
             notes.append(f"{method} stops after {secs:g} s on a split (its time budget); "
@@ -640,7 +850,8 @@ def compare_estimate(shapes: Mapping[str, tuple[int, int, int]], *, methods: Seq
 
 def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float,
                   n_selected: int, times: Any, cv: Any = None, inner: Any = None,
-                  held_out: bool = False, k: int = 10) -> Any:
+                  held_out: bool = False, k: int = 10,
+                  cost: Callable[[Mapping[str, Any]], float] | None = None) -> Any:
     """What :func:`camcf.tuning.tune` with these data, grid and splitters will cost, before it
     starts (:class:`camcf.estimates.Estimate`).
 
@@ -666,6 +877,11 @@ def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float
         As for :func:`camcf.tuning.tune`.
     k : int, default 10
         ML-kNN's neighbours.
+    cost : callable, optional
+        ``cost(point)``: seconds of a run on all rows at a grid point (e.g.
+        :func:`camcf.estimates.run_cost` of the current run); then the points are estimated
+        one by one, in the order :func:`camcf.tuning.tune` does them (each point's selections
+        on every inner fold, then their classifications).
 
     Returns
     -------
@@ -684,14 +900,33 @@ def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float
     points = math.prod(len(v) for v in grid.values())
     splits = n_outer * n_inner
     width = max(1, int(n_selected))
-    stages = [
-        Stage("cutting each training part into inner folds and discretising them", n_outer,
-              times.discretize_per_row * len(train) * n_inner),
-        Stage("Ca-MCF selections on the inner folds", points * splits,
-              run_seconds * len(itrain) / n),
-        Stage("ML-kNN classifications on the inner folds", points * splits,
-              times.seconds(len(itrain), len(itest), width)),
-    ]
+    prep = Stage("cutting each training part into inner folds and discretising them", n_outer,
+                 times.discretize_per_row * len(train) * n_inner)
+    classify = times.seconds(len(itrain), len(itest), width)
+    summary = None
+    if cost is None:
+        stages = [prep,
+                  Stage("Ca-MCF selections on the inner folds", points * splits,
+                        run_seconds * len(itrain) / n),
+                  Stage("ML-kNN classifications on the inner folds", points * splits,
+                        classify)]
+    else:
+        import itertools
+
+        stages = [prep]
+        selections = []
+        for combo in itertools.product(*grid.values()):
+            point = dict(zip(grid, combo, strict=True))
+            each = float(cost(point)) * len(itrain) / n
+            selections.append(each)
+            words = ", ".join(f"{k} = {v:g}" for k, v in point.items())
+            stages += [Stage(f"{words}: Ca-MCF selections", splits, each, kind="selection"),
+                       Stage(f"{words}: ML-kNN classifications", splits, classify,
+                             kind="classification")]
+        summary = (f"{points} grid point(s) × {splits} inner fold(s): a Ca-MCF selection from "
+                   f"{format_seconds(min(selections))} to {format_seconds(max(selections))} "
+                   f"(lower thresholds cost more) and an ML-kNN classification "
+                   f"{format_seconds(classify)} each")
     if held_out:
         stages += [
             Stage("held-out estimate: Ca-MCF selections (tuned, defaults)", 2 * n_outer,
@@ -708,60 +943,21 @@ def tune_estimate(X, Y, grid: Mapping[str, Sequence[Any]], *, run_seconds: float
         "the worker process": WORKER_BASE,
     }
     notes = (f"{points} grid point(s) × {n_outer} training part(s) × {n_inner} inner folds; "
-             f"each Ca-MCF run is assumed to take as long as a run on all rows "
-             f"({run_seconds:.1f} s) × its {len(itrain):,}/{n:,} rows, and to keep "
-             f"{width} features; low thresholds keep more candidates and take longer.",)
-    return Estimate.of(stages, memory, notes)
+             + (f"each Ca-MCF run is assumed to take as long as a run on all rows "
+                f"({run_seconds:.1f} s) × its {len(itrain):,}/{n:,} rows" if cost is None else
+                f"each point's Ca-MCF run is estimated from the current run (its candidates "
+                f"at that point's thresholds, scaled by its {run_seconds:.1f} s) × "
+                f"{len(itrain):,}/{n:,} rows")
+             + f", and to keep {width} features; low thresholds keep more candidates and take "
+               "longer.",)
+    if summary is not None and held_out:
+        summary += "; then the held-out estimate"
+    return Estimate.of(stages, memory, notes, summary=summary)
 
 
 # ------------------------------------------------------------------------------------------------
 # The paper's reproduction (camcf reproduce): a cost model from the data sets' shapes
 # ------------------------------------------------------------------------------------------------
-#: Seconds (one process) of one selection on n training rows × m features with q labels:
-#: ``OVERHEAD + b · n^a · m^c · q^e`` as ``method: (b, (a, c, e))``. Fitted to the per-split
-#: seconds of one whole reproduction with this code (the 7 shared data sets, 5 splits, serial,
-#: a loaded 2-core machine, 2026-11-24, 50 min; ``benchmarks/bench_eta.py DIR/r --fit`` prints
-#: the fit): each method's exponents were chosen among {0, ½, 1, 1½, 2} by the mean |log
-#: error| over the 7 data sets (0.2–0.6, fimf 1.1: within a factor 1.3–3). They order the data
-#: sets and methods by cost; the run corrects their scale as it goes
-#: (:func:`camcf.estimates.remaining_seconds`). Sparse data (PlantGO) costs less than its m says.
-SELECTION_COST: dict[str, tuple[float, tuple[float, float, float]]] = {
-    "camcf": (2.0e-7, (1.5, 0.5, 0.5)),
-    "camcf-defaults": (7.7e-9, (2.0, 0.5, 0.0)),
-    "mi-mcf": (2.4e-6, (0.5, 1.0, 2.0)),
-    "d2f": (1.3e-7, (1.0, 1.5, 0.5)),
-    "mdfs": (4.2e-6, (1.5, 0.5, 0.0)),
-    "jfsc": (6.0e-8, (2.0, 0.5, 0.0)),
-    "fimf": (3.4e-14, (1.5, 2.0, 2.0)),
-    "mcls": (2.8e-8, (2.0, 0.5, 0.5)),
-    "all": (0.0, (0.0, 0.0, 0.0)),
-    "random": (0.0, (0.0, 0.0, 0.0)),
-    # pgmpy's PC at max_cond_vars 3, fitted by eye to ALARM (m 32) and HAILFINDER (m 51), n
-    # 1,000 and 20,000, five labels (0.4–30 s; within a factor 1.6): its cost follows the
-    # graph's density more than any shape, the run corrects it
-    "pc": (2.0e-8, (0.5, 4.0, 0.0)),
-}
-#: seconds every selection, tuning point or classification costs whatever its size
-OVERHEAD = 0.05
-#: one tuning point on one inner fold (a Ca-MCF selection and an ML-kNN classification):
-#: ``b · n² · √(m·q)`` + a fixed part, n the outer training rows, as ``(b, fixed in one
-#: process, fixed with workers)``: b and the fixed part in one process fitted to the same run's
-#: tuning cells (mean |log error| 0.43); with workers each point is shipped to one (0.4 s, from
-#: a run with ``--n-jobs 2`` on 2026-11-23)
-TUNE_POINT_COST = (9.1e-9, 0.05, 0.4)
-#: one classification task (ML-kNN on one split for every method's features): ``b · n_train ·
-#: n_test`` + OVERHEAD (not fitted: the reproduction does not time its classifications; the
-#: runs above classified their 35 splits in 20–70 s)
-CLASSIFY_COST = 1.5e-6
-
-
-def selection_seconds(method: str, n_train: int, m: int, q: int) -> float:
-    """:data:`SELECTION_COST`'s prediction for one selection (a method it does not list is
-    assumed to cost as Ca-MCF tuned)."""
-    b, (a, c, e) = SELECTION_COST.get(method, SELECTION_COST["camcf"])
-    return OVERHEAD + b * n_train ** a * m ** c * q ** e
-
-
 def reproduction_estimate(shapes: Mapping[str, tuple[int, int, int, int]], *,
                           tune_cells: Mapping[str, int], tune_units: int, grid_points: int,
                           inner_folds: int, selections: Mapping[str, Mapping[str, int]],

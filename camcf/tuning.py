@@ -31,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,8 +42,8 @@ from .algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS, by_name
 from .errors import InvalidDataError, ParameterError
 from .jobs import Progress
 
-__all__ = ["GRID_COLUMNS", "INNER_FOLDS", "THRESHOLDS", "TuneResult", "check_grid", "oriented",
-           "tune"]
+__all__ = ["GRID_COLUMNS", "INNER_FOLDS", "THRESHOLDS", "TuneResult", "check_grid", "on_edge",
+           "oriented", "tune"]
 
 #: The parameters every grid row and ``best`` name (the paper's four).
 THRESHOLDS = ("delta1", "delta2", "k1", "k2")
@@ -74,15 +74,18 @@ class TuneResult:
         inner splits), ``value`` (mean of the metric as the metric reads), ``n_features``
         (mean selection size), ``n_splits`` (inner splits in all), ``n_empty`` (splits where
         the selection was empty; they have no value).
-    best_index : int
-        Row of ``grid`` that is ``best``.
+    best_index : int or None
+        Row of ``grid`` that is ``best`` (None only in a partial result none of whose finished
+        points could be scored).
     frame : DataFrame
-        Tidy: the grid's parameters, ``outer`` and ``inner`` split numbers, ``value``,
+        Tidy: the grid's parameters, ``outer`` and ``inner`` split numbers, ``split`` (the
+        inner fold's number over all of them), ``value``,
         ``score``, ``n_features``, ``seconds`` (one row per grid point and inner split).
     settings : dict
         ``metric``, ``higher_is_better``, ``params`` (the fixed parameters), the outer and
         inner protocols and their numbers of splits, the discretisation, ``knn``, ``auto``
-        (how an ``"auto"`` in ``best`` was resolved, or None) and ``seconds``.
+        (how an ``"auto"`` in ``best`` was resolved, or None), ``seconds``, ``partial`` (not
+        every grid point is done: see :func:`tune`'s ``keep``) and ``points_done``.
     held_out : DataFrame or None
         With ``tune(..., held_out=True)``: the nested estimate. Per outer split, the point of
         least score on that split's inner folds (``"tuned"``; ``point`` its row of ``grid``)
@@ -114,12 +117,13 @@ class TuneResult:
         """The grid over ``x × y`` as a :class:`camcf.landscape.Landscape` (to draw it as the
         Threshold landscape draws its cells): ``counts`` the mean selection size of each
         point, ``metric_values`` its ``score`` (NaN where no inner split had a value),
-        ``metric`` the score's name (e.g. ``"1 - micro_f1"``). The grid must vary ``x`` and
-        ``y`` and nothing else; ``base_params`` are the fixed parameters.
+        ``metric`` the score's name (e.g. ``"1 - micro_f1"``), ``filled`` the points done (a
+        partial result's). The grid must vary ``x`` and ``y`` and nothing else;
+        ``base_params`` are the fixed parameters.
 
         Returns
         -------
-        (Landscape, (row, column) of ``best`` in it)
+        (Landscape, (row, column) of ``best`` in it, or None when there is none yet)
         """
         from .landscape import Landscape
 
@@ -139,12 +143,15 @@ class TuneResult:
             scores[i, j] = r.score
             if known:
                 f1[i, j] = r.truth_f1
-        best = (ys.index(self.grid.at[self.best_index, y]),
-                xs.index(self.grid.at[self.best_index, x]))
+        best = None if self.best_index is None else (
+            ys.index(self.grid.at[self.best_index, y]), xs.index(self.grid.at[self.best_index, x]))
+        filled = np.zeros((len(ys), len(xs)), dtype=bool)
+        for r in self.grid.itertuples(index=True):
+            filled[ys.index(getattr(r, y)), xs.index(getattr(r, x))] = not pd.isna(r.n_splits)
         L = Landscape(x=x, y=y, x_values=xs, y_values=ys, counts=counts,
                       base_params=dict(self.settings["params"]), metric=self.settings["score"],
                       metric_values=scores, seconds=float(self.settings["seconds"]),
-                      truth_f1=f1 if known else None)
+                      truth_f1=f1 if known else None, filled=None if filled.all() else filled)
         return L, best
 
     def to_dict(self) -> dict[str, Any]:
@@ -169,6 +176,27 @@ class TuneResult:
             out["held_out"] = {"summary": [] if summary is None else records(summary),
                                "splits": records(self.held_out)}
         return out
+
+
+def on_edge(result: TuneResult) -> list[dict[str, Any]]:
+    """The tuned parameters whose best value is the lowest or highest of its grid axis (of at
+    least two values) while the parameter's declared range goes beyond it: a better point may
+    lie outside the grid. Each ``{"name", "value", "side"}`` (side ``"lowest"`` or
+    ``"highest"``); empty when the best point is inside the grid (or there is none)."""
+    if result.best_index is None:
+        return []
+    out = []
+    for name, values in result.settings["grid"].items():
+        numbers = [v for v in values if not isinstance(v, str)]
+        value = result.grid.at[result.best_index, name]
+        if len(numbers) < 2 or isinstance(value, str):
+            continue
+        decl = _ALGO[name]
+        if value == min(numbers) and (decl.low is None or value > decl.low):
+            out.append({"name": name, "value": value, "side": "lowest"})
+        elif value == max(numbers) and (decl.high is None or value < decl.high):
+            out.append({"name": name, "value": value, "side": "highest"})
+    return out
 
 
 def oriented(metric: str, values):
@@ -324,6 +352,8 @@ def tune(
     knn: Mapping[str, Any] | None = None,
     n_jobs: int = 1,
     progress: Progress | None = None,
+    done: TuneResult | None = None,
+    keep: Callable[[TuneResult], None] | None = None,
 ) -> TuneResult:
     """Choose Ca-MCF's parameters from a grid by inner cross-validation on training rows.
 
@@ -364,6 +394,13 @@ def tune(
         discretised, then :func:`camcf.evaluation.sensitivity`'s units (and, with
         ``held_out``, two selections and classifications per outer split); it may raise
         :class:`camcf.jobs.Cancelled`, which stops the tuning (nothing is returned).
+    done : TuneResult, optional
+        A partial result of this tuning (same data, grid, metric and splitters; e.g. what a
+        stopped run handed to ``keep``): its finished grid points are taken as they are.
+    keep : callable, optional
+        Called after each grid point with the :class:`TuneResult` of the points finished so
+        far (``settings["partial"]`` True until every point is done; the points not yet done
+        have no score, ``best_index`` is None while no finished point could be scored).
 
     Returns
     -------
@@ -415,34 +452,11 @@ def tune(
         if progress is not None:
             progress(total_prep + done, total_prep + total + later, message)
 
-    tidy = sensitivity(folds, grid, params, metrics=metric, knn=knn, n_jobs=n_jobs,
-                       progress=run_progress)
     keys = list(grid)
     combos = _combos(grid)
-    point = tidy[keys].apply(tuple, axis=1).map({tuple(c.values()): i
-                                                 for i, c in enumerate(combos)})
-    split = tidy["split"].to_numpy(dtype=int)
-    frame = pd.DataFrame({
-        **{k: tidy[k] for k in keys},
-        "outer": np.asarray(outer_of)[split], "inner": np.asarray(inner_of)[split],
-        "value": tidy["value"].astype(float),
-        "score": oriented(metric, tidy["value"]),
-        "n_features": tidy["n_features"].astype(int),
-        "seconds": tidy["seconds"].astype(float), "_point": point.to_numpy(dtype=int)})
-    summary = _summary(frame, len(combos))
     defaults = {name: params.get(name, _ALGO[name].default) for name in THRESHOLDS}
     points = pd.DataFrame([{**defaults, **c} for c in combos],
                           columns=[*THRESHOLDS, *[k for k in keys if k not in THRESHOLDS]])
-    table = pd.concat([points, summary], axis=1)
-    best_index = _pick(table)
-    best = {k: table.at[best_index, k] for k in points.columns}
-    best = {k: v.item() if isinstance(v, np.generic) else v for k, v in best.items()}
-    auto = _resolve_auto(best, X, Y, disc, params)
-    nested = None
-    if held_out:
-        start = total_prep + reached[0]
-        nested = _held_out(X, Y, cv, disc, knn, frame, points, params, n_jobs, progress,
-                           start, start + later)
     settings = {
         "metric": metric,
         "higher_is_better": bool(METRICS[metric]["higher_is_better"]),
@@ -454,11 +468,62 @@ def tune(
         "n_splits": len(folds),
         **disc,
         "knn": knn,
-        "auto": auto,
-        "seconds": time.perf_counter() - t0,
+        "auto": None,
     }
-    return TuneResult(best=best, grid=table, best_index=best_index,
-                      frame=frame.drop(columns="_point"), settings=settings, held_out=nested)
+
+    def result(tidy: pd.DataFrame, partial: bool) -> tuple[TuneResult, pd.DataFrame]:
+        point = tidy[keys].apply(tuple, axis=1).map({tuple(c.values()): i
+                                                     for i, c in enumerate(combos)})
+        split = tidy["split"].to_numpy(dtype=int)
+        frame = pd.DataFrame({
+            **{k: tidy[k] for k in keys},
+            "outer": np.asarray(outer_of, dtype=int)[split],
+            "inner": np.asarray(inner_of, dtype=int)[split], "split": split,
+            "value": tidy["value"].astype(float),
+            "score": oriented(metric, tidy["value"]),
+            "n_features": tidy["n_features"].astype(int),
+            "seconds": tidy["seconds"].astype(float),
+            "_point": point.to_numpy(dtype=int)})
+        table = pd.concat([points, _summary(frame, len(combos))], axis=1)
+        try:
+            best_index = _pick(table)
+        except ParameterError:
+            if not partial:
+                raise
+            best_index = None  # no finished point could be scored yet
+        best = {} if best_index is None else {
+            k: (v.item() if isinstance(v, np.generic) else v)
+            for k, v in table.loc[best_index, points.columns].items()}
+        done_points = int(frame["_point"].nunique())
+        out = TuneResult(best=best, grid=table, best_index=best_index,
+                         frame=frame.drop(columns="_point"),
+                         settings={**settings, "partial": partial, "points_done": done_points,
+                                   "seconds": time.perf_counter() - t0})
+        return out, frame
+
+    finished = None
+    if done is not None:
+        if done.settings.get("grid") != grid or done.settings.get("metric") != metric:
+            raise ParameterError("done: a tuning of another grid or metric cannot be continued "
+                                 "here; start it anew", name="done")
+        finished = done.frame[[*keys, "split", "value", "n_features", "seconds"]].assign(
+            metric=metric)
+
+    def keep_partial(tidy: pd.DataFrame) -> None:
+        if keep is not None:
+            keep(result(tidy, partial=len(tidy[keys].drop_duplicates()) < len(combos))[0])
+
+    tidy = sensitivity(folds, grid, params, metrics=metric, knn=knn, n_jobs=n_jobs,
+                       progress=run_progress, done=finished, keep=keep_partial)
+    out, frame = result(tidy, partial=False)
+    auto = _resolve_auto(out.best, X, Y, disc, params)
+    nested = None
+    if held_out:
+        start = total_prep + reached[0]
+        nested = _held_out(X, Y, cv, disc, knn, frame, points, params, n_jobs, progress,
+                           start, start + later)
+    return dataclasses.replace(out, held_out=nested, settings={
+        **out.settings, "auto": auto, "seconds": time.perf_counter() - t0})
 
 
 def _held_out(X, Y, cv, disc, knn, frame: pd.DataFrame, points: pd.DataFrame,

@@ -39,11 +39,36 @@ def current_run():
     if rec is None:
         st.info("No results yet. Choose data and press **Run** in the sidebar.")
         st.stop()
+    data = S.DATA.get()
+    if data is not None and rec.data.fingerprint != data.fingerprint:
+        # the run is of the data loaded before: never drawn as these data's results
+        from pages import _jobs
+
+        running = _jobs.running_key(_jobs.RUN_SLOT)
+        first = ("its run is under way (its progress is above)" if running is not None
+                 and running[0] == data.fingerprint else "press **Run** in the sidebar")
+        st.info(f"No results for {data.description} yet: {first}. The results of "
+                f"{rec.data.description} are set aside (load it again to see them).",
+                icon=":material/hourglass_empty:")
+        st.stop()
     return rec
 
 
 def run_id(rec) -> str:
     return repr(rec.key)
+
+
+def grid_cost(rec):
+    """``cost(point)``: the seconds of a run at other parameters on ``rec``'s data
+    (:func:`camcf.estimates.run_cost` of the run: its scores count the candidates at each
+    point's thresholds, its time scales the model) — what a grid of runs costs point by
+    point."""
+    from camcf.estimates import run_cost
+    from camcf.significance import typical_feature_df
+
+    res = rec.result
+    df = typical_feature_df(res.levels[:res.n_features]) if res.levels is not None else 1
+    return run_cost(res, rec.params, float(res.stats.get("seconds", 0.0)), df=df)
 
 
 def target_options(result, *, include_skipped: bool = False, by: str = "order") -> list[int]:

@@ -33,6 +33,7 @@ jobs by slot), ``JOB_MESSAGES`` (each slot's last outcome), ``JOB_PAGE`` (the pa
 from __future__ import annotations
 
 import os
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -53,6 +54,10 @@ HEARTBEAT = float(os.environ.get("CAMCF_JOB_HEARTBEAT", "120"))
 INLINE = 8.0
 #: the longest such a wait lasts before the fragment takes over
 INLINE_CAP = 30.0
+#: seconds: the main run (app.py) estimated to take longer runs as a job (progress with the
+#: time left and a Stop that keeps the previous results); a shorter one runs in the click's
+#: own script run
+RUN_AS_JOB = 3.0
 
 
 @st.cache_resource(show_spinner=False)
@@ -97,12 +102,20 @@ def _job(slot: str) -> Job | None:
     return runner().get(job_id) if job_id else None
 
 
+#: the page tag of a job of the frame (the main run): no page change stops it
+FRAME_JOB = "*"
+#: the slot of the main run (app.py)
+RUN_SLOT = "run"
+
+
 def page_shown(url_path: str) -> None:
-    """Called by app.py before it runs a page: this session's jobs of other pages stop."""
+    """Called by app.py before it runs a page: this session's jobs of other pages stop (not
+    the frame's: the main run goes on whichever page is shown)."""
     S.JOB_PAGE.set(url_path)
     for job_id in list(_jobs().values()):
         job = runner().get(job_id)
-        if job is not None and job.tag[0] != url_path and job.state not in jobs.FINISHED:
+        if (job is not None and job.tag[0] not in (url_path, FRAME_JOB)
+                and job.state not in jobs.FINISHED):
             job.stop("stopped because its page was left")
 
 
@@ -139,17 +152,19 @@ def show_estimate(estimate: Estimate, *, what: str = "This study") -> None:
 
 
 def start(slot: str, fn: Callable, kwargs: dict, *, title: str, estimate: Estimate | None,
-          key: Any = None) -> None:
+          key: Any = None, frame: bool = False) -> None:
     """Start ``fn(**kwargs, progress=…)`` as this session's job in ``slot`` (stopping the slot's
     previous job) and rerun the page. ``key`` comes back with the result (see :func:`follow`).
-    When the server refuses, :func:`follow` shows why."""
+    ``frame``: a job of the frame (the main run), which no page change stops. When the server
+    refuses, :func:`follow` shows why."""
     old = _job(slot)
     if old is not None:
         old.stop("replaced by a new start")
     _messages().pop(slot, None)
     try:
         job = runner().submit(fn, kwargs=kwargs, title=title, estimate=estimate,
-                              owner=_owner(), tag=(S.JOB_PAGE.get(), slot, key),
+                              owner=_owner(),
+                              tag=(FRAME_JOB if frame else S.JOB_PAGE.get(), slot, key),
                               heartbeat=HEARTBEAT)
     except JobRefused as e:
         _messages()[slot] = ("error", f"{title} could not start: {e}")
@@ -169,10 +184,34 @@ def running(slot: str) -> bool:
     return job is not None and job.state not in jobs.FINISHED
 
 
-def follow(slot: str, on_result: Callable[[Any, Any], None]) -> None:
+def running_key(slot: str) -> Any:
+    """The ``key`` (as given to :func:`start`) of ``slot``'s running job; None when none runs."""
+    job = _job(slot)
+    return job.tag[2] if job is not None and job.state not in jobs.FINISHED else None
+
+
+def stop(slot: str, reason: str) -> None:
+    """Stop ``slot``'s job, if one runs (its outcome is shown as for a Stop)."""
+    job = _job(slot)
+    if job is not None:
+        job.stop(reason)
+
+
+#: what a Stop keeps, said in the stop button's help and in the message after a stop
+NOTHING_KEPT = "nothing of it is kept"
+
+
+def follow(slot: str, on_result: Callable[[Any, Any], None], *,
+           on_partial: Callable[[Any, Any], str] | None = None,
+           kept: str = NOTHING_KEPT) -> None:
     """Draw ``slot``'s job: its progress while it runs (polled by a fragment), its outcome when
     it ends — ``on_result(result, key)`` once for a finished study (``key`` as given to
-    :func:`start`), a message for a stopped or failed one (kept until the slot starts again)."""
+    :func:`start`), a message for a stopped or failed one (kept until the slot starts again).
+
+    ``on_partial(partial, key)``: called once for a stopped or failed job whose study handed
+    over what it had finished (:func:`camcf.jobs.checkpoint`); it keeps it and returns the
+    words the message says about it (e.g. "its 6 finished cells are kept"). ``kept``: what a
+    stop keeps otherwise (the Stop button's help and the message say it)."""
     job = _job(slot)
     if job is not None:
         job.touch()
@@ -182,9 +221,9 @@ def follow(slot: str, on_result: Callable[[Any, Any], None]) -> None:
                 and est.seconds < INLINE):
             status = _wait_inline(job)
         if status.finished:
-            _finish(slot, job, on_result)
+            _finish(slot, job, on_result, on_partial, kept)
             st.rerun()  # draw the page again with the outcome (and its start button enabled)
-        _poll(slot, on_result)
+        _poll(slot, on_result, on_partial, kept)
         return
     kind, text = _messages().get(slot, (None, None))
     if kind == "error":
@@ -207,18 +246,28 @@ def _wait_inline(job: Job) -> jobs.JobStatus:
     return status
 
 
-def _finish(slot: str, job: Job, on_result: Callable[[Any, Any], None]) -> None:
+def _finish(slot: str, job: Job, on_result: Callable[[Any, Any], None],
+            on_partial: Callable[[Any, Any], str] | None = None,
+            kept: str = NOTHING_KEPT) -> None:
     status = job.status()
     _jobs().pop(slot, None)
     if status.state == jobs.DONE:
         _messages().pop(slot, None)
         on_result(status.result, job.tag[2])
-    elif status.state == jobs.STOPPED:
-        _messages()[slot] = (
-            "warning", f"{job.title} {status.error}. Nothing of it is shown; press the button "
-                       "again to start it anew.")
+        return
+    words = None
+    if on_partial is not None and status.partial is not None:
+        words = on_partial(status.partial, job.tag[2])
+    if status.state == jobs.STOPPED:
+        again = ("press the button again to continue from them" if words else
+                 "press the button again to start it anew")
+        why = status.error
+        if words:  # what is kept is counted there (the steps reported may lag a unit behind)
+            why = re.sub(r" after [\d,]+ of [\d,]+ steps$", "", why)
+        _messages()[slot] = ("warning", f"{job.title} {why}: {words or kept}; {again}.")
     else:
-        _messages()[slot] = ("error", f"{job.title} failed: {status.error}")
+        _messages()[slot] = ("error", f"{job.title} failed: {status.error}"
+                                      + (f" ({words})" if words else ""))
 
 
 def _line(s: jobs.JobStatus) -> str:
@@ -229,20 +278,28 @@ def _line(s: jobs.JobStatus) -> str:
                 f"(the server runs at most {limit} at a time)" if ahead else
                 f"{s.title}: queued — next, when a running study ends (the server runs at most "
                 f"{limit} at a time)")
-    left = "" if s.remaining is None else f", about {format_seconds(s.remaining)} left"
+    if s.remaining is None:
+        left = ""
+    elif s.overrun:  # the step under way is taking longer than it was expected to
+        left = (f", this step is taking longer than estimated; the steps after it: about "
+                f"{format_seconds(s.remaining)}")
+    else:
+        left = f", about {format_seconds(s.remaining)} left"
     steps = f"{s.done:,}/{s.total:,} — " if s.total else ""
     return f"{s.title}: {steps}{s.message} ({format_seconds(s.elapsed)} so far{left})"
 
 
 @st.fragment(run_every=POLL)
-def _poll(slot: str, on_result: Callable[[Any, Any], None]) -> None:
+def _poll(slot: str, on_result: Callable[[Any, Any], None],
+          on_partial: Callable[[Any, Any], str] | None = None,
+          kept: str = NOTHING_KEPT) -> None:
     job = _job(slot)
     if job is None:
         return
     job.touch()
     status = job.status()
     if status.finished:
-        _finish(slot, job, on_result)
+        _finish(slot, job, on_result, on_partial, kept)
         st.rerun(scope="app")
     with st.container(border=True):
         st.progress(status.fraction, text=_line(status))
@@ -251,5 +308,6 @@ def _poll(slot: str, on_result: Callable[[Any, Any], None]) -> None:
         # (an explicit rerun of the fragment would fail when the whole page runs instead)
         st.button("Stopping…" if stopping else "Stop", key=f"jobs_stop_{slot}",
                   icon=":material/stop_circle:", disabled=stopping, on_click=job.stop,
-                  help="Stop this study; nothing of it is kept. A running step that does "
-                       "not stop by itself within a few seconds is ended.")
+                  help=f"Stop it: {kept if on_partial is None else 'what has finished is kept'}"
+                       ". A running step that does not stop by itself within a few seconds is "
+                       "ended.")

@@ -21,7 +21,6 @@ calls are in :func:`read_url`, :func:`restore_view` and :func:`write_url`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,13 +29,13 @@ import streamlit as st
 
 import camcf
 from camcf.algorithm_params import ALGORITHM_PARAMS, DISCRETIZE_PARAMS
-from camcf.params import Param
+from camcf.params import SIGNIFICANT, Param, round_sig
 from camcf.viz.explain import plural
 from pages import _state as S
 
 #: significant digits a float parameter keeps when it enters a widget: the widgets show
 #: NUMBER_FORMAT, so the value shown is the value run
-SIG = 4
+SIG = SIGNIFICANT
 NUMBER_FORMAT = f"%.{SIG}g"
 #: steps per landscape / tuning grid axis
 GRID_STEPS = (1, 12)
@@ -63,13 +62,6 @@ GRID_PAIRS = (("delta1", "k1"), ("delta2", "k2"))
 # ------------------------------------------------------------------------------------------------
 # Values into widgets (pure)
 # ------------------------------------------------------------------------------------------------
-def round_sig(x: float, digits: int = SIG) -> float:
-    """``x`` rounded to ``digits`` significant digits (what :data:`NUMBER_FORMAT` shows)."""
-    if x == 0 or not math.isfinite(x):
-        return float(x)
-    return float(f"{x:.{digits}g}")
-
-
 def fit(p: Param, value: Any) -> tuple[Any, str | None]:
     """``value`` made fit for ``p``'s widget: validated by the declaration, clamped into
     :meth:`Param.ui_range` (the range every widget of ``p`` offers) and, for floats, rounded to
@@ -430,10 +422,9 @@ def view_entries() -> dict:
     if pinned is not None and pinned.data.fingerprint == rec.data.fingerprint:
         view["pin"] = {"params": pinned.asked or pinned.params, "disc": pinned.disc}
     stored = S.LANDSCAPE.get()
-    if stored is not None:
-        _, x, xs, y, ys, metric = stored[0]
-        view["grid"] = {"axes": [(x, xs[0], xs[-1], len(xs)), (y, ys[0], ys[-1], len(ys))],
-                        "metric": metric}
+    if stored is not None and stored.belongs_to(rec):
+        *_, metric, inputs = stored.request  # the axes as the inputs hold them
+        view["grid"] = {"axes": list(inputs), "metric": metric}
     return view
 
 
@@ -518,6 +509,9 @@ def pin_controls() -> None:
         pinned = None
     if pinned is not None:
         p = pinned.asked or pinned.params
+        data = S.DATA.get()
+        other = (f" (on {pinned.data.description}: set aside on these data)"
+                 if data is not None and pinned.data.fingerprint != data.fingerprint else "")
         st.sidebar.caption(f":material/push_pin: Pinned: δ1 {_num(p['delta1'])}, δ2 "
                            f"{_num(p['delta2'])}, k1 {_num(p['k1'])}, k2 {_num(p['k2'])} — "
-                           f"{plural(pinned.result.selected_indices.size, 'feature')}")
+                           f"{plural(pinned.result.selected_indices.size, 'feature')}{other}")

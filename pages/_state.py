@@ -44,7 +44,7 @@ _MISSING: Any = object()
 FRAME = "frame"
 #: the files that make up the frame (they may write FRAME keys)
 FRAME_FILES = ("app.py", "pages/_share.py", "pages/_common.py", "pages/_nav.py",
-               "pages/_state.py")
+               "pages/_state.py", "pages/_kept.py")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -86,6 +86,35 @@ class RunRecord:
     asked: dict = field(default_factory=dict)
 
 
+def data_id(rec: RunRecord) -> tuple:
+    """What a result computed from ``rec`` was computed on: its data's fingerprint and its
+    discretisation (the codes every study of the run reads)."""
+    return (rec.data.fingerprint, tuple(sorted(rec.disc.items())))
+
+
+@dataclass(frozen=True, eq=False)
+class Kept:
+    """A study's result kept in the session, with the data it was computed on.
+
+    ``data``: :func:`data_id` of the run it was computed from; ``source``: that data's
+    description; ``what``: the result in a few words ("the landscape δ1 × k1, 25 cells");
+    ``request``: what was asked (a page compares it with what its widgets ask now);
+    ``result``: the study's result; ``partial``: the study was stopped and ``result`` holds
+    the part it had finished (started again with the same request, it continues from it).
+    A kept result of other data is never drawn as current nor applied (:mod:`pages._kept`)."""
+
+    data: tuple
+    source: str
+    what: str
+    request: Any
+    result: Any
+    partial: bool = False
+
+    def belongs_to(self, rec: RunRecord | None) -> bool:
+        """Computed on the data and discretisation ``rec`` ran on."""
+        return rec is not None and self.data == data_id(rec)
+
+
 # ------------------------------------------------------------------------------------------------
 # Keys
 # ------------------------------------------------------------------------------------------------
@@ -125,6 +154,8 @@ class Key(Generic[T]):
     codec: Codec | None = None
     #: the values a link may set (None: any the codec reads)
     choices: tuple | None = None
+    #: a page's widget whose value outlives the page (see :func:`keep_remembered`)
+    remember: bool = False
 
     def get(self, default: Any = _MISSING) -> T | Any:
         """The value, or ``default`` (else the declared default) when absent."""
@@ -182,6 +213,16 @@ def family(prefix: str, owner: str, doc: str, **kw) -> KeyFamily:
     return f
 
 
+def keep_remembered() -> None:
+    """Streamlit forgets the value of a widget that a script run does not draw (its page is not
+    the one shown, or the page stopped before it: no results for new data yet). The keys
+    declared with ``remember=True`` — a study page's choices: its grid, its metric, its
+    methods — keep theirs: the frame calls this at the start of every run."""
+    for k in KEYS.values():
+        if k.remember and k.name in st.session_state:
+            st.session_state[k.name] = st.session_state[k.name]
+
+
 def owner_of(name: str) -> str | None:
     """The owner of a key name (declared or in a family); None when it is not declared."""
     if name in KEYS:
@@ -217,7 +258,16 @@ PENDING_PARAMS: Key[dict] = declare(
     "pending_params", FRAME, "parameter values a page asked for (a landscape cell), by name")
 PARAM_NOTES: Key[list] = declare(
     "param_notes", FRAME, "messages about values that were clamped into a widget's range")
+SUGGESTED: Key[dict] = declare(
+    "suggested", FRAME, "{fingerprint, significance, delta1, delta2}: the thresholds "
+    "'Suggest from the data' put in the inputs (suggested again for new data while unchanged)")
 PINNED: Key[RunRecord] = declare("pinned", FRAME, "the run pinned for What changed")
+DATA_NAMES: Key[dict] = declare(
+    "data_names", FRAME, "{fingerprint: description} of the data this session loaded (what a "
+    "kept result's data are called)")
+SET_ASIDE: Key[dict] = declare(
+    "set_aside", FRAME, "{source, items: {data: [what]}, fingerprint}: what the last data "
+    "change set aside (kept results of other data), said until the next load or dismissed")
 CHOSEN_TARGET: Key[int] = declare(
     "chosen_target", FRAME, "the target category shared by every page's chooser (in links as "
     "target=<its display name>, see pages/_share.py)")
@@ -296,35 +346,48 @@ WC_SORT: Key[str] = declare(
     "wc_sort", "pages/what_changed.py", "What changed: sort", default="flattened order",
     url="wc_sort", codec=TEXT,
     choices=("flattened order", "most change", "flips", "category size"))
-LANDSCAPE: Key[tuple] = declare(
-    "landscape", "pages/landscape.py", "(request, Landscape): the last landscape computed")
+LANDSCAPE: Key[Kept] = declare(
+    "landscape", "pages/landscape.py", "Kept(Landscape): the last landscape computed")
 LS_APPLIED: Key[tuple] = declare(
     "ls_applied", "pages/landscape.py", "the landscape cell last applied (once per click)")
-LS_PRESET: Key[tuple] = declare("ls_preset", "pages/landscape.py", "landscape: the grid pair")
+LS_PRESET: Key[tuple] = declare("ls_preset", "pages/landscape.py", "landscape: the grid pair",
+                                remember=True)
 LS_METRIC_ON: Key[bool] = declare("ls_metric_on", "pages/landscape.py",
-                                  "landscape: also score with ML-kNN", default=False)
-LS_METRIC: Key[str] = declare("ls_metric", "pages/landscape.py", "landscape: the metric")
+                                  "landscape: also score with ML-kNN", default=False,
+                                  remember=True)
+LS_METRIC: Key[str] = declare("ls_metric", "pages/landscape.py", "landscape: the metric",
+                              remember=True)
+LS_BASIS: Key[tuple] = declare(
+    "ls_basis", "pages/landscape.py", "the data (data_id) the threshold axes' ranges were set "
+    "around; other data reset them around their thresholds")
 #: the Threshold landscape's tabs (the first is the landscape itself)
 LS_TABS = ("Features selected", "Tune")
 LS_TAB: Key[str] = declare("ls_tab", "pages/landscape.py", "Threshold landscape: the tab shown",
                            default=LS_TABS[0], url="ls_tab", codec=TEXT, choices=LS_TABS)
-TUNE: Key[tuple] = declare(
-    "tune", "pages/landscape.py", "(request, TuneResult): the last tuning of the landscape's grid")
+TUNE: Key[Kept] = declare(
+    "tune", "pages/landscape.py", "Kept(TuneResult): the last tuning of the landscape's grid")
 TUNE_APPLIED: Key[tuple] = declare(
     "tune_applied", "pages/landscape.py", "the tuned cell last applied (once per click)")
-TUNE_METRIC: Key[str] = declare("tune_metric", "pages/landscape.py", "Tune: the metric scored")
+TUNE_METRIC: Key[str] = declare("tune_metric", "pages/landscape.py", "Tune: the metric scored",
+                                remember=True)
 #: (param, "lo" | "hi" | "steps") -> the landscape's input for one end of an axis
 LS_AXIS: dict[tuple[str, str], Key] = {
-    (p, part): declare(f"ls_{p}_{part}", "pages/landscape.py", f"landscape: {p} {part}")
+    (p, part): declare(f"ls_{p}_{part}", "pages/landscape.py", f"landscape: {p} {part}",
+                       remember=True)
     for p in ("delta1", "delta2", "k1", "k2") for part in ("lo", "hi", "steps")}
 EVAL_KEY: Key[tuple] = declare("eval_key", "pages/evaluation.py",
                                "Evaluation: the key of the evaluation shown")
 SENS_KEY: Key[tuple] = declare("sens_key", "pages/evaluation.py",
                                "Evaluation: the key of the sensitivity study shown")
-CMP_RESULT: Key[dict] = declare("cmp_result", "pages/compare.py",
-                                "Compare methods: the last comparison")
-TRUTH_CURVE: Key[tuple] = declare(
-    "truth_curve", "pages/overview.py", "(request, payload): the last F1 against n")
+CMP_RESULT: Key[Kept] = declare("cmp_result", "pages/compare.py",
+                                "Compare methods: Kept(the last comparison)")
+CMP_METHODS: Key[list] = declare("cmp_methods", "pages/compare.py",
+                                 "Compare methods: the methods chosen", remember=True)
+CMP_DEFAULT: Key[dict] = declare(
+    "cmp_default", "pages/compare.py", "Compare methods: {data, methods} the default method "
+    "set offered last (a choice equal to it follows the data; a changed one is kept)")
+TRUTH_CURVE: Key[Kept] = declare(
+    "truth_curve", "pages/overview.py", "Kept(payload): the last F1 against n")
 TC_METHODS: Key[list] = declare("tc_methods", "pages/overview.py", "F1 against n: the methods",
                                 default=["current", "camcf-auto", "mi-mcf", "pc", "random"])
 TC_NS: Key[str] = declare("tc_ns", "pages/overview.py", "F1 against n: the sample sizes",
@@ -338,7 +401,8 @@ def _setting_keys(page: str, title: str, names: dict[str, str]) -> dict[str, Key
     defaulting to its declaration's default (the names of the keys kept as they were)."""
     decl = {p.name: p for p in (*EVAL_PARAMS, *KNN_PARAMS)}
     return {name: declare(key, page, f"{title}: {name} ({decl[name].help})",
-                          default=decl[name].default) for name, key in names.items()}
+                          default=decl[name].default, remember=True)
+            for name, key in names.items()}
 
 
 #: the Evaluation page's protocol and ML-kNN widgets, by setting name

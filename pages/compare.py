@@ -2,11 +2,16 @@
 
 Reads ``st.session_state["run"]`` (app.py's RunRecord: the data, the discretisation and the
 sidebar's Ca-MCF parameters). The comparison runs as a job (:func:`camcf.studies.run_compare`
-through :mod:`pages._jobs`: its estimated cost before it starts, progress, a remaining time, a
-Stop button; MI-MCF with a time budget per split), which calls :func:`camcf.evaluation.
-compare_data_sets`; :func:`camcf.evaluation.friedman_over_data_sets` compares two or more data
-sets; tables come from :mod:`camcf.evaluation.display`, figures from
-:mod:`camcf.viz.comparison`. The page only draws.
+through :mod:`pages._jobs`: every chosen method's estimated cost before it starts — from its
+measured cost model, :func:`camcf.studies.method_seconds` —, progress method by method with a
+fixed step total, a remaining time, a Stop that keeps the finished methods and selections,
+a start again that continues from them; MI-MCF with a time budget per split), which calls
+:func:`camcf.evaluation.compare_data_sets`; :func:`camcf.evaluation.friedman_over_data_sets`
+compares two or more data sets; tables come from :mod:`camcf.evaluation.display`, figures
+from :mod:`camcf.viz.comparison`. The default method set fits the data's size (the methods
+that would take minutes are named, not chosen); a choice of one's own is kept across pages and
+data. The comparison is kept with the data it was computed on (never drawn on other data).
+The page only draws.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import numpy as np
 import streamlit as st
 
 from camcf import catalog, methods, stats, studies
+from camcf.estimates import format_seconds
 from camcf.evaluation import METRICS, binarize_labels, friedman_over_data_sets
 from camcf.evaluation.display import metrics_table
 from camcf.evaluation.reports import comparison_frame, comparison_payload
@@ -27,20 +33,43 @@ from camcf.viz.explain import plural
 from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import current_run
+from pages._kept import set_aside_note
 from pages._study_settings import study_settings
 
 CURRENT = "(current data)"
 #: seconds MI-MCF may spend on one split before that split is recorded as failed
 #: (``CAMCF_MIMCF_BUDGET``)
 MIMCF_BUDGET = float(os.environ.get("CAMCF_MIMCF_BUDGET", "600"))
+#: seconds a method may take on the current data (all splits) to be chosen by default
+FITS = 60.0
+
+
+def _kept(result: dict, key, *, partial: bool) -> S.Kept:
+    """A comparison (finished, or the part a stop kept) as kept: the tables of its finished
+    methods, and (partial) what a start again continues from."""
+    comparisons = {k: v for k, v in result["comparisons"].items() if v.kinds}
+    settings = dict(key["settings"], seconds_total=result["seconds"])
+    done = sorted({m for c in comparisons.values() for m in c.kinds},
+                  key=key["methods"].index)
+    value = {"comparisons": comparisons, "methods": done, "settings": settings,
+             "payload": (comparison_payload(comparisons, {m: result["used"][m] for m in done},
+                                            settings, {}) if comparisons else None),
+             "table": comparison_frame(comparisons) if comparisons else None,
+             "resume": result if partial else None}
+    return S.Kept(data=key["data"], source=key["source"], what=key["what"],
+                  request=key["request"], result=value, partial=partial)
 
 
 def _compare_done(result: dict, key) -> None:
-    settings = dict(key["settings"], seconds_total=result["seconds"])
-    S.CMP_RESULT.set({
-        "comparisons": result["comparisons"], "methods": key["methods"], "settings": settings,
-        "payload": comparison_payload(result["comparisons"], result["used"], settings, {}),
-        "table": comparison_frame(result["comparisons"])})
+    S.CMP_RESULT.set(_kept(result, key, partial=False))
+
+
+def _compare_stopped(result: dict, key) -> str:
+    kept = _kept(result, key, partial=True)
+    S.CMP_RESULT.set(kept)
+    made = len(result.get("selections") or {})
+    names = ", ".join(methods.display(m) for m in kept.result["methods"]) or "none yet"
+    return f"its finished methods ({names}) and its {made} finished selections are kept"
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -62,6 +91,7 @@ def _shared_facts(name: str, disc: tuple, k: int, neighbours: str) -> tuple:
 
 rec = current_run()
 ds = rec.data.dataset
+here = S.data_id(rec)
 st.title("Compare methods")
 st.caption("Every chosen method selects on the training part of each split (discretised on that "
            "part only) and ML-kNN classifies the test part, with the paper's seven metrics. "
@@ -71,9 +101,38 @@ st.caption("Every chosen method selects on the training part of each split (disc
 avail = methods.available()
 missing = methods.unavailable()
 shared = catalog.available()
+# what each method would take on the current data (every split), with the protocol as set
+now = {name: key.get() for name, key in S.CMP_SETTING.items()}
+cost = studies.compare_costs(
+    (ds.n_samples, ds.n_features, _label_columns(rec.data.fingerprint, ds.Y)), avail,
+    settings=now, run_seconds=float(rec.result.stats.get("seconds", 0.0)),
+    n_selected=int(rec.result.selected_indices.size),
+    times=jobs_ui.classify_times(rec, k=int(now["k"]), neighbours=str(now["neighbours"])),
+    budgets={"mi-mcf": MIMCF_BUDGET})
+default = [m for m in methods.defaults()
+           if m != "random" and (m == "camcf" or cost[m] <= FITS)] or avail
+offered = S.CMP_DEFAULT.get()
+if S.CMP_METHODS.has() and offered is not None and offered["data"] != here and \
+        list(S.CMP_METHODS.get()) == list(offered["methods"]) and default != offered["methods"]:
+    # the user kept the default: the default of these data replaces it, said below
+    S.CMP_METHODS.set(list(default))
+    st.info(f"The methods chosen by default follow the data: on {rec.data.description} they "
+            f"are {', '.join(methods.display(m) for m in default)} (before: "
+            f"{', '.join(methods.display(m) for m in offered['methods'])}). A choice of your "
+            "own is kept when the data change.", icon=":material/rule:")
+S.CMP_DEFAULT.set({"data": here, "methods": list(default)})
 c1, c2 = st.columns([2, 1])
-chosen = c1.multiselect("Methods", avail,
-                        default=[m for m in methods.defaults() if m != "random"][:8] or avail, format_func=methods.display, key="cmp_methods")
+chosen = c1.multiselect("Methods", avail, format_func=methods.display,
+                        key=S.CMP_METHODS.init(list(default)),
+                        help=f"By default, the methods that take at most {format_seconds(FITS)} "
+                             "on these data (every split).")
+slow = {m: cost[m] for m in avail if cost[m] > FITS}
+if slow:
+    words = "; ".join(f"{methods.display(m)} about {format_seconds(v)}"
+                      + (" (chosen)" if m in chosen else "") for m, v in
+                      sorted(slow.items(), key=lambda kv: -kv[1]))
+    st.caption(f"Would take minutes on {rec.data.description} (every split, selection and "
+               f"classification; not chosen by default): {words}.")
 cut = c2.text_input("Ranking methods keep", "match", key="cmp_cut",
                     help="'match': as many features as Ca-MCF selected on the split; or a "
                          "number of features")
@@ -120,26 +179,48 @@ if problem is None:
         n_selected=int(rec.result.selected_indices.size), times=times, budgets=budgets)
     jobs_ui.show_estimate(estimate, what="The comparison")
 
-if st.button("Compare", type="primary", key="cmp_run", disabled=jobs_ui.running("compare")):
+request = (list(chosen), list(sets), {**settings, "discretization": dict(rec.disc),
+                                        "camcf_params": dict(rec.params), "budgets": budgets})
+stored = S.CMP_RESULT.get()
+mine = stored is not None and stored.belongs_to(rec)
+resume = (stored.result["resume"] if mine and stored.partial and stored.request == request
+          else None)
+label = ("Compare" if resume is None else
+         f"Continue the comparison ({len(stored.result['methods'])} of {len(chosen)} methods "
+         "done)")
+if st.button(label, type="primary", key="cmp_run", disabled=jobs_ui.running("compare")):
     if problem is not None:
         st.error(f"The comparison could not run: {problem}", icon=":material/error:")
     else:
         data = {(rec.data.description if name == CURRENT else name):
                 ((ds.X, ds.Y) if name == CURRENT else None) for name in sets}
-        key = {"methods": list(chosen),
-               "settings": {**settings, "discretization": dict(rec.disc),
-                            "camcf_params": dict(rec.params), "budgets": budgets}}
+        key = {"methods": list(chosen), "settings": request[2], "request": request,
+               "data": here, "source": rec.data.description,
+               "what": f"the comparison of {len(chosen)} methods"}
         jobs_ui.start("compare", studies.run_compare,
                       {"data": data, "methods": list(chosen), "ca_params": dict(rec.params),
-                       "settings": settings, "disc": dict(rec.disc), "budgets": budgets},
+                       "settings": settings, "disc": dict(rec.disc), "budgets": budgets,
+                       "resume": resume},
                       title="The comparison", estimate=estimate, key=key)
-jobs_ui.follow("compare", _compare_done)
+jobs_ui.follow("compare", _compare_done, on_partial=_compare_stopped)
 
-res = S.CMP_RESULT.get()
-if res is None:
+kept = S.CMP_RESULT.get()
+if kept is not None and not kept.belongs_to(rec):
+    set_aside_note(kept, rec)
+    kept = None
+if kept is None or not kept.result["comparisons"]:
     if not jobs_ui.running("compare"):
         st.info("Choose methods and a protocol, then press **Compare**.")
     st.stop()
+res = kept.result
+if kept.request != request:
+    st.caption("The methods, the data sets, the protocol or the current run changed since this "
+               "comparison; press **Compare** to update it.")
+if kept.partial:
+    st.warning(f"Partial: the comparison was stopped; the methods finished before the stop are "
+               f"shown ({', '.join(methods.display(m) for m in res['methods'])}). Press "
+               "**Continue the comparison** to do the others: the finished methods and "
+               "selections are not done again.", icon=":material/timelapse:")
 
 comparisons = res["comparisons"]
 names = {m: methods.display(m) for m in res["methods"]}

@@ -27,6 +27,7 @@ arrives. The ML-kNN cache of both studies goes to the job and comes back filled.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -47,6 +48,7 @@ from camcf.viz.explain import plural
 from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import current_run
+from pages._kept import set_aside_note
 from pages._study_settings import study_settings
 
 SET_NAMES = {
@@ -118,53 +120,82 @@ def _cache_for_key(cache_key: tuple) -> KnnCache:
 
 
 def _run_study(slot: str, shown, study_key, fn, kwargs: dict, *, title: str, estimate,
-               cache_key) -> None:
+               cache_key, what: str) -> None:
     """Show ``study_key``'s stored result (``shown``: the state key of the result shown), or
-    start ``fn`` as this page's job in ``slot``; a finished job keeps its result and its filled
-    ML-kNN cache."""
-    if _store().get(study_key) is not None:
+    start ``fn`` as this page's job in ``slot`` (continuing a stopped start of the same key
+    from what it finished); a finished job keeps its result and its filled ML-kNN cache."""
+    stored = _store().get(study_key)
+    if stored is not None and not stored.get("partial"):
         shown.set(study_key)
         jobs_ui.show_kept(slot)
     else:
-        jobs_ui.start(slot, fn, {**kwargs, "cache": _cache_for_key(cache_key)}, title=title,
-                      estimate=estimate, key=(study_key, cache_key))
+        jobs_ui.start(slot, fn, {**kwargs, "cache": _cache_for_key(cache_key),
+                                 "resume": stored},
+                      title=title, estimate=estimate,
+                      key=(study_key, cache_key, rec.data.description, what))
 
 
 def _study(slot: str, shown, study_key, fn, kwargs: dict, *, label: str, button: str,
-           primary: bool, title: str, estimate, cache_key, first: str, stale: str,
-           disabled: bool = False) -> dict | None:
+           primary: bool, title: str, estimate, cache_key, first: str, stale: str, what: str,
+           words, disabled: bool = False) -> dict | None:
     """One study's start button, its job and the result shown: the stored result of the key
-    ``shown`` holds (with ``stale`` when it is for other settings than ``study_key``), else
-    ``first`` as a hint (None is returned)."""
+    ``shown`` holds (with ``stale`` when it is for other settings than ``study_key``; a note
+    that it is set aside, not drawn, when it is of other data), else ``first`` as a hint
+    (None is returned). ``words(partial)``: what a stopped study's finished part holds."""
+    stored = _store().get(study_key)
+    if stored is not None and stored.get("partial"):
+        label = f"Continue ({words(stored)})"
     if st.button(label, type="primary" if primary else "secondary", key=button,
                  disabled=disabled or jobs_ui.running(slot)):
         _run_study(slot, shown, study_key, fn, kwargs, title=title, estimate=estimate,
-                   cache_key=cache_key)
-    jobs_ui.follow(slot, _done(shown))
+                   cache_key=cache_key, what=what)
+    jobs_ui.follow(slot, _done(shown), on_partial=_stopped(shown, words))
     key = shown.get()
     result = _store().get(key) if key is not None else None
+    if result is not None and (key[1], key[2]) != here:  # computed on other data
+        set_aside_note(S.Kept(data=(key[1], key[2]), source=result["source"],
+                              what=result["what"], request=key, result=None,
+                              partial=bool(result.get("partial"))), rec)
+        result = None
     if result is None:
         if not jobs_ui.running(slot):
             st.info(first)
         return None
     if key != study_key:
         st.warning(stale, icon=":material/update:")
+    if result.get("partial"):
+        st.warning(f"Partial: the study was stopped; what it finished is shown "
+                   f"({words(result)}). Press **Continue** to do the rest; the finished part is "
+                   "not done again.", icon=":material/timelapse:")
     return result
 
 
 def _done(shown):
-    """``on_result`` of a study's job: keep the result and the ML-kNN cache it filled."""
+    """``on_result`` of a study's job: keep the result (with the data it was computed on) and
+    the ML-kNN cache it filled."""
     def keep(result: dict, key) -> None:
-        study_key, cache_key = key
+        study_key, cache_key, source, what = key
         _knn_cache().put(cache_key, result.pop("cache"))
-        _store().put(study_key, result)
+        _store().put(study_key, {**result, "source": source, "what": what})
         shown.set(study_key)
+
+    return keep
+
+
+def _stopped(shown, words):
+    """``on_partial`` of a study's job: keep the part a stopped study finished."""
+    def keep(result: dict, key) -> str:
+        study_key, _, source, what = key
+        _store().put(study_key, {**result, "source": source, "what": what, "partial": True})
+        shown.set(study_key)
+        return f"{words(result)} kept and shown (partial)"
 
     return keep
 
 
 # ------------------------------------------------------------------------------------------------
 rec = current_run()
+here = S.data_id(rec)
 ds = rec.data.dataset
 res = rec.result
 
@@ -194,8 +225,9 @@ ev = _study("evaluation", S.EVAL_KEY, eval_key, studies.run_evaluation,
             estimate=eval_estimate, cache_key=_cache_key(rec, settings),
             first="Press **Evaluate** to classify with ML-kNN on every split "
                   f"({ds.n_samples:,} rows, {ds.n_features:,} features).",
-            stale="These results are for other settings (data, parameters or protocol); "
-                  "press **Evaluate** to update them.")
+            stale="These results are for other settings (parameters or protocol); "
+                  "press **Evaluate** to update them.", what="the evaluation",
+            words=lambda r: f"{len(r['splits_done'])} of {r['n_splits']} splits done")
 if ev is not None:
     summary = ev["summary"]
     by = summary.set_index(["feature_set", "metric"])
@@ -209,7 +241,9 @@ if ev is not None:
     cols[0].metric("Features (Ca-MCF, mean over splits)",
                    f"{camcf_row['n_features']:,.1f} of {ds.n_features:,}")
     cols[1].metric("Ca-MCF time per split", f"{camcf_row['seconds']:.2f} s")
-    cols[2].metric(f"Splits ({ev['n_test']:,} test rows each)", f"{ev['n_splits']:,}")
+    cols[2].metric(f"Splits ({ev['n_test']:,} test rows each)",
+                   f"{len(ev['splits_done']):,} of {ev['n_splits']:,}" if ev.get("partial")
+                   else f"{ev['n_splits']:,}")
     cols[3].metric("Splits where Ca-MCF selected nothing", f"{n_empty:,} of {n_splits:,}")
     if n_empty:
         st.warning(f"Ca-MCF selected no feature on {n_empty:,} of {plural(n_splits, 'split')}: "
@@ -264,6 +298,15 @@ k1_text = c1.text_input("k1 values", "0.1, 0.3, 0.5, 0.7, 1.0", key="sens_k1")
 d2_text = c2.text_input("δ2 values (bits)", _values(0.05, p["delta2"], 0.2), key="sens_d2")
 k2_text = c2.text_input("k2 values", "0.3, 0.6, 1.0", key="sens_k2")
 
+def _grid_words(r: dict) -> str:
+    """How many points of each sensitivity grid a (partial) result holds."""
+    parts = []
+    for name, grid in (grids or {}).items():
+        have = len(r[name][list(grid)].drop_duplicates()) if name in r else 0
+        parts.append(f"{name}: {have} of {np.prod([len(v) for v in grid.values()])} points")
+    return "; ".join(parts)
+
+
 sens_key = None
 try:
     grids = {
@@ -291,7 +334,8 @@ sens = _study("sensitivity", S.SENS_KEY, sens_key, studies.run_sensitivity,
               first="Press **Run sensitivity** to compute both grids "
                     "(Protocol and ML-kNN settings are those above).",
               stale="These heatmaps are for other settings; press **Run sensitivity** to "
-                    "update them.")
+                    "update them.", what="the sensitivity grids",
+              words=_grid_words)
 if sens is not None:
     c1, c2 = st.columns([1, 1])
     metric = c1.selectbox("Metric", list(METRICS), format_func=lambda m: METRICS[m]["name"],
@@ -301,6 +345,9 @@ if sens is not None:
     cols = st.columns(2)
     for col, (name, axes) in zip(cols, [("δ1 × k1", ("delta1", "k1")),
                                         ("δ2 × k2", ("delta2", "k2"))], strict=True):
+        if name not in sens:  # a stopped study that had not reached this grid
+            col.info(f"{name}: not computed yet (the study was stopped before it).")
+            continue
         frame = sens[name]
         value = "mean" if show == "metric" else "n_features"
         mat = sensitivity_matrix(frame, metric, axes[0], axes[1], value=value)

@@ -10,6 +10,7 @@ from camcf.viz.style import COLORS
 from pages import _jobs as jobs_ui
 from pages import _state as S
 from pages._common import current_run, paged, pick_target, run_with
+from pages._kept import set_aside_note
 
 
 def truth_curve() -> None:
@@ -56,21 +57,26 @@ def truth_curve() -> None:
     estimate = truth_curve_estimate(**kwargs)
     jobs_ui.show_estimate(estimate, what="F1 against n")
     stored = S.TRUTH_CURVE.get()
-    have = stored is not None and stored[0] == request
+    have = stored is not None and stored.request == request
     if st.button("Compute F1 against n", key="tc_go", type="primary",
                  disabled=have or jobs_ui.running("truth_curve")):
         jobs_ui.start("truth_curve", run_truth_curve, kwargs, title="F1 against n",
-                      estimate=estimate, key=request)
+                      estimate=estimate, key=(request, S.data_id(rec), rec.data.description))
     if have and not jobs_ui.running("truth_curve"):
         jobs_ui.show_kept("truth_curve")
-    jobs_ui.follow("truth_curve", lambda result, key: S.TRUTH_CURVE.set((key, result)))
+    jobs_ui.follow("truth_curve", lambda result, key: S.TRUTH_CURVE.set(S.Kept(
+        data=key[1], source=key[2], what="the F1-against-n figure", request=key[0],
+        result=result)))
     stored = S.TRUTH_CURVE.get()
     if stored is None:
         return
-    if stored[0] != request:
+    if not stored.belongs_to(rec):
+        set_aside_note(stored, rec)
+        return
+    if stored.request != request:
         st.caption("The choices or the run changed since this figure; press Compute to "
                    "update it.")
-    payload = stored[1]
+    payload = stored.result
     st.plotly_chart(f1_figure(payload, next(iter(payload["networks"]))), key="ov_truth_curve")
 
 

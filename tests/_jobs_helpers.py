@@ -40,3 +40,28 @@ def burn(seconds: float, pid_file: str | None = None, progress=None) -> int:
     while time.time() - t0 < seconds:
         x += 1
     return x
+
+
+def slow_selection(X, Y, *, params, progress=None, **names):
+    """``camcf.studies.run_selection`` after 40 units of 0.25 s each (reported as its progress
+    over 40 steps): a main run long enough to be watched and stopped."""
+    from camcf.studies import run_selection
+
+    for i in range(40):
+        time.sleep(0.25)
+        progress(i + 1, 40, f"unit {i + 1}")
+    return run_selection(X, Y, params=params, **names)
+
+
+def cells(n: int, seconds: float, last: float = 0.0, progress=None) -> dict:
+    """n cells of ``seconds`` each, every finished one handed over (``camcf.jobs.checkpoint``)
+    before its progress; the last one lasts ``last`` seconds more without calling back."""
+    from camcf.jobs import checkpoint
+
+    done = {}
+    for i in range(n):
+        time.sleep(seconds + (last if i == n - 1 else 0.0))
+        done[i] = i * i
+        checkpoint(progress, dict(done))
+        progress(i + 1, n, f"cell {i + 1}")
+    return done

@@ -127,16 +127,19 @@ def test_landscape_cell_click_sets_the_sliders(tuning_page):
     page.wait_for_timeout(600)
     shot(page, "landscape")
     before = number_value(page, "δ1")
-    # the top-right cell: largest δ1 (0.1) and k1 (1.0); the cell markers are invisible points
-    pts = chart.locator(".scatterlayer .trace .points path")
+    # the top-right cell: largest δ1 (the axis' end: the current δ1 × 8) and k1 (1.0); the
+    # cell markers are invisible points, the first trace (the current point's ring comes after)
+    top = main.locator('[data-testid="stNumberInput"]').filter(has_text="δ1 to").locator(
+        "input").first.input_value()
+    pts = chart.locator(".scatterlayer .trace").first.locator(".points path")
     pts.first.wait_for(state="attached", timeout=15_000)
     n = pts.count()
-    assert n == 25
+    assert n == 5 * 6  # δ1: 5 log-spaced values; k1 0.2 … 1 and the current 0.7
     box = pts.nth(n - 1).bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     settle(page)
     main.get_by_text("Sliders set to").wait_for(timeout=30_000)
-    assert number_value(page, "δ1") == "0.1" != before
+    assert number_value(page, "δ1") == top != before
     assert slider_value(page, "k1") == "1"
     shot(page, "landscape-clicked")
     assert page.locator('[data-testid="stException"]').count() == 0

@@ -246,14 +246,15 @@ def test_suggest_then_tune_on_a_generated_wide_data_set(wide_page, tmp_path):
     main.get_by_role("tab", name="Tune").click()
     support.settle(page)
     steps = main.locator('[data-testid="stNumberInput"]').filter(has_text="steps")
-    for i, n in enumerate(("2", "1")):  # a 2 × 1 grid: two δ1 values, one k1
+    # a 3 × 1 grid: two δ1 values and the current one; one k1 (a one-value axis is that value)
+    for i, n in enumerate(("2", "1")):
         box = steps.nth(i).locator("input")
         box.fill(n)
         box.press("Enter")
         support.settle(page)
     main.get_by_role("tab", name="Tune").click()
     main.get_by_text("Tuning will take").first.wait_for(timeout=30_000)
-    main.get_by_role("button", name=re.compile(r"^Tune \(2 points")).click()
+    main.get_by_role("button", name=re.compile(r"^Tune \(3 points")).click()
     best = main.locator("p").filter(has_text="Best point").first
     best.wait_for(timeout=240_000)
     support.settle(page)

@@ -333,7 +333,10 @@ def test_plan_is_known_before_and_counted_by_progress(folds):
     ev = ablation(folds, {"delta1": 0.02}, progress=lambda d, t, m: seen.append((d, t)))
     assert seen[0][1] == plan.units  # the first report says the plan
     distinct = {(fi, f) for fi, s in enumerate(ev.sets) for f in s.values() if f}
-    assert seen[-1] == (plan.selections + len(distinct),) * 2 and seen[-1][0] <= plan.units
+    assert len(distinct) < plan.classifications  # some sets coincide: classified once …
+    # … and the total stays the plan's (issue 34: Corel's step total went from 40 to 36
+    # mid-run): the classifications not needed count as done when the classifying starts
+    assert {t for _, t in seen} == {plan.units} and seen[-1] == (plan.units,) * 2
     assert sensitivity.plan(folds, {"delta1": [0.01, 0.05], "k1": [0.5]}).selections == 6
     assert compare.plan(2, ["all", "random"]).units == 2 * 2 + 2 * 2
 

@@ -150,6 +150,28 @@ def test_a_job_shows_costed_progress_as_the_share_of_time_and_its_rest(monkeypat
     assert status.fraction == pytest.approx(2.0 / 202.0, rel=0.02)
 
 
+def test_a_unit_past_its_estimate_does_not_read_as_nothing_left(monkeypatch):
+    """Landed (issue 34, delicious's comparison): while FIMF's first split ran 14.5 min, the line
+    said "about 0 s left" (the unit in progress counted down to 0 and nothing said it was late).
+    The status says the unit under way overran, and its time left counts only the units after
+    it."""
+    t = [100.0]
+    monkeypatch.setattr(jobs.time, "monotonic", lambda: t[0])
+    est = Estimate.of([Stage("cheap", 2, 1.0), Stage("dear", 2, 60.0)])
+    job = jobs.Job(JobRunner(max_jobs=1), print, (), {}, title="late", estimate=est,
+                   owner=None, tag=None, heartbeat=None)
+    job._set(state=jobs.RUNNING, started=t[0])
+    for _ in range(2):
+        t[0] += 1.0
+        job._progress(job.status().done + 1, 4, "cheap")
+    t[0] += 30.0  # half the first dear unit
+    s = job.status()
+    assert not s.overrun and s.remaining == pytest.approx(30.0 + 60.0)
+    t[0] += 500.0  # far beyond its 60 s
+    s = job.status()
+    assert s.overrun and s.remaining == pytest.approx(60.0)  # the dear unit after it
+
+
 def test_estimate_describes_time_and_memory():
     est = Estimate.of([Stage("selections", 5, 60.0)], {"folds": 1_400_000_000, "worker": 2e8},
                       ["assumed"])
@@ -230,6 +252,26 @@ def test_stop_ends_a_long_unit_and_every_process_it_started(runner, tmp_path):
     assert _until(lambda: _gone(worker) and _gone(child), 30)
     me = psutil.Process(os.getpid())
     assert not [p for p in me.children(recursive=True) if p.pid in (worker, child)]
+
+
+def test_a_stopped_job_keeps_what_its_study_finished(runner):
+    """A study hands each finished cell over (camcf.jobs.checkpoint): a stop at a unit boundary,
+    and a stop that has to end the worker in the middle of a long unit, both leave the cells
+    finished before it in the job's status (issue 34: a stopped study kept nothing)."""
+    job = runner.submit(helpers.cells, kwargs={"n": 50, "seconds": 0.2}, title="cells")
+    _until(lambda: job.status().done >= 3)
+    job.stop()
+    s = job.wait(PATIENCE)
+    assert s.state == jobs.STOPPED and s.result is None
+    assert len(s.partial) >= 3 and s.partial == {i: i * i for i in range(len(s.partial))}
+    # the last cell runs 60 s without calling back: the worker is ended, the rest is kept
+    job = runner.submit(helpers.cells, kwargs={"n": 3, "seconds": 0.1, "last": 60.0},
+                        title="cells")
+    _until(lambda: job.status().done >= 2)
+    worker = job.pid
+    job.stop()
+    s = job.wait(PATIENCE)
+    assert s.state == jobs.STOPPED and s.partial == {0: 0, 1: 1} and _gone(worker)
 
 
 def test_the_limit_queues_and_refuses(runner):

@@ -14,6 +14,7 @@ click and made every page of the module slower).
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
@@ -135,7 +136,8 @@ def _open_evaluation(page) -> None:
 def _start(page, proc) -> psutil.Process:
     main = page.locator('[data-testid="stMain"]')
     main.get_by_text("The evaluation will take about").wait_for()
-    page.get_by_role("button", name="Evaluate", exact=True).click()
+    # (after a stopped evaluation of the same settings the button continues it)
+    page.get_by_role("button", name=re.compile(r"^(Evaluate$|Continue \()")).click()
     page.get_by_role("button", name="Stop").wait_for()
 
     def live(w: psutil.Process) -> bool:

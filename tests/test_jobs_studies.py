@@ -114,16 +114,26 @@ def test_evaluation_estimate_names_what_dominates_memory():
     assert 2.5e9 < est.memory_bytes < 4.5e9
 
 
-def test_compare_estimate_leaves_baselines_open():
+def test_compare_estimate_estimates_every_method():
+    """Every method is estimated (issue 34 item 6: a baseline's cost was left open, so
+    delicious's comparison said "at least 12 s"): a baseline from its cost model
+    (camcf.estimates.SELECTION_COST), at most its time budget; stages in the order the
+    comparison runs them, each method's selections then its classifications."""
+    from camcf.estimates import selection_seconds
+
     times = studies.ClassifyTimes((1000, 2000), (0.1, 0.2), 50, 10, 0.1)
-    est = studies.compare_estimate({"d": (2000, 50, 6)}, methods=["camcf", "all", "mi-mcf"],
+    est = studies.compare_estimate({"d": (2000, 50, 6)}, methods=["mi-mcf", "all", "camcf"],
                                    settings={**SETTINGS, "n_features": "match"},
                                    run_seconds={"d": 2.0}, n_selected=10, times={"d": times},
                                    budgets={"mi-mcf": 600})
     by = {s.label: s for s in est.stages}
+    assert est.complete
     assert by["d: Ca-MCF selections"].seconds_each == pytest.approx(2.0 * 1400 / 2000)
-    assert by["d: All features (a reference, nothing to compute)"].seconds_each == 0
-    assert by["d: MI-MCF selections"].seconds_each is None and not est.complete
+    assert by["d: All features (a reference, nothing to select)"].seconds_each == 0
+    assert by["d: MI-MCF selections"].seconds_each == pytest.approx(
+        min(600, selection_seconds("mi-mcf", 1400, 50, 6)))
+    assert [s.name for s in est.stages][:2] == ["Ca-MCF selections",
+                                                "Ca-MCF: ML-kNN classifications"]
     assert any("mi-mcf stops after 600 s" in n for n in est.notes)
 
 
@@ -136,8 +146,8 @@ def test_compare_estimate_corrects_a_later_data_set_by_the_earlier_ones():
                                    run_seconds={"a": 1.0, "b": 2.0}, n_selected=10,
                                    times={"a": times, "b": times})
     by = {s.label: s for s in est.stages}
-    a_sel, a_cls = by["a: Ca-MCF selections"], by["a: ML-kNN classifications"]
-    b_sel, b_cls = by["b: Ca-MCF selections"], by["b: ML-kNN classifications"]
+    a_sel, a_cls = by["a: Ca-MCF selections"], by["a: Ca-MCF: ML-kNN classifications"]
+    b_sel, b_cls = by["b: Ca-MCF selections"], by["b: Ca-MCF: ML-kNN classifications"]
     # a's two selections and two classifications took 3× their estimates: so will b's
     spent = [3 * a_sel.seconds_each] * 2 + [3 * a_cls.seconds_each] * 2
     assert remaining_seconds(est, spent, 4, 8) == pytest.approx(3 * (b_sel.seconds

@@ -35,8 +35,8 @@ def _cells(payload, method):
 def test_every_method_on_every_sample(study):
     p, _ = study
     names = [m["name"] for m in p["methods"]]
-    assert names == ["camcf", "camcf-auto", "camcf-oracle", "mi-mcf", "pc", "all", "random"]
-    assert "camcf-adequacy" in p["skipped"] or "camcf-adequacy" in names
+    assert names == ["camcf", "camcf-auto", "camcf-adequacy", "camcf-oracle", "mi-mcf", "pc",
+                     "all", "random"]
     assert len(p["cells"]) == len(names) * 2 * 2 and p["complete"]
     assert p["networks"]["asia"]["labels"] == sorted(networks.load("asia").labels("auto:3"))
     rows = [s for s in p["summary"] if s["method"] == "camcf" and s["n"] == 600]
@@ -96,24 +96,18 @@ def test_pc_blanket_read_off_a_pdag_by_hand():
     assert blanket_in_pdag(directed, undirected, "c") == {"L", "s", "d"}
 
 
-def test_adequacy_is_passed_when_camcf_takes_it(monkeypatch):
+def test_adequacy_is_passed_to_camcf(monkeypatch):
     seen = []
     real = camcf.algorithm.run
 
     def run_with_adequacy(*args, adequacy=0.0, **kwargs):
         seen.append(adequacy)
-        return real(*args, **kwargs)
+        return real(*args, adequacy=adequacy, **kwargs)
 
-    monkeypatch.setattr(ts, "adequacy_supported", lambda: True)
     monkeypatch.setattr(camcf.algorithm, "run", run_with_adequacy)
-    p = ts.truth_study(["asia"], labels="auto:2", ns=[200], seeds=1,
-                       methods=["camcf-adequacy"])
-    assert seen == [5.0] and p["skipped"] == {}
-    monkeypatch.setattr(ts, "adequacy_supported", lambda: False)
-    p = ts.truth_study(["asia"], labels="auto:2", ns=[200], seeds=1,
-                       methods=["camcf", "camcf-adequacy"])
-    assert "no 'adequacy' parameter" in p["skipped"]["camcf-adequacy"]
-    assert [m["name"] for m in p["methods"]] == ["camcf"]
+    ts.truth_study(["asia"], labels="auto:2", ns=[200], seeds=1, methods=["camcf-adequacy"])
+    assert seen == [5.0]
+    assert ts.ORACLE_GRID["adequacy"] == (0.0, ts.ADEQUACY)  # the oracle's grid holds it too
 
 
 def test_resumed_stopped_and_parallel_runs_agree(study, tmp_path):

@@ -146,7 +146,8 @@ def test_a_landscape_cell_above_the_old_slider_range_sets_the_sliders():
     assert not at.exception
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     heat = [tr for s in specs for tr in s["data"] if tr.get("type") == "heatmap"]
-    assert heat and len(heat[0]["text"]) == 2 and len(heat[0]["text"][0]) == 2
+    # 2 steps on each axis, and the current value (δ1 0.05, k1 0.7) added to both
+    assert heat and len(heat[0]["text"]) == 3 and len(heat[0]["text"][0]) == 3
     # what a click on the cell (δ1 = 0.5, k1 = 1) does: the page asks the frame
     at.session_state["pending_params"] = {"delta1": 0.5, "k1": 1.0}
     at.run()
@@ -294,7 +295,8 @@ def test_a_link_keeps_a_computed_landscape_grid():
     assert fresh.number_input(key="ls_delta2_hi").value == 0.25
     assert fresh.number_input(key="ls_delta2_steps").value == 3
     assert fresh.number_input(key="ls_k2_steps").value == 2
-    assert any("Compute the landscape (6 cells)" in b.label for b in fresh.button)
+    # 3 log-spaced δ2 and the current 0.1; k2 0.2 and 1 (the current 1 is one of them)
+    assert any("Compute the landscape (8 cells)" in b.label for b in fresh.button)
 
 
 def test_a_link_with_an_unknown_target_says_so():
@@ -346,9 +348,11 @@ def test_landscape_computes_and_a_cell_choice_moves_the_sliders():
     assert not at.exception
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     heat = [tr for s in specs for tr in s["data"] if tr.get("type") == "heatmap"]
-    assert heat and heat[0]["text"] and len(heat[0]["text"]) == 2  # rows: k1
-    assert len(heat[0]["text"][0]) == 3  # columns: δ1
-    assert any("6 cells" in c.value for c in at.caption)
+    # rows: k1 0.2, 1 and the current 0.7; columns: δ1 0.025, 0.1, 0.4 (log-spaced from the
+    # current 0.05 ÷ 2 to × 8) and the current 0.05
+    assert heat and heat[0]["text"] and len(heat[0]["text"]) == 3
+    assert len(heat[0]["text"][0]) == 4
+    assert any("12 cells" in c.value for c in at.caption)
     # what a click does (AppTest cannot click a plotly point): the page asks the frame
     at.session_state["pending_params"] = {"delta1": 0.1, "k1": 1.0}
     at.run()
@@ -399,12 +403,13 @@ def test_tune_scores_the_grid_marks_the_best_point_and_applies_it():
     assert any(c.value.startswith("Tuning will take") for c in at.caption)  # the estimate
     at.button(key="tune_go").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    T = at.session_state["tune"][1]
+    T = at.session_state["tune"].result
     run = at.session_state["run"]
     # the same tuning called directly gives the same grid (the page only draws the result)
     fixed = {k: v for k, v in run.params.items() if k not in ("delta1", "k1")}
     direct = tune(run.data.dataset.X, run.data.dataset.Y,
-                  {"delta1": [0.01, 0.1], "k1": list(T.settings["grid"]["k1"])},
+                  {"delta1": list(T.settings["grid"]["delta1"]),
+                   "k1": list(T.settings["grid"]["k1"])},
                   metric="micro_f1", params=fixed, cv=studies.tune_splitter(), **run.disc)
     skip = ("seconds",)
     assert {k: v for k, v in T.settings.items() if k not in skip} == \
@@ -423,8 +428,11 @@ def test_tune_scores_the_grid_marks_the_best_point_and_applies_it():
     star = next(tr for tr in tuned[0]["data"] if tr.get("name") == "best (least score)")
     assert heat["colorbar"]["title"]["text"] == T.settings["score"]
     assert star["x"] == [f"{best['delta1']:g}"] and star["y"] == [f"{best['k1']:g}"]
-    cells = [float(v) for row in heat["text"] for v in row if v != "—"]
-    assert len(cells) == len(T.grid) and min(cells) == float(f"{best['score']:.3f}")
+    # the coloured cells (points never empty on a fold; the others are grey, beside) show
+    # their scores, the best the least of them
+    usable = T.grid[T.grid["n_empty"] == 0]
+    cells = [float(v) for row in heat["text"] for v in row if v not in ("", "—")]
+    assert len(cells) == len(usable) and min(cells) == float(f"{best['score']:.3f}")
     at.button(key="tune_apply").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.number_input(key="p_delta1").value == pytest.approx(best["delta1"])

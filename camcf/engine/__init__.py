@@ -95,6 +95,7 @@ def warm_up(progress: Callable[[int, int, str], None] | None = None) -> float:
     say(3)
     g = eng.given(0, [1, 2])
     g.values([3, 4], stop_above=0.0)
+    g.values_with([3], add=0)
     g.without(1)
     g.remove(1)
     g.copy()._room(1 << 12)  # (a session that grows)

@@ -31,6 +31,12 @@ class Given(Protocol):
         measured (the result is then shorter)."""
         ...
 
+    def values_with(self, cols: Sequence[int], *, add: int | None = None,
+                    remove: int | None = None) -> tuple[np.ndarray, int]:
+        """(I(t; V_j | S') for the pool columns ``cols``, the strata of S') where S' is S with
+        the column ``add`` added or the member ``remove`` removed; S is left as it is."""
+        ...
+
     def without(self, j: int) -> tuple[float, int]:
         """(I(t; V_j | S − j), the strata of S − j) for a member j of S."""
         ...

@@ -16,6 +16,9 @@ from .base import EngineBase
 
 HASH_SEED = 20240611
 _TABLE_CELLS = 1 << 24  # joint counts of one block of a table, at most
+# seconds × 1e9 per pair of exceptions met in a row's join, and per word of two bit sets ANDed
+# and counted (measured here: benchmarks/bench_kernels.py)
+_JOIN_NS, _WORD_NS = 1.5, 0.1
 
 
 @functools.lru_cache(maxsize=4)
@@ -33,8 +36,9 @@ def hash_multipliers(k: int, seed: int = HASH_SEED) -> np.ndarray:
 
 
 def build_pool(X, C: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The pool of a run by exception, (ptr, rows, vals, card, mult): the features of X (dense
-    codes or ``scipy.sparse``), then the category indicators of C."""
+    """The pool of a run, (ptr, rows, vals, card, mult, coff, bits): by exception (the features
+    of X, dense codes or ``scipy.sparse``, then the category indicators of C), the columns'
+    hash multipliers, and the rows at each value as bit sets (:func:`kernels.build_bits`)."""
     n = X.shape[0]
     if issparse(X):
         Xc = X.tocsc()
@@ -42,7 +46,8 @@ def build_pool(X, C: np.ndarray) -> tuple[np.ndarray, ...]:
     else:
         first = np.asarray(X)
     ptr, rows, vals, card = K.build_pool([first, np.asarray(C)], n)
-    return ptr, rows, vals, card, hash_multipliers(card.size)
+    coff, bits = K.build_bits(ptr, rows, vals, card, n)
+    return ptr, rows, vals, card, hash_multipliers(card.size), coff, bits
 
 
 class CompiledEngine(EngineBase):
@@ -52,7 +57,7 @@ class CompiledEngine(EngineBase):
                  pool: tuple | None = None) -> None:
         super().__init__(X.shape[0], X.shape[1], C.shape[1], tables)
         self.pool = tuple(pool) if pool is not None else build_pool(X, C)
-        self.ptr, self.rows, self.vals, self.card, self.mult = self.pool
+        self.ptr, self.rows, self.vals, self.card, self.mult, self.coff, self.bits = self.pool
         self.tab = _xlogx(self.n)
 
     @classmethod
@@ -60,16 +65,21 @@ class CompiledEngine(EngineBase):
         return {"pool": build_pool(X, C)}
 
     def _mi_block(self, lo: int, hi: int) -> np.ndarray:
-        m, q = self.m, self.n_categories
+        m, q, n = self.m, self.n_categories, self.n
         out = np.empty((hi - lo, q))
+        cat_exc = int(self.ptr[m + q] - self.ptr[m])
         a = lo
         while a < hi:  # blocks of at most _TABLE_CELLS joint counts
             b, cells = a, 0
             while b < hi and (b == a or cells + (self.card[b] - 1) * q <= _TABLE_CELLS):
                 cells += (self.card[b] - 1) * q
                 b += 1
-            out[a - lo:b - lo] = K.mi_block(self.ptr, self.rows, self.vals, self.card, a, b, m,
-                                            m + q, self.n, self.tab)
+            # the join visits about exceptions(a) · exceptions(c) / n pairs of a row; the bit
+            # sets AND a word per (value, category) and 64 rows (dense blocks: far fewer)
+            join = (self.ptr[b] - self.ptr[a]) * cat_exc / max(n, 1) * _JOIN_NS
+            by_bits = cells * ((n + 63) >> 6) * _WORD_NS < join
+            out[a - lo:b - lo] = K.mi_block(self.ptr, self.rows, self.vals, self.card, self.coff,
+                                            self.bits, a, b, m, m + q, n, self.tab, by_bits)
             a = b
         return out
 
@@ -95,6 +105,7 @@ class CompiledEngine(EngineBase):
 
 _SPARE: dict[tuple[int, int], list[dict]] = {}  # work arrays of ended sessions, by (n, cap)
 _ROW_ARRAYS = {"zt": np.int32, "seen": np.int32, "touched": np.int32}
+_BIT_STRATA = 64  # strata up to which a session may count columns from bit sets
 _STRATUM_ARRAYS = {"skey": np.uint64, "free": np.int32, "acc": np.float64, "dest": np.int32}
 _PAIR_ARRAYS = {"sc": np.int32, "wc": np.int32, "tc": np.int32}
 
@@ -110,6 +121,8 @@ def _arrays(n: int, cap: int) -> dict:
     out.update({k: np.zeros(cap, dtype=d) for k, d in _STRATUM_ARRAYS.items()})
     out.update({k: np.zeros(2 * cap, dtype=d) for k, d in _PAIR_ARRAYS.items()})
     out["dest"][:] = -1
+    out["sb"] = np.empty((2 * _BIT_STRATA, (n + 63) >> 6), dtype=np.uint64)
+    out["occ"] = np.empty(_BIT_STRATA, dtype=np.int32)
     out["slots"] = np.empty(1 << bits, dtype=np.int32)
     out["shift"] = np.uint64(64 - bits)
     return out
@@ -144,7 +157,7 @@ class CompiledGiven:
         self.__dict__.update(_arrays(self.engine.n, cap))
 
     def _give_back(self) -> None:
-        names = (*_ROW_ARRAYS, *_STRATUM_ARRAYS, *_PAIR_ARRAYS, "slots", "shift")
+        names = (*_ROW_ARRAYS, *_STRATUM_ARRAYS, *_PAIR_ARRAYS, "slots", "shift", "sb", "occ")
         spare = _SPARE.setdefault((self.engine.n, self.cap), [])
         if len(spare) < 4:
             spare.append({k: self.__dict__[k] for k in names})
@@ -190,11 +203,28 @@ class CompiledGiven:
         e = self.engine
         cols = np.asarray(cols, dtype=np.int64)
         out = np.empty(cols.size)
-        k = K.values(e.ptr, e.rows, e.vals, cols, np.inf if stop_above is None else stop_above,
-                     self.zt, self.sc, e.tab, e.n, out, self.wc, self.tc, self.acc, self.seen,
-                     self.touched)
+        k = K.values(e.ptr, e.rows, e.vals, e.card, e.coff, e.bits, cols,
+                     np.inf if stop_above is None else stop_above, self.zt, self.sc, self.used,
+                     e.tab, e.n, out, self.wc, self.tc, self.acc, self.dest, self.seen,
+                     self.touched, self.sb, self.occ)
         e.computed += k
         return out[:k]
+
+    def values_with(self, cols, *, add: int | None = None, remove: int | None = None
+                    ) -> tuple[np.ndarray, int]:
+        e = self.engine
+        j = int(add if remove is None else remove)
+        if (add is None) == (remove is None):
+            raise ValueError("values_with takes one of add= and remove=")
+        cols = np.asarray(cols, dtype=np.int64)
+        out = np.empty(cols.size)
+        self._room(e.exceptions(j))
+        ns = K.values_moved(e.ptr, e.rows, e.vals, e.card, e.coff, e.bits, j, e.mult[j],
+                            remove is None, cols, self.zt, self.skey, self.sc, self.slots,
+                            self.shift, self.used, self.free, e.tab, e.n, out, self.wc, self.tc,
+                            self.acc, self.dest, self.seen, self.touched, self.sb, self.occ)
+        e.computed += cols.size
+        return out, int(ns)
 
     def without(self, j: int) -> tuple[float, int]:
         e = self.engine

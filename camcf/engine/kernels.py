@@ -3,10 +3,12 @@ first use and cached on disk).
 
 Every pool column (feature or label-category indicator) is kept *by exception*: its most
 frequent code is recoded 0 and not stored; the other rows are stored grouped by recoded value
-(1..K−1), rows ascending within a value (:func:`build_pool`). A conditioning set S splits the
-rows into strata; a session keeps, per row, a 64-bit hash of its values on S (Σ_j a_j·x_j mod
-2^64 with a random odd a_j per column: adding or removing a column moves only that column's
-exceptions) and its stratum, and per stratum its rows and the rows where the target t = 1.
+(1..K−1), rows ascending within a value (:func:`build_pool`), and as bit sets, one per value
+(:func:`build_bits`). A conditioning set S splits the rows into strata; a session keeps each
+row's stratum and each stratum's 64-bit hash of its values on S (Σ_j a_j·x_j mod 2^64 with a
+random odd a_j per column; two different strata share a hash with probability about 2^-63)
+in a hash table, so that adding or removing a column moves only that column's exceptions, each
+to the stratum of its hash ± a_j·x_j (:func:`move`).
 
 With ``tab[c] = c·log2(c)``, a stratum s with N rows of which N1 have t = 1 carries
 ``n·H(t|s) = A_s = tab[N] − tab[N1] − tab[N − N1]``, and
@@ -14,9 +16,11 @@ With ``tab[c] = c·log2(c)``, a stratum s with N rows of which N1 have t = 1 car
     n · I(t; V | S) = Σ_s (A_s − Σ_v A_{s,v})
 
 where only strata in which V takes a value other than its mode contribute (elsewhere the sum
-over v is A_s itself). So a test costs the exceptions of V, not n (:func:`values`), and the
-leave-one-out test I(t; X_f | S − f) of a member f costs f's exceptions (:func:`without`).
-"""
+over v is A_s itself), and strata in which t is constant contribute 0. So a test costs the
+exceptions of V, not n (:func:`values`; with few strata, the bit sets of V's values ANDed with
+those of the strata, when cheaper), and the leave-one-out test I(t; X_f | S − f) of a member
+f costs f's exceptions (:func:`without`). Each stratum's term is ≥ 0 and is summed plainly:
+its own rounding (a difference of c·log2 c values) is larger than the sum's."""
 
 from __future__ import annotations
 
@@ -149,22 +153,64 @@ def _by_row(ptr, rows, vals, lo, hi, n):
 
 
 @njit(**_JIT)
-def mi_block(ptr, rows, vals, card, a_lo, a_hi, b_lo, b_hi, n, tab):
+def build_bits(ptr, rows, vals, card, n):
+    """Each column's rows at each of its values but the mode, as bit sets: (``coff``, where
+    column j's values 1..K−1 start, and ``bits``, one row of ⌈n/64⌉ words a (column, value))."""
+    m = card.size
+    coff = np.zeros(m + 1, dtype=np.int64)
+    for j in range(m):
+        coff[j + 1] = coff[j] + card[j] - 1
+    bits = np.zeros((coff[m], (n + 63) >> 6), dtype=np.uint64)
+    for j in range(m):
+        for e in range(ptr[j], ptr[j + 1]):
+            i = rows[e]
+            bits[coff[j] + vals[e] - 1, i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+    return coff, bits
+
+
+@njit(inline="always")
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@njit(**_JIT)
+def _and_count(bits, a, b):
+    """Rows in both bit sets ``bits[a]`` and ``bits[b]``."""
+    k = np.uint64(0)
+    for w in range(bits.shape[1]):
+        k += _popcount(bits[a, w] & bits[b, w])
+    return np.int64(k)
+
+
+@njit(**_JIT)
+def mi_block(ptr, rows, vals, card, coff, bits, a_lo, a_hi, b_lo, b_hi, n, tab, by_bits):
     """I(V_a; V_b) in bits for the columns a of a_lo..a_hi − 1 (rows of the result) and b of
-    b_lo..b_hi − 1 (columns): counts of (value of a, exception of b) from a join of the two
-    column blocks' exceptions row by row."""
+    b_lo..b_hi − 1 (columns, at most two values each: categories). The counts of (value of a,
+    b's exception) come from a join of the two blocks' exceptions row by row, or (``by_bits``:
+    dense columns) from the bit sets of :func:`build_bits`, one AND and popcount a word."""
     na, nb = a_hi - a_lo, b_hi - b_lo
     off = np.zeros(na + 1, dtype=np.int64)
     for a in range(na):
         off[a + 1] = off[a] + card[a_lo + a] - 1
-    arp, acol, aval = _by_row(ptr, rows, vals, a_lo, a_hi, n)
-    brp, bcol, _ = _by_row(ptr, rows, vals, b_lo, b_hi, n)
-    joint = np.zeros((off[na], nb), dtype=np.int32)
-    for i in range(n):
-        for p in range(arp[i], arp[i + 1]):
-            r = off[acol[p]] + aval[p] - 1
-            for q in range(brp[i], brp[i + 1]):
-                joint[r, bcol[q]] += 1
+    joint = np.zeros((off[na], nb), dtype=np.int64)
+    if by_bits:
+        for a in range(na):
+            for v in range(card[a_lo + a] - 1):
+                for b in range(nb):
+                    if card[b_lo + b] > 1:
+                        joint[off[a] + v, b] = _and_count(bits, coff[a_lo + a] + v,
+                                                          coff[b_lo + b])
+    else:
+        arp, acol, aval = _by_row(ptr, rows, vals, a_lo, a_hi, n)
+        brp, bcol, _ = _by_row(ptr, rows, vals, b_lo, b_hi, n)
+        for i in range(n):
+            for p in range(arp[i], arp[i + 1]):
+                r = off[acol[p]] + aval[p] - 1
+                for q in range(brp[i], brp[i + 1]):
+                    joint[r, bcol[q]] += 1
     out = np.empty((na, nb))
     for a in range(na):
         j = a_lo + a
@@ -300,58 +346,118 @@ def _t2(tab, c0, c1):
     return tab[c0 + c1] - tab[c0] - tab[c1]
 
 
-@njit(**_JIT)
-def _add(total, comp, x):
-    """Neumaier's compensated sum: (total, compensation) after adding x."""
-    y = total + x
-    comp += (total - y) + x if abs(total) >= abs(x) else (x - y) + total
-    return y, comp
+# ns per exception a column's count by rows costs (few strata), per row of building the strata's
+# bit sets, and per word of two bit sets ANDed and counted (benchmarks/bench_kernels.py): a
+# call counts its columns by bit sets when that is cheaper
+_ROW_NS, _BUILD_NS, _WORD_NS = 2.0, 2.0, 0.17
+
+
+@njit(inline="always")
+def _term_less(tab, sc, s, acc, tc, q):
+    """Stratum s's term less its column's (each value's in ``acc[q]``, their rows by t in
+    ``tc``; the mode's: the rest), with ``acc[q]`` and ``tc`` at q set back to zero."""
+    n0, n1 = sc[2 * s], sc[2 * s + 1]
+    x = _t2(tab, n0, n1) - acc[q] - _t2(tab, n0 - tc[2 * q], n1 - tc[2 * q + 1])
+    tc[2 * q] = 0
+    tc[2 * q + 1] = 0
+    acc[q] = 0.0
+    return x
+
+
+@njit(inline="always")
+def _count_rows(rows, e, b, zt, sc, wc, seen):
+    """Count the rows ``rows[e:b]`` by (stratum, t) into ``wc``, the strata met listed in
+    ``seen`` (returns how many); a stratum in which t is constant is passed over (its term
+    is 0)."""
+    g = 0
+    for q in range(e, b):
+        x = zt[rows[q]]
+        s = x >> 1
+        if sc[2 * s] == 0 or sc[2 * s + 1] == 0:
+            continue
+        if wc[2 * s] + wc[2 * s + 1] == 0:
+            seen[g] = s
+            g += 1
+        wc[x] += 1
+    return g
+
+
+@njit(inline="always")
+def _and_count2(x, a, y, b):
+    """Rows in both bit sets ``x[a]`` and ``y[b]``."""
+    k = np.uint64(0)
+    for w in range(x.shape[1]):
+        k += _popcount(x[a, w] & y[b, w])
+    return np.int64(k)
 
 
 @njit(**_JIT)
-def values(ptr, rows, vals, cols, stop, zt, sc, tab, n, out, wc, tc, acc, seen, touched):
+def values(ptr, rows, vals, card, coff, bits, cols, stop, zt, sc, used, tab, n, out, wc, tc,
+           acc, dest, seen, touched, sb, occ):
     """I(t; V_j | S) in bits into ``out`` for the columns ``cols`` in turn; the columns after
     the first whose value rounded to 12 decimals exceeds ``stop`` (``np.inf``: none) are left
-    out. Returns how many were measured."""
+    out. Returns how many were measured.
+
+    A column is counted row by row over its exceptions, or — when S has few strata (at most
+    ``sb.shape[0] // 2``) and that is cheaper — from bit sets: the rows of each (stratum, t)
+    (``sb``, built once per call; ``occ`` lists its strata) ANDed with the column's rows at
+    each value (``bits``)."""
+    if cols.size == 0:
+        return 0
+    words = bits.shape[1]
+    by_bits = False
+    if used[1] <= sb.shape[0] // 2:  # few strata: bit sets if the whole call is cheaper so
+        by_rows = by_words = 0.0
+        for j in cols:
+            by_rows += (ptr[j + 1] - ptr[j]) * _ROW_NS
+            by_words += (card[j] - 1) * 2 * used[1] * words * _WORD_NS
+        by_bits = n * _BUILD_NS + by_words < by_rows
+    nocc = -1  # how many strata ``occ`` lists, once the bit sets are built
     for ci in range(cols.size):
         j = cols[ci]
         e, b = ptr[j], ptr[j + 1]
         total = 0.0
-        comp = 0.0
-        if e < b and vals[e] == vals[b - 1]:  # one value besides the mode
-            g = 0
-            for q in range(e, b):
-                x = zt[rows[q]]
-                s = x >> 1
-                if sc[2 * s] == 0 or sc[2 * s + 1] == 0:
-                    continue  # t is constant in the stratum: its term is 0
-                if wc[2 * s] + wc[2 * s + 1] == 0:
-                    seen[g] = s
-                    g += 1
-                wc[x] += 1
+        if by_bits and e < b:
+            if nocc < 0:  # the rows of each (stratum, t) as bit sets, strata numbered q
+                nocc = 0
+                for s in range(used[0]):
+                    if sc[2 * s] + sc[2 * s + 1] > 0:
+                        dest[s] = nocc
+                        occ[nocc] = s
+                        nocc += 1
+                sb[:2 * nocc] = 0
+                for i in range(n):
+                    x = zt[i]
+                    sb[2 * dest[x >> 1] + (x & 1), i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+            for v in range(card[j] - 1):
+                c = coff[j] + v
+                for q in range(nocc):
+                    c0 = _and_count2(bits, c, sb, 2 * q)
+                    c1 = _and_count2(bits, c, sb, 2 * q + 1)
+                    if c0 + c1 > 0:
+                        acc[q] += _t2(tab, c0, c1)
+                        tc[2 * q] += c0
+                        tc[2 * q + 1] += c1
+            for q in range(nocc):
+                if tc[2 * q] + tc[2 * q + 1] > 0:
+                    total += _term_less(tab, sc, occ[q], acc, tc, q)
+        elif e < b and vals[e] == vals[b - 1]:  # one value besides the mode
+            g = _count_rows(rows, e, b, zt, sc, wc, seen)
             for q in range(g):
                 s = seen[q]
                 c0, c1 = wc[2 * s], wc[2 * s + 1]
                 n0, n1 = sc[2 * s], sc[2 * s + 1]
-                total, comp = _add(total, comp, _t2(tab, n0, n1) - _t2(tab, c0, c1)
-                                   - _t2(tab, n0 - c0, n1 - c1))
+                total += _t2(tab, n0, n1) - _t2(tab, c0, c1) - _t2(tab, n0 - c0, n1 - c1)
                 wc[2 * s] = 0
                 wc[2 * s + 1] = 0
         else:  # a value at a time: its counts per stratum, then its term
             k = 0
             while e < b:
-                v = vals[e]
-                g = 0
-                while e < b and vals[e] == v:
-                    x = zt[rows[e]]
-                    s = x >> 1
-                    e += 1
-                    if sc[2 * s] == 0 or sc[2 * s + 1] == 0:
-                        continue  # t is constant in the stratum: its term is 0
-                    if wc[2 * s] + wc[2 * s + 1] == 0:
-                        seen[g] = s
-                        g += 1
-                    wc[x] += 1
+                end = e
+                while end < b and vals[end] == vals[e]:
+                    end += 1
+                g = _count_rows(rows, e, end, zt, sc, wc, seen)
+                e = end
                 for q in range(g):
                     s = seen[q]
                     if tc[2 * s] + tc[2 * s + 1] == 0:
@@ -362,18 +468,27 @@ def values(ptr, rows, vals, cols, stop, zt, sc, tab, n, out, wc, tc, acc, seen, 
                     tc[2 * s + 1] += wc[2 * s + 1]
                     wc[2 * s] = 0
                     wc[2 * s + 1] = 0
-            for q in range(k):  # the stratum's term less its values' (the mode's: the rest)
-                s = touched[q]
-                n0, n1 = sc[2 * s], sc[2 * s + 1]
-                total, comp = _add(total, comp, _t2(tab, n0, n1) - acc[s]
-                                   - _t2(tab, n0 - tc[2 * s], n1 - tc[2 * s + 1]))
-                tc[2 * s] = 0
-                tc[2 * s + 1] = 0
-                acc[s] = 0.0
-        out[ci] = (total + comp) / n
+            for q in range(k):
+                total += _term_less(tab, sc, touched[q], acc, tc, touched[q])
+        out[ci] = total / n
         if np.rint(out[ci] * 1e12) / 1e12 > stop:
-            return ci + 1
-    return cols.size
+            break
+    for q in range(max(nocc, 0)):
+        dest[occ[q]] = -1
+    return ci + 1
+
+
+@njit(**_JIT)
+def values_moved(ptr, rows, vals, card, coff, bits, j, a, add, cols, zt, skey, sc, slots, shift,
+                 used, free, tab, n, out, wc, tc, acc, dest, seen, touched, sb, occ):
+    """:func:`values` of ``cols`` given S with column j added (``add``) or removed, then S as
+    it was; returns the strata of the set they were measured given."""
+    move(ptr, rows, vals, j, a, add, zt, skey, sc, slots, shift, used, free, dest, seen)
+    strata = used[1]
+    values(ptr, rows, vals, card, coff, bits, cols, np.inf, zt, sc, used, tab, n, out, wc, tc, acc,
+           dest, seen, touched, sb, occ)
+    move(ptr, rows, vals, j, a, not add, zt, skey, sc, slots, shift, used, free, dest, seen)
+    return strata
 
 
 @njit(**_JIT)
@@ -401,13 +516,11 @@ def without(ptr, rows, vals, f, a, zt, skey, sc, slots, shift, used, free, tab, 
         tc[2 * g + 1] += sc[2 * s + 1]
         acc[g] += _t2(tab, sc[2 * s], sc[2 * s + 1])
     total = 0.0
-    comp = 0.0
     empty = 0
     for q in range(k):
         g = touched[q]
         c0, c1 = sc[2 * g], sc[2 * g + 1]
-        total, comp = _add(total, comp, _t2(tab, c0 + tc[2 * g], c1 + tc[2 * g + 1])
-                           - (acc[g] + _t2(tab, c0, c1)))
+        total += _t2(tab, c0 + tc[2 * g], c1 + tc[2 * g + 1]) - (acc[g] + _t2(tab, c0, c1))
         tc[2 * g] = 0
         tc[2 * g + 1] = 0
         acc[g] = 0.0
@@ -416,7 +529,7 @@ def without(ptr, rows, vals, f, a, zt, skey, sc, slots, shift, used, free, tab, 
             _drop(g, skey, slots, shift, used, free)
     for q in range(nv):
         wc[2 * seen[q]] = 0
-    return (total + comp) / n, used[1] - nv + empty
+    return total / n, used[1] - nv + empty
 
 
 @njit(**_JIT)

@@ -69,6 +69,17 @@ class ReferenceGiven:
                 break
         return np.array(out, dtype=np.float64)
 
+    def values_with(self, cols, *, add: int | None = None, remove: int | None = None
+                    ) -> tuple[np.ndarray, int]:
+        if (add is None) == (remove is None):
+            raise ValueError("values_with takes one of add= and remove=")
+        moved = ReferenceGiven(self.engine, self.target, self.cond)
+        if add is None:
+            moved.remove(remove)
+        else:
+            moved.add(add)
+        return moved.values(cols), moved.strata()
+
     def without(self, j: int) -> tuple[float, int]:
         rest = [c for c in self.cond if c != j]
         return self.engine.cmi(self.target, j, rest), self.engine.strata(rest)

@@ -41,6 +41,7 @@ _NAMES: dict[str, str] = {
     # the core
     "COLUMNS": "summaries", "Evaluation": "running", "FeatureSet": "running",
     "KnnCache": "running", "Plan": "running", "Selection": "running", "evaluate": "running",
+    "SelectionCache": "running",
     "select_on_folds": "running",
     # studies
     "ABLATION_SETS": "studies", "Comparison": "studies", "ablation": "studies",

@@ -49,6 +49,7 @@ __all__ = [
     "KnnCache",
     "Plan",
     "Selection",
+    "SelectionCache",
     "evaluate",
     "select_on_folds",
 ]
@@ -145,6 +146,39 @@ class KnnCache:
         return len(self._values)
 
 
+class SelectionCache:
+    """Selections per (fold, selector and its parameters, extras); share it between calls.
+
+    Unlike :class:`KnnCache` it is filled as each selection finishes, so a stopped study's
+    finished selections are kept: the same study started again with this cache (e.g. handed
+    back from a stopped job) fits only what is missing. Keys use the fold's content hash."""
+
+    def __init__(self, values: Mapping[tuple, Selection] | None = None,
+                 on_put: Callable[[SelectionCache], None] | None = None) -> None:
+        self._values: dict[tuple, Selection] = dict(values or {})
+        #: called after each new selection (e.g. to hand the cache's content over)
+        self.on_put = on_put
+
+    @staticmethod
+    def key(fold: Fold, estimator, extras: bool) -> tuple:
+        return (fold.key or id(fold), _est_key(estimator), bool(extras))
+
+    def get(self, key: tuple) -> Selection | None:
+        return self._values.get(key)
+
+    def put(self, key: tuple, value: Selection) -> None:
+        self._values[key] = value
+        if self.on_put is not None:
+            self.on_put(self)
+
+    def values(self) -> dict[tuple, Selection]:
+        """The cache's content as a plain dict (``SelectionCache(values)`` takes it back)."""
+        return dict(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
 @dataclass(frozen=True, eq=False)
 class Evaluation:
     """The outcome of :func:`evaluate` (and of ``compare`` and ``ablation``).
@@ -193,6 +227,36 @@ class Evaluation:
                           filled)
         ranks = rank_scores(filled, lower_is_better=lower)
         return pd.DataFrame(ranks, index=wide.index, columns=wide.columns)
+
+    @classmethod
+    def combine(cls, parts: Sequence[Evaluation], order: Sequence[str] | None = None
+                ) -> Evaluation:
+        """One evaluation of the feature sets of ``parts`` (evaluations on the same folds, each
+        of other sets: e.g. a comparison run one method at a time): rows in fold order, each
+        fold's sets in ``order`` (default: the parts' order), ``kinds`` likewise; the settings
+        of the first part."""
+        if not parts:
+            raise ParameterError("combine needs at least one evaluation")
+        n = len(parts[0].sets)
+        frame = pd.concat([p.frame for p in parts], ignore_index=True)
+        names = list(dict.fromkeys([*(order or ()),
+                                    *(k for p in parts for k in p.frame["feature_set"])]))
+        order = {name: i for i, name in enumerate(names)}
+        frame = (frame.assign(_o=frame["feature_set"].map(order), _r=range(len(frame)))
+                 .sort_values(["split", "_o", "_r"], kind="stable")
+                 .drop(columns=["_o", "_r"]).reset_index(drop=True))
+        sets = [{k: v for p in parts for k, v in p.sets[fi].items()} for fi in range(n)]
+        sets = [dict(sorted(d.items(), key=lambda kv: order.get(kv[0], len(order))))
+                for d in sets]
+        failures: dict[str, list[tuple[int, str]]] = {}
+        for p in parts:
+            for name, fails in p.failures.items():
+                failures.setdefault(name, fails)
+        kinds = {k: v for p in parts for k, v in p.kinds.items()}
+        return cls(frame=frame, sets=sets,
+                   selections={k: v for p in parts for k, v in p.selections.items()},
+                   kinds=dict(sorted(kinds.items(), key=lambda kv: order.get(kv[0], 0))),
+                   failures=failures, settings=dict(parts[0].settings))
 
     def friedman_over_splits(self, metric: str, alpha: float = 0.05):
         """The Friedman test with the splits as blocks (one data set). Indicative only: the
@@ -291,7 +355,13 @@ class _Progress:
         self.total = plan.units
 
     def classify(self, n: int) -> None:
-        self.total = self.done + n
+        """``n`` classifications are to run: the planned ones beyond them (identical, empty or
+        cached feature sets) count as done at once, so the total stays the planned one."""
+        skipped = self.total - self.done - n
+        if skipped > 0:
+            self.done += skipped
+        else:
+            self.total = self.done + n
         self.report("classifying")
 
     def report(self, message: str) -> None:
@@ -385,20 +455,40 @@ def _distinct(methods: Mapping[str, Any]) -> dict[tuple, str]:
     return distinct
 
 
-def _select_all(folds: list[Fold], methods: dict[str, Any], extras: set[str], n_jobs: int,
-                prog: _Progress) -> dict[tuple[str, int], Selection]:
+def _selection_tasks(folds: list[Fold], methods: dict[str, Any], extras: set[str],
+                     cache: SelectionCache | None) -> tuple[list, list, dict]:
+    """The fits to run — ``(fold, selector, extras)`` tasks and their selectors' names — and
+    the selections ``cache`` already holds, by (name, id of fold)."""
     distinct = _distinct(methods)
     firsts = list(dict.fromkeys(distinct.values()))
     wants_extras = {distinct[_est_key(methods[n])] for n in extras}
-    tasks = [(fold, methods[name], name in wants_extras) for name in firsts for fold in folds]
-    names = [name for name in firsts for _ in folds]
+    tasks, names, cached = [], [], {}
+    for name in firsts:
+        for fold in folds:
+            task = (fold, methods[name], name in wants_extras)
+            hit = None if cache is None else cache.get(SelectionCache.key(*task))
+            if hit is not None:
+                cached[(name, id(fold))] = hit
+            else:
+                tasks.append(task)
+                names.append(name)
+    return tasks, names, cached
+
+
+def _select_all(folds: list[Fold], methods: dict[str, Any], extras: set[str], n_jobs: int,
+                prog: _Progress, cache: SelectionCache | None = None
+                ) -> dict[tuple[str, int], Selection]:
+    distinct = _distinct(methods)
+    tasks, names, by_first = _selection_tasks(folds, methods, extras, cache)
     counter = iter(names)
 
-    def tick(task, _value) -> None:
+    def tick(task, value) -> None:
+        if cache is not None:  # kept as soon as it is done (a stop keeps it)
+            cache.put(SelectionCache.key(*task), value)
         prog.tick(f"{next(counter)}: selected on split {task[0].split + 1}/{len(folds)}")
 
     results = _run_tasks(_fit_one, tasks, n_jobs, tick)
-    by_first = {(names[i], id(tasks[i][0])): r for i, r in enumerate(results)}
+    by_first.update({(names[i], id(tasks[i][0])): r for i, r in enumerate(results)})
     out = {}
     for name, est in methods.items():
         first = distinct[_est_key(est)]
@@ -590,6 +680,7 @@ def evaluate(
     knn: Mapping[str, Any] | None = None,
     on_failure: str = "record",
     cache: KnnCache | None = None,
+    selections: SelectionCache | None = None,
     n_jobs: int = 1,
     progress: Progress | None = None,
 ) -> Evaluation:
@@ -619,12 +710,17 @@ def evaluate(
         empty there), or raised before anything is classified.
     cache : KnnCache, optional
         Shared between calls on the same folds: identical classifications run once.
+    selections : SelectionCache, optional
+        Selections already made (not fitted again, not counted as units), and where each new
+        one goes as soon as it is made (also when the study is stopped afterwards).
     n_jobs : int, default 1
         joblib processes for the selections and the classifications (one task per fold).
     progress : callable, optional
         ``progress(done, total, message)`` after every selection and every classification;
         it may raise :class:`camcf.jobs.Cancelled`, which stops the study (nothing returned,
-        the cache unchanged). The plan is :func:`evaluate.plan <plan_evaluate>`.
+        the KNN cache unchanged). The plan is :func:`evaluate.plan <plan_evaluate>` (less the
+        selections ``selections`` holds); the total stays the plan's (classifications that
+        are not needed count as done when the classifying starts).
 
     Returns
     -------
@@ -638,10 +734,15 @@ def evaluate(
     methods = _as_methods(selectors)
     m = folds[0].n_features
     specs = _check_sets(sets, methods, m)
-    prog = _Progress(progress, _plan(len(folds), methods, specs))
     extras = {s.selector for s in specs.values()
               if isinstance(s, FeatureSet) and s.part != "support"}
-    selections = _select_all(folds, methods, extras, n_jobs, prog) if methods else {}
+    plan = _plan(len(folds), methods, specs)
+    if selections is not None and methods:
+        plan = Plan(plan.n_splits, len(_selection_tasks(folds, methods, extras, selections)[0]),
+                    plan.classifications)
+    prog = _Progress(progress, plan)
+    selections = (_select_all(folds, methods, extras, n_jobs, prog, selections)  # the fits
+                  if methods else {})
     failures: dict[str, list[tuple[int, str]]] = {}
     for (name, fi), sel in selections.items():
         if sel.error is not None:

@@ -13,14 +13,14 @@ arguments (e.g. ``ablation.plan(folds, params)``), before anything runs.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
 from ..algorithm_params import DISCRETIZE_PARAMS, by_name
 from ..errors import ParameterError
-from ..jobs import Progress
+from ..jobs import PartProgress, Progress
 from .folds import Fold, make_folds
 from .metrics import METRICS
 from .running import (
@@ -28,6 +28,8 @@ from .running import (
     FeatureSet,
     KnnCache,
     Plan,
+    SelectionCache,
+    _as_methods,
     _check_folds,
     evaluate,
     plan_evaluate,
@@ -69,10 +71,18 @@ def compare(
     reference: str = "camcf",
     knn: Mapping[str, Any] | None = None,
     cache: KnnCache | None = None,
+    selections: SelectionCache | None = None,
     n_jobs: int = 1,
     progress: Progress | None = None,
+    done: Evaluation | None = None,
+    keep: Callable[[Evaluation], None] | None = None,
 ) -> Evaluation:
     """Every method on the same folds: select on each training part, classify each test part.
+
+    The methods are done one after another (the reference first when ranking methods are cut
+    to its selections' sizes), each selected on every fold and then classified, so a
+    comparison stopped part way has its finished methods (``keep``) and its finished
+    selections (``selections``) and can go on from them (``done``, ``selections``).
 
     Parameters
     ----------
@@ -81,8 +91,17 @@ def compare(
     n_features, reference
         How ranking methods are cut (:func:`evaluate`): by default to the size of
         ``reference``'s (Ca-MCF's) selection on the same split.
-    knn, cache, n_jobs, progress
-        As for :func:`evaluate`.
+    knn, cache, selections, n_jobs
+        As for :func:`evaluate` (``cache`` and ``selections`` are shared by the methods).
+    progress : callable, optional
+        As for :func:`evaluate`; the total is the plan's (:func:`compare.plan`) from start to
+        end, each message begins with the method's name and place (``"mi-mcf (method 2 of
+        5): …"``).
+    done : Evaluation, optional
+        A partial comparison on these folds (what ``keep`` was given): its methods are taken
+        as they are and their units count as done.
+    keep : callable, optional
+        Called after each method with the comparison of the methods finished so far.
 
     Returns
     -------
@@ -91,13 +110,61 @@ def compare(
     """
     if not methods:
         raise ParameterError("give at least one method")
-    return evaluate(folds, methods, n_features=n_features, reference=reference, knn=knn,
-                    cache=cache, n_jobs=n_jobs, progress=progress)
+    methods = _as_methods(methods)
+    folds = list(folds)
+    n = len(folds)
+    cache = cache if cache is not None else KnnCache()
+    selections = selections if selections is not None else SelectionCache()
+    names = list(methods)
+    needs_ref = n_features == "match" and reference in methods and any(
+        m != reference for m in names)
+    order = ([reference] if needs_ref else []) + [m for m in names
+                                                 if not (needs_ref and m == reference)]
+    finished = {} if done is None else {
+        m: _only(done, m) for m in order if m in done.kinds}
+    total = 2 * n * len(order)
+    parts: dict[str, Evaluation] = {}
+    for k, name in enumerate(order):
+        offset = 2 * n * k
+        if name in finished:
+            parts[name] = finished[name]
+            continue
+        chosen = {name: methods[name]}
+        if needs_ref and name != reference:
+            chosen[reference] = methods[reference]  # (selected already: from the cache)
+        own = evaluate.plan(folds, {name: methods[name]}, sets={name: FeatureSet(name)})
+        fits_left = sum(selections.get(SelectionCache.key(f, methods[name], False)) is None
+                        for f in folds)
+        report = PartProgress(progress, offset=offset + own.selections - fits_left, total=total,
+                              units=fits_left + own.classifications,
+                              prefix=f"{name} (method {k + 1} of {len(order)}): ")
+        ev = evaluate(folds, chosen, sets={name: FeatureSet(name)}, n_features=n_features,
+                      reference=reference, knn=knn, cache=cache, selections=selections,
+                      n_jobs=n_jobs, progress=report)
+        parts[name] = _only(ev, name)
+        if keep is not None:
+            keep(Evaluation.combine(list(parts.values()), order=names))
+        report.release()  # a stop asked for during the method's last unit: after keeping it
+    return Evaluation.combine([parts[m] for m in order], order=names)
+
+
+def _only(ev: Evaluation, name: str) -> Evaluation:
+    """``ev``'s part of method ``name`` (its set, selections, kind and failures)."""
+    return Evaluation(frame=ev.frame[ev.frame["feature_set"] == name].reset_index(drop=True),
+                      sets=[{name: s[name]} for s in ev.sets],
+                      selections={k: v for k, v in ev.selections.items() if k[0] == name},
+                      kinds={name: ev.kinds[name]},
+                      failures={name: ev.failures[name]} if name in ev.failures else {},
+                      settings=dict(ev.settings))
 
 
 def _plan_compare(folds: Sequence[Fold] | int, methods: Mapping[str, Any] | Sequence[str],
                   **_ignored: Any) -> Plan:
-    return plan_evaluate(folds, methods)
+    """A selection and a classification per method and split (:func:`compare`'s units; a
+    method identical to another, or already selected, counts as done at once)."""
+    n = len(folds) if not isinstance(folds, int) else int(folds)
+    k = len(_as_methods(methods))
+    return Plan(n_splits=n, selections=k * n, classifications=k * n)
 
 
 compare.plan = _plan_compare  # type: ignore[attr-defined]
@@ -209,14 +276,21 @@ def sensitivity(
     cache: KnnCache | None = None,
     n_jobs: int = 1,
     progress: Progress | None = None,
+    done: pd.DataFrame | None = None,
+    keep: Callable[[pd.DataFrame], None] | None = None,
 ) -> pd.DataFrame:
     """Every combination of a Ca-MCF parameter grid on every fold (the sensitivity figure).
 
     For each combination (``itertools.product`` over ``grid`` in key order) the parameters are
     ``{**base_params, **combination}``; Ca-MCF selects on each fold's training rows and
     ``feature_set`` (``"camcf"`` or ``"phase2"``–``"phase4"``) is classified on its test rows.
-    Identical parameter sets are fitted once per fold; identical feature subsets on a fold are
-    classified once.
+    The grid points are done one after another (each on every fold); identical feature subsets
+    on a fold are classified once (``cache``, shared by the points).
+
+    ``done``: rows of this function's output for grid points already finished (e.g. by a
+    stopped run: they are taken as they are, not computed again, and their units count as
+    done). ``keep``: called after each grid point with the rows of every point finished so
+    far (what ``done`` takes back).
 
     Returns
     -------
@@ -226,12 +300,35 @@ def sensitivity(
     """
     metrics = _metrics(metrics)
     combos, selectors, specs = _grid_specs(grid, base_params, feature_set)
-    ev = evaluate(folds, selectors, sets=specs, knn=knn, cache=cache, n_jobs=n_jobs,
-                  progress=progress)
-    points = pd.DataFrame(combos, columns=list(grid)).assign(feature_set=list(selectors))
-    frame = ev.frame[ev.frame["metric"].isin(metrics)]
-    frame = points.merge(frame, on="feature_set", how="left", sort=False)
-    return frame[[*grid, *RESULT_COLUMNS]].reset_index(drop=True)
+    keys = list(grid)
+    cache = cache if cache is not None else KnnCache()
+    units = [plan_evaluate(folds, {g: sel}, sets={g: specs[g]}).units
+             for g, sel in selectors.items()]
+    total = sum(units)
+    finished = {} if done is None else {
+        tuple(point): rows for point, rows in done.groupby(keys, sort=False)}
+    parts: list[pd.DataFrame] = []
+    offset = 0
+    for (g, sel), combo, n_units in zip(selectors.items(), combos, units, strict=True):
+        point = tuple(combo[k] for k in keys)
+        if point in finished:
+            parts.append(finished[point][[*keys, *RESULT_COLUMNS]])
+            offset += n_units
+            if progress is not None:
+                progress(offset, total, f"{dict(zip(keys, point, strict=True))}: done before")
+            continue
+
+        report = PartProgress(progress, offset=offset, total=total, units=n_units)
+        ev = evaluate(folds, {g: sel}, sets={g: specs[g]}, knn=knn, cache=cache,
+                      n_jobs=n_jobs, progress=report)
+        frame = ev.frame[ev.frame["metric"].isin(metrics)]
+        parts.append(pd.DataFrame([combo] * len(frame), columns=keys)
+                     .join(frame[list(RESULT_COLUMNS)].reset_index(drop=True)))
+        offset += n_units
+        if keep is not None:
+            keep(pd.concat(parts, ignore_index=True))
+        report.release()  # a stop asked for during the point's last unit: after keeping it
+    return pd.concat(parts, ignore_index=True)[[*keys, *RESULT_COLUMNS]]
 
 
 def _plan_sensitivity(folds: Sequence[Fold] | int, grid: Mapping[str, Sequence[Any]],
@@ -266,8 +363,11 @@ def compare_data_sets(
     n_features: int | float | str | None = "match",
     reference: str = "camcf",
     knn: Mapping[str, Any] | None = None,
+    selections: SelectionCache | None = None,
     n_jobs: int = 1,
     progress: Progress | None = None,
+    done: Mapping[str, Evaluation] | None = None,
+    keep: Callable[[str, Evaluation], None] | None = None,
 ) -> dict[str, Evaluation]:
     """:func:`compare` on each data set.
 
@@ -282,11 +382,18 @@ def compare_data_sets(
         default protocol, 5 × 70/30 repeated hold-out, seed 0).
     discretize, bins, strategy
         As for :func:`camcf.evaluation.make_folds`.
-    n_features, reference, knn, n_jobs
-        As for :func:`compare`.
+    n_features, reference, knn, selections, n_jobs
+        As for :func:`compare` (``selections`` shared by the data sets: its keys are the folds'
+        content).
     progress : callable, optional
         Messages are prefixed with the data set's name; ``done``/``total`` count all the data
-        sets' units (the total is the plan's until each data set's classifications are known).
+        sets' units (the total is the plan's from the start to the end).
+    done : dict, optional
+        ``{name: partial comparison}`` (what ``keep`` was given): each is continued
+        (:func:`compare`'s ``done``); a data set done with every method is not split again.
+    keep : callable, optional
+        ``keep(name, comparison)`` after each method on each data set (the comparison of that
+        data set's methods finished so far).
 
     Returns
     -------
@@ -298,8 +405,13 @@ def compare_data_sets(
     disc = {"discretize": discretize, "bins": bins, "strategy": strategy}
     plans = _data_plans(data, methods, cv)
     offsets = [sum(p.units for p in plans[:i]) for i in range(len(plans))]
+    names = list(_as_methods(methods))
+    done = dict(done or {})
     out: dict[str, Evaluation] = {}
     for i, name in enumerate(data):
+        if name in done and set(names) <= set(done[name].kinds):
+            out[name] = done[name]  # finished before: nothing to do
+            continue
         X, Y, *rest = data[name]
         X_test, Y_test = (rest + [None, None])[:2]
         folds = _data_folds(X, Y, X_test, Y_test, cv, disc)
@@ -311,22 +423,17 @@ def compare_data_sets(
                 progress(_o + done, _o + total + _later, f"{_name}: {msg}")
 
         out[name] = compare(folds, methods, n_features=n_features, reference=reference,
-                            knn=knn, n_jobs=n_jobs, progress=prog)
-        if i + 1 < len(plans):  # what this data set did, as the next one's start
-            offsets[i + 1] = offsets[i] + _units_done(out[name], plans[i])
+                            knn=knn, selections=selections, n_jobs=n_jobs, progress=prog,
+                            done=done.get(name),
+                            keep=None if keep is None else (lambda ev, _n=name: keep(_n, ev)))
     return out
-
-
-def _units_done(ev: Evaluation, plan: Plan) -> int:
-    classified = {(fi, f) for fi, named in enumerate(ev.sets) for f in named.values() if f}
-    return plan.selections + len(classified)
 
 
 def _data_plans(data: Mapping[str, tuple], methods, cv) -> list[Plan]:
     plans = []
     for parts in data.values():
         n = 1 if len(parts) > 2 and parts[2] is not None else cv.get_n_splits()
-        plans.append(plan_evaluate(n, methods))
+        plans.append(_plan_compare(n, methods))
     return plans
 
 

@@ -13,9 +13,8 @@ skeleton's, the number of tests and the seconds are reported beside it.
 
 * ``camcf`` — Ca-MCF at the paper's defaults (δ1 = 0.05, δ2 = 0.1, k1 = 0.7, k2 = 1);
 * ``camcf-auto`` — thresholds ``"auto"`` (δ1, δ2 from a G test at the significance level);
-* ``camcf-adequacy`` — ``"auto"`` and the test-adequacy rule ``adequacy = 5`` (a test whose
-  table has fewer than 5 rows per cell is not trusted; issue 33): run only when this Ca-MCF has
-  that parameter, left out with a message otherwise;
+* ``camcf-adequacy`` — ``"auto"`` and the test-adequacy rule ``adequacy = 5`` (a
+  backward-elimination test whose table has fewer than 5 rows per cell is not trusted);
 * ``camcf-oracle`` — Ca-MCF **tuned against the truth**: every point of :data:`ORACLE_GRID`
   on the sample, the one with the best mean F1 over labels kept (the first in grid order on a
   tie). It reads the answer, so it is an upper bound on what tuning could reach, not a method;
@@ -47,7 +46,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import inspect
 import math
 import statistics
 import time
@@ -64,12 +62,14 @@ __all__ = ["CELL_COST", "METHODS", "ORACLE_GRID", "Method", "Stopped", "describe
            "report_files", "run_truth_curve", "study_estimate", "truth_curve_estimate",
            "truth_html", "truth_markdown", "truth_study", "truth_table", "untimed"]
 
-#: Ca-MCF's grid for the oracle (tuned against the truth): 4 × 3 × 3 × 2 = 72 points
-ORACLE_GRID: dict[str, tuple] = {"delta1": ("auto", 0.005, 0.02, 0.05),
-                                 "delta2": ("auto", 0.02, 0.1),
-                                 "k1": (0.4, 0.7, 1.0), "k2": (0.5, 1.0)}
 #: the test-adequacy rule's h for the camcf-adequacy variant (issue 33: h = 5)
 ADEQUACY = 5.0
+#: Ca-MCF's grid for the oracle (tuned against the truth): 4 × 3 × 3 × 2 × 2 = 144 points,
+#: every other Ca-MCF variant of :data:`METHODS` among them
+ORACLE_GRID: dict[str, tuple] = {"delta1": ("auto", 0.005, 0.02, 0.05),
+                                 "delta2": ("auto", 0.02, 0.1),
+                                 "k1": (0.4, 0.7, 1.0), "k2": (0.5, 1.0),
+                                 "adequacy": (0.0, ADEQUACY)}
 #: a version of what a cell holds: a change of the scoring makes the old cells unused
 SCHEMA = 1
 
@@ -78,8 +78,7 @@ SCHEMA = 1
 class Method:
     """One method of the study: ``base`` the registry name (``camcf``, ``mi-mcf``, ``pc``,
     ``all``) or ``random``; ``params`` its parameters; ``oracle``: Ca-MCF tuned against the
-    truth over ``grid``; ``needs``: a Ca-MCF parameter this variant needs (left out when this
-    Ca-MCF lacks it)."""
+    truth over ``grid``."""
 
     name: str
     display: str
@@ -87,7 +86,6 @@ class Method:
     params: Mapping[str, Any] = field(default_factory=dict)
     oracle: bool = False
     grid: Mapping[str, tuple] | None = None
-    needs: str | None = None
     about: str = ""
 
 
@@ -99,7 +97,7 @@ METHODS: dict[str, Method] = {m.name: m for m in (
            {"delta1": "auto", "delta2": "auto"},
            about="δ1 and δ2 'auto': a G test's threshold at α = 0.01 on the sample's n"),
     Method("camcf-adequacy", "Ca-MCF (auto + adequacy 5)", "camcf",
-           {"delta1": "auto", "delta2": "auto", "adequacy": ADEQUACY}, needs="adequacy",
+           {"delta1": "auto", "delta2": "auto", "adequacy": ADEQUACY},
            about="auto thresholds, and a test whose table has fewer than 5 rows per cell is "
                  "not trusted (the variable stays)"),
     Method("camcf-oracle", "Ca-MCF (oracle: tuned on the truth)", "camcf", oracle=True,
@@ -145,13 +143,6 @@ class Stopped(KeyboardInterrupt):
 
 
 # ---------------------------------------------------------------------------- methods
-def adequacy_supported() -> bool:
-    """Whether this Ca-MCF has the ``adequacy`` parameter (``camcf.run`` takes it)."""
-    from ..algorithm import run
-
-    return "adequacy" in inspect.signature(run).parameters
-
-
 def _cost(method: Method, n: int, m: int) -> float:
     if method.name in CELL_COST:
         key = method.name
@@ -197,13 +188,9 @@ def _methods(names: Sequence[str] | None, variants: Mapping[str, Mapping[str, An
     if len(set(chosen)) != len(chosen):
         raise ParameterError(f"--methods names a method twice: {','.join(chosen)}",
                              name="methods", value=chosen)
-    out, skipped = [], {}
+    out = []
     for n in chosen:
         m = table[n]
-        if m.needs and not (m.needs == "adequacy" and adequacy_supported()):
-            skipped[n] = (f"{m.display} left out: this Ca-MCF has no {m.needs!r} parameter yet "
-                          "(camcf.run does not take it)")
-            continue
         if m.base in registry.METHODS:
             registry.get(m.base)  # a clear message when the method cannot run here
             extra = dict(params.get(m.base, {}))
@@ -211,10 +198,7 @@ def _methods(names: Sequence[str] | None, variants: Mapping[str, Mapping[str, An
                 m = dataclasses.replace(m, params={**m.params, **extra}, about=m.about + "; "
                                         + ", ".join(f"{k} = {v}" for k, v in extra.items()))
         out.append(m)
-    if not out:
-        raise ParameterError("no method left to run" + (
-            f" ({'; '.join(skipped.values())})" if skipped else ""), name="methods")
-    return out, skipped
+    return out
 
 
 # ---------------------------------------------------------------------------- one cell
@@ -238,6 +222,11 @@ def _cell(X, Y, names: tuple[list[str], list[str]], truth,
     from ..truth import score_blankets, score_selection
 
     feats, labs = names
+    if method.base == "camcf":  # (numba's import and the kernels' loading are not the cell's)
+        from ..engine import is_ready, warm_up
+
+        if not is_ready():
+            warm_up()
     t0 = time.perf_counter()
     chosen = None
     if method.base == "camcf" and not method.oracle:
@@ -390,7 +379,7 @@ def truth_study(
     -------
     dict
         Strict-JSON-ready: ``settings``, ``networks`` (per network its labels and their true
-        blankets), ``methods``, ``skipped`` (methods left out and why), ``cells`` (one row per
+        blankets), ``methods``, ``cells`` (one row per
         network, n, seed and method: its scores, tests, seconds), ``summary`` (per network,
         method and n: mean and SD over seeds), ``complete`` and ``cache``.
 
@@ -424,7 +413,7 @@ def truth_study(
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
         raise ParameterError(f"n_jobs must be an integer >= 1; got n_jobs={n_jobs!r}",
                              name="n_jobs", value=n_jobs, allowed="an integer >= 1")
-    chosen, skipped = _methods(methods, variants, oracle_grid, dict(params or {}))
+    chosen = _methods(methods, variants, oracle_grid, dict(params or {}))
     loaded = (dict(networks) if isinstance(networks, Mapping)
               else {str(n): nets.load(n) for n in networks})
     if not loaded:
@@ -465,12 +454,12 @@ def truth_study(
     estimate = study_estimate(shapes, cells, samples, chosen)
     if plan_only:
         return {"estimate": estimate, "to_compute": len(todo), "cached": len(results),
-                "skipped": skipped, "described": describe_plan(estimate, chosen)}
+                "described": describe_plan(estimate, chosen)}
     tracker = CostProgress(progress, estimate, start=t0)
     tracker.report(f"starting: {len(todo)} cells to compute, {len(results)} in the cache")
 
     def payload(complete: bool) -> dict:
-        return _payload(loaded, truths, chosen, skipped, ns, seeds, results, store, complete,
+        return _payload(loaded, truths, chosen, ns, seeds, results, store, complete,
                         n_jobs, time.perf_counter() - t0, command)
 
     try:
@@ -577,7 +566,7 @@ _COLUMNS = {
 }
 
 
-def _payload(loaded, truths, chosen, skipped, ns, seeds, results, store, complete, n_jobs,
+def _payload(loaded, truths, chosen, ns, seeds, results, store, complete, n_jobs,
              seconds, command) -> dict:
     from ..output import json_safe
 
@@ -616,7 +605,7 @@ def _payload(loaded, truths, chosen, skipped, ns, seeds, results, store, complet
                      "params": dict(m.params), "about": m.about,
                      "grid": ({k: list(v) for k, v in m.grid.items()} if m.oracle else None)}
                     for m in chosen],
-        "skipped": skipped, "complete": complete, "cells": rows, "summary": summary,
+        "complete": complete, "cells": rows, "summary": summary,
         "cache": {"computed": store.computed, "reused": store.reused,
                   "folder": None if store.folder is None else str(store.folder)},
     })
@@ -749,8 +738,6 @@ def _setting_lines(payload: Mapping[str, Any]) -> list[str]:
             grid = " Grid: " + ", ".join(f"{k} ∈ {{{', '.join(str(v) for v in vs)}}}"
                                          for k, vs in m["grid"].items()) + "."
         lines.append(f"- {m['display']}: {m['about']}.{grid}")
-    for why in payload["skipped"].values():
-        lines.append(f"- {why}.")
     return lines
 
 

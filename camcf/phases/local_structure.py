@@ -78,7 +78,7 @@ def parents_children(engine, given, s: np.ndarray, delta1: float, k1: float, tb:
 def spouses(engine, given, s: np.ndarray, pc: list[int], delta1: float, tb: TraceBuilder
             ) -> dict[int, list[int]]:
     """Return {spouse z: [inducing PC members x, in PC order]}, z ascending. ``given`` is the
-    target's session holding R; each x is added to it and removed again."""
+    target's session holding R (left as it is)."""
     if not pc:
         return {}
     R_pool = list(given.cond)
@@ -94,9 +94,7 @@ def spouses(engine, given, s: np.ndarray, pc: list[int], delta1: float, tb: Trac
     if screened.size == 0:
         return found
     for x in pc:
-        given.add(x)
-        v2, ns = given.values(screened), given.strata()
-        given.remove(x)
+        v2, ns = given.values_with(screened, add=x)
         hit = rounded(v2) > delta1
         tb.add("spouse", TARGET, screened, [x] + R_pool, v2, delta1,
                decide(hit, "spouse", "not-spouse"), x, strata=ns)

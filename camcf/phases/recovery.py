@@ -23,8 +23,7 @@ def recover_blocked(engine, session, s: np.ndarray, pc: list[int], cmb: list[int
                     ) -> list[tuple[int, int]]:
     """Return [(recovered feature, blocking category)] in recovery order.
 
-    ``session`` is the target's session holding PC ∪ R; each r is taken out of it and put
-    back."""
+    ``session`` is the target's session holding PC ∪ R (left as it is)."""
     if not R:
         return []
     m = engine.m
@@ -54,9 +53,7 @@ def recover_blocked(engine, session, s: np.ndarray, pc: list[int], cmb: list[int
         done = scores[r]
         k = done[0].size
         if i >= k:
-            session.remove(r + m)
-            more = session.values(eligible[k:max(i + 1, 2 * k, k + 8)])
-            session.add(r + m)
+            more, _ = session.values_with(eligible[k:max(i + 1, 2 * k, k + 8)], remove=r + m)
             done[0] = np.concatenate([done[0], more])
             done[1] = np.concatenate([done[1], rounded(more)])
         return float(done[0][i]), float(done[1][i])

@@ -57,42 +57,73 @@ def diff_bars(d, max_bars: int = MAX_BARS) -> go.Figure:
     return fig
 
 
+#: the colour of cells that are not coloured by their value (not computed, not usable)
+GREY = "#d9d9d9"
 #: the name of a landscape's ``truth_f1`` on the screen
 TRUTH_F1 = "F1 against the truth"
 
 
 def landscape_heatmap(L, value: str = "n_selected", current: dict | None = None,
-                      best: tuple[int, int] | None = None) -> go.Figure:
+                      best: tuple[int, int] | None = None,
+                      unusable: np.ndarray | None = None,
+                      unusable_text: np.ndarray | None = None) -> go.Figure:
     """Heatmap of the landscape: ``value`` is ``"n_selected"``, ``"truth_f1"`` (on data with a
     known truth: :attr:`camcf.landscape.Landscape.truth_f1`) or the metric's name. Cells are
     equal (categorical axes) and show their value; ``current`` (parameter values) is ringed;
-    ``best`` (row, column), e.g. a tuner's best point, is marked with an open diamond."""
+    ``best`` (row, column), e.g. a tuner's best point, is marked with an open diamond.
+
+    Cells a partial landscape has not computed (:attr:`camcf.landscape.Landscape.filled`) are
+    grey and say "not computed". ``unusable`` (a boolean array of the grid's shape, e.g. a
+    tuning's points that selected nothing on some folds) are grey too, outside the colour
+    scale, so no colour can make them look best; ``unusable_text`` is what each says."""
     if value == "n_selected":
         z = L.counts.astype(float)
-        cbar, fmt = "features selected", "%{z:.0f}"
+        cbar = "features selected"
     elif value == "truth_f1":
         z = np.asarray(L.truth_f1, dtype=float)
-        cbar, fmt = TRUTH_F1, "%{z:.3f}"
+        cbar = TRUTH_F1
     else:
         z = np.asarray(L.metric_values, dtype=float)
-        cbar, fmt = value, "%{z:.3f}"
+        cbar = value
+    filled = (np.ones(z.shape, dtype=bool) if getattr(L, "filled", None) is None
+              else np.asarray(L.filled, dtype=bool))
+    bad = np.zeros(z.shape, dtype=bool) if unusable is None else np.asarray(unusable, bool)
+    grey = ~filled | bad
     xs = [f"{v:g}" for v in L.x_values]
     ys = [f"{v:g}" for v in L.y_values]
-    text = [[("—" if np.isnan(v) else (f"{v:.0f}" if value == "n_selected" else f"{v:.3f}"))
-             for v in row] for row in z]
+
+    def shown(i: int, j: int) -> str:
+        v = z[i][j]
+        if not filled[i][j]:
+            return "not computed"
+        number = "—" if np.isnan(v) else (f"{v:.0f}" if value == "n_selected" else f"{v:.3f}")
+        if bad[i][j] and unusable_text is not None:
+            return f"{number}<br>{unusable_text[i][j]}"
+        return number
+
+    text = [[shown(i, j) for j in range(len(xs))] for i in range(len(ys))]
+    coloured = np.where(grey, np.nan, z)
     fig = go.Figure(go.Heatmap(
-        z=z, x=xs, y=ys, text=text, texttemplate="%{text}", colorscale="Viridis",
+        z=coloured, x=xs, y=ys, text=[[("" if grey[i][j] else text[i][j])
+                                       for j in range(len(xs))] for i in range(len(ys))],
+        texttemplate="%{text}", colorscale="Viridis",
         colorbar={"title": {"text": cbar, "side": "right"}}, hoverinfo="skip"))
+    if grey.any():  # a second layer: grey cells with their words, outside the colour scale
+        fig.add_trace(go.Heatmap(
+            z=np.where(grey, 0.0, np.nan), x=xs, y=ys, showscale=False, hoverinfo="skip",
+            colorscale=[[0, GREY], [1, GREY]],
+            text=[[(text[i][j] if grey[i][j] else "") for j in range(len(xs))]
+                  for i in range(len(ys))], texttemplate="%{text}",
+            textfont={"color": "#333333"}))
     # an invisible marker on every cell carries hover and click (plotly selects points, and a
     # heatmap has none); customdata = (row, column) of the cell
     cells = [(i, j) for i in range(len(ys)) for j in range(len(xs))]
     fig.add_trace(go.Scatter(
         x=[xs[j] for _, j in cells], y=[ys[i] for i, _ in cells], mode="markers",
-        customdata=[[i, j, z[i][j]] for i, j in cells], showlegend=False, name="cells",
-        marker={"size": 44, "symbol": "square", "color": "rgba(0,0,0,0)"},
+        customdata=[[i, j, z[i][j], text[i][j]] for i, j in cells], showlegend=False,
+        name="cells", marker={"size": 44, "symbol": "square", "color": "rgba(0,0,0,0)"},
         hovertemplate=(f"{SYMBOL[L.x]} = %{{x}}<br>{SYMBOL[L.y]} = %{{y}}<br>{cbar} = "
-                       f"{fmt.replace('z', 'customdata[2]')}"
-                       "<extra>click to set the sliders</extra>")))
+                       "%{customdata[3]}<extra>click to set the sliders</extra>")))
     if current is not None:
         cx, cy = f"{current.get(L.x, np.nan):g}", f"{current.get(L.y, np.nan):g}"
         if cx in xs and cy in ys:

@@ -1,6 +1,6 @@
-"""Phase 4 of several targets at once (camcf.phases.pruning.symmetry_and_redundancy_many):
+"""Phase 4 (camcf.phases.pruning.symmetry_and_redundancy) against its straightforward loop:
 each target's sets and record are, bit for bit, those of Phase 4 written as a plain loop over
-its blanket, whatever the other targets of the batch."""
+its blanket (the cut, symmetry, every redundancy test up to the first dominating category)."""
 
 from __future__ import annotations
 
@@ -74,12 +74,11 @@ def _jobs(seed: int):
 @pytest.mark.parametrize("level", list(TRACE_LEVELS))
 @pytest.mark.parametrize("block_cells", [1, 20, 1 << 20])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_phase4_of_many_targets_is_each_targets_loop(monkeypatch, level, block_cells, seed):
+def test_phase4_of_each_target_is_its_loop(monkeypatch, level, block_cells, seed):
     monkeypatch.setattr(pruning, "_BLOCK_CELLS", block_cells)
     jobs = _jobs(seed)
     tbs = [TraceBuilder(CondSets(), level) for _ in jobs]
-    got = pruning.symmetry_and_redundancy_many([(*job, tb) for job, tb in zip(jobs, tbs,
-                                                                              strict=True)])
+    got = [pruning.symmetry_and_redundancy(*job, tb) for job, tb in zip(jobs, tbs, strict=True)]
     removed = kept = 0
     for job, tb, res in zip(jobs, tbs, got, strict=True):
         ref_tb = TraceBuilder(CondSets(), level)
@@ -91,7 +90,7 @@ def test_phase4_of_many_targets_is_each_targets_loop(monkeypatch, level, block_c
         assert tb.counts == ref_tb.counts and tb.n == ref_tb.n
         removed += len(want["redundancy_removed"])
         kept += len(want["blanket"])
-    assert removed and kept  # the batch removes some survivors and keeps others
+    assert removed and kept  # some survivors are removed, others kept
 
 
 def test_phase4_checks_the_category_ids():
