@@ -355,7 +355,8 @@ def test_sessions_equal_the_reference_as_the_set_grows_and_shrinks(p, data):
     give the same I(t; V | S) for random columns (any pool column: features, categories,
     members of S, t's own), the same early stops (``stop_above``: thresholds at, between and
     below the values, negative ones), the same I(t; V_j | S − j) and strata of S − j
-    (``without``, which leaves the session as it was), and the same Engine.strata of random
+    (``without``), the same values and strata given S with a column more or a member less
+    (``values_with``; both leave the session as it was), and the same Engine.strata of random
     sets; the copies never disturb each other, nor do sessions started after others ended
     (perhaps on their arrays); both engines count the same work."""
     comp, ref = p.engines()
@@ -369,7 +370,8 @@ def test_sessions_equal_the_reference_as_the_set_grows_and_shrinks(p, data):
         k = data.draw(st.integers(0, len(live) - 1), label="session")
         g, r = live[k]
         op = data.draw(st.sampled_from(["add", "add", "remove", "values", "values", "without",
-                                        "copy", "new", "end", "engine-strata"]), label="op")
+                                        "values-with", "copy", "new", "end", "engine-strata"]),
+                       label="op")
         if op == "add" and len(g.cond) < P:
             j = data.draw(st.sampled_from([c for c in range(P) if c not in g.cond]),
                           label="add")
@@ -393,6 +395,20 @@ def test_sessions_equal_the_reference_as_the_set_grows_and_shrinks(p, data):
             rest = [c for c in g.cond if c != j]
             assert abs(vg - vr) <= TOL, (j, g.cond, vg, vr)
             assert ng == nr == p.strata(rest), (j, g.cond)
+        elif op == "values-with":  # given S plus a column, or less a member
+            cols = data.draw(st.lists(column, max_size=8), label="cols")
+            if g.cond and data.draw(st.booleans(), label="remove"):
+                j = data.draw(st.sampled_from(g.cond), label="member")
+                how, moved = {"remove": j}, [c for c in g.cond if c != j]
+            elif len(g.cond) < P:
+                j = data.draw(st.sampled_from([c for c in range(P) if c not in g.cond]),
+                              label="column")
+                how, moved = {"add": j}, [*g.cond, j]
+            else:
+                continue
+            (vg, ng), (vr, nr) = g.values_with(cols, **how), r.values_with(cols, **how)
+            np.testing.assert_allclose(vg, vr, rtol=0, atol=TOL, err_msg=f"{moved} {cols}")
+            assert vg.shape == (len(cols),) and ng == nr == p.strata(moved), moved
         elif op == "copy":
             live.append((g.copy(), r.copy()))
         elif op == "new":  # (after an "end", perhaps on the ended session's arrays)

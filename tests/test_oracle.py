@@ -79,6 +79,14 @@ class OracleGiven:
                 break
         return np.array(out)
 
+    def values_with(self, cols, *, add=None, remove=None) -> tuple[np.ndarray, int]:
+        moved = self.copy()
+        if add is not None:
+            moved.add(add)
+        if remove is not None:
+            moved.remove(remove)
+        return moved.values(cols), 1
+
     def without(self, j: int) -> tuple[float, int]:
         self.engine.computed += 1
         return self.engine.dep(self._t(), j, [c for c in self.cond if c != j]), 1
