@@ -359,22 +359,22 @@ class CostProgress:
 #: on these n rows (fewer pass a higher threshold), and the chance that an independent
 #: feature's G statistic passes δ1 (df: the typical feature × category table's,
 #: :func:`camcf.significance.suggest_thresholds`).
-#: Measured with ``benchmarks/bench_run_cost.py --fit`` (2026-11-29, this engine, one core of
-#: a shared 2-core machine): ``feature``, ``label`` and ``candidate`` chosen so that the
-#: synthetic cases of delicious's and Corel16k's shapes with n ≥ 3,200 rows and K ≥ 700 are
-#: within a factor 1.3 (delicious-like at full size, δ1 = 0.0003125: 17.0 s measured, 14.3 s
-#: modelled); the script's least-squares fit over every case was worse there. The model is
-#: up to 8× too high on Enron (sparse text: its spouse scans are short). ``dependent``: the
-#: median over flags, yeast, image and enron is 0.3, the synthetic sets' about 0.01; 0.1
-#: sits between (a first run's estimate is rough — 2 min for the synthetic delicious-like
-#: data at the suggested thresholds, which ran 17 s; the real delicious ran 101 s —, the
-#: run's own progress corrects it, and later runs count K from the scores). Refit when the
-#: engine changes.
+#: Fitted with ``benchmarks/bench_run_cost.py --scales 0.1,0.2,0.3,1 --sets
+#: flags,yeast,image,enron --fit`` (2026-11-29, the compiled engine, one core of a shared 2-core
+#: machine; 33 cases): ``feature`` and ``candidate`` by least squares of the log error
+#: (mean |log(model / measured)| 0.72, a factor of about 2; 1.26 with the coefficients of the
+#: numpy engine); ``label`` fitted to 0 (the unconditional tables and their lookups cost
+#: nothing beside the rest). The model is up to 10× too high on Enron (sparse text: a test
+#: costs the exceptions of its column, not n) and 3–5× too high on the synthetic sets at the
+#: lowest thresholds. ``dependent``: the fit's median over the shared sets is 0.34, the
+#: synthetic sets' about 0.01; 0.1 sits between (a first run's estimate is rough; the run's
+#: own progress corrects it, and later runs count K from the scores and scale by the last run
+#: on the same data). Refit when the engine changes.
 RUN_COST: dict[str, float] = {
     "fixed": 0.05,
-    "feature": 4.0e-11,
-    "label": 3.0e-11,
-    "candidate": 4.0e-10,
+    "feature": 2.06e-10,
+    "label": 0.0,
+    "candidate": 6.2e-11,
     "dependent": 0.1,
 }
 

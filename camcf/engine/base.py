@@ -41,7 +41,17 @@ class Given(Protocol):
         """(I(t; V_j | S − j), the strata of S − j) for a member j of S."""
         ...
 
+    def without_each(self, cols: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """For each member j of ``cols`` in turn, :meth:`without` and then j removed: (the
+        values, the strata), S left without the ``cols`` (a backward walk that removes them
+        all; the caller adds back what it keeps)."""
+        ...
+
     def add(self, j: int) -> None: ...
+
+    def add_all(self, cols: Sequence[int]) -> None:
+        """:meth:`add` each of ``cols`` in turn."""
+        ...
 
     def remove(self, j: int) -> None: ...
 

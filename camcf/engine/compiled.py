@@ -98,8 +98,7 @@ class CompiledEngine(EngineBase):
 
     def given(self, target: int, cond: Sequence[int] = ()) -> CompiledGiven:
         g = CompiledGiven(self, target)
-        for j in cond:
-            g.add(j)
+        g.add_all(list(cond))
         return g
 
 
@@ -189,6 +188,17 @@ class CompiledGiven:
         self._move(int(j), True)
         self.cond.append(int(j))
 
+    def add_all(self, cols) -> None:
+        e = self.engine
+        cols = np.asarray(cols, dtype=np.int64)
+        if cols.size == 0:
+            return
+        exc = np.diff(e.ptr)[cols]  # (a column's move drops the strata it empties: the ids in
+        self._room(int(min(exc.sum(), e.n) + exc.max()))  # use stay under n + its exceptions)
+        K.move_all(e.ptr, e.rows, e.vals, cols, e.mult, self.zt, self.skey, self.sc,
+                   self.slots, self.shift, self.used, self.free, self.dest, self.seen)
+        self.cond.extend(cols.tolist())
+
     def remove(self, j: int) -> None:
         self._move(int(j), False)
         self.cond.remove(int(j))
@@ -226,12 +236,26 @@ class CompiledGiven:
         e.computed += cols.size
         return out, int(ns)
 
+    def without_each(self, cols) -> tuple[np.ndarray, np.ndarray]:
+        e = self.engine
+        cols = np.asarray(cols, dtype=np.int64)
+        out, strata = np.empty(cols.size), np.empty(cols.size, dtype=np.int64)
+        if cols.size:
+            self._room(int(np.diff(e.ptr)[cols].max()))
+            K.without_each(e.ptr, e.rows, e.vals, cols, e.mult, self.zt, self.skey, self.sc,
+                           self.slots, self.shift, self.used, self.free, e.tab, e.n, self.wc,
+                           self.tc, self.acc, self.dest, self.seen, self.touched, out, strata)
+            e.computed += cols.size
+            gone = set(cols.tolist())
+            self.cond = [c for c in self.cond if c not in gone]
+        return out, strata
+
     def without(self, j: int) -> tuple[float, int]:
         e = self.engine
         j = int(j)
         self._room(self.engine.exceptions(j))
         v, ns = K.without(e.ptr, e.rows, e.vals, j, e.mult[j], self.zt, self.skey, self.sc,
                           self.slots, self.shift, self.used, self.free, e.tab, e.n, self.wc,
-                          self.tc, self.acc, self.seen, self.touched)
+                          self.tc, self.acc, self.seen, self.touched, self.dest, False)
         e.computed += 1
         return float(v), int(ns)

@@ -341,6 +341,13 @@ def move(ptr, rows, vals, j, a, add, zt, skey, sc, slots, shift, used, free, des
 
 
 @njit(**_JIT)
+def move_all(ptr, rows, vals, cols, mult, zt, skey, sc, slots, shift, used, free, dest, seen):
+    """:func:`move` adding each column of ``cols`` in turn."""
+    for j in cols:
+        move(ptr, rows, vals, j, mult[j], True, zt, skey, sc, slots, shift, used, free, dest, seen)
+
+
+@njit(**_JIT)
 def _t2(tab, c0, c1):
     """(c0 + c1)·H(t) in bits of c0 rows with t = 0 and c1 with t = 1."""
     return tab[c0 + c1] - tab[c0] - tab[c1]
@@ -493,12 +500,14 @@ def values_moved(ptr, rows, vals, card, coff, bits, j, a, add, cols, zt, skey, s
 
 @njit(**_JIT)
 def without(ptr, rows, vals, f, a, zt, skey, sc, slots, shift, used, free, tab, n, wc, tc, acc,
-            seen, touched):
-    """(I(t; X_f | S − f) in bits, strata of S − f) for a member f of S (multiplier ``a``).
+            seen, touched, dest, remove):
+    """(I(t; X_f | S − f) in bits, strata of S − f) for a member f of S (multiplier ``a``);
+    with ``remove``, f is then removed from S.
 
     A stratum of S − f is a stratum of S where f is at its mode (hash h) merged with those
     where f = v ≠ 0 (hash h + a·v): whole strata of S, found from f's exceptions (a stratum of
-    S − f that S lacks is counted in an empty stratum of its own, dropped again)."""
+    S − f that S lacks is counted in an empty stratum of its own, dropped again unless f is
+    removed: then f's exceptions move into the strata found, and theirs, left empty, go)."""
     nv = 0
     k = 0
     for e in range(ptr[f], ptr[f + 1]):
@@ -509,6 +518,7 @@ def without(ptr, rows, vals, f, a, zt, skey, sc, slots, shift, used, free, tab, 
         seen[nv] = s
         nv += 1
         g = _find_or_add(skey[s] - a * np.uint64(vals[e]), skey, sc, slots, shift, used, free)
+        dest[s] = g
         if tc[2 * g] + tc[2 * g + 1] == 0:
             touched[k] = g
             k += 1
@@ -526,10 +536,35 @@ def without(ptr, rows, vals, f, a, zt, skey, sc, slots, shift, used, free, tab, 
         acc[g] = 0.0
         if c0 + c1 == 0:
             empty += 1
-            _drop(g, skey, slots, shift, used, free)
+            if not remove:
+                _drop(g, skey, slots, shift, used, free)
+    strata = used[1] - nv + empty
+    if remove:  # every row of a stratum met holds f = v: each moves to its stratum of S − f
+        for e in range(ptr[f], ptr[f + 1]):
+            x = zt[rows[e]]
+            g = dest[x >> 1]
+            sc[x] -= 1
+            y = 2 * g + (x & 1)
+            sc[y] += 1
+            zt[rows[e]] = y
+        for q in range(nv):
+            _drop(seen[q], skey, slots, shift, used, free)
+        used[1] = strata
     for q in range(nv):
         wc[2 * seen[q]] = 0
-    return total / n, used[1] - nv + empty
+        dest[seen[q]] = -1
+    return total / n, strata
+
+
+@njit(**_JIT)
+def without_each(ptr, rows, vals, fs, mult, zt, skey, sc, slots, shift, used, free, tab, n, wc,
+                 tc, acc, dest, seen, touched, out, strata):
+    """For each member f of ``fs`` in turn: :func:`without` (into ``out`` and ``strata``), then
+    f removed from the set."""
+    for k in range(fs.size):
+        f = fs[k]
+        out[k], strata[k] = without(ptr, rows, vals, f, mult[f], zt, skey, sc, slots, shift, used,
+                                    free, tab, n, wc, tc, acc, seen, touched, dest, True)
 
 
 @njit(**_JIT)

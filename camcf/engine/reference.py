@@ -80,6 +80,15 @@ class ReferenceGiven:
             moved.add(add)
         return moved.values(cols), moved.strata()
 
+    def without_each(self, cols) -> tuple[np.ndarray, np.ndarray]:
+        out, strata = [], []
+        for j in cols:
+            v, ns = self.without(int(j))
+            out.append(v)
+            strata.append(ns)
+            self.remove(int(j))
+        return np.array(out, dtype=np.float64), np.array(strata, dtype=np.int64)
+
     def without(self, j: int) -> tuple[float, int]:
         rest = [c for c in self.cond if c != j]
         return self.engine.cmi(self.target, j, rest), self.engine.strata(rest)
@@ -87,6 +96,10 @@ class ReferenceGiven:
     def add(self, j: int) -> None:
         self.cond.append(int(j))
         self._z = None
+
+    def add_all(self, cols) -> None:
+        for j in cols:
+            self.add(j)
 
     def remove(self, j: int) -> None:
         self.cond.remove(int(j))

@@ -27,6 +27,7 @@ from ..engine import rounded
 from ..trace import DECISION_CODE, TARGET, TraceBuilder, decide
 
 _KEPT, _CUT, _BELOW = (DECISION_CODE[d] for d in ("kept", "cut-k1", "below-delta1"))
+_RUN = 4  # backward values measured at once after a member stays (then twice as many)
 
 
 def parents_children(engine, given, s: np.ndarray, delta1: float, k1: float, tb: TraceBuilder,
@@ -52,27 +53,41 @@ def parents_children(engine, given, s: np.ndarray, delta1: float, k1: float, tb:
     if not kept:
         return order.tolist(), [], [], None
     walk = given.copy()
-    for f in kept:
-        walk.add(f)
-    R_pool = [q for q in given.cond]
+    walk.add_all(kept)
     levels = engine.levels() if adequacy > 0 else None
-    pc = list(kept)
-    for f in kept:
-        S = [g for g in pc if g != f] + R_pool
-        if S:
-            v, ns = walk.without(f)
-        else:  # S empty: s_f, read from the table
-            v, ns = float(engine.lookup(given.target, [f])[0]), 1
-        out = rounded(v) <= delta1
-        decision = "removed" if out else "stays"
-        if levels is not None and engine.n < adequacy * int(levels[f]) * 2 * ns:
-            out, decision = False, "untrusted"  # too few rows per cell: f stays
-        tb.add_one("backward", TARGET, f, lambda S=S: np.asarray(S, dtype=np.int32).tobytes(),
-                   v, delta1, decision, strata=ns)
-        if out:
-            walk.remove(f)
-            pc.remove(f)
-    return order.tolist(), kept, pc, walk
+    # S = (PC − f) ∪ R as the record keeps it, int32 bytes: the members before f that stayed,
+    # the kept candidates after f (none of them tested yet), R
+    kept_b = np.asarray(kept, dtype=np.int32).tobytes()
+    R_b = np.asarray(given.cond, dtype=np.int32).tobytes()
+    stayed_b = b""
+    stays = np.ones(len(kept), dtype=bool)
+    in_pc, i, run = len(kept), 0, _RUN
+    while i < len(kept):
+        # the next members measured in one go, each assumed removed for the next ones (most
+        # are removed); from the first that stays on, they are put back and measured again
+        vals, strata = walk.without_each(kept[i:i + run])
+        for k, (v, ns) in enumerate(zip(vals.tolist(), strata.tolist(), strict=True)):
+            f = kept[i + k]
+            if in_pc == 1 and not R_b:  # S empty: s_f, read from the table
+                v, ns = float(engine.lookup(given.target, [f])[0]), 1
+            out = rounded(v) <= delta1
+            decision = "removed" if out else "stays"
+            if levels is not None and engine.n < adequacy * int(levels[f]) * 2 * ns:
+                out, decision = False, "untrusted"  # too few rows per cell: f stays
+            j = i + k
+            tb.add_one("backward", TARGET, f, lambda j=j, b=stayed_b: b + kept_b[4 * j + 4:] + R_b,
+                       v, delta1, decision, strata=ns)
+            if out:
+                stays[j] = False
+                in_pc -= 1
+                continue
+            stayed_b += kept_b[4 * j:4 * j + 4]
+            walk.add_all(kept[j:i + run])  # f stays; the ones after it were measured without f
+            i, run = j + 1, _RUN
+            break
+        else:
+            i, run = i + run, 2 * run
+    return order.tolist(), kept, [f for f, k in zip(kept, stays, strict=True) if k], walk
 
 
 def spouses(engine, given, s: np.ndarray, pc: list[int], delta1: float, tb: TraceBuilder
