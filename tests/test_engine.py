@@ -349,15 +349,16 @@ def _check_state(p: Problem, g, r):
 @PROPERTY
 @given(problems(), st.data())
 def test_sessions_equal_the_reference_as_the_set_grows_and_shrinks(p, data):
-    """Sessions for a target whose set S moves by random add/remove steps, copies taken and
-    moved on their own, sessions ended and new ones started: after every step, the compiled
-    session and the reference's hold the same S and strata (the distinct joint rows of S), and
+    """Sessions for a target whose set S moves by random add/add_all/remove steps, copies
+    taken and moved on their own, sessions ended and new ones started: after every step, the
+    compiled session and the reference's hold the same S and strata (the distinct joint rows of S), and
     give the same I(t; V | S) for random columns (any pool column: features, categories,
     members of S, t's own), the same early stops (``stop_above``: thresholds at, between and
     below the values, negative ones), the same I(t; V_j | S − j) and strata of S − j
     (``without``), the same values and strata given S with a column more or a member less
-    (``values_with``; both leave the session as it was), and the same Engine.strata of random
-    sets; the copies never disturb each other, nor do sessions started after others ended
+    (``values_with``; both leave the session as it was), the same leave-one-out values and
+    strata of a backward walk that removes members in turn (``without_each``), and the same
+    Engine.strata of random sets; the copies never disturb each other, nor do sessions started after others ended
     (perhaps on their arrays); both engines count the same work."""
     comp, ref = p.engines()
     P = p.m + p.Q
@@ -369,14 +370,20 @@ def test_sessions_equal_the_reference_as_the_set_grows_and_shrinks(p, data):
     for _ in range(data.draw(st.integers(1, 25), label="steps")):
         k = data.draw(st.integers(0, len(live) - 1), label="session")
         g, r = live[k]
-        op = data.draw(st.sampled_from(["add", "add", "remove", "values", "values", "without",
-                                        "values-with", "copy", "new", "end", "engine-strata"]),
-                       label="op")
+        op = data.draw(st.sampled_from(["add", "add", "add-all", "remove", "values", "values",
+                                        "without", "without-each", "values-with", "copy", "new",
+                                        "end", "engine-strata"]), label="op")
         if op == "add" and len(g.cond) < P:
             j = data.draw(st.sampled_from([c for c in range(P) if c not in g.cond]),
                           label="add")
             g.add(j)
             r.add(j)
+        elif op == "add-all" and len(g.cond) < P:
+            outside = [c for c in range(P) if c not in g.cond]
+            cols = data.draw(st.lists(st.sampled_from(outside), unique=True, max_size=5),
+                             label="add all")
+            g.add_all(cols)
+            r.add_all(cols)
         elif op == "remove" and g.cond:
             j = data.draw(st.sampled_from(g.cond), label="remove")
             g.remove(j)
@@ -395,6 +402,16 @@ def test_sessions_equal_the_reference_as_the_set_grows_and_shrinks(p, data):
             rest = [c for c in g.cond if c != j]
             assert abs(vg - vr) <= TOL, (j, g.cond, vg, vr)
             assert ng == nr == p.strata(rest), (j, g.cond)
+        elif op == "without-each" and g.cond:  # each left out, then removed: a backward walk
+            cols = data.draw(st.permutations(g.cond), label="order")
+            cols = cols[:data.draw(st.integers(1, len(cols)), label="how many")]
+            before = list(g.cond)
+            (vg, ng), (vr, nr) = g.without_each(cols), r.without_each(cols)
+            np.testing.assert_allclose(vg, vr, rtol=0, atol=TOL, err_msg=f"{before} {cols}")
+            want = [p.strata([c for c in before if c not in cols[:i + 1]])
+                    for i in range(len(cols))]
+            assert ng.tolist() == nr.tolist() == want, (before, cols)
+            assert g.cond == [c for c in before if c not in cols]
         elif op == "values-with":  # given S plus a column, or less a member
             cols = data.draw(st.lists(column, max_size=8), label="cols")
             if g.cond and data.draw(st.booleans(), label="remove"):

@@ -91,8 +91,19 @@ class OracleGiven:
         self.engine.computed += 1
         return self.engine.dep(self._t(), j, [c for c in self.cond if c != j]), 1
 
+    def without_each(self, cols) -> tuple[np.ndarray, np.ndarray]:
+        out = []
+        for j in cols:
+            out.append(self.without(int(j))[0])
+            self.remove(int(j))
+        return np.array(out), np.ones(len(out), dtype=np.int64)
+
     def add(self, j: int) -> None:
         self.cond.append(int(j))
+
+    def add_all(self, cols) -> None:
+        for j in cols:
+            self.add(j)
 
     def remove(self, j: int) -> None:
         self.cond.remove(int(j))
@@ -122,9 +133,10 @@ def test_phases_recover_the_markov_blanket_of_a_known_dag():
     assert t.recovered == ()  # e loses against L given {a, c}: it adds nothing
     assert t.symmetry_removed == (2,)  # s_d = 0: the spouse falls to the symmetry check
     assert t.blanket == (0, 1)
-    # the phases asked the engine for every conditional value the record holds
+    # the phases asked the engine for every conditional value the record holds (a backward
+    # walk may ask for some twice: those measured, each assumed removed, after a member stays)
     conditional = ("backward", "spouse-screen", "spouse", "blocker", "recovery")
-    assert eng.stats()["computed"] == sum(t.test_counts.get(s, 0) for s in conditional)
+    assert eng.stats()["computed"] >= sum(t.test_counts.get(s, 0) for s in conditional) > 0
 
 
 def test_oracle_shows_label_blocking():
