@@ -17,7 +17,6 @@ def truth_curve() -> None:
     """F1 against n: the network the data came from, sampled again at several n (a job)."""
     from camcf.evaluation.truth_study import (
         METHODS,
-        adequacy_supported,
         f1_figure,
         run_truth_curve,
         truth_curve_estimate,
@@ -31,8 +30,7 @@ def truth_curve() -> None:
     src = rec.data.source
     network = (src.get("network") or "demo") if src.get("bif") is None else \
         (src["bif"], src["filename"])
-    offered = ["current", *[m for m in METHODS if m != "camcf-adequacy"
-                            or adequacy_supported()]]
+    offered = ["current", *METHODS]
     c1, c2, c3 = st.columns([3, 2, 1])
     chosen = c1.multiselect("Methods", offered, key=S.TC_METHODS.init(),
                             format_func=lambda m: "Ca-MCF (current)" if m == "current"
