@@ -293,6 +293,10 @@ def test_export_config_and_cli(res, demo):
     assert ("--gamma 1.2 --min-category-size 5 --recovery first --significance 0.01 "
             "--output result.json") in cmd
     assert "--xml" not in cmd
+    assert "--adequacy" not in cmd  # the test-adequacy rule is off: not spelled
+    on = cli_command("y.arff", labels=None, xml=None, discretize={},
+                     params={**res.params, "adequacy": 5.0})
+    assert "--recovery first --adequacy 5 --significance 0.01" in on
     cmd2 = cli_command("y.arff", labels=None, xml="y.xml", discretize={}, params=res.params)
     assert "--xml y.xml" in cmd2 and "--labels" not in cmd2
     text = dataset_csv(demo.dataset)

@@ -10,7 +10,7 @@ import shlex
 import numpy as np
 import pandas as pd
 
-from ..algorithm_params import ALGORITHM_PARAMS
+from ..algorithm_params import ALGORITHM_PARAMS, adequacy_used
 
 #: (parameter, flag) of every declared Ca-MCF parameter (camcf.algorithm_params), in order: a
 #: parameter added there appears in the exported command.
@@ -32,6 +32,8 @@ def cli_command(data_path: str, *, labels: str | None, xml: str | None, discreti
              str(discretize.get("bins", 3)), "--strategy", discretize.get("strategy", "uniform")]
     for p in ALGORITHM_PARAMS:
         key, flag = p.name, p.flag
+        if key == "adequacy" and not adequacy_used(params):
+            continue  # (spelled only when the rule is on, as a run records it)
         v = params.get(key, p.default)
         args += [flag, f"{v:g}" if isinstance(v, float) else str(v)]
     args += ["--output", output]
