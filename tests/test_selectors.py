@@ -115,9 +115,12 @@ def test_exported_command_and_params_table_follow_the_declarations():
     cmd = cli_command("d.csv", labels="last:2", xml=None,
                       discretize={"discretize": "auto", "bins": 3, "strategy": "uniform"},
                       params=dict(DEFAULTS, delta1=0.02))
-    for p in ALGORITHM_PARAMS:
-        assert p.flag in cmd
+    for p in ALGORITHM_PARAMS:  # every declared parameter; adequacy only when its rule is on
+        assert (p.flag in cmd) == (p.name != "adequacy"), p.name
     assert "--delta1 0.02" in cmd
+    on = cli_command("d.csv", labels="last:2", xml=None, discretize={},
+                     params=dict(DEFAULTS, adequacy=5.0))
+    assert all(p.flag in on for p in ALGORITHM_PARAMS) and "--adequacy 5" in on
     table = params_table(dict(DEFAULTS))
     assert table["parameter"].tolist() == [p.label for p in ALGORITHM_PARAMS]
 
