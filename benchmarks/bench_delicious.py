@@ -27,7 +27,7 @@ import time
 import warnings
 
 import numpy as np
-from shapes import DELICIOUS_FILE, delicious_tags, delicious_topics
+from shapes import DELICIOUS_FILE, delicious_tags, delicious_topics, keep_selection
 
 import camcf
 
@@ -75,14 +75,8 @@ def main(argv=None) -> int:
               f"{res.params['delta1']:.7g}", flush=True)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of this process {peak:.0f} MB")
-    if args.save:
-        with open(args.save, "w") as fh:
-            json.dump(selection, fh)
-    if args.compare:
-        with open(args.compare) as fh:
-            same = json.load(fh) == selection
-        print(f"selection {'identical to' if same else 'DIFFERS from'} {args.compare}")
-        return 0 if same else 1
+    if not keep_selection(selection, args.save, args.compare):
+        return 1
     return 0
 
 

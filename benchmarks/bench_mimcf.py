@@ -17,12 +17,11 @@ selected; ``--compare`` checks that the selection is identical to a saved one.
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import sys
 import time
 
-from shapes import DELICIOUS_FILE, delicious_topics
+from shapes import DELICIOUS_FILE, delicious_topics, keep_selection
 
 DELICIOUS = DELICIOUS_FILE
 
@@ -56,16 +55,8 @@ def main() -> None:
     secs = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
     print(f"MI-MCF: {secs:.1f} s, peak RSS {peak:.0f} MiB, {len(sel)} features selected")
-    if args.save:
-        with open(args.save, "w") as fh:
-            json.dump(sel, fh)
-    if args.compare:
-        with open(args.compare) as fh:
-            ref = json.load(fh)
-        same = ref == sel
-        print("selection identical to", args.compare if same else f"{args.compare}: DIFFERENT")
-        if not same:
-            sys.exit(1)
+    if not keep_selection(sel, args.save, args.compare):
+        sys.exit(1)
 
 
 if __name__ == "__main__":

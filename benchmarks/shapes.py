@@ -26,6 +26,8 @@ in which the explorer and the command line read the real ones.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 __all__ = ["COREL16K", "DELICIOUS", "DELICIOUS_FILE", "corel16k_like", "delicious_like",
@@ -162,3 +164,17 @@ def write_arff(path, X: np.ndarray, Y: np.ndarray, relation: str = "synthetic") 
                    + "".join(f'<label name="y{j}"></label>\n' for j in range(q))
                    + "</labels>\n")
     return path, xml
+
+
+def keep_selection(selection: list, save: str | None, compare: str | None) -> bool:
+    """Write a benchmark's selection to ``save`` and check it against ``compare`` (JSON files),
+    printing the verdict; False when it differs from the saved one."""
+    if save:
+        with open(save, "w") as fh:
+            json.dump(selection, fh)
+    if not compare:
+        return True
+    with open(compare) as fh:
+        same = json.load(fh) == selection
+    print(f"selection {'identical to' if same else 'DIFFERS from'} {compare}")
+    return same
