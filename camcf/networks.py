@@ -33,7 +33,6 @@ from __future__ import annotations
 import difflib
 import functools
 import gzip
-import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -343,6 +342,8 @@ def _from_bif(text: str, *, name: str, title: str, shown: str) -> Network:
     graph.add_nodes_from(sorted(nodes))
     graph.add_edges_from(model.edges())
     states = {v: tuple(str(s) for s in model.states[v]) for v in sorted(nodes)}
+    import hashlib  # (OpenSSL's start-up: about 20 ms that camcf --help need not pay)
+
     return Network(name=name, title=title, graph=graph, states=states,
                    fingerprint=hashlib.sha256(text.encode()).hexdigest()[:20], model=model)
 

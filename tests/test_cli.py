@@ -222,6 +222,21 @@ def test_import_camcf_and_help_load_no_heavy_module():
         camcf.nope  # noqa: B018
 
 
+def test_help_declares_only_the_chosen_subcommands_arguments():
+    """``camcf --help`` lists the subcommands without declaring their arguments (``camcf truth``'s
+    import the truth study, about 25 ms), nor loads hashlib (OpenSSL, about 20 ms, for a
+    network's fingerprint); ``camcf truth --help`` declares them."""
+    probe = ("import sys, camcf.cli\ntry:\n    camcf.cli.main({argv!r})\nexcept SystemExit:\n"
+             "    pass\nprint(sorted(m for m in ('camcf.evaluation.truth_study', 'hashlib')"
+             " if m in sys.modules), file=sys.stderr)")
+    for argv, expected in ((["--help"], "[]"), (["select", "--help"], "[]"),
+                           (["truth", "--help"], "['camcf.evaluation.truth_study']")):
+        p = subprocess.run([sys.executable, "-c", probe.format(argv=argv)], capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        assert p.stderr.strip().splitlines()[-1] == expected, argv
+
+
 @pytest.mark.parametrize("suffix", [".arff", ".csv"])
 def test_a_small_dense_file_is_selected_without_scipy_pandas_or_joblib(tmp_path, suffix):
     """The whole ``camcf select`` of a small dense ARFF file, or a CSV file of plain numbers,

@@ -76,11 +76,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     tokens = list(argv) if argv is not None else []
+    # a command line names one subcommand (its first word): only that one's arguments are
+    # declared (some import what they list, e.g. camcf truth's methods); without argv, all
+    chosen = next((t for t in tokens if not t.startswith("-")), None)
     for module in subcommands():
         cp = sub.add_parser(module.COMMAND, help=module.HELP,
                             description=getattr(module, "DESCRIPTION", module.HELP),
                             epilog=EPILOG)
-        module.add_arguments(cp, tokens)
+        if argv is None or module.COMMAND == chosen:
+            module.add_arguments(cp, tokens)
         cp.set_defaults(run=module.run)
     return p
 
