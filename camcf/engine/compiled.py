@@ -42,6 +42,9 @@ def build_pool(X, C: np.ndarray) -> tuple[np.ndarray, ...]:
     n = X.shape[0]
     if issparse(X):
         Xc = X.tocsc()
+        if not Xc.has_canonical_format:  # (rows ascending, no duplicates: the kernels' input)
+            Xc = Xc.copy()
+            Xc.sum_duplicates()
         first = (Xc.indptr, Xc.indices, Xc.data)
     else:
         first = np.asarray(X)

@@ -42,11 +42,9 @@ def xlogx(n):
 
 # -- the pool, by exception ------------------------------------------------------------------
 @njit(**_JIT)
-def _recode(col, counts, code_of):
-    """Count ``col``'s codes into ``counts`` (zeroed), number them in ``code_of``: the mode
-    (the smallest most frequent code) 0, the others 1..K−1 ascending. Returns (K, exceptions)."""
-    for i in range(col.size):
-        counts[col[i]] += 1
+def _number(counts, code_of):
+    """Number the codes counted in ``counts`` in ``code_of``: the mode (the smallest most
+    frequent code) 0, the others that occur 1..K−1 ascending. Returns (K, the mode)."""
     mode = 0
     for c in range(counts.size):
         if counts[c] > counts[mode]:
@@ -58,12 +56,23 @@ def _recode(col, counts, code_of):
             k += 1
         else:
             code_of[c] = 0
+    return k, mode
+
+
+@njit(**_JIT)
+def _recode(col, counts, code_of):
+    """Count ``col``'s codes into ``counts`` (zeroed) and :func:`_number` them. Returns
+    (K, exceptions)."""
+    for i in range(col.size):
+        counts[col[i]] += 1
+    k, mode = _number(counts, code_of)
     return k, col.size - counts[mode]
 
 
 @njit(**_JIT)
-def _fill(col, counts, code_of, k, rows, vals, at):
-    """Write ``col``'s exceptions from ``at``: by recoded value, rows ascending."""
+def _fill(col, counts, code_of, k, rows, vals, at, where):
+    """Write the exceptions among ``col``'s entries from ``at``: by recoded value, rows
+    ascending. ``where``: the row of each entry (rows ascending; empty: entry i is row i)."""
     begin = np.zeros(k + 1, dtype=np.int64)  # where value v's rows start, from begin[1] = 0
     for c in range(counts.size):
         if code_of[c] > 0:
@@ -74,7 +83,7 @@ def _fill(col, counts, code_of, k, rows, vals, at):
         v = code_of[col[i]]
         if v > 0:
             e = at + begin[v]
-            rows[e] = i
+            rows[e] = where[i] if where.size else i
             vals[e] = v
             begin[v] += 1
 
@@ -88,46 +97,67 @@ def _scatter(indptr, indices, data, j, out):
     return out
 
 
-def _columns(part, n: int):
-    """The columns of a part of the pool, one dense array at a time."""
-    if isinstance(part, tuple):  # CSC (indptr, indices, data)
-        indptr, indices, data = part
-        out = np.empty(n, dtype=data.dtype)
-        for j in range(indptr.size - 1):
-            yield _scatter(indptr, indices, data, j, out)
-    else:
-        for j in range(part.shape[1]):
-            yield part[:, j]
+@njit(**_JIT)
+def _dense_part(A, top, j0, sizes, card, ptr, rows, vals, fill):
+    """Pool columns j0… from the dense codes A (n × k): each column's number of values and
+    exceptions (``card``, ``sizes``), or with ``fill`` its exceptions from ``ptr[j]`` on."""
+    counts, code_of = np.zeros(top + 1, np.int64), np.zeros(top + 1, np.int64)
+    dense = np.empty(0, dtype=np.int64)
+    for j in range(A.shape[1]):
+        counts[:] = 0
+        k, nnz = _recode(A[:, j], counts, code_of)
+        if fill:
+            _fill(A[:, j], counts, code_of, k, rows, vals, ptr[j0 + j], dense)
+        else:
+            sizes[j0 + j], card[j0 + j] = nnz, k
+
+
+@njit(**_JIT)
+def _csc_part(indptr, indices, data, n, top, j0, sizes, card, ptr, rows, vals, fill):
+    """:func:`_dense_part` for a CSC matrix (canonical: rows ascending, no duplicates). A column
+    whose mode is 0 (most sparse columns) is read from its stored entries alone; another is
+    made dense first."""
+    counts, code_of = np.zeros(top + 1, np.int64), np.zeros(top + 1, np.int64)
+    col, dense = np.empty(n, dtype=data.dtype), np.empty(0, dtype=indices.dtype)
+    for j in range(indptr.size - 1):
+        a, b = indptr[j], indptr[j + 1]
+        counts[:] = 0
+        counts[0] = n - (b - a)
+        for e in range(a, b):
+            counts[data[e]] += 1
+        k, mode = _number(counts, code_of)
+        if not fill:
+            sizes[j0 + j], card[j0 + j] = n - counts[mode], k
+        elif mode == 0:
+            _fill(data[a:b], counts, code_of, k, rows, vals, ptr[j0 + j], indices[a:b])
+        else:
+            _fill(_scatter(indptr, indices, data, j, col), counts, code_of, k, rows, vals,
+                  ptr[j0 + j], dense)
 
 
 def build_pool(parts: list, n: int) -> tuple[np.ndarray, ...]:
     """(ptr, rows, vals, card) of the columns of ``parts`` in order: each part a dense
-    column-major array of small non-negative integer codes (n × k) or a ``(indptr, indices,
+    array of small non-negative integer codes (n × k) or a canonical ``(indptr, indices,
     data)`` CSC triple. Column j's exceptions are ``rows[ptr[j]:ptr[j + 1]]`` with recoded
     values ``vals[…]`` (uint8 when every column has at most 256 values, else int32); ``card``
     holds each column's number of distinct values."""
     tops = [int((p[2] if isinstance(p, tuple) else p).max(initial=0)) for p in parts]
-    sizes, card = [], []
-    for part, top in zip(parts, tops, strict=True):
-        counts, code_of = np.zeros(top + 1, np.int64), np.zeros(top + 1, np.int64)
-        for col in _columns(part, n):
-            counts[:] = 0
-            k, nnz = _recode(col, counts, code_of)
-            sizes.append(nnz)
-            card.append(k)
-    card = np.array(card, dtype=np.int64)
-    ptr = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=ptr[1:])
-    rows = np.empty(int(ptr[-1]), dtype=np.int32)
-    vals = np.empty(rows.size, dtype=np.uint8 if card.max(initial=1) <= 256 else np.int32)
-    j = 0
-    for part, top in zip(parts, tops, strict=True):
-        counts, code_of = np.zeros(top + 1, np.int64), np.zeros(top + 1, np.int64)
-        for col in _columns(part, n):
-            counts[:] = 0
-            k, _ = _recode(col, counts, code_of)
-            _fill(col, counts, code_of, k, rows, vals, ptr[j])
-            j += 1
+    widths = [p[0].size - 1 if isinstance(p, tuple) else p.shape[1] for p in parts]
+    sizes, card = np.zeros(sum(widths), np.int64), np.zeros(sum(widths), np.int64)
+    ptr, rows, vals = np.zeros(1, np.int64), np.empty(0, np.int32), np.empty(0, np.uint8)
+    for fill in (False, True):  # the sizes, then the exceptions
+        if fill:
+            ptr = np.zeros(sizes.size + 1, dtype=np.int64)
+            np.cumsum(sizes, out=ptr[1:])
+            rows = np.empty(int(ptr[-1]), dtype=np.int32)
+            vals = np.empty(rows.size, dtype=np.uint8 if card.max(initial=1) <= 256 else np.int32)
+        j0 = 0
+        for part, top, width in zip(parts, tops, widths, strict=True):
+            if isinstance(part, tuple):
+                _csc_part(*part, n, top, j0, sizes, card, ptr, rows, vals, fill)
+            else:
+                _dense_part(part, top, j0, sizes, card, ptr, rows, vals, fill)
+            j0 += width
     return ptr, rows, vals, card
 
 
