@@ -126,17 +126,17 @@ def pool_levels(X, C: np.ndarray, ones: np.ndarray | None = None) -> np.ndarray:
 
         Xc = sp.csc_matrix(X)
         data, stored = Xc.data, np.diff(Xc.indptr)
-        top = int(data.max(initial=0)) if data.size else 0
-        if data.dtype.kind in "ub" or (data.dtype.kind == "i" and data.min(initial=0) >= 0):
-            if (top + 1) * m <= _BLOCK:  # one bincount of (column, code) keys
-                key = np.repeat(np.arange(m, dtype=np.int64) * (top + 1), stored) + data
-                seen = np.bincount(key, minlength=m * (top + 1)).reshape(m, top + 1) > 0
-                out[:m] = seen.sum(axis=1) + ((stored < n) & ~seen[:, 0])
-                data = None
-        for j in range(m) if data is not None else ():
-            col = data[Xc.indptr[j]:Xc.indptr[j + 1]]
-            u = np.unique(col)
-            out[j] = u.size + bool(col.size < n and not (u == 0).any())
+        small = data.dtype.kind in "ub" or (data.dtype.kind == "i" and data.min(initial=0) >= 0)
+        top = int(data.max(initial=0)) if small else 0
+        if small and (top + 1) * m <= _BLOCK:  # one bincount of (column, code) keys
+            key = np.repeat(np.arange(m, dtype=np.int64) * (top + 1), stored) + data
+            seen = np.bincount(key, minlength=m * (top + 1)).reshape(m, top + 1) > 0
+            out[:m] = seen.sum(axis=1) + ((stored < n) & ~seen[:, 0])
+        else:
+            for j in range(m):
+                col = data[Xc.indptr[j]:Xc.indptr[j + 1]]
+                u = np.unique(col)
+                out[j] = u.size + bool(col.size < n and not (u == 0).any())
     elif m:
         A = np.asarray(X)
         small = A.dtype.kind in "ub" or (A.dtype.kind == "i" and A.min() >= 0)
